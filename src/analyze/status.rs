@@ -1,0 +1,60 @@
+//! Accepted risks: which findings an `accepted` entry covers, which entries
+//! have expired, and which match nothing (`stale-acceptance/<id>`).
+
+use super::{Context, Finding, RuleDoc, Severity, Status, analyzer};
+use crate::model::Date;
+
+/// Today's date in UTC, from the system clock.
+#[must_use]
+pub fn today_utc() -> Date {
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    Date::from_days(i64::try_from(seconds / 86_400).unwrap_or(0))
+}
+
+/// Marks findings covered by a live acceptance as `accepted`, and adds a
+/// `stale-acceptance` finding for every entry that matches nothing. An entry
+/// whose rule is not among `ran` cannot be judged stale and is left alone.
+pub fn apply_acceptances(cx: &Context, findings: &mut Vec<Finding>, ran: impl Fn(&str) -> bool) {
+    let mut stale = Vec::new();
+    for entry in &cx.model.accepted {
+        let live = entry.expires.is_none_or(|expires| cx.today <= expires);
+        let mut matched = false;
+        for finding in findings.iter_mut().filter(|f| f.id == entry.id) {
+            matched = true;
+            if live {
+                finding.status = Status::Accepted;
+                finding.justification = Some(entry.reason.clone());
+            }
+        }
+        let rule = entry.id.split('/').next().unwrap_or("");
+        if !matched && analyzer(rule).is_some() && ran(rule) && ran(STALE.name) {
+            stale.push(
+                Finding::new(
+                    STALE.name,
+                    &entry.id,
+                    Severity::Warning,
+                    entry.span,
+                    format!("the acceptance of {} matches no finding: the risk is gone or the id changed", entry.id),
+                )
+                .help("remove the entry from `accepted`, or correct its id from `nines check` output"),
+            );
+        }
+    }
+    findings.extend(stale);
+    findings.sort_by(|a, b| a.id.cmp(&b.id));
+}
+
+/// The documentation of `stale-acceptance`, which is raised here rather than
+/// by an analyzer because it looks at the other analyzers' findings.
+pub static STALE: RuleDoc = RuleDoc {
+    name: "stale-acceptance",
+    id: "stale-acceptance/<id>",
+    severity: "warning",
+    summary: "An `accepted` entry matches no finding.",
+    checks: "Every entry under `accepted:` is compared with the findings of the run. An entry whose id matches none of them is stale.",
+    why: "Acceptances are meant to be reviewed. One that outlives its risk hides nothing today, but it would silently accept the same risk if it came back, without anyone deciding so again.",
+    example: "components:\n  api: {instances: 3}\naccepted:\n  - id: placement/api     # stale-acceptance/placement/api when no domains are declared\n    reason: moving to zones in Q3",
+    fix: "Remove the entry, or correct its id by copying it from `nines check` output.",
+};

@@ -1,0 +1,150 @@
+//! `nines check`: read, validate, analyse, render, and decide the exit code.
+
+use clap::{Args, ValueEnum};
+
+use super::input;
+use super::{Outcome, Terminal};
+use crate::analyze::{self, Context, Severity};
+use crate::model::error::closest;
+use crate::model::validate::RULES;
+use crate::model::{self, Date};
+use crate::report::{Report, diagnostics, json, table};
+
+/// Output formats of `check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Availability and findings for a terminal.
+    Table,
+    /// The JSON report (docs/json.md).
+    Json,
+}
+
+/// The severity threshold for a failing exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    /// Errors fail the run (the default).
+    Error,
+    /// Warnings and errors fail the run.
+    Warning,
+    /// Every finding fails the run.
+    Note,
+    /// Never fail on findings.
+    Never,
+}
+
+/// Arguments of `nines check`.
+#[derive(Debug, Clone, Args)]
+pub struct CheckArgs {
+    /// The model file, or `-` for standard input.
+    pub model: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Lowest severity of a new finding that fails the run (exit code 1).
+    #[arg(long, value_enum, default_value_t = FailOn::Error)]
+    pub fail_on: FailOn,
+    /// Run only these rules (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub only: Vec<String>,
+    /// Skip these rules (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    pub skip: Vec<String>,
+    /// "Now" for expiry dates and drill ages, YYYY-MM-DD (default: today, UTC).
+    #[arg(long)]
+    pub today: Option<String>,
+}
+
+/// `check` arguments resolved and checked before any work starts.
+struct CheckConfig {
+    format: Format,
+    threshold: Option<Severity>,
+    only: Vec<String>,
+    skip: Vec<String>,
+    today: Date,
+}
+
+impl CheckConfig {
+    fn resolve(args: &CheckArgs) -> Result<Self, String> {
+        for rule in args.only.iter().chain(&args.skip) {
+            if !RULES.contains(&rule.as_str()) {
+                let hint = closest(rule, RULES.iter().copied()).map_or_else(String::new, |b| format!(" (did you mean `{b}`?)"));
+                return Err(format!("no rule is called `{rule}`{hint}; `nines explain` lists the rules"));
+            }
+        }
+        let today = match &args.today {
+            Some(text) => Date::parse(text).ok_or_else(|| format!("--today `{text}` is not a date: write YYYY-MM-DD"))?,
+            None => analyze::today_utc(),
+        };
+        Ok(Self {
+            format: args.format,
+            threshold: match args.fail_on {
+                FailOn::Error => Some(Severity::Error),
+                FailOn::Warning => Some(Severity::Warning),
+                FailOn::Note => Some(Severity::Note),
+                FailOn::Never => None,
+            },
+            only: args.only.clone(),
+            skip: args.skip.clone(),
+            today,
+        })
+    }
+
+    fn selected(&self, rule: &str) -> bool {
+        (self.only.is_empty() || self.only.iter().any(|r| r == rule)) && !self.skip.iter().any(|r| r == rule)
+    }
+}
+
+/// Builds the report of a valid model: analyses, acceptances, locations.
+#[must_use]
+pub fn report(model: &model::Model, text: &str, today: Date, selected: &dyn Fn(&str) -> bool) -> Report {
+    let cx = Context { model, today };
+    let mut findings = analyze::run(&cx, selected);
+    analyze::apply_acceptances(&cx, &mut findings, selected);
+    let mut report = Report::new(model.system.clone(), findings);
+    report.locate(text);
+    report
+}
+
+pub(super) fn run(args: &CheckArgs, terminal: &mut Terminal) -> Outcome {
+    let config = match CheckConfig::resolve(args) {
+        Ok(config) => config,
+        Err(message) => {
+            terminal.error(&message);
+            return Outcome::Invalid;
+        }
+    };
+    let source = match input::read(&args.model) {
+        Ok(source) => source,
+        Err(message) => {
+            terminal.error(&message);
+            return Outcome::Invalid;
+        }
+    };
+    let model = match model::parse(&source.text) {
+        Ok(model) => model,
+        Err(problems) => {
+            let text = diagnostics::render(&source.name, &source.text, &problems, terminal.width, terminal.color_err);
+            let _ = terminal.err.write_all(text.as_bytes());
+            return Outcome::Invalid;
+        }
+    };
+    let report = report(&model, &source.text, config.today, &|rule| config.selected(rule));
+    let written = match config.format {
+        Format::Table => {
+            let style = table::Style {
+                width: terminal.width,
+                color: terminal.color_out,
+            };
+            table::render(&report, &source.name, style, terminal.out)
+        }
+        Format::Json => json::render(&report, terminal.out),
+    };
+    if written.is_err() {
+        return Outcome::Invalid;
+    }
+    if report.failing(config.threshold).next().is_some() {
+        Outcome::Fail
+    } else {
+        Outcome::Pass
+    }
+}

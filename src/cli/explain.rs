@@ -1,0 +1,66 @@
+//! `nines explain [RULE]`: the documentation written in each analyzer file.
+
+use std::fmt::Write as _;
+
+use super::{Outcome, Terminal};
+use crate::analyze::{RuleDoc, doc, docs};
+use crate::model::error::closest;
+use crate::model::validate::RULES;
+
+/// The full text of one rule, as `explain` prints it and `docs/rules.md` holds it.
+#[must_use]
+pub fn rule_text(doc: &RuleDoc) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{} ({}, id `{}`)\n", doc.name, doc.severity, doc.id);
+    let _ = writeln!(out, "{}\n", doc.summary);
+    for (title, body) in [("What it checks", doc.checks), ("Why it matters", doc.why)] {
+        let _ = writeln!(out, "{title}\n{}\n", indent(body));
+    }
+    let _ = writeln!(out, "Example\n{}\n", indent(doc.example));
+    let _ = writeln!(out, "How to fix\n{}", indent(doc.fix));
+    out
+}
+
+fn indent(text: &str) -> String {
+    text.lines().map(|l| format!("  {l}")).collect::<Vec<_>>().join("\n")
+}
+
+/// The list printed by `nines explain` without a rule.
+#[must_use]
+pub fn rule_list() -> String {
+    let mut out = String::from("Rules checked by this version:\n");
+    for doc in docs() {
+        let _ = writeln!(out, "  {:<18} {:<8} {}", doc.name, doc.severity, doc.summary);
+    }
+    let planned: Vec<&str> = RULES.iter().copied().filter(|r| doc(r).is_none()).collect();
+    if !planned.is_empty() {
+        let _ = writeln!(out, "\nRules of the format not checked yet:\n  {}", planned.join(", "));
+    }
+    out.push_str("\nRun `nines explain RULE` for one rule.\n");
+    out
+}
+
+pub(super) fn run(rule: Option<&str>, terminal: &mut Terminal) -> Outcome {
+    let Some(rule) = rule else {
+        return write(terminal, &rule_list());
+    };
+    // A finding id works too: `explain spof/postgres` explains `spof`.
+    let name = rule.split('/').next().unwrap_or(rule);
+    if let Some(doc) = doc(name) {
+        return write(terminal, &rule_text(doc));
+    }
+    if RULES.contains(&name) {
+        terminal.error(&format!("`{name}` is a rule of the model format, but this version of nines does not check it yet"));
+        return Outcome::Invalid;
+    }
+    let hint = closest(name, RULES.iter().copied()).map_or_else(String::new, |b| format!(" (did you mean `{b}`?)"));
+    terminal.error(&format!("no rule is called `{name}`{hint}; the rules are: {}", RULES.join(", ")));
+    Outcome::Invalid
+}
+
+fn write(terminal: &mut Terminal, text: &str) -> Outcome {
+    match terminal.out.write_all(text.as_bytes()) {
+        Ok(()) => Outcome::Pass,
+        Err(_) => Outcome::Invalid,
+    }
+}

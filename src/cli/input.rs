@@ -1,0 +1,40 @@
+//! Reading the model: a file or `-` for standard input, as UTF-8 text.
+
+use std::io::Read;
+
+/// A model's text and the name to show in diagnostics.
+pub struct ModelText {
+    /// The name shown in diagnostics (`<stdin>` for standard input).
+    pub name: String,
+    /// The text.
+    pub text: String,
+}
+
+/// Reads `path`, or standard input for `-`.
+///
+/// # Errors
+/// A sentence saying what could not be read and why.
+pub fn read(path: &str) -> Result<ModelText, String> {
+    let mut bytes = Vec::new();
+    let (name, result) = if path == "-" {
+        ("<stdin>".to_owned(), std::io::stdin().read_to_end(&mut bytes).map(|_| ()))
+    } else {
+        (path.to_owned(), std::fs::File::open(path).and_then(|mut f| f.read_to_end(&mut bytes)).map(|_| ()))
+    };
+    if let Err(err) = result {
+        let why = match err.kind() {
+            std::io::ErrorKind::NotFound => "no such file".to_owned(),
+            std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+            std::io::ErrorKind::IsADirectory => "it is a directory; give the model file".to_owned(),
+            _ => err.to_string(),
+        };
+        return Err(format!("cannot read the model {name}: {why}"));
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(ModelText { name, text }),
+        Err(err) => Err(format!(
+            "cannot read the model {name}: it is not UTF-8 text (invalid byte at offset {}); a model is a YAML file",
+            err.utf8_error().valid_up_to()
+        )),
+    }
+}

@@ -1,0 +1,125 @@
+//! The command line: clap types, resolution of arguments into a typed run
+//! configuration before any work starts, and the mapping of outcomes to exit
+//! codes. This is the only part of the crate that prints.
+
+mod check;
+mod explain;
+mod input;
+mod schema;
+
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+pub use check::{CheckArgs, Format};
+
+/// Reliability planning and audit for a distributed system described in one YAML file.
+#[derive(Debug, Parser)]
+#[command(name = "nines", version, about, long_about = None, max_term_width = 100)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Audit a model: every analysis, findings, and an exit code for CI.
+    Check(CheckArgs),
+    /// What a rule checks, why it matters and how to fix it; without RULE, list the rules.
+    Explain {
+        /// A rule name such as `placement`, or a finding id such as `placement/api`.
+        rule: Option<String>,
+    },
+    /// Print the JSON Schema (draft-07) of the model format, for editors.
+    Schema,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Nothing at or above the threshold.
+    Pass,
+    /// At least one new finding at or above the threshold.
+    Fail,
+    /// The input or the command line could not be used.
+    Invalid,
+}
+
+impl From<Outcome> for ExitCode {
+    fn from(outcome: Outcome) -> Self {
+        ExitCode::from(match outcome {
+            Outcome::Pass => 0,
+            Outcome::Fail => 1,
+            Outcome::Invalid => 2,
+        })
+    }
+}
+
+/// Where output goes and how it may look.
+pub struct Terminal<'a> {
+    /// Results.
+    pub out: &'a mut dyn Write,
+    /// Diagnostics and progress.
+    pub err: &'a mut dyn Write,
+    /// Whether colour is allowed on stdout.
+    pub color_out: bool,
+    /// Whether colour is allowed on stderr.
+    pub color_err: bool,
+    /// Width for tables and diagnostics.
+    pub width: usize,
+}
+
+impl Terminal<'_> {
+    /// Writes an error line to stderr (write failures are ignored: there is
+    /// nowhere left to report them).
+    pub fn error(&mut self, message: &str) {
+        let _ = writeln!(self.err, "error: {message}");
+    }
+}
+
+/// Runs the binary.
+#[must_use]
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(err) => {
+            let _ = err.print();
+            return if err.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
+        }
+    };
+    let stdout = std::io::stdout();
+    let stderr = std::io::stderr();
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let width = if stdout.is_terminal() {
+        std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).filter(|&w| w >= 40).unwrap_or(80)
+    } else {
+        80
+    };
+    let (color_out, color_err) = (!no_color && stdout.is_terminal(), !no_color && stderr.is_terminal());
+    let mut out = stdout.lock();
+    let mut err = stderr.lock();
+    let mut terminal = Terminal {
+        out: &mut out,
+        err: &mut err,
+        color_out,
+        color_err,
+        width,
+    };
+    run(cli, &mut terminal).into()
+}
+
+/// Runs a parsed command line against the given terminal.
+pub fn run(cli: Cli, terminal: &mut Terminal) -> Outcome {
+    let outcome = match cli.command {
+        Command::Check(args) => check::run(&args, terminal),
+        Command::Explain { rule } => explain::run(rule.as_deref(), terminal),
+        Command::Schema => schema::run(terminal),
+    };
+    if terminal.out.flush().is_err() {
+        return Outcome::Invalid;
+    }
+    outcome
+}

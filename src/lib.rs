@@ -1,0 +1,20 @@
+//! `nines`: reliability planning and audit for a distributed system described
+//! in one YAML file.
+//!
+//! The crate is a pipeline that data flows through in one direction:
+//!
+//! ```text
+//! YAML text ──load──▶ raw model ──validate──▶ Model ──analyzers──▶ Report ──render──▶ table | json
+//! ```
+//!
+//! - [`model`] reads the text into a validated [`model::Model`], or every
+//!   problem with its location;
+//! - [`analyze`] runs the registered analyzers over the model and collects
+//!   their findings;
+//! - [`report`] holds the [`report::Report`] and one renderer per format;
+//! - [`cli`] resolves arguments into a run and is the only part that prints.
+
+pub mod analyze;
+pub mod cli;
+pub mod model;
+pub mod report;

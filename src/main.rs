@@ -1,0 +1,5 @@
+//! The `nines` binary: parse the arguments, run, exit with the outcome's code.
+
+fn main() -> std::process::ExitCode {
+    nines::cli::main()
+}

@@ -1,0 +1,376 @@
+//! The spanned YAML tree to the raw model types of [`super::raw`]. Decoding
+//! checks shapes, keys and scalar syntax (units, ranges, names), collects
+//! every problem instead of stopping at the first, and keeps a span for each
+//! value and key so validation and the analyses can point at them.
+
+use super::error::{Problem, printable};
+use super::load::{Node, Value};
+use super::span::Span;
+
+/// Decoding state: the source text and the problems found so far.
+pub struct Cx<'a> {
+    /// The model text, for reading scalars as written.
+    pub text: &'a str,
+    /// Every problem found so far.
+    pub problems: Vec<Problem>,
+}
+
+impl<'a> Cx<'a> {
+    /// A fresh context over `text`.
+    #[must_use]
+    pub fn new(text: &'a str) -> Self {
+        Self {
+            text,
+            problems: Vec::new(),
+        }
+    }
+
+    /// Records a problem.
+    pub fn report(&mut self, problem: Problem) {
+        self.problems.push(problem);
+    }
+
+    /// A scalar as the user wrote it: the resolved string for strings (quotes
+    /// and escapes applied), the source text for numbers and booleans, so
+    /// `0x1F` stays `0x1F` and `007` stays `007`.
+    #[must_use]
+    pub fn scalar_text(&self, node: &Node) -> Option<String> {
+        match &node.value {
+            Value::Str(s) => Some(s.clone()),
+            Value::Int(_) | Value::Float(_) | Value::Bool(_) => {
+                Some(node.span.text(self.text).trim().to_owned())
+            }
+            Value::Null | Value::Seq(_) | Value::Map(_) => None,
+        }
+    }
+
+    /// Reports a value of the wrong type and returns `None`.
+    pub fn wrong<T>(&mut self, node: &Node, key: &str, expected: &str) -> Option<T> {
+        let problem = if matches!(node.value, Value::Null) {
+            Problem::empty_value(self.point(node), key)
+        } else {
+            Problem::wrong_type(self.point(node), &format!("`{key}`"), expected, node.value.kind())
+        };
+        self.report(problem);
+        None
+    }
+
+    /// The span to underline for a node: block collections start with a
+    /// zero-length span, which is widened to the first token.
+    #[must_use]
+    pub fn point(&self, node: &Node) -> Span {
+        node.span.widen_to_token(self.text)
+    }
+}
+
+/// A value of the model that can be read from the spanned tree.
+pub trait Decode: Sized {
+    /// Whether the key may be left out.
+    const OPTIONAL: bool = false;
+    /// Reads the value under `key`, or reports why it cannot and returns `None`.
+    fn decode(node: &Node, key: &str, cx: &mut Cx) -> Option<Self>;
+}
+
+/// A value with the span of its text.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Spanned<T> {
+    /// The value.
+    pub value: T,
+    /// Where it was written.
+    pub span: Span,
+}
+
+impl<T: Decode> Decode for Spanned<T> {
+    fn decode(node: &Node, key: &str, cx: &mut Cx) -> Option<Self> {
+        let span = cx.point(node);
+        T::decode(node, key, cx).map(|value| Spanned { value, span })
+    }
+}
+
+impl<T: schemars::JsonSchema> schemars::JsonSchema for Spanned<T> {
+    fn inline_schema() -> bool {
+        T::inline_schema()
+    }
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        T::schema_name()
+    }
+    fn schema_id() -> std::borrow::Cow<'static, str> {
+        T::schema_id()
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        T::json_schema(generator)
+    }
+}
+
+impl<T: Decode> Decode for Option<T> {
+    const OPTIONAL: bool = true;
+    fn decode(node: &Node, key: &str, cx: &mut Cx) -> Option<Self> {
+        T::decode(node, key, cx).map(Some)
+    }
+}
+
+impl Decode for String {
+    fn decode(node: &Node, key: &str, cx: &mut Cx) -> Option<Self> {
+        match cx.scalar_text(node) {
+            Some(text) => Some(text),
+            None => cx.wrong(node, key, "text"),
+        }
+    }
+}
+
+impl Decode for bool {
+    fn decode(node: &Node, key: &str, cx: &mut Cx) -> Option<Self> {
+        match node.value {
+            Value::Bool(b) => Some(b),
+            _ => cx.wrong(node, key, "`true` or `false`"),
+        }
+    }
+}
+
+impl<T: Decode> Decode for Vec<T> {
+    fn decode(node: &Node, key: &str, cx: &mut Cx) -> Option<Self> {
+        let Value::Seq(items) = &node.value else {
+            if let Some(text) = cx.scalar_text(node) {
+                let problem = Problem::wrong_type(cx.point(node), &format!("`{key}`"), "a list", "a single value");
+                let mut problem = problem;
+                problem.help = Some(format!("write it as a list: `{key}: [{}]`", printable(&text)));
+                cx.report(problem);
+                return None;
+            }
+            return cx.wrong(node, key, "a list");
+        };
+        Some(items.iter().filter_map(|item| T::decode(item, key, cx)).collect())
+    }
+}
+
+/// A mapping from names to entries, in source order. Entries that could not
+/// be read are dropped, but their names are kept in `unreadable` so that
+/// references to them do not raise a second, misleading error.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entries<T> {
+    /// The readable entries with their names.
+    pub items: Vec<(Spanned<String>, T)>,
+    /// Names whose entry had an error of its own.
+    pub unreadable: Vec<String>,
+    /// Where the mapping starts.
+    pub span: Span,
+}
+
+impl<T> Default for Entries<T> {
+    fn default() -> Self {
+        Self {
+            items: Vec::new(),
+            unreadable: Vec::new(),
+            span: Span::default(),
+        }
+    }
+}
+
+impl<T: DecodeNamed> Decode for Entries<T> {
+    fn decode(node: &Node, key: &str, cx: &mut Cx) -> Option<Self> {
+        let Value::Map(pairs) = &node.value else {
+            return cx.wrong(node, key, "a mapping of names");
+        };
+        let mut out = Entries {
+            span: cx.point(node),
+            ..Entries::default()
+        };
+        let mut seen: Vec<(String, Span)> = Vec::new();
+        for (key_node, value) in pairs {
+            let Some(name) = Spanned::<super::units::Name>::decode(key_node, key, cx) else {
+                continue;
+            };
+            let name = Spanned {
+                value: name.value.0,
+                span: name.span,
+            };
+            if let Some((_, first)) = seen.iter().find(|(seen, _)| *seen == name.value) {
+                cx.report(Problem::duplicate_key(name.span, &name.value, *first));
+                continue;
+            }
+            seen.push((name.value.clone(), name.span));
+            match T::decode_named(value, &name, cx) {
+                Some(item) => out.items.push((name, item)),
+                None => out.unreadable.push(name.value),
+            }
+        }
+        Some(out)
+    }
+}
+
+impl<T: schemars::JsonSchema> schemars::JsonSchema for Entries<T> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        format!("Entries_of_{}", T::schema_name()).into()
+    }
+    fn inline_schema() -> bool {
+        true
+    }
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let item = generator.subschema_for::<T>();
+        schemars::json_schema!({
+            "type": "object",
+            "propertyNames": {"pattern": super::units::NAME_PATTERN},
+            "additionalProperties": item,
+        })
+    }
+}
+
+/// A value read from under a name (a component, a domain, a placement count).
+pub trait DecodeNamed: Sized {
+    /// Reads the entry called `name`.
+    fn decode_named(node: &Node, name: &Spanned<String>, cx: &mut Cx) -> Option<Self>;
+}
+
+impl<T: Decode> DecodeNamed for Spanned<T> {
+    fn decode_named(node: &Node, name: &Spanned<String>, cx: &mut Cx) -> Option<Self> {
+        Spanned::<T>::decode(node, &name.value, cx)
+    }
+}
+
+/// Reads a mapping into a struct: the key names, the known keys, duplicates.
+/// `field` is called for every known key with its value and returns whether
+/// the value was readable; unknown keys are reported with a suggestion.
+pub fn decode_fields(
+    node: &Node,
+    place: &str,
+    known: &[&'static str],
+    cx: &mut Cx,
+    mut field: impl FnMut(&str, Span, &Node, &mut Cx) -> bool,
+) -> Option<Vec<(&'static str, Span)>> {
+    let Value::Map(pairs) = &node.value else {
+        cx.wrong::<()>(node, place, "a mapping");
+        return None;
+    };
+    let mut seen: Vec<(&'static str, Span)> = Vec::new();
+    let mut readable = true;
+    for (key_node, value) in pairs {
+        let key_span = cx.point(key_node);
+        let Some(key) = cx.scalar_text(key_node) else {
+            cx.wrong::<()>(key_node, place, "a key");
+            continue;
+        };
+        let Some(&known_key) = known.iter().find(|k| **k == key) else {
+            cx.report(Problem::unknown_key(key_span, &printable(&key), place, known));
+            continue;
+        };
+        if let Some((_, first)) = seen.iter().find(|(k, _)| *k == known_key) {
+            cx.report(Problem::duplicate_key(key_span, known_key, *first));
+            readable = false;
+            continue;
+        }
+        seen.push((static_key(known, known_key), key_span));
+        readable &= field(known_key, key_span, value, cx);
+    }
+    readable.then_some(seen)
+}
+
+fn static_key(known: &[&'static str], key: &str) -> &'static str {
+    known.iter().copied().find(|k| *k == key).unwrap_or("")
+}
+
+/// Declares a raw struct: the fields with their doc comments (which become
+/// the JSON Schema's descriptions), a decoder that reads exactly those keys,
+/// and the span of every key that was written.
+macro_rules! raw_struct {
+    (
+        $(#[$meta:meta])*
+        pub struct $name:ident as $place:literal {
+            $( $(#[$field_meta:meta])* pub $field:ident : $ty:ty, )*
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Default, PartialEq, schemars::JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct $name {
+            $( $(#[$field_meta])* pub $field: $ty, )*
+            /// Where the mapping starts.
+            #[schemars(skip)]
+            pub span: $crate::model::span::Span,
+            /// The span of every key written, by key.
+            #[schemars(skip)]
+            pub keys: Vec<(&'static str, $crate::model::span::Span)>,
+        }
+
+        impl $name {
+            /// The keys of this mapping, as written in YAML.
+            pub const KEYS: &'static [&'static str] = &[$( $crate::model::decode::key_name(stringify!($field)) ),*];
+
+            /// The span of `key` when it was written.
+            #[must_use]
+            pub fn key_span(&self, key: &str) -> Option<$crate::model::span::Span> {
+                self.keys.iter().find(|(k, _)| *k == key).map(|&(_, span)| span)
+            }
+
+            /// Reads the mapping; `place` names it in messages.
+            pub fn decode_in(node: &$crate::model::load::Node, place: &str, cx: &mut $crate::model::decode::Cx) -> Option<Self> {
+                use $crate::model::decode::Decode;
+                let mut out = Self::default();
+                out.span = cx.point(node);
+                let keys = $crate::model::decode::decode_fields(node, place, Self::KEYS, cx, |key, _span, value, cx| {
+                    match key {
+                        $( k if k == $crate::model::decode::key_name(stringify!($field)) => {
+                            match <$ty as Decode>::decode(value, k, cx) {
+                                Some(v) => { out.$field = v; true }
+                                None => false,
+                            }
+                        } )*
+                        _ => true,
+                    }
+                })?;
+                let mut complete = true;
+                $(
+                    let key = $crate::model::decode::key_name(stringify!($field));
+                    if !<$ty as Decode>::OPTIONAL && !keys.iter().any(|(k, _)| *k == key) {
+                        cx.report($crate::model::error::Problem::missing_key(out.span, key, place, $crate::model::decode::example(key)));
+                        complete = false;
+                    }
+                )*
+                out.keys = keys;
+                complete.then_some(out)
+            }
+        }
+
+        impl $crate::model::decode::Decode for $name {
+            fn decode(node: &$crate::model::load::Node, key: &str, cx: &mut $crate::model::decode::Cx) -> Option<Self> {
+                Self::decode_in(node, &format!("`{key}`"), cx)
+            }
+        }
+
+        impl $crate::model::decode::DecodeNamed for $name {
+            fn decode_named(
+                node: &$crate::model::load::Node,
+                name: &$crate::model::decode::Spanned<String>,
+                cx: &mut $crate::model::decode::Cx,
+            ) -> Option<Self> {
+                Self::decode_in(node, &format!("{} `{}`", $place, $crate::model::error::printable(&name.value)), cx)
+            }
+        }
+    };
+}
+pub(crate) use raw_struct;
+
+/// A field's YAML key: the Rust name without a raw-identifier prefix.
+#[must_use]
+pub const fn key_name(field: &'static str) -> &'static str {
+    match field.as_bytes() {
+        [b'r', b'#', ..] => match field.split_at_checked(2) {
+            Some((_, rest)) => rest,
+            None => field,
+        },
+        _ => field,
+    }
+}
+
+/// An example line for a required key, for the help of a missing-key error.
+#[must_use]
+pub fn example(key: &str) -> &'static str {
+    match key {
+        "system" => "system: shop",
+        "components" => "components: {api: {instances: 2}}",
+        "id" => "id: spof/postgres",
+        "reason" => "reason: single region by design, runbook R-12",
+        "kind" => "kind: zone",
+        "of" => "of: [zk-1, zk-2, zk-3]",
+        _ => "KEY: VALUE",
+    }
+}

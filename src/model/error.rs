@@ -1,0 +1,596 @@
+//! Model diagnostics: every user-facing sentence about a bad model is written
+//! here, so wording stays consistent and reviewable in one place. A
+//! [`Problem`] points at a span of the model text with a label under the
+//! underline and a help line saying how to fix it.
+
+use std::fmt::Write as _;
+
+use super::span::Span;
+
+/// One thing wrong with a model.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// Stable kind, shown as the diagnostic code (`model::unknown-key`).
+    pub code: &'static str,
+    /// The headline.
+    pub message: String,
+    /// What to underline.
+    pub span: Span,
+    /// Text shown under the underline.
+    pub label: String,
+    /// How to fix it.
+    pub help: Option<String>,
+    /// Other places that explain the problem (the first definition of a
+    /// duplicate name, the rest of a cycle).
+    pub related: Vec<(Span, String)>,
+}
+
+impl Problem {
+    fn new(code: &'static str, message: String, span: Span, label: impl Into<String>) -> Self {
+        Self {
+            code,
+            message,
+            span,
+            label: label.into(),
+            help: None,
+            related: Vec::new(),
+        }
+    }
+
+    fn help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    fn related(mut self, span: Span, label: impl Into<String>) -> Self {
+        self.related.push((span, label.into()));
+        self
+    }
+
+    // ---- reading the file ----
+
+    /// The model is larger than [`super::load::MAX_MODEL_BYTES`].
+    pub fn too_large(bytes: usize) -> Self {
+        Self::new(
+            "model::too-large",
+            format!("the model is {bytes} bytes; nines reads models up to 16 MiB"),
+            Span::new(0, 0),
+            "this file",
+        )
+        .help("a model describes components, not data: check that this is the right file")
+    }
+
+    /// The YAML parser rejected the text.
+    pub fn syntax(message: String, span: Span) -> Self {
+        Self::new("model::yaml", format!("invalid YAML: {message}"), span, "here")
+            .help("check the indentation and that every `[`, `{` and quote is closed")
+    }
+
+    /// The file holds no YAML document at all.
+    pub fn empty(span: Span) -> Self {
+        Self::new("model::empty", "the model is empty".into(), span, "nothing here")
+            .help("a model needs at least `system: NAME` and one component under `components:`")
+    }
+
+    // ---- shapes and keys ----
+
+    /// A value of the wrong YAML type.
+    pub fn wrong_type(span: Span, what: &str, expected: &str, found: &str) -> Self {
+        Self::new(
+            "model::type",
+            format!("{what} must be {expected}, found {found}"),
+            span,
+            format!("expected {expected}"),
+        )
+    }
+
+    /// A key that the format does not have.
+    pub fn unknown_key(span: Span, key: &str, place: &str, known: &[&str]) -> Self {
+        let problem = Self::new(
+            "model::unknown-key",
+            format!("unknown key `{key}` in {place}"),
+            span,
+            "not a key of the format",
+        );
+        match closest(key, known.iter().copied()) {
+            Some(best) => problem.help(format!("did you mean `{best}`?")),
+            None => problem.help(format!("the keys here are: {}", known.join(", "))),
+        }
+    }
+
+    /// A key written twice in one mapping.
+    pub fn duplicate_key(span: Span, key: &str, first: Span) -> Self {
+        Self::new(
+            "model::duplicate-key",
+            format!("`{key}` is written twice in the same mapping"),
+            span,
+            "written again here",
+        )
+        .related(first, "first written here")
+        .help("keep one of the two; YAML would otherwise silently use only one")
+    }
+
+    /// A required key is absent.
+    pub fn missing_key(span: Span, key: &str, place: &str, example: &str) -> Self {
+        Self::new(
+            "model::missing-key",
+            format!("{place} needs `{key}`"),
+            span,
+            format!("`{key}` is missing here"),
+        )
+        .help(format!("add it, for example `{example}`"))
+    }
+
+    /// An empty value where one is required (`key:` with nothing after it).
+    pub fn empty_value(span: Span, key: &str) -> Self {
+        Self::new(
+            "model::empty-value",
+            format!("`{key}` has no value"),
+            span,
+            "empty",
+        )
+        .help(format!("give `{key}` a value or remove the line"))
+    }
+
+    /// An unsupported format version.
+    pub fn version(span: Span, found: &str) -> Self {
+        Self::new(
+            "model::version",
+            format!("format version {found} is not supported"),
+            span,
+            "unsupported version",
+        )
+        .help("this nines reads format version 1: write `version: 1` or leave it out")
+    }
+
+    /// A collection that must not be empty.
+    pub fn empty_list(span: Span, what: &str) -> Self {
+        Self::new(
+            "model::empty",
+            format!("{what} is empty"),
+            span,
+            "nothing listed",
+        )
+        .help("list at least one entry, or remove the key to use the default")
+    }
+
+    // ---- scalars ----
+
+    /// A name that does not match `[A-Za-z0-9][A-Za-z0-9._-]*`.
+    pub fn bad_name(span: Span, name: &str) -> Self {
+        let suggestion: String = name
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '-' })
+            .collect::<String>()
+            .trim_start_matches(['-', '.', '_'])
+            .to_owned();
+        let problem = Self::new(
+            "model::name",
+            format!("`{}` is not a valid name", printable(name)),
+            span,
+            "invalid name",
+        );
+        let rule = "names start with a letter or digit and use only letters, digits, `.`, `_` and `-`";
+        if suggestion.is_empty() {
+            problem.help(rule)
+        } else {
+            problem.help(format!("{rule}: for example `{suggestion}`"))
+        }
+    }
+
+    /// The reserved word `instance` used as a name.
+    pub fn reserved_name(span: Span, name: &str) -> Self {
+        Self::new(
+            "model::name",
+            format!("`{name}` is reserved"),
+            span,
+            "reserved name",
+        )
+        .help("`instance` names the loss of one instance in finding ids (headroom/<component>/instance): choose another name")
+    }
+
+    /// A bare number where a percentage or probability is meant.
+    pub fn bare_percent(span: Span, text: &str) -> Self {
+        Self::new(
+            "model::probability",
+            format!("`{text}` is not a probability"),
+            span,
+            "a bare number above 1",
+        )
+        .help(format!(
+            "did you mean {text}%? A probability is a number in [0, 1] or a percentage such as `{text}%`"
+        ))
+    }
+
+    /// A probability outside [0, 1].
+    pub fn probability_range(span: Span, text: &str) -> Self {
+        Self::new(
+            "model::probability",
+            format!("`{text}` is outside 0% to 100%"),
+            span,
+            "out of range",
+        )
+        .help("a probability is the chance of being up: a number in [0, 1] such as `0.999`, or a percentage such as `99.9%`")
+    }
+
+    /// Text that is not a probability at all.
+    pub fn bad_probability(span: Span, text: &str) -> Self {
+        Self::new(
+            "model::probability",
+            format!("`{}` is not a probability", printable(text)),
+            span,
+            "expected a probability",
+        )
+        .help("write a number in [0, 1] such as `0.999`, or a percentage such as `99.9%`")
+    }
+
+    /// A number where a duration is meant.
+    pub fn duration_unit(span: Span, text: &str) -> Self {
+        Self::new(
+            "model::duration",
+            format!("the duration `{text}` has no unit"),
+            span,
+            "no unit",
+        )
+        .help(format!(
+            "add a unit: `{text}ms`, `{text}s`, `{text}m`, `{text}h` or `{text}d`"
+        ))
+    }
+
+    /// Text that is not a duration.
+    pub fn bad_duration(span: Span, text: &str, why: &str) -> Self {
+        Self::new(
+            "model::duration",
+            format!("`{}` is not a duration: {why}", printable(text)),
+            span,
+            "expected a duration",
+        )
+        .help("write numbers with the units ms, s, m, h, d, combined largest first: `300ms`, `30s`, `1h30m`, `7d`")
+    }
+
+    /// Text that is not an ISO 8601 date.
+    pub fn bad_date(span: Span, text: &str) -> Self {
+        Self::new(
+            "model::date",
+            format!("`{}` is not a calendar date", printable(text)),
+            span,
+            "expected YYYY-MM-DD",
+        )
+        .help("write an ISO 8601 date such as `2026-07-14`")
+    }
+
+    /// A negative or non-integer count.
+    pub fn bad_count(span: Span, key: &str, text: &str) -> Self {
+        Self::new(
+            "model::count",
+            format!("`{key}` must be a whole number of at least 0, found `{}`", printable(text)),
+            span,
+            "not a count",
+        )
+        .help(format!("write a whole number, for example `{key}: 3`"))
+    }
+
+    /// A count that must be at least 1.
+    pub fn zero_count(span: Span, key: &str) -> Self {
+        Self::new(
+            "model::count",
+            format!("`{key}` must be at least 1"),
+            span,
+            "zero",
+        )
+        .help(format!("`{key}: 0` describes nothing; remove the entry or give it at least 1"))
+    }
+
+    /// A count too large to be real.
+    pub fn huge_count(span: Span, key: &str) -> Self {
+        Self::new(
+            "model::count",
+            format!("`{key}` is larger than nines can count (4294967295)"),
+            span,
+            "too large",
+        )
+        .help("check the number: no fleet has billions of instances")
+    }
+
+    /// A negative or non-finite rate.
+    pub fn bad_rate(span: Span, key: &str, text: &str) -> Self {
+        Self::new(
+            "model::rate",
+            format!("`{key}` must be a number of at least 0, found `{}`", printable(text)),
+            span,
+            "not a rate",
+        )
+        .help(format!("rates are non-negative numbers in the model's own unit, for example `{key}: 800`"))
+    }
+
+    /// A ratio such as `max_utilization` out of its range.
+    pub fn bad_ratio(span: Span, key: &str, text: &str, range: &str) -> Self {
+        Self::new(
+            "model::ratio",
+            format!("`{key}` must be {range}, found `{}`", printable(text)),
+            span,
+            "out of range",
+        )
+        .help(format!("write `{key}` as a plain number {range}"))
+    }
+
+    /// A value outside a fixed set of words.
+    pub fn bad_choice(span: Span, key: &str, text: &str, choices: &[&str]) -> Self {
+        let problem = Self::new(
+            "model::choice",
+            format!("`{}` is not a valid `{key}`", printable(text)),
+            span,
+            format!("expected {}", choices.join(" | ")),
+        );
+        match closest(text, choices.iter().copied()) {
+            Some(best) => problem.help(format!("did you mean `{best}`? The choices are {}", choices.join(", "))),
+            None => problem.help(format!("the choices are {}", choices.join(", "))),
+        }
+    }
+
+    // ---- references and names ----
+
+    /// A name that refers to nothing of the expected kind.
+    pub fn unknown_reference<'a>(
+        span: Span,
+        name: &str,
+        expected: &str,
+        candidates: impl IntoIterator<Item = &'a str>,
+        other_kind: Option<&str>,
+    ) -> Self {
+        let problem = Self::new(
+            "model::unknown-reference",
+            format!("unknown {expected} `{}`", printable(name)),
+            span,
+            format!("no {expected} has this name"),
+        );
+        if let Some(kind) = other_kind {
+            return problem.help(format!("`{name}` is a {kind}, but a {expected} is expected here"));
+        }
+        match closest(name, candidates) {
+            Some(best) => problem.help(format!("did you mean `{best}`?")),
+            None => problem.help(format!("declare the {expected} `{name}`, or fix the name")),
+        }
+    }
+
+    /// A name declared twice across components, domains and groups.
+    pub fn duplicate_name(span: Span, name: &str, kind: &str, first: Span, first_kind: &str) -> Self {
+        Self::new(
+            "model::duplicate-name",
+            format!("`{name}` names both a {first_kind} and a {kind}"),
+            span,
+            format!("{kind} `{name}`"),
+        )
+        .related(first, format!("{first_kind} `{name}` first declared here"))
+        .help("components, domains and shared-fate groups share one namespace (finding ids use the bare name): rename one")
+    }
+
+    /// Domains nested in a cycle.
+    pub fn domain_cycle(span: Span, cycle: &[String], others: Vec<Span>) -> Self {
+        let mut problem = Self::new(
+            "model::domain-cycle",
+            format!("domains are nested in a cycle: {}", cycle.join(" in ")),
+            span,
+            "this `in` closes the cycle",
+        )
+        .help("a domain cannot be inside itself: remove one of the `in` links");
+        for other in others {
+            problem = problem.related(other, "part of the cycle");
+        }
+        problem
+    }
+
+    /// A component that depends on itself.
+    pub fn self_reference(span: Span, name: &str, key: &str) -> Self {
+        Self::new(
+            "model::self-reference",
+            format!("`{name}` names itself in `{key}`"),
+            span,
+            "refers to itself",
+        )
+        .help("remove it: a component cannot depend on or fail over to itself")
+    }
+
+    // ---- cross-field rules ----
+
+    /// A placement map whose counts do not add up.
+    pub fn placement_sum(span: Span, sum: u64, instances: u32, instances_span: Option<Span>) -> Self {
+        let mut problem = Self::new(
+            "model::placement",
+            format!("the placement counts add up to {sum}, but `instances` is {instances}"),
+            span,
+            format!("{sum} instances placed"),
+        )
+        .help(format!("make the counts add up to {instances}, or set `instances: {sum}`"));
+        if let Some(at) = instances_span {
+            problem = problem.related(at, format!("{instances} instances"));
+        }
+        problem
+    }
+
+    /// A placement list with more domains than instances.
+    pub fn placement_spread(span: Span, domains: usize, instances: u32) -> Self {
+        Self::new(
+            "model::placement",
+            format!("{domains} domains listed for {instances} instance(s): some domain would hold none"),
+            span,
+            "more domains than instances",
+        )
+        .help(format!("list at most {instances} domain(s), or raise `instances` to at least {domains}"))
+    }
+
+    /// A placement naming a domain and one that contains it.
+    pub fn placement_nested(span: Span, inner: &str, outer: &str) -> Self {
+        Self::new(
+            "model::placement",
+            format!("`{inner}` is inside `{outer}`, which is also listed"),
+            span,
+            format!("inside `{outer}`"),
+        )
+        .help(format!("list domains of one level: an instance in `{inner}` is already in `{outer}`"))
+    }
+
+    /// `min_healthy` above `instances`.
+    pub fn min_healthy(span: Span, min_healthy: u32, instances: u32) -> Self {
+        Self::new(
+            "model::min-healthy",
+            format!("`min_healthy` is {min_healthy} but there are only {instances} instance(s)"),
+            span,
+            "can never be met",
+        )
+        .help(format!("`min_healthy` is at most `instances`: lower it to {instances} or add instances"))
+    }
+
+    /// `at_least` above the number of alternatives.
+    pub fn at_least(span: Span, at_least: u32, alternatives: usize) -> Self {
+        Self::new(
+            "model::at-least",
+            format!("`at_least: {at_least}` but `of` lists {alternatives}"),
+            span,
+            "can never be met",
+        )
+        .help(format!("lower `at_least` to at most {alternatives}, or list more alternatives in `of`"))
+    }
+
+    /// Two keys that must come together, one missing.
+    pub fn needs_partner(span: Span, key: &str, partner: &str, why: &str) -> Self {
+        Self::new(
+            "model::pair",
+            format!("`{key}` is given without `{partner}`"),
+            span,
+            format!("needs `{partner}`"),
+        )
+        .help(format!("add `{partner}`: {why}"))
+    }
+
+    /// Two keys that exclude each other.
+    pub fn exclusive(span: Span, key: &str, other: &str, other_span: Span, why: &str) -> Self {
+        Self::new(
+            "model::exclusive",
+            format!("`{key}` and `{other}` are both given"),
+            span,
+            format!("conflicts with `{other}`"),
+        )
+        .related(other_span, format!("`{other}` given here"))
+        .help(why.to_owned())
+    }
+
+    /// A dependency entry whose shape is not one of the four forms.
+    pub fn edge_shape(span: Span, found: &[&str]) -> Self {
+        let message = if found.is_empty() {
+            "this dependency names no target".to_owned()
+        } else {
+            format!("this dependency has {}", found.join(" and "))
+        };
+        Self::new("model::dependency", message, span, "ambiguous dependency")
+            .help("give exactly one of `target: NAME`, `any_of: [..]`, or `at_least: K` with `of: [..]`")
+    }
+
+    /// An `accepted` id that is not `<rule>/<subject>`.
+    pub fn accepted_id(span: Span, id: &str) -> Self {
+        Self::new(
+            "model::accepted",
+            format!("`{}` is not a finding id", printable(id)),
+            span,
+            "expected <rule>/<subject>",
+        )
+        .help("copy the id from `nines check` output, for example `spof/postgres` or `headroom/api/az-a`")
+    }
+
+    /// An `accepted` entry naming an unknown rule.
+    pub fn accepted_rule<'a>(span: Span, rule: &str, rules: impl IntoIterator<Item = &'a str>) -> Self {
+        let problem = Self::new(
+            "model::accepted",
+            format!("no rule is called `{}`", printable(rule)),
+            span,
+            "unknown rule",
+        );
+        match closest(rule, rules) {
+            Some(best) => problem.help(format!("did you mean `{best}`? `nines explain` lists the rules")),
+            None => problem.help("`nines explain` lists the rules"),
+        }
+    }
+
+    /// No entrypoint can be found.
+    pub fn no_entrypoint(span: Span) -> Self {
+        Self::new(
+            "model::entrypoints",
+            "no entrypoint: every component is called by another".into(),
+            span,
+            "every component here has a caller",
+        )
+        .help("list where requests enter with `entrypoints: [NAME, ...]`")
+    }
+}
+
+/// The closest candidate by edit distance, when close enough to be a typo.
+pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = (word.chars().count() / 3).max(1);
+    candidates
+        .into_iter()
+        .map(|candidate| (edit_distance(word, candidate), candidate))
+        .filter(|&(distance, _)| distance <= limit)
+        .min()
+        .map(|(_, candidate)| candidate)
+}
+
+/// Damerau-Levenshtein distance (optimal string alignment), by characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let a: Vec<char> = a.chars().collect();
+    let b: Vec<char> = b.chars().collect();
+    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in rows.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for j in 0..=b.len() {
+        rows[0][j] = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let cost = usize::from(a[i - 1] != b[j - 1]);
+            let mut best = (rows[i - 1][j] + 1)
+                .min(rows[i][j - 1] + 1)
+                .min(rows[i - 1][j - 1] + cost);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                best = best.min(rows[i - 2][j - 2] + 1);
+            }
+            rows[i][j] = best;
+        }
+    }
+    rows[a.len()][b.len()]
+}
+
+/// User text made safe to echo into a terminal or CI log: control characters
+/// are escaped, and very long text is cut.
+pub fn printable(text: &str) -> String {
+    let mut out = String::new();
+    for (index, c) in text.chars().enumerate() {
+        if index == 60 {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suggestions_catch_typos_and_transpositions() {
+        assert_eq!(closest("instnaces", ["instances", "placement"]), Some("instances"));
+        assert_eq!(closest("postgress", ["postgres", "api"]), Some("postgres"));
+        assert_eq!(closest("zzz", ["postgres", "api"]), None);
+    }
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(printable("a\u{1b}[31m"), "a\\u{1b}[31m");
+    }
+}

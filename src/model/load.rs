@@ -1,0 +1,184 @@
+//! Text to a spanned YAML tree. This is the only file that knows the YAML crate:
+//! everything after it works on [`Node`], whose every value carries the byte
+//! span of its source text, so any later error can underline it.
+
+use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use std::fmt;
+
+use super::error::Problem;
+use super::span::Span;
+
+/// A YAML value with the span of the text it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    /// What the value is.
+    pub value: Value,
+    /// Where it is in the source (for block collections, the first token).
+    pub span: Span,
+}
+
+/// The shape of a YAML value. Scalars keep their resolved value; the source
+/// text is always available through the span.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// `~`, `null` or an empty value.
+    Null,
+    /// `true` or `false` (YAML 1.2: `yes` and `no` are strings).
+    Bool(bool),
+    /// An integer that fits in `i128`.
+    Int(i128),
+    /// A floating-point number, possibly non-finite.
+    Float(f64),
+    /// A string, with quotes and escapes resolved.
+    Str(String),
+    /// A sequence.
+    Seq(Vec<Node>),
+    /// A mapping, in source order, duplicates kept (validation reports them).
+    Map(Vec<(Node, Node)>),
+}
+
+impl Value {
+    /// The kind of value, as error messages name it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Value::Null => "nothing",
+            Value::Bool(_) => "a boolean",
+            Value::Int(_) => "an integer",
+            Value::Float(_) => "a number",
+            Value::Str(_) => "a string",
+            Value::Seq(_) => "a list",
+            Value::Map(_) => "a mapping",
+        }
+    }
+}
+
+/// The largest model accepted, in bytes. Real models are a few kilobytes; the
+/// cap keeps a stray multi-gigabyte file from exhausting memory.
+pub const MAX_MODEL_BYTES: usize = 16 * 1024 * 1024;
+
+/// Parses YAML text into a spanned tree.
+///
+/// # Errors
+/// A [`Problem`] pointing at the syntax error, or at the start of the file
+/// when the text is too large.
+pub fn parse(text: &str) -> Result<Node, Problem> {
+    if text.len() > MAX_MODEL_BYTES {
+        return Err(Problem::too_large(text.len()));
+    }
+    let options = serde_saphyr::options! {
+        duplicate_keys: serde_saphyr::options::DuplicateKeyPolicy::PassThrough,
+        non_finite_float_policy: serde_saphyr::options::NonFiniteFloatPolicy::AsString,
+        strict_booleans: true,
+    };
+    match serde_saphyr::from_str_with_options::<serde_saphyr::Spanned<Value>>(text, options) {
+        Ok(root) => Ok(node(root)),
+        Err(err) => Err(syntax_problem(text, &err)),
+    }
+}
+
+/// Locations from a string source always carry byte offsets (the crate
+/// documents it); the start of the file is the fallback should one not.
+fn node(spanned: serde_saphyr::Spanned<Value>) -> Node {
+    let location = spanned.referenced;
+    let span = location.span();
+    let span = match (span.byte_offset(), span.byte_len()) {
+        (Some(offset), Some(len)) => Span::new(to_usize(offset), to_usize(len)),
+        _ => Span::new(0, 0),
+    };
+    Node {
+        value: spanned.value,
+        span,
+    }
+}
+
+fn to_usize(value: u64) -> usize {
+    usize::try_from(value).unwrap_or(usize::MAX)
+}
+
+fn syntax_problem(text: &str, err: &serde_saphyr::Error) -> Problem {
+    let message = err.without_snippet().to_string();
+    // The crate prefixes "line L column C: "; the diagnostic shows that already.
+    let message = match message.split_once(": ") {
+        Some((head, rest)) if head.starts_with("line ") || head.starts_with("error: line ") => {
+            rest.to_owned()
+        }
+        _ => message,
+    };
+    let span = err.location().map_or(Span::new(0, 0), |loc| {
+        Span::at_line_column(text, to_usize(loc.line()), to_usize(loc.column()))
+    });
+    Problem::syntax(message.trim().to_owned(), span.widen_to_token(text))
+}
+
+/// Rebuilds serde's view of a value into the spanned tree. Children come in
+/// through `serde_saphyr::Spanned`, which is how the crate hands out locations.
+struct ValueVisitor;
+
+impl<'de> Visitor<'de> for ValueVisitor {
+    type Value = Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any YAML value")
+    }
+    fn visit_unit<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_none<E>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
+        Value::deserialize(d)
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Value, E> {
+        Ok(Value::Bool(v))
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Value, E> {
+        Ok(Value::Int(i128::from(v)))
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Value, E> {
+        Ok(Value::Int(i128::from(v)))
+    }
+    fn visit_i128<E>(self, v: i128) -> Result<Value, E> {
+        Ok(Value::Int(v))
+    }
+    fn visit_u128<E>(self, v: u128) -> Result<Value, E> {
+        Ok(i128::try_from(v).map_or(Value::Float(f64::INFINITY), Value::Int))
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Value, E> {
+        Ok(Value::Float(v))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Value, E> {
+        Ok(Value::Str(v.to_owned()))
+    }
+    fn visit_string<E>(self, v: String) -> Result<Value, E> {
+        Ok(Value::Str(v))
+    }
+    fn visit_bytes<E>(self, v: &[u8]) -> Result<Value, E> {
+        Ok(Value::Str(String::from_utf8_lossy(v).into_owned()))
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element::<serde_saphyr::Spanned<Value>>()? {
+            items.push(item);
+        }
+        Ok(Value::Seq(items.into_iter().map(node).collect()))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut entries = Vec::new();
+        while let Some(key) = map.next_key::<serde_saphyr::Spanned<Value>>()? {
+            let value = map.next_value::<serde_saphyr::Spanned<Value>>()?;
+            entries.push((node(key), node(value)));
+        }
+        Ok(Value::Map(entries))
+    }
+    fn visit_enum<A: de::EnumAccess<'de>>(self, _data: A) -> Result<Value, A::Error> {
+        Err(de::Error::custom("tagged values are not part of the model format"))
+    }
+}
+
+impl<'de> Deserialize<'de> for Value {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(ValueVisitor)
+    }
+}
+

@@ -1,0 +1,309 @@
+//! The system model: how it is read (`load`, `decode`), what it means
+//! (`validate`), and the validated [`Model`] every analysis reads.
+//!
+//! ```text
+//! text ──load──▶ Node tree ──decode──▶ RawModel ──validate──▶ Model
+//!        (spans)            (keys, units)        (references, cross-field rules)
+//! ```
+//!
+//! Every stage collects all the problems it finds; a model with any problem
+//! is not analysed.
+
+pub mod decode;
+pub mod error;
+pub mod load;
+pub mod raw;
+pub mod span;
+pub mod units;
+pub mod validate;
+
+pub use error::Problem;
+pub use span::Span;
+pub use units::{Backoff, Criticality, Date, Duration, Plane, Replication};
+
+/// Index of a component in [`Model::components`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ComponentId(pub usize);
+/// Index of a domain in [`Model::domains`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DomainId(pub usize);
+/// Index of a shared-fate group in [`Model::groups`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct GroupId(pub usize);
+
+/// The spans of the keys written for one entity, by key.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Fields(pub Vec<(&'static str, Span)>);
+
+impl Fields {
+    /// Where `key` was written, if it was.
+    #[must_use]
+    pub fn get(&self, key: &str) -> Option<Span> {
+        self.0.iter().find(|(k, _)| *k == key).map(|&(_, span)| span)
+    }
+}
+
+/// A validated model: names resolved to ids, units parsed, defaults applied.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Model {
+    /// The system's name.
+    pub system: String,
+    /// The availability promise, if any.
+    pub objective: Option<Objective>,
+    /// Where requests enter, in the order given (or model order by default).
+    pub entrypoints: Vec<ComponentId>,
+    /// Thresholds, with defaults applied.
+    pub policy: Policy,
+    /// Failure domains, in model order.
+    pub domains: Vec<Domain>,
+    /// Shared-fate groups, in model order.
+    pub groups: Vec<Group>,
+    /// Components, in model order.
+    pub components: Vec<Component>,
+    /// Accepted findings.
+    pub accepted: Vec<Accepted>,
+    /// Where the `system` key is (findings about the whole model point here).
+    pub span: Span,
+}
+
+/// The availability target.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Objective {
+    /// Target availability per entrypoint.
+    pub availability: f64,
+    /// Budget window.
+    pub window: Duration,
+    /// Where it is written.
+    pub span: Span,
+}
+
+/// Check thresholds.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Policy {
+    /// Ceiling on utilization after a loss.
+    pub max_utilization: f64,
+    /// Domains of one kind that must be losable at once.
+    pub survive: u32,
+    /// Ceiling on retry amplification.
+    pub max_retry_amplification: f64,
+    /// Dedicated fallback size over the largest load it covers.
+    pub fallback_headroom: f64,
+    /// Oldest acceptable recovery drill.
+    pub drill_max_age: Duration,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Self {
+            max_utilization: 1.0,
+            survive: 1,
+            max_retry_amplification: 10.0,
+            fallback_headroom: 1.5,
+            drill_max_age: Duration(90 * 86_400_000),
+        }
+    }
+}
+
+/// A failure domain.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Domain {
+    /// Its name.
+    pub name: String,
+    /// Its level (region, zone …).
+    pub kind: String,
+    /// The domain it is in.
+    pub parent: Option<DomainId>,
+    /// Every domain it is inside, nearest first.
+    pub ancestors: Vec<DomainId>,
+    /// Chance it is up; `None` counts as never failing in the figure.
+    pub availability: Option<f64>,
+    /// Where its name is written.
+    pub span: Span,
+    /// Where each key is written.
+    pub fields: Fields,
+}
+
+/// A shared-fate group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Group {
+    /// Its name.
+    pub name: String,
+    /// What kind of cause it is.
+    pub kind: Option<String>,
+    /// Chance it has not fired.
+    pub availability: Option<f64>,
+    /// When it lapses.
+    pub expires: Option<Date>,
+    /// Where its name is written.
+    pub span: Span,
+    /// Where each key is written.
+    pub fields: Fields,
+}
+
+/// Peak load against capacity.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Capacity {
+    /// What one instance can carry.
+    pub per_instance: f64,
+    /// Peak load on the whole component.
+    pub load: f64,
+}
+
+/// A component.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Component {
+    /// Its name.
+    pub name: String,
+    /// Free-text kind.
+    pub kind: Option<String>,
+    /// Data or control plane.
+    pub plane: Plane,
+    /// Criticality tier.
+    pub criticality: Criticality,
+    /// Number of instances (at least 1).
+    pub instances: u32,
+    /// Instances per listed domain, adding up to `instances`; empty when unplaced.
+    pub placement: Vec<(DomainId, u32)>,
+    /// Instances that must be up for the component to be up.
+    pub min_healthy: u32,
+    /// Availability of one instance; `None` when not given (unquantified).
+    pub availability: Option<f64>,
+    /// Capacity and load, when given.
+    pub capacity: Option<Capacity>,
+    /// Whether overload sheds instead of collapsing.
+    pub load_shedding: bool,
+    /// Time to full capacity after a cold start.
+    pub warmup: Option<Duration>,
+    /// Shared-fate groups it belongs to.
+    pub shares: Vec<GroupId>,
+    /// Where its load goes when it fails.
+    pub failover_to: Option<ComponentId>,
+    /// What it calls.
+    pub depends_on: Vec<Edge>,
+    /// How its data is recovered.
+    pub recovery: Option<Recovery>,
+    /// Where its name is written.
+    pub span: Span,
+    /// Where each key is written.
+    pub fields: Fields,
+}
+
+/// The shape of a dependency.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EdgeKind {
+    /// One target.
+    Target,
+    /// At least one of the targets.
+    AnyOf,
+    /// At least k of the targets.
+    AtLeast,
+}
+
+/// A call from a component to its dependencies.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Edge {
+    /// How the targets combine.
+    pub kind: EdgeKind,
+    /// The components called (one for `Target`).
+    pub targets: Vec<ComponentId>,
+    /// How many targets must be up (1 for `Target` and `AnyOf`).
+    pub at_least: u32,
+    /// Extra attempts after the first.
+    pub retries: u32,
+    /// Retry spacing.
+    pub backoff: Backoff,
+    /// Cap on retries as a share of calls.
+    pub retry_budget: Option<f64>,
+    /// Per-attempt timeout.
+    pub timeout: Option<Duration>,
+    /// Share of calls answered by a cache in front.
+    pub hit_rate: Option<f64>,
+    /// Calls per request.
+    pub calls: f64,
+    /// Whether the caller still works without it.
+    pub degradable: bool,
+    /// Where the entry is written.
+    pub span: Span,
+    /// Where each key is written (empty for the short form `- name`).
+    pub fields: Fields,
+}
+
+/// Recovery procedure and targets.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Recovery {
+    /// Target: longest tolerable outage.
+    pub rto: Option<Duration>,
+    /// Target: most data that may be lost.
+    pub rpo: Option<Duration>,
+    /// Backup interval.
+    pub backup_interval: Option<Duration>,
+    /// Log shipping interval.
+    pub log_shipping: Option<Duration>,
+    /// Replication mode.
+    pub replication: Replication,
+    /// Worst async lag.
+    pub replication_lag: Option<Duration>,
+    /// Time to detect.
+    pub detect: Option<Duration>,
+    /// Time to decide.
+    pub decide: Option<Duration>,
+    /// Time to restore from backup.
+    pub restore: Option<Duration>,
+    /// Time to fail over to a standby.
+    pub failover: Option<Duration>,
+    /// Last rehearsal.
+    pub last_drill: Option<Date>,
+    /// What the procedure depends on.
+    pub needs: Vec<ComponentId>,
+    /// Where the `recovery` block starts.
+    pub span: Span,
+    /// Where each key is written.
+    pub fields: Fields,
+}
+
+/// An accepted finding.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Accepted {
+    /// The finding id.
+    pub id: String,
+    /// Why.
+    pub reason: String,
+    /// Until when.
+    pub expires: Option<Date>,
+    /// Where the id is written.
+    pub span: Span,
+}
+
+impl Model {
+    /// The component with this id.
+    #[must_use]
+    pub fn component(&self, id: ComponentId) -> &Component {
+        &self.components[id.0]
+    }
+
+    /// The domain with this id.
+    #[must_use]
+    pub fn domain(&self, id: DomainId) -> &Domain {
+        &self.domains[id.0]
+    }
+
+    /// The group with this id.
+    #[must_use]
+    pub fn group(&self, id: GroupId) -> &Group {
+        &self.groups[id.0]
+    }
+
+    /// Component ids in model order.
+    pub fn component_ids(&self) -> impl Iterator<Item = ComponentId> + use<> {
+        (0..self.components.len()).map(ComponentId)
+    }
+}
+
+/// Reads and validates a model from its text, reporting every problem.
+///
+/// # Errors
+/// Every problem found, in source order.
+pub fn parse(text: &str) -> Result<Model, Vec<Problem>> {
+    let root = load::parse(text).map_err(|problem| vec![problem])?;
+    validate::validate(text, &root)
+}

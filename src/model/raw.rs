@@ -1,0 +1,240 @@
+//! The raw model: a mirror of the YAML format, with a span on every value and
+//! key. These types are what `nines schema` describes (their doc comments are
+//! the schema's descriptions); [`super::validate`] turns them into a
+//! [`super::Model`].
+
+use super::decode::{Cx, Decode, Entries, Spanned, raw_struct};
+use super::load::{Node, Value};
+use super::units::{
+    Backoff, Count, Criticality, Date, Duration, Name, Plane, Probability, Rate, Ratio, Replication,
+};
+
+raw_struct! {
+    /// A nines model: one distributed system, its failure domains, shared causes
+    /// of failure, components and accepted findings (format version 1).
+    pub struct RawModel as "the model" {
+        /// Format version; only 1 exists.
+        pub version: Option<Spanned<Count>>,
+        /// The system's name.
+        pub system: Spanned<String>,
+        /// What the system promises, end to end, per entrypoint.
+        pub objective: Option<RawObjective>,
+        /// Where user requests enter. Default: every component that no `depends_on` names.
+        pub entrypoints: Option<Spanned<Vec<Spanned<Name>>>>,
+        /// Thresholds the checks use.
+        pub policy: Option<RawPolicy>,
+        /// Failure domains: places whose loss takes down everything in them (regions, zones, racks, hosts).
+        pub domains: Option<Entries<RawDomain>>,
+        /// Correlated causes that are not places: one release, one config push, one certificate.
+        pub shared_fate: Option<Entries<RawGroup>>,
+        /// The components of the system.
+        pub components: Entries<RawComponent>,
+        /// Findings accepted on purpose, with a reason.
+        pub accepted: Option<Vec<RawAccepted>>,
+    }
+}
+
+raw_struct! {
+    /// The availability the system promises per entrypoint.
+    pub struct RawObjective as "objective" {
+        /// End-to-end availability target, per entrypoint (`99.95%`).
+        pub availability: Option<Spanned<Probability>>,
+        /// The budget window (default 30d).
+        pub window: Option<Spanned<Duration>>,
+    }
+}
+
+raw_struct! {
+    /// Thresholds for the checks.
+    pub struct RawPolicy as "policy" {
+        /// Highest tolerable utilization after losing a domain, as a ratio (default 1.0).
+        pub max_utilization: Option<Spanned<Ratio>>,
+        /// How many domains of one kind must be losable at once (N-k; default 1).
+        pub survive: Option<Spanned<Count>>,
+        /// Highest tolerable worst-case retry amplification on a call path (default 10).
+        pub max_retry_amplification: Option<Spanned<Ratio>>,
+        /// Size of a dedicated fallback relative to the largest load it covers (default 1.5).
+        pub fallback_headroom: Option<Spanned<Ratio>>,
+        /// A recovery drill older than this is stale (default 90d).
+        pub drill_max_age: Option<Spanned<Duration>>,
+    }
+}
+
+raw_struct! {
+    /// A failure domain.
+    pub struct RawDomain as "domain" {
+        /// The level: free text, commonly region, zone, rack or host. N-k checks compare domains of one kind.
+        pub kind: Spanned<String>,
+        /// The domain this one is inside.
+        pub r#in: Option<Spanned<Name>>,
+        /// Chance the domain is up; without it the domain never fails in the availability figure.
+        pub availability: Option<Spanned<Probability>>,
+    }
+}
+
+raw_struct! {
+    /// A shared-fate group: a cause that takes down all its members at once.
+    pub struct RawGroup as "shared-fate group" {
+        /// What the cause is: config, certificate, software, credential, dns …
+        pub kind: Option<Spanned<String>>,
+        /// Chance the cause has not fired; without it the group is used for scenario checks only.
+        pub availability: Option<Spanned<Probability>>,
+        /// When it lapses for all members at once (certificates, licences, tokens).
+        pub expires: Option<Spanned<Date>>,
+    }
+}
+
+raw_struct! {
+    /// A component: a service, datastore, cache, queue, load balancer …
+    pub struct RawComponent as "component" {
+        /// Free text: service, datastore, cache, queue, lb, dns …
+        pub kind: Option<Spanned<String>>,
+        /// `data` (default) or `control` (config, secrets, deploys, DNS, discovery).
+        pub plane: Option<Spanned<Plane>>,
+        /// critical (default) fails the request; important serves stale then omits; optional is omitted; deferrable is queued.
+        pub criticality: Option<Spanned<Criticality>>,
+        /// Number of instances (default 1).
+        pub instances: Option<Spanned<Count>>,
+        /// Where the instances run: a list (spread evenly, remainder to the first) or a map of exact counts.
+        pub placement: Option<Spanned<RawPlacement>>,
+        /// Up while at least this many instances are up (default 1).
+        pub min_healthy: Option<Spanned<Count>>,
+        /// Availability of one instance; or give mtbf and mttr.
+        pub availability: Option<Spanned<Probability>>,
+        /// Mean time between failures of one instance (with mttr).
+        pub mtbf: Option<Spanned<Duration>>,
+        /// Mean time to repair one instance (with mtbf).
+        pub mttr: Option<Spanned<Duration>>,
+        /// Capacity of one instance, in the model's unit of load (with load).
+        pub capacity: Option<Spanned<Rate>>,
+        /// Peak load on the whole component (with capacity).
+        pub load: Option<Spanned<Rate>>,
+        /// true: overload sheds the excess instead of collapsing.
+        pub load_shedding: Option<Spanned<bool>>,
+        /// Time from start to full capacity after a cold start.
+        pub warmup: Option<Spanned<Duration>>,
+        /// Shared-fate groups the component belongs to.
+        pub shares: Option<Vec<Spanned<Name>>>,
+        /// Where its load goes when it fails (cells, peers, fallbacks).
+        pub failover_to: Option<Spanned<Name>>,
+        /// What it calls.
+        pub depends_on: Option<Vec<RawDependency>>,
+        /// Recovery of the data it holds.
+        pub recovery: Option<RawRecovery>,
+    }
+}
+
+/// Where a component's instances run.
+#[derive(Debug, Clone, PartialEq, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum RawPlacement {
+    /// Domains to spread the instances over evenly (remainder to the first).
+    Spread(Vec<Spanned<Name>>),
+    /// Exact instance counts per domain; they add up to `instances`.
+    Counts(Entries<Spanned<Count>>),
+}
+
+impl Default for RawPlacement {
+    fn default() -> Self {
+        RawPlacement::Spread(Vec::new())
+    }
+}
+
+impl Decode for RawPlacement {
+    fn decode(node: &Node, key: &str, cx: &mut Cx) -> Option<Self> {
+        match &node.value {
+            Value::Seq(_) => Vec::decode(node, key, cx).map(RawPlacement::Spread),
+            Value::Map(_) => Entries::decode(node, key, cx).map(RawPlacement::Counts),
+            _ => cx.wrong(node, key, "a list of domains or a map of counts per domain"),
+        }
+    }
+}
+
+/// One entry of `depends_on`: a name (a required call with no retries) or an edge.
+#[derive(Debug, Clone, PartialEq, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum RawDependency {
+    /// A required call to this component, no retries.
+    Name(Spanned<Name>),
+    /// A call with options, to one target, any of several, or at least k of several.
+    Edge(RawEdge),
+}
+
+impl Decode for RawDependency {
+    fn decode(node: &Node, key: &str, cx: &mut Cx) -> Option<Self> {
+        match &node.value {
+            Value::Map(_) => RawEdge::decode_in(node, "a dependency", cx).map(RawDependency::Edge),
+            _ => Spanned::<Name>::decode(node, key, cx).map(RawDependency::Name),
+        }
+    }
+}
+
+raw_struct! {
+    /// A call to a dependency. Give exactly one of `target`, `any_of`, or `at_least` with `of`.
+    pub struct RawEdge as "dependency" {
+        /// The component called.
+        pub target: Option<Spanned<Name>>,
+        /// Alternatives: works while at least one of them works.
+        pub any_of: Option<Spanned<Vec<Spanned<Name>>>>,
+        /// Works while at least this many of `of` work (a vote across components).
+        pub at_least: Option<Spanned<Count>>,
+        /// The alternatives counted by `at_least`.
+        pub of: Option<Spanned<Vec<Spanned<Name>>>>,
+        /// Extra attempts after the first (default 0).
+        pub retries: Option<Spanned<Count>>,
+        /// none (default), exponential or jittered.
+        pub backoff: Option<Spanned<Backoff>>,
+        /// Retries are capped at this share of calls.
+        pub retry_budget: Option<Spanned<Probability>>,
+        /// Timeout of one attempt.
+        pub timeout: Option<Spanned<Duration>>,
+        /// Share of calls answered by a cache in front of the target.
+        pub hit_rate: Option<Spanned<Probability>>,
+        /// Calls per request to this dependency (default 1).
+        pub calls: Option<Spanned<Rate>>,
+        /// true: the caller still works without it. Default: true when the target is not critical.
+        pub degradable: Option<Spanned<bool>>,
+    }
+}
+
+raw_struct! {
+    /// How the data a component holds is recovered, and the targets.
+    pub struct RawRecovery as "recovery" {
+        /// Target: longest tolerable outage.
+        pub rto: Option<Spanned<Duration>>,
+        /// Target: most recent data that may be lost.
+        pub rpo: Option<Spanned<Duration>>,
+        /// Interval of full or snapshot backups.
+        pub backup_interval: Option<Spanned<Duration>>,
+        /// Interval of continuous log/WAL shipping, if any.
+        pub log_shipping: Option<Spanned<Duration>>,
+        /// none, async or sync replication to a standby.
+        pub replication: Option<Spanned<Replication>>,
+        /// Worst lag of an async standby.
+        pub replication_lag: Option<Spanned<Duration>>,
+        /// From failure to someone or something knowing.
+        pub detect: Option<Spanned<Duration>>,
+        /// From knowing to the decision to recover (0 when automatic).
+        pub decide: Option<Spanned<Duration>>,
+        /// Restore from backup, as measured in a drill.
+        pub restore: Option<Spanned<Duration>>,
+        /// Promote a standby and repoint clients.
+        pub failover: Option<Spanned<Duration>>,
+        /// When a restore or failover was last rehearsed.
+        pub last_drill: Option<Spanned<Date>>,
+        /// Components the recovery procedure itself depends on (SSO, VPN …).
+        pub needs: Option<Vec<Spanned<Name>>>,
+    }
+}
+
+raw_struct! {
+    /// A finding accepted on purpose.
+    pub struct RawAccepted as "accepted entry" {
+        /// The finding id, `<rule>/<subject>`, as `nines check` prints it.
+        pub id: Spanned<String>,
+        /// Why it is accepted: a ticket, a runbook, an agreed target.
+        pub reason: Spanned<String>,
+        /// After this date the finding counts again.
+        pub expires: Option<Spanned<Date>>,
+    }
+}

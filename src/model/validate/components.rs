@@ -1,0 +1,355 @@
+//! Components: counts, placement, availability, capacity, dependencies,
+//! failover and recovery, with every cross-field rule of the format.
+
+use super::super::decode::{Cx, Spanned};
+use super::super::error::Problem;
+use super::super::raw::{RawComponent, RawDependency, RawEdge, RawModel, RawPlacement, RawRecovery};
+use super::super::span::Span;
+use super::super::units::{Criticality, Name};
+use super::super::{
+    Backoff, Capacity, Component, ComponentId, Domain, DomainId, Edge, EdgeKind, Fields, Recovery,
+};
+use super::Names;
+
+/// The validated components, in model order.
+pub(super) fn components(raw: &RawModel, names: &Names, domains: &[Domain], cx: &mut Cx) -> Vec<Component> {
+    if raw.components.items.is_empty() && raw.components.unreadable.is_empty() {
+        cx.report(Problem::empty_list(raw.components.span, "`components`"));
+    }
+    let criticality: Vec<Criticality> = raw
+        .components
+        .items
+        .iter()
+        .map(|(_, c)| c.criticality.as_ref().map_or(Criticality::Critical, |v| v.value))
+        .collect();
+    raw.components
+        .items
+        .iter()
+        .enumerate()
+        .map(|(index, (name, component))| {
+            let this = ComponentId(index);
+            let instances = component.instances.as_ref().map_or(1, |v| {
+                if v.value.0 == 0 {
+                    cx.report(Problem::zero_count(v.span, "instances"));
+                }
+                v.value.0.max(1)
+            });
+            let min_healthy = min_healthy(component, instances, cx);
+            let failover_to = component.failover_to.as_ref().and_then(|target| {
+                let id = names.component(target, cx)?;
+                if id == this {
+                    cx.report(Problem::self_reference(target.span, &name.value, "failover_to"));
+                    return None;
+                }
+                Some(id)
+            });
+            let depends_on = component
+                .depends_on
+                .iter()
+                .flatten()
+                .filter_map(|dependency| edge(dependency, this, &name.value, names, &criticality, cx))
+                .collect();
+            Component {
+                name: name.value.clone(),
+                kind: component.kind.as_ref().map(|k| k.value.clone()),
+                plane: component.plane.as_ref().map(|p| p.value).unwrap_or_default(),
+                criticality: criticality[index],
+                instances,
+                placement: placement(component, instances, names, domains, cx),
+                min_healthy,
+                availability: availability(component, cx),
+                capacity: capacity(component, cx),
+                load_shedding: component.load_shedding.as_ref().is_some_and(|v| v.value),
+                warmup: component.warmup.as_ref().map(|v| v.value),
+                shares: component
+                    .shares
+                    .iter()
+                    .flatten()
+                    .filter_map(|group| names.group(group, cx))
+                    .collect(),
+                failover_to,
+                depends_on,
+                recovery: component.recovery.as_ref().map(|r| recovery(r, names, cx)),
+                span: name.span,
+                fields: Fields(component.keys.clone()),
+            }
+        })
+        .collect()
+}
+
+fn min_healthy(component: &RawComponent, instances: u32, cx: &mut Cx) -> u32 {
+    let Some(min) = &component.min_healthy else {
+        return 1;
+    };
+    if min.value.0 == 0 {
+        cx.report(Problem::zero_count(min.span, "min_healthy"));
+        return 1;
+    }
+    if min.value.0 > instances {
+        cx.report(Problem::min_healthy(min.span, min.value.0, instances));
+    }
+    min.value.0
+}
+
+fn availability(component: &RawComponent, cx: &mut Cx) -> Option<f64> {
+    match (&component.availability, &component.mtbf, &component.mttr) {
+        (Some(a), None, None) => Some(a.value.0),
+        (a, Some(mtbf), Some(mttr)) => {
+            if let Some(a) = a {
+                cx.report(Problem::exclusive(
+                    mtbf.span,
+                    "mtbf",
+                    "availability",
+                    a.span,
+                    "give either `availability`, or `mtbf` with `mttr`: remove one",
+                ));
+            }
+            let (up, down) = (mtbf.value.seconds(), mttr.value.seconds());
+            Some(if up + down > 0.0 { up / (up + down) } else { 1.0 })
+        }
+        (_, Some(mtbf), None) => {
+            let span = component.key_span("mtbf").unwrap_or(mtbf.span);
+            cx.report(Problem::needs_partner(span, "mtbf", "mttr", "availability = mtbf / (mtbf + mttr) needs both"));
+            None
+        }
+        (_, None, Some(mttr)) => {
+            let span = component.key_span("mttr").unwrap_or(mttr.span);
+            cx.report(Problem::needs_partner(span, "mttr", "mtbf", "availability = mtbf / (mtbf + mttr) needs both"));
+            None
+        }
+        (None, None, None) => None,
+    }
+}
+
+fn capacity(component: &RawComponent, cx: &mut Cx) -> Option<Capacity> {
+    match (&component.capacity, &component.load) {
+        (Some(capacity), Some(load)) => Some(Capacity {
+            per_instance: capacity.value.0,
+            load: load.value.0,
+        }),
+        (Some(_), None) => {
+            let span = component.key_span("capacity").unwrap_or(component.span);
+            cx.report(Problem::needs_partner(span, "capacity", "load", "headroom compares the peak `load` with `capacity`"));
+            None
+        }
+        (None, Some(_)) => {
+            let span = component.key_span("load").unwrap_or(component.span);
+            cx.report(Problem::needs_partner(span, "load", "capacity", "headroom compares the peak `load` with `capacity` per instance"));
+            None
+        }
+        (None, None) => None,
+    }
+}
+
+/// Resolves placement to instance counts per domain.
+fn placement(
+    component: &RawComponent,
+    instances: u32,
+    names: &Names,
+    domains: &[Domain],
+    cx: &mut Cx,
+) -> Vec<(DomainId, u32)> {
+    let Some(placement) = &component.placement else {
+        return Vec::new();
+    };
+    let placed: Vec<(DomainId, u32, Span)> = match &placement.value {
+        RawPlacement::Spread(list) => {
+            if list.is_empty() {
+                cx.report(Problem::empty_list(placement.span, "`placement`"));
+                return Vec::new();
+            }
+            if list.len() > instances as usize {
+                cx.report(Problem::placement_spread(placement.span, list.len(), instances));
+                return Vec::new();
+            }
+            let ids: Vec<(DomainId, Span)> = list
+                .iter()
+                .filter_map(|name| names.domain(name, cx).map(|id| (id, name.span)))
+                .collect();
+            if ids.len() != list.len() {
+                return Vec::new();
+            }
+            let n = u32::try_from(ids.len()).unwrap_or(u32::MAX);
+            ids.into_iter()
+                .enumerate()
+                .map(|(i, (id, span))| {
+                    let extra = u32::from(u32::try_from(i).unwrap_or(u32::MAX) < instances % n);
+                    (id, instances / n + extra, span)
+                })
+                .collect()
+        }
+        RawPlacement::Counts(entries) => {
+            if entries.items.is_empty() && entries.unreadable.is_empty() {
+                cx.report(Problem::empty_list(placement.span, "`placement`"));
+                return Vec::new();
+            }
+            let mut placed = Vec::new();
+            for (name, count) in &entries.items {
+                let spanned = Spanned { value: Name(name.value.clone()), span: name.span };
+                if count.value.0 == 0 {
+                    cx.report(Problem::zero_count(count.span, &name.value));
+                } else if let Some(id) = names.domain(&spanned, cx) {
+                    placed.push((id, count.value.0, name.span));
+                }
+            }
+            if !entries.unreadable.is_empty() || placed.len() != entries.items.len() {
+                return Vec::new();
+            }
+            let sum: u64 = placed.iter().map(|&(_, n, _)| u64::from(n)).sum();
+            if sum != u64::from(instances) {
+                cx.report(Problem::placement_sum(placement.span, sum, instances, component.key_span("instances")));
+                return Vec::new();
+            }
+            placed
+        }
+    };
+    // No domain may be listed together with one that contains it.
+    for (id, _, span) in &placed {
+        if let Some((outer, _, _)) = placed
+            .iter()
+            .find(|(other, _, _)| domains[id.0].ancestors.contains(other))
+        {
+            cx.report(Problem::placement_nested(*span, &domains[id.0].name, &domains[outer.0].name));
+            return Vec::new();
+        }
+    }
+    placed.into_iter().map(|(id, n, _)| (id, n)).collect()
+}
+
+/// A dependency entry, resolved. The default for `degradable` is true when
+/// none of the targets is critical.
+fn edge(
+    dependency: &RawDependency,
+    this: ComponentId,
+    this_name: &str,
+    names: &Names,
+    criticality: &[Criticality],
+    cx: &mut Cx,
+) -> Option<Edge> {
+    let resolve_all = |list: &[Spanned<Name>], cx: &mut Cx| -> Option<Vec<ComponentId>> {
+        let mut ids = Vec::new();
+        let mut complete = true;
+        for name in list {
+            match names.component(name, cx) {
+                Some(id) if id == this => {
+                    cx.report(Problem::self_reference(name.span, this_name, "depends_on"));
+                    complete = false;
+                }
+                Some(id) => ids.push(id),
+                None => complete = false,
+            }
+        }
+        complete.then_some(ids)
+    };
+    let non_critical = |ids: &[ComponentId]| ids.iter().all(|id| criticality[id.0] != Criticality::Critical);
+    let raw = match dependency {
+        RawDependency::Name(name) => {
+            let targets = resolve_all(std::slice::from_ref(name), cx)?;
+            let degradable = non_critical(&targets);
+            return Some(Edge {
+                kind: EdgeKind::Target,
+                targets,
+                at_least: 1,
+                retries: 0,
+                backoff: Backoff::None,
+                retry_budget: None,
+                timeout: None,
+                hit_rate: None,
+                calls: 1.0,
+                degradable,
+                span: name.span,
+                fields: Fields::default(),
+            });
+        }
+        RawDependency::Edge(raw) => raw,
+    };
+    let (kind, targets, at_least) = edge_shape(raw, cx)?;
+    let targets = resolve_all(&targets, cx)?;
+    if targets.is_empty() {
+        return None;
+    }
+    let degradable = raw.degradable.as_ref().map_or_else(|| non_critical(&targets), |d| d.value);
+    Some(Edge {
+        kind,
+        targets,
+        at_least,
+        retries: raw.retries.as_ref().map_or(0, |r| r.value.0),
+        backoff: raw.backoff.as_ref().map_or(Backoff::None, |b| b.value),
+        retry_budget: raw.retry_budget.as_ref().map(|b| b.value.0),
+        timeout: raw.timeout.as_ref().map(|t| t.value),
+        hit_rate: raw.hit_rate.as_ref().map(|h| h.value.0),
+        calls: raw.calls.as_ref().map_or(1.0, |c| c.value.0),
+        degradable,
+        span: raw.span,
+        fields: Fields(raw.keys.clone()),
+    })
+}
+
+/// Which of the three forms an edge takes, reporting a mix or none.
+fn edge_shape(raw: &RawEdge, cx: &mut Cx) -> Option<(EdgeKind, Vec<Spanned<Name>>, u32)> {
+    let forms: Vec<&str> = [("target", raw.target.is_some()), ("any_of", raw.any_of.is_some()), ("at_least", raw.at_least.is_some() || raw.of.is_some())]
+        .iter()
+        .filter(|(_, present)| *present)
+        .map(|(key, _)| *key)
+        .collect();
+    if forms.len() != 1 {
+        let found: Vec<&str> = ["target", "any_of", "at_least", "of"]
+            .into_iter()
+            .filter(|key| raw.key_span(key).is_some())
+            .collect();
+        let span = found.first().and_then(|k| raw.key_span(k)).unwrap_or(raw.span);
+        let labels: Vec<String> = found.iter().map(|k| format!("`{k}`")).collect();
+        let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+        cx.report(Problem::edge_shape(span, &labels));
+        return None;
+    }
+    if let Some(target) = &raw.target {
+        return Some((EdgeKind::Target, vec![target.clone()], 1));
+    }
+    if let Some(any_of) = &raw.any_of {
+        if any_of.value.is_empty() {
+            cx.report(Problem::empty_list(any_of.span, "`any_of`"));
+            return None;
+        }
+        return Some((EdgeKind::AnyOf, any_of.value.clone(), 1));
+    }
+    let (Some(at_least), Some(of)) = (&raw.at_least, &raw.of) else {
+        let (key, partner) = if raw.at_least.is_some() { ("at_least", "of") } else { ("of", "at_least") };
+        let span = raw.key_span(key).unwrap_or(raw.span);
+        cx.report(Problem::needs_partner(span, key, partner, "`at_least: K` counts how many of the components in `of` must be up"));
+        return None;
+    };
+    if of.value.is_empty() {
+        cx.report(Problem::empty_list(of.span, "`of`"));
+        return None;
+    }
+    if at_least.value.0 == 0 {
+        cx.report(Problem::zero_count(at_least.span, "at_least"));
+        return None;
+    }
+    if at_least.value.0 as usize > of.value.len() {
+        cx.report(Problem::at_least(at_least.span, at_least.value.0, of.value.len()));
+        return None;
+    }
+    Some((EdgeKind::AtLeast, of.value.clone(), at_least.value.0))
+}
+
+fn recovery(raw: &RawRecovery, names: &Names, cx: &mut Cx) -> Recovery {
+    let get = |d: &Option<Spanned<super::super::Duration>>| d.as_ref().map(|d| d.value);
+    Recovery {
+        rto: get(&raw.rto),
+        rpo: get(&raw.rpo),
+        backup_interval: get(&raw.backup_interval),
+        log_shipping: get(&raw.log_shipping),
+        replication: raw.replication.as_ref().map(|r| r.value).unwrap_or_default(),
+        replication_lag: get(&raw.replication_lag),
+        detect: get(&raw.detect),
+        decide: get(&raw.decide),
+        restore: get(&raw.restore),
+        failover: get(&raw.failover),
+        last_drill: raw.last_drill.as_ref().map(|d| d.value),
+        needs: raw.needs.iter().flatten().filter_map(|n| names.component(n, cx)).collect(),
+        span: raw.span,
+        fields: Fields(raw.keys.clone()),
+    }
+}

@@ -1,0 +1,289 @@
+//! The raw model to the validated [`Model`]: names resolved to ids, defaults
+//! applied, and every cross-reference and cross-field rule checked. All
+//! problems are collected before giving up, in source order.
+
+mod accepted;
+mod components;
+mod domains;
+
+pub use accepted::RULES;
+
+use super::decode::{Cx, Spanned};
+use super::error::Problem;
+use super::load::{Node, Value};
+use super::raw::RawModel;
+use super::span::Span;
+use super::{ComponentId, DomainId, GroupId, Model, Objective, Policy};
+use super::units::Duration;
+
+/// What a name in the shared namespace refers to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Named {
+    /// A component.
+    Component(ComponentId),
+    /// A failure domain.
+    Domain(DomainId),
+    /// A shared-fate group.
+    Group(GroupId),
+    /// An entry that had errors of its own: references to it are not reported again.
+    Unreadable,
+}
+
+impl Named {
+    fn noun(self) -> &'static str {
+        match self {
+            Named::Component(_) => "component",
+            Named::Domain(_) => "domain",
+            Named::Group(_) => "shared-fate group",
+            Named::Unreadable => "entry",
+        }
+    }
+}
+
+/// The shared namespace of components, domains and groups.
+pub struct Names {
+    entries: Vec<(String, Named)>,
+}
+
+impl Names {
+    fn get(&self, name: &str) -> Option<Named> {
+        self.entries.iter().find(|(n, _)| n == name).map(|&(_, named)| named)
+    }
+
+    fn of_kind(&self, noun: &str) -> impl Iterator<Item = &str> {
+        self.entries
+            .iter()
+            .filter(move |(_, named)| named.noun() == noun)
+            .map(|(name, _)| name.as_str())
+    }
+
+    /// Resolves a reference that must name something of one kind; reports
+    /// and returns `None` otherwise (silently for unreadable entries).
+    fn resolve<T>(
+        &self,
+        name: &Spanned<super::units::Name>,
+        noun: &str,
+        pick: impl Fn(Named) -> Option<T>,
+        cx: &mut Cx,
+    ) -> Option<T> {
+        match self.get(&name.value.0) {
+            Some(Named::Unreadable) => None,
+            Some(named) => {
+                let found = pick(named);
+                if found.is_none() {
+                    cx.report(Problem::unknown_reference(
+                        name.span,
+                        &name.value.0,
+                        noun,
+                        self.of_kind(noun),
+                        Some(named.noun()),
+                    ));
+                }
+                found
+            }
+            None => {
+                cx.report(Problem::unknown_reference(
+                    name.span,
+                    &name.value.0,
+                    noun,
+                    self.of_kind(noun),
+                    None,
+                ));
+                None
+            }
+        }
+    }
+
+    fn component(&self, name: &Spanned<super::units::Name>, cx: &mut Cx) -> Option<ComponentId> {
+        self.resolve(name, "component", |n| match n {
+            Named::Component(id) => Some(id),
+            _ => None,
+        }, cx)
+    }
+
+    fn domain(&self, name: &Spanned<super::units::Name>, cx: &mut Cx) -> Option<DomainId> {
+        self.resolve(name, "domain", |n| match n {
+            Named::Domain(id) => Some(id),
+            _ => None,
+        }, cx)
+    }
+
+    fn group(&self, name: &Spanned<super::units::Name>, cx: &mut Cx) -> Option<GroupId> {
+        self.resolve(name, "shared-fate group", |n| match n {
+            Named::Group(id) => Some(id),
+            _ => None,
+        }, cx)
+    }
+}
+
+/// Validates the spanned tree of a model.
+///
+/// # Errors
+/// Every problem found, sorted by position.
+pub fn validate(text: &str, root: &Node) -> Result<Model, Vec<Problem>> {
+    let mut cx = Cx::new(text);
+    let raw = match &root.value {
+        Value::Null => {
+            cx.report(Problem::empty(Span::new(0, 0).widen_to_token(text)));
+            None
+        }
+        Value::Map(_) => RawModel::decode_in(root, "the model", &mut cx),
+        _ => {
+            cx.report(Problem::wrong_type(cx.point(root), "the model", "a mapping of keys such as `system:` and `components:`", root.value.kind()));
+            None
+        }
+    };
+    let model = raw.and_then(|raw| build(&raw, &mut cx));
+    let mut problems = cx.problems;
+    problems.sort_by_key(|p| (p.span.offset, p.code));
+    problems.dedup();
+    match model {
+        Some(model) if problems.is_empty() => Ok(model),
+        _ => Err(problems),
+    }
+}
+
+fn build(raw: &RawModel, cx: &mut Cx) -> Option<Model> {
+    if let Some(version) = &raw.version {
+        if version.value.0 != 1 {
+            cx.report(Problem::version(version.span, &version.value.0.to_string()));
+        }
+    }
+    let names = declare(raw, cx);
+    let domains = domains::domains(raw, &names, cx);
+    let groups = domains::groups(raw);
+    let components = components::components(raw, &names, &domains, cx);
+    let entrypoints = entrypoints(raw, &names, &components, cx);
+    let model = Model {
+        system: raw.system.value.clone(),
+        objective: objective(raw, cx),
+        entrypoints,
+        policy: policy(raw),
+        domains,
+        groups,
+        components,
+        accepted: Vec::new(),
+        span: raw.key_span("system").unwrap_or(raw.span),
+    };
+    let accepted = accepted::accepted(raw, &names, cx);
+    Some(Model { accepted, ..model })
+}
+
+/// Registers every declared name, reporting reuse across kinds and the
+/// reserved word.
+fn declare(raw: &RawModel, cx: &mut Cx) -> Names {
+    let mut names = Names { entries: Vec::new() };
+    let mut spans: Vec<Span> = Vec::new();
+    let mut add = |name: &Spanned<String>, named: Named, cx: &mut Cx| {
+        if name.value == "instance" {
+            cx.report(Problem::reserved_name(name.span, &name.value));
+        }
+        if let Some(index) = names.entries.iter().position(|(n, _)| *n == name.value) {
+            let first = names.entries[index].1;
+            cx.report(Problem::duplicate_name(name.span, &name.value, named.noun(), spans[index], first.noun()));
+            return;
+        }
+        names.entries.push((name.value.clone(), named));
+        spans.push(name.span);
+    };
+    let unreadable_span = |cx: &Cx| Span::new(cx.text.len(), 0);
+    if let Some(domains) = &raw.domains {
+        for (index, (name, _)) in domains.items.iter().enumerate() {
+            add(name, Named::Domain(DomainId(index)), cx);
+        }
+        for name in &domains.unreadable {
+            let span = unreadable_span(cx);
+            add(&Spanned { value: name.clone(), span }, Named::Unreadable, cx);
+        }
+    }
+    if let Some(groups) = &raw.shared_fate {
+        for (index, (name, _)) in groups.items.iter().enumerate() {
+            add(name, Named::Group(GroupId(index)), cx);
+        }
+        for name in &groups.unreadable {
+            let span = unreadable_span(cx);
+            add(&Spanned { value: name.clone(), span }, Named::Unreadable, cx);
+        }
+    }
+    for (index, (name, _)) in raw.components.items.iter().enumerate() {
+        add(name, Named::Component(ComponentId(index)), cx);
+    }
+    for name in &raw.components.unreadable {
+        let span = unreadable_span(cx);
+        add(&Spanned { value: name.clone(), span }, Named::Unreadable, cx);
+    }
+    names
+}
+
+fn objective(raw: &RawModel, cx: &mut Cx) -> Option<Objective> {
+    let objective = raw.objective.as_ref()?;
+    let window = objective.window.as_ref().map_or(Duration(30 * 86_400_000), |w| {
+        if w.value.0 == 0 {
+            cx.report(Problem::zero_count(w.span, "window"));
+        }
+        w.value
+    });
+    match &objective.availability {
+        Some(availability) => Some(Objective {
+            availability: availability.value.0,
+            window,
+            span: objective.key_span("availability").unwrap_or(objective.span),
+        }),
+        None => {
+            cx.report(Problem::missing_key(objective.span, "availability", "`objective`", "availability: 99.95%"));
+            None
+        }
+    }
+}
+
+fn policy(raw: &RawModel) -> Policy {
+    let defaults = Policy::default();
+    let Some(policy) = &raw.policy else {
+        return defaults;
+    };
+    Policy {
+        max_utilization: policy.max_utilization.as_ref().map_or(defaults.max_utilization, |v| v.value.0),
+        survive: policy.survive.as_ref().map_or(defaults.survive, |v| v.value.0),
+        max_retry_amplification: policy
+            .max_retry_amplification
+            .as_ref()
+            .map_or(defaults.max_retry_amplification, |v| v.value.0),
+        fallback_headroom: policy.fallback_headroom.as_ref().map_or(defaults.fallback_headroom, |v| v.value.0),
+        drill_max_age: policy.drill_max_age.as_ref().map_or(defaults.drill_max_age, |v| v.value),
+    }
+}
+
+/// The declared entrypoints, or every component that no `depends_on` names.
+fn entrypoints(
+    raw: &RawModel,
+    names: &Names,
+    components: &[super::Component],
+    cx: &mut Cx,
+) -> Vec<ComponentId> {
+    if let Some(declared) = &raw.entrypoints {
+        if declared.value.is_empty() {
+            cx.report(Problem::empty_list(declared.span, "`entrypoints`"));
+        }
+        let mut out: Vec<ComponentId> = Vec::new();
+        for name in &declared.value {
+            if let Some(id) = names.component(name, cx) {
+                if !out.contains(&id) {
+                    out.push(id);
+                }
+            }
+        }
+        return out;
+    }
+    let called: Vec<bool> = (0..components.len())
+        .map(|index| {
+            components
+                .iter()
+                .any(|c| c.depends_on.iter().any(|e| e.targets.contains(&ComponentId(index))))
+        })
+        .collect();
+    let out: Vec<ComponentId> = (0..components.len()).filter(|&i| !called[i]).map(ComponentId).collect();
+    if out.is_empty() && !components.is_empty() && raw.components.unreadable.is_empty() {
+        cx.report(Problem::no_entrypoint(raw.key_span("components").unwrap_or(raw.span)));
+    }
+    out
+}

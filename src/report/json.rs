@@ -1,0 +1,15 @@
+//! The JSON wire format: the [`Report`] serialized with stable keys, two-space
+//! indentation and a final newline.
+
+use std::io::{self, Write};
+
+use super::Report;
+
+/// Writes the report as JSON.
+///
+/// # Errors
+/// When writing fails.
+pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, report)?;
+    out.write_all(b"\n")
+}

@@ -1,0 +1,193 @@
+//! The [`Report`]: everything one run found, in the shape of the JSON wire
+//! format (ANALYSES.md, documented in `docs/json.md`), and one renderer per
+//! output format. Renderers read a report and never compute.
+
+pub mod diagnostics;
+pub mod json;
+pub mod table;
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::analyze::{Finding, Location, Severity, Status};
+
+/// The result of `nines check`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Report {
+    /// The system's name.
+    pub system: String,
+    /// Availability per entrypoint, by name.
+    pub availability: BTreeMap<String, AvailabilityRow>,
+    /// Every finding, sorted by id.
+    pub findings: Vec<Finding>,
+    /// N-k rows: one per component and loss.
+    pub headroom: Vec<HeadroomRow>,
+    /// Failover walks.
+    pub cascades: Vec<Cascade>,
+    /// Call paths with their retry amplification.
+    pub retries: Vec<RetryPath>,
+    /// Cold-start order and cache stampedes.
+    pub cold_start: ColdStart,
+    /// Disaster-recovery figures per component.
+    pub recovery: Vec<RecoveryRow>,
+}
+
+/// The availability of one entrypoint.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AvailabilityRow {
+    /// Probability the entrypoint is up.
+    pub availability: f64,
+    /// `exact` or `bounded`.
+    pub method: &'static str,
+    /// Lower bound.
+    pub lower: f64,
+    /// Upper bound.
+    pub upper: f64,
+    /// `-log10(1 - availability)`.
+    pub nines: f64,
+    /// Expected downtime per year, in seconds.
+    pub downtime_per_year_s: f64,
+    /// Gain if a component never failed, largest first.
+    pub improvement: Vec<Improvement>,
+}
+
+/// What one component costs an entrypoint.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Improvement {
+    /// The component.
+    pub component: String,
+    /// Availability gained if it never failed.
+    pub gain: f64,
+}
+
+/// One N-k contingency.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HeadroomRow {
+    /// The component.
+    pub component: String,
+    /// What is lost: a domain, `a+b`, or `instance`.
+    pub lost: String,
+    /// Instances left.
+    pub survivors: u32,
+    /// Peak load over surviving capacity.
+    pub utilization: f64,
+    /// Whether it stays within `max_utilization`.
+    pub ok: bool,
+    /// Fleet size that would pass.
+    pub required_instances: u32,
+    /// Instances per domain for that fleet (absent for the loss of one instance).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub per_domain: Option<u32>,
+}
+
+/// One failover walk.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Cascade {
+    /// The component that fails first.
+    pub origin: String,
+    /// Each target the load reaches.
+    pub steps: Vec<CascadeStep>,
+    /// Load nobody serves at the end.
+    pub unserved: f64,
+    /// Size of a dedicated fallback that would stop the walk.
+    pub recommended_fallback_capacity: f64,
+}
+
+/// One step of a failover walk.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CascadeStep {
+    /// The target.
+    pub component: String,
+    /// Load it is asked to carry.
+    pub load: f64,
+    /// What it can carry.
+    pub capacity: f64,
+    /// Whether it fails.
+    pub failed: bool,
+}
+
+/// One call path.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RetryPath {
+    /// Components from the entrypoint to the last hop.
+    pub path: Vec<String>,
+    /// Worst-case attempts reaching the last hop.
+    pub amplification: f64,
+    /// Failure rate from which retries overload the last hop.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub critical_failure_rate: Option<f64>,
+}
+
+/// Cold start after a full outage.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct ColdStart {
+    /// Start order: each wave needs only earlier waves.
+    pub waves: Vec<Vec<String>>,
+    /// Cycles of required edges (no order exists).
+    pub cycles: Vec<Vec<String>>,
+    /// Dependencies flooded by empty caches.
+    pub stampedes: Vec<Stampede>,
+}
+
+/// A cache stampede after a restart.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Stampede {
+    /// The dependency behind the caches.
+    pub component: String,
+    /// What it receives with warm caches.
+    pub steady_load: f64,
+    /// What it receives with empty caches.
+    pub cold_load: f64,
+    /// What it can carry.
+    pub capacity: f64,
+    /// Share of traffic to admit first.
+    pub admit_fraction: f64,
+}
+
+/// Disaster-recovery figures.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecoveryRow {
+    /// The component.
+    pub component: String,
+    /// Worst-case data loss, seconds (absent when no durable copy exists).
+    pub worst_rpo_s: Option<f64>,
+    /// Worst-case recovery time, seconds.
+    pub worst_rto_s: Option<f64>,
+    /// Whether the RPO target is met.
+    pub rpo_ok: Option<bool>,
+    /// Whether the RTO target is met.
+    pub rto_ok: Option<bool>,
+}
+
+impl Report {
+    /// A report with findings and no figures yet.
+    #[must_use]
+    pub fn new(system: String, findings: Vec<Finding>) -> Self {
+        Self {
+            system,
+            availability: BTreeMap::new(),
+            findings,
+            headroom: Vec::new(),
+            cascades: Vec::new(),
+            retries: Vec::new(),
+            cold_start: ColdStart::default(),
+            recovery: Vec::new(),
+        }
+    }
+
+    /// Fills in each finding's line and column from the model text.
+    pub fn locate(&mut self, text: &str) {
+        for finding in &mut self.findings {
+            let (line, column) = finding.span.line_column(text);
+            finding.location = Location { line, column };
+        }
+    }
+
+    /// Findings that count against the run at `threshold` or above.
+    pub fn failing(&self, threshold: Option<Severity>) -> impl Iterator<Item = &Finding> {
+        self.findings
+            .iter()
+            .filter(move |f| f.status == Status::New && threshold.is_some_and(|t| f.severity >= t))
+    }
+}
