@@ -105,6 +105,21 @@ pub fn report(model: &model::Model, text: &str, today: Date, selected: &dyn Fn(&
     report
 }
 
+/// Checks `text` as if it were read from the file `name`: the whole of
+/// `nines check` but the reading, for tests and embedding.
+pub fn check_source(name: &str, text: &str, args: &CheckArgs, terminal: &mut Terminal) -> Outcome {
+    match CheckConfig::resolve(args) {
+        Ok(config) => {
+            let source = input::ModelText { name: name.to_owned(), text: text.to_owned() };
+            check_text(&source, &config, terminal)
+        }
+        Err(message) => {
+            terminal.error(&message);
+            Outcome::Invalid
+        }
+    }
+}
+
 pub(super) fn run(args: &CheckArgs, terminal: &mut Terminal) -> Outcome {
     let config = match CheckConfig::resolve(args) {
         Ok(config) => config,
@@ -120,6 +135,11 @@ pub(super) fn run(args: &CheckArgs, terminal: &mut Terminal) -> Outcome {
             return Outcome::Invalid;
         }
     };
+    check_text(&source, &config, terminal)
+}
+
+/// Checks a model already read, with resolved arguments.
+fn check_text(source: &input::ModelText, config: &CheckConfig, terminal: &mut Terminal) -> Outcome {
     let model = match model::parse(&source.text) {
         Ok(model) => model,
         Err(problems) => {

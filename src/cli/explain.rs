@@ -25,6 +25,27 @@ fn indent(text: &str) -> String {
     text.lines().map(|l| format!("  {l}")).collect::<Vec<_>>().join("\n")
 }
 
+/// `docs/rules.md`: every implemented rule's text, generated from the same
+/// documentation `explain` prints (a test fails when the file is stale).
+#[must_use]
+pub fn rules_markdown() -> String {
+    let mut out = String::from(
+        "# Rules\n\nGenerated from the analyzer files by `UPDATE_DOCS=1 cargo test`; do not edit by hand.\n`nines explain RULE` prints the same text.\n",
+    );
+    for doc in docs() {
+        let _ = write!(
+            out,
+            "\n## `{}`\n\nId `{}`, severity {}.\n\n{}\n\n### What it checks\n\n{}\n\n### Why it matters\n\n{}\n\n### Example\n\n```yaml\n{}\n```\n\n### How to fix\n\n{}\n",
+            doc.name, doc.id, doc.severity, doc.summary, doc.checks, doc.why, doc.example, doc.fix
+        );
+    }
+    let planned: Vec<&str> = RULES.iter().copied().filter(|r| doc(r).is_none()).collect();
+    if !planned.is_empty() {
+        let _ = write!(out, "\n## Not checked yet\n\nThese rules are part of the format (accepted ids may name them) but this version does not check them: {}.\n", planned.join(", "));
+    }
+    out
+}
+
 /// The list printed by `nines explain` without a rule.
 #[must_use]
 pub fn rule_list() -> String {

@@ -12,7 +12,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-pub use check::{CheckArgs, Format};
+pub use check::{CheckArgs, FailOn, Format, check_source};
+pub use explain::{rule_list, rule_text, rules_markdown};
+pub use schema::schema_json;
 
 /// Reliability planning and audit for a distributed system described in one YAML file.
 #[derive(Debug, Parser)]

@@ -56,11 +56,42 @@ impl<'a> Cx<'a> {
     }
 
     /// The span to underline for a node: block collections start with a
-    /// zero-length span, which is widened to the first token.
+    /// zero-length span, widened to the first token; flow collections
+    /// (`{a: 1}`, `[a, b]`) cover everything up to their closing bracket.
     #[must_use]
     pub fn point(&self, node: &Node) -> Span {
-        node.span.widen_to_token(self.text)
+        let span = node.span.widen_to_token(self.text);
+        let rest = self.text.get(span.offset..).unwrap_or("");
+        match (&node.value, rest.as_bytes().first()) {
+            (Value::Map(_), Some(b'{')) | (Value::Seq(_), Some(b'[')) => {
+                Span::new(span.offset, flow_len(rest).unwrap_or(span.len))
+            }
+            _ => span,
+        }
     }
+}
+
+/// The length of a flow collection starting at the first byte of `text`,
+/// through its matching bracket; quotes are skipped. `None` when unclosed.
+fn flow_len(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    for (at, c) in text.char_indices() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '{' | '[') => depth += 1,
+            (None, '}' | ']') => {
+                depth = depth.checked_sub(1)?;
+                if depth == 0 {
+                    return Some(at + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 /// A value of the model that can be read from the spanned tree.

@@ -82,6 +82,7 @@ impl Problem {
             span,
             format!("expected {expected}"),
         )
+        .help(format!("write {what} as {expected}; `nines schema` describes every key"))
     }
 
     /// A key that the format does not have.
@@ -162,7 +163,7 @@ impl Problem {
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '-' })
             .collect::<String>()
-            .trim_start_matches(['-', '.', '_'])
+            .trim_matches(['-', '.', '_'])
             .to_owned();
         let problem = Self::new(
             "model::name",
@@ -342,7 +343,7 @@ impl Problem {
             "model::unknown-reference",
             format!("unknown {expected} `{}`", printable(name)),
             span,
-            format!("no {expected} has this name"),
+            "nothing of that name is declared",
         );
         if let Some(kind) = other_kind {
             return problem.help(format!("`{name}` is a {kind}, but a {expected} is expected here"));

@@ -104,6 +104,11 @@ fn syntax_problem(text: &str, err: &serde_saphyr::Error) -> Problem {
         }
         _ => message,
     };
+    // The diagnostic shows the position itself.
+    let message = match message.rfind(" at line ") {
+        Some(at) => message[..at].to_owned(),
+        None => message,
+    };
     let span = err.location().map_or(Span::new(0, 0), |loc| {
         Span::at_line_column(text, to_usize(loc.line()), to_usize(loc.column()))
     });

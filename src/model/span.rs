@@ -91,10 +91,10 @@ mod tests {
     #[test]
     fn line_and_column_count_characters_not_bytes() {
         let text = "a: é\nbb: [1, 2]\n";
-        // "bb" starts at byte 7 ("a: é\n" is 6 bytes: é is two).
-        assert_eq!(Span::new(7, 2).line_column(text), (2, 1));
-        // '[' is the 5th character of line 2.
-        assert_eq!(Span::at_line_column(text, 2, 5), Span::new(11, 0));
+        // "a: é\n" is 6 bytes (é is two), so "bb" starts at byte 6.
+        assert_eq!(Span::new(6, 2).line_column(text), (2, 1));
+        // '[' is the 5th character of line 2: byte 6 + 4.
+        assert_eq!(Span::at_line_column(text, 2, 5), Span::new(10, 0));
         assert_eq!(Span::new(3, 2).line_column(text), (1, 4));
     }
 

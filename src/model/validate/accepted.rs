@@ -74,7 +74,7 @@ fn subject_is_known(rule: &str, subject: &str, names: &Names, span: super::super
     for piece in pieces {
         if names.get(piece).is_none() {
             let candidates = names.entries.iter().map(|(n, _)| n.as_str());
-            cx.report(Problem::unknown_reference(span, piece, "name", candidates, None));
+            cx.report(Problem::unknown_reference(span, piece, "component, domain or group", candidates, None));
             return false;
         }
     }

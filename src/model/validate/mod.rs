@@ -180,7 +180,11 @@ fn declare(raw: &RawModel, cx: &mut Cx) -> Names {
         }
         if let Some(index) = names.entries.iter().position(|(n, _)| *n == name.value) {
             let first = names.entries[index].1;
-            cx.report(Problem::duplicate_name(name.span, &name.value, named.noun(), spans[index], first.noun()));
+            if first != Named::Unreadable {
+                cx.report(Problem::duplicate_name(name.span, &name.value, named.noun(), spans[index], first.noun()));
+            }
+            // References to an ambiguous name would only repeat this error.
+            names.entries[index].1 = Named::Unreadable;
             return;
         }
         names.entries.push((name.value.clone(), named));

@@ -1,0 +1,63 @@
+//! Every example model in `models/` is valid and rendered in every format.
+
+use std::path::Path;
+
+use nines::cli::{Format, Outcome};
+
+use crate::{check, settings};
+
+fn name(path: &Path) -> String {
+    format!("models/{}", path.file_name().unwrap().to_string_lossy())
+}
+
+#[test]
+fn examples_render_as_a_table() {
+    settings().bind(|| {
+        insta::glob!("../../models", "*.yaml", |path| {
+            let text = std::fs::read_to_string(path).unwrap();
+            let run = check(&name(path), &text, Format::Table);
+            assert_ne!(run.outcome, Outcome::Invalid, "{}", run.stderr);
+            assert_eq!(run.stderr, "");
+            for line in run.stdout.lines() {
+                assert!(line.chars().count() <= 80, "wider than 80 columns: {line}");
+            }
+            insta::assert_snapshot!("check-table", run.stdout);
+        });
+    });
+}
+
+#[test]
+fn examples_render_as_json() {
+    settings().bind(|| {
+        insta::glob!("../../models", "*.yaml", |path| {
+            let text = std::fs::read_to_string(path).unwrap();
+            let run = check(&name(path), &text, Format::Json);
+            assert_ne!(run.outcome, Outcome::Invalid, "{}", run.stderr);
+            let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+            for key in ["system", "availability", "findings", "headroom", "cascades", "retries", "cold_start", "recovery"] {
+                assert!(report.get(key).is_some(), "missing `{key}`");
+            }
+            insta::assert_snapshot!("check-json", run.stdout);
+        });
+    });
+}
+
+#[test]
+fn examples_start_with_a_comment_saying_what_they_show() {
+    for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/models")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with('#'), "{} does not start with a comment", path.display());
+    }
+}
+
+#[test]
+fn output_is_byte_identical_across_runs() {
+    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/models/web-shop.yaml")).unwrap();
+    for format in [Format::Table, Format::Json] {
+        let first = check("models/web-shop.yaml", &text, format).stdout;
+        for _ in 0..3 {
+            assert_eq!(check("models/web-shop.yaml", &text, format).stdout, first);
+        }
+    }
+}

@@ -1,0 +1,56 @@
+//! The one integration-test binary: example models in every format, invalid
+//! models and their diagnostics, the command line, generated documents, and
+//! properties over random input. Snapshots live in the top-level `snapshots/`.
+
+mod cli;
+mod docs;
+mod examples;
+mod invalid;
+mod properties;
+
+use nines::cli::{CheckArgs, FailOn, Format, Outcome, Terminal, check_source};
+
+/// Insta settings shared by every snapshot: the top-level folder, no module
+/// prefix, so names read `check-json@web-shop.yaml.snap`.
+pub fn settings() -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    settings
+}
+
+/// What one in-process run printed and returned.
+pub struct Run {
+    pub outcome: Outcome,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// `nines check` in process, at 80 columns without colour, on a fixed day.
+pub fn check(name: &str, text: &str, format: Format) -> Run {
+    let args = CheckArgs {
+        model: name.to_owned(),
+        format,
+        fail_on: FailOn::Error,
+        only: Vec::new(),
+        skip: Vec::new(),
+        today: Some("2026-11-30".to_owned()),
+    };
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let outcome = {
+        let mut terminal = Terminal {
+            out: &mut out,
+            err: &mut err,
+            color_out: false,
+            color_err: false,
+            width: 80,
+        };
+        check_source(name, text, &args, &mut terminal)
+    };
+    Run {
+        outcome,
+        stdout: String::from_utf8(out).expect("utf-8 stdout"),
+        stderr: String::from_utf8(err).expect("utf-8 stderr"),
+    }
+}

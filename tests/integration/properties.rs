@@ -1,0 +1,109 @@
+//! No input makes `nines check` panic, and every structurally valid model is
+//! accepted: properties over random text, random bytes and random models.
+
+use nines::cli::{Format, Outcome};
+use proptest::prelude::*;
+
+use crate::check;
+
+/// Fragments that look like a model, so random text reaches deep into
+/// decoding and validation instead of failing at the first byte.
+fn model_like_text() -> impl Strategy<Value = String> {
+    let token = prop_oneof![
+        Just("system: s\n".to_owned()),
+        Just("components:\n".to_owned()),
+        Just("domains:\n".to_owned()),
+        Just("shared_fate:\n".to_owned()),
+        Just("accepted:\n  - id: spof/a\n    reason: r\n".to_owned()),
+        Just("  a:\n".to_owned()),
+        Just("  b: {instances: 3, placement: [z1, z2]}\n".to_owned()),
+        Just("    depends_on: [b, {any_of: [a, c]}, {at_least: 2, of: [a, b, c]}]\n".to_owned()),
+        Just("    availability: 99.9\n".to_owned()),
+        Just("    availability: 99.9%\n".to_owned()),
+        Just("    placement: {z1: 2}\n".to_owned()),
+        Just("  z1: {kind: zone, in: z2}\n".to_owned()),
+        Just("  z2: {kind: region, in: z1}\n".to_owned()),
+        Just("    mtbf: 10h\n".to_owned()),
+        Just("    recovery: {rto: 1h, needs: [a]}\n".to_owned()),
+        Just("entrypoints: [a]\n".to_owned()),
+        Just("- x\n".to_owned()),
+        Just("{[\"'&*!|>%@`\n".to_owned()),
+        "[ -~]{0,12}\n",
+        "[a-z_]{1,8}: [0-9a-z.%-]{0,6}\n",
+    ];
+    prop::collection::vec(token, 0..24).prop_map(|parts| parts.concat())
+}
+
+/// A random model that obeys every rule of the format.
+fn valid_model() -> impl Strategy<Value = String> {
+    (1usize..4, 1usize..12, any::<u64>()).prop_map(|(zones, components, seed)| {
+        let mut rng = seed;
+        let mut next = |n: usize| {
+            rng = rng.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            usize::try_from(rng >> 33).unwrap() % n.max(1)
+        };
+        let mut text = String::from("system: generated\nentrypoints: [c0]\ndomains:\n  region: {kind: region, availability: 99.99%}\n");
+        for z in 0..zones {
+            text.push_str(&format!("  z{z}: {{kind: zone, in: region, availability: 99.9%}}\n"));
+        }
+        text.push_str("shared_fate:\n  push: {kind: config, availability: 99.95%, expires: 2027-01-01}\ncomponents:\n");
+        for c in 0..components {
+            let instances = 1 + next(5);
+            let spread = 1 + next(zones.min(instances));
+            let placement: Vec<String> = (0..spread).map(|z| format!("z{z}")).collect();
+            text.push_str(&format!(
+                "  c{c}:\n    instances: {instances}\n    min_healthy: {}\n    placement: [{}]\n    availability: {}%\n",
+                1 + next(instances),
+                placement.join(", "),
+                90.0 + next(1000) as f64 / 100.0,
+            ));
+            if next(3) == 0 {
+                text.push_str(&format!("    capacity: {}\n    load: {}\n", 10 + next(500), next(2000)));
+            }
+            if next(4) == 0 {
+                text.push_str("    shares: [push]\n");
+            }
+            let later: Vec<usize> = (c + 1..components).collect();
+            if !later.is_empty() {
+                text.push_str("    depends_on:\n");
+                let a = later[next(later.len())];
+                let b = later[next(later.len())];
+                match next(4) {
+                    0 => text.push_str(&format!("      - c{a}\n")),
+                    1 => text.push_str(&format!("      - {{any_of: [c{a}, c{b}], retries: {}}}\n", next(3))),
+                    2 => text.push_str(&format!("      - {{at_least: 1, of: [c{a}, c{b}], timeout: 300ms}}\n")),
+                    _ => text.push_str(&format!("      - {{target: c{a}, retries: 2, backoff: jittered, retry_budget: 10%, degradable: true}}\n")),
+                }
+            }
+        }
+        text
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_model_like_text_never_panics(text in model_like_text()) {
+        let run = check("random.yaml", &text, Format::Table);
+        prop_assert!(matches!(run.outcome, Outcome::Pass | Outcome::Fail | Outcome::Invalid));
+        if run.outcome == Outcome::Invalid {
+            prop_assert!(run.stderr.contains("problem"), "an invalid model explains itself:\n{}", run.stderr);
+        }
+    }
+
+    #[test]
+    fn random_bytes_never_panic(bytes in prop::collection::vec(any::<u8>(), 0..256)) {
+        let text = String::from_utf8_lossy(&bytes);
+        let run = check("bytes.yaml", &text, Format::Json);
+        prop_assert!(matches!(run.outcome, Outcome::Pass | Outcome::Fail | Outcome::Invalid));
+    }
+
+    #[test]
+    fn structurally_valid_models_are_accepted(text in valid_model()) {
+        let run = check("valid.yaml", &text, Format::Json);
+        prop_assert!(run.outcome != Outcome::Invalid, "rejected:\n{}\n{}", text, run.stderr);
+        let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        prop_assert_eq!(&report["system"], "generated");
+    }
+}
