@@ -80,7 +80,13 @@ impl Finding {
     /// A new finding about `subject` at `span`; the location is filled in
     /// when the report is assembled.
     #[must_use]
-    pub fn new(rule: &'static str, subject: &str, severity: Severity, span: Span, message: String) -> Self {
+    pub fn new(
+        rule: &'static str,
+        subject: &str,
+        severity: Severity,
+        span: Span,
+        message: String,
+    ) -> Self {
         Self {
             id: format!("{rule}/{subject}"),
             rule,

@@ -55,7 +55,10 @@ pub static ANALYZERS: &[&dyn Analyzer] = &[&placement::Placement];
 
 /// The documentation of every implemented rule, in report order.
 pub fn docs() -> impl Iterator<Item = &'static RuleDoc> {
-    ANALYZERS.iter().map(|a| a.doc()).chain(std::iter::once(&status::STALE))
+    ANALYZERS
+        .iter()
+        .map(|a| a.doc())
+        .chain(std::iter::once(&status::STALE))
 }
 
 /// The documentation of one rule, if it is implemented.
@@ -91,7 +94,11 @@ mod tests {
     #[test]
     fn every_analyzer_is_a_rule_of_the_format() {
         for doc in docs() {
-            assert!(crate::model::validate::RULES.contains(&doc.name), "{} is not in RULES", doc.name);
+            assert!(
+                crate::model::validate::RULES.contains(&doc.name),
+                "{} is not in RULES",
+                doc.name
+            );
             assert!(doc.id.starts_with(&format!("{}/", doc.name)));
         }
     }

@@ -34,7 +34,12 @@ fn leaf_domains(model: &Model) -> impl Iterator<Item = &str> {
         .domains
         .iter()
         .enumerate()
-        .filter(|&(index, _)| !model.domains.iter().any(|d| d.parent.is_some_and(|p| p.0 == index)))
+        .filter(|&(index, _)| {
+            !model
+                .domains
+                .iter()
+                .any(|d| d.parent.is_some_and(|p| p.0 == index))
+        })
         .map(|(_, d)| d.name.as_str())
 }
 
@@ -89,7 +94,10 @@ mod tests {
 
     fn findings(text: &str) -> Vec<Finding> {
         let model = crate::model::parse(text).expect("valid model");
-        let cx = Context { model: &model, today: Date::parse("2026-11-30").unwrap() };
+        let cx = Context {
+            model: &model,
+            today: Date::parse("2026-11-30").unwrap(),
+        };
         let mut out = Vec::new();
         Placement.check(&cx, &mut out);
         out
@@ -103,8 +111,16 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].id, "placement/db");
         assert_eq!(found[0].severity, Severity::Warning);
-        assert!(found[0].message.contains("3 instances"), "{}", found[0].message);
-        assert!(found[0].message.contains("2 domains (zone)"), "{}", found[0].message);
+        assert!(
+            found[0].message.contains("3 instances"),
+            "{}",
+            found[0].message
+        );
+        assert!(
+            found[0].message.contains("2 domains (zone)"),
+            "{}",
+            found[0].message
+        );
     }
 
     #[test]

@@ -67,12 +67,16 @@ impl CheckConfig {
     fn resolve(args: &CheckArgs) -> Result<Self, String> {
         for rule in args.only.iter().chain(&args.skip) {
             if !RULES.contains(&rule.as_str()) {
-                let hint = closest(rule, RULES.iter().copied()).map_or_else(String::new, |b| format!(" (did you mean `{b}`?)"));
-                return Err(format!("no rule is called `{rule}`{hint}; `nines explain` lists the rules"));
+                let hint = closest(rule, RULES.iter().copied())
+                    .map_or_else(String::new, |b| format!(" (did you mean `{b}`?)"));
+                return Err(format!(
+                    "no rule is called `{rule}`{hint}; `nines explain` lists the rules"
+                ));
             }
         }
         let today = match &args.today {
-            Some(text) => Date::parse(text).ok_or_else(|| format!("--today `{text}` is not a date: write YYYY-MM-DD"))?,
+            Some(text) => Date::parse(text)
+                .ok_or_else(|| format!("--today `{text}` is not a date: write YYYY-MM-DD"))?,
             None => analyze::today_utc(),
         };
         Ok(Self {
@@ -90,13 +94,19 @@ impl CheckConfig {
     }
 
     fn selected(&self, rule: &str) -> bool {
-        (self.only.is_empty() || self.only.iter().any(|r| r == rule)) && !self.skip.iter().any(|r| r == rule)
+        (self.only.is_empty() || self.only.iter().any(|r| r == rule))
+            && !self.skip.iter().any(|r| r == rule)
     }
 }
 
 /// Builds the report of a valid model: analyses, acceptances, locations.
 #[must_use]
-pub fn report(model: &model::Model, text: &str, today: Date, selected: &dyn Fn(&str) -> bool) -> Report {
+pub fn report(
+    model: &model::Model,
+    text: &str,
+    today: Date,
+    selected: &dyn Fn(&str) -> bool,
+) -> Report {
     let cx = Context { model, today };
     let mut findings = analyze::run(&cx, selected);
     analyze::apply_acceptances(&cx, &mut findings, selected);
@@ -110,7 +120,10 @@ pub fn report(model: &model::Model, text: &str, today: Date, selected: &dyn Fn(&
 pub fn check_source(name: &str, text: &str, args: &CheckArgs, terminal: &mut Terminal) -> Outcome {
     match CheckConfig::resolve(args) {
         Ok(config) => {
-            let source = input::ModelText { name: name.to_owned(), text: text.to_owned() };
+            let source = input::ModelText {
+                name: name.to_owned(),
+                text: text.to_owned(),
+            };
             check_text(&source, &config, terminal)
         }
         Err(message) => {
@@ -143,12 +156,20 @@ fn check_text(source: &input::ModelText, config: &CheckConfig, terminal: &mut Te
     let model = match model::parse(&source.text) {
         Ok(model) => model,
         Err(problems) => {
-            let text = diagnostics::render(&source.name, &source.text, &problems, terminal.width, terminal.color_err);
+            let text = diagnostics::render(
+                &source.name,
+                &source.text,
+                &problems,
+                terminal.width,
+                terminal.color_err,
+            );
             let _ = terminal.err.write_all(text.as_bytes());
             return Outcome::Invalid;
         }
     };
-    let report = report(&model, &source.text, config.today, &|rule| config.selected(rule));
+    let report = report(&model, &source.text, config.today, &|rule| {
+        config.selected(rule)
+    });
     let written = match config.format {
         Format::Table => {
             let style = table::Style {

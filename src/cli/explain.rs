@@ -22,7 +22,10 @@ pub fn rule_text(doc: &RuleDoc) -> String {
 }
 
 fn indent(text: &str) -> String {
-    text.lines().map(|l| format!("  {l}")).collect::<Vec<_>>().join("\n")
+    text.lines()
+        .map(|l| format!("  {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// `docs/rules.md`: every implemented rule's text, generated from the same
@@ -41,7 +44,11 @@ pub fn rules_markdown() -> String {
     }
     let planned: Vec<&str> = RULES.iter().copied().filter(|r| doc(r).is_none()).collect();
     if !planned.is_empty() {
-        let _ = write!(out, "\n## Not checked yet\n\nThese rules are part of the format (accepted ids may name them) but this version does not check them: {}.\n", planned.join(", "));
+        let _ = write!(
+            out,
+            "\n## Not checked yet\n\nThese rules are part of the format (accepted ids may name them) but this version does not check them: {}.\n",
+            planned.join(", ")
+        );
     }
     out
 }
@@ -51,11 +58,19 @@ pub fn rules_markdown() -> String {
 pub fn rule_list() -> String {
     let mut out = String::from("Rules checked by this version:\n");
     for doc in docs() {
-        let _ = writeln!(out, "  {:<18} {:<8} {}", doc.name, doc.severity, doc.summary);
+        let _ = writeln!(
+            out,
+            "  {:<18} {:<8} {}",
+            doc.name, doc.severity, doc.summary
+        );
     }
     let planned: Vec<&str> = RULES.iter().copied().filter(|r| doc(r).is_none()).collect();
     if !planned.is_empty() {
-        let _ = writeln!(out, "\nRules of the format not checked yet:\n  {}", planned.join(", "));
+        let _ = writeln!(
+            out,
+            "\nRules of the format not checked yet:\n  {}",
+            planned.join(", ")
+        );
     }
     out.push_str("\nRun `nines explain RULE` for one rule.\n");
     out
@@ -74,8 +89,12 @@ pub(super) fn run(rule: Option<&str>, terminal: &mut Terminal) -> Outcome {
         terminal.error(&format!("`{name}` is a rule of the model format, but this version of nines does not check it yet"));
         return Outcome::Invalid;
     }
-    let hint = closest(name, RULES.iter().copied()).map_or_else(String::new, |b| format!(" (did you mean `{b}`?)"));
-    terminal.error(&format!("no rule is called `{name}`{hint}; the rules are: {}", RULES.join(", ")));
+    let hint = closest(name, RULES.iter().copied())
+        .map_or_else(String::new, |b| format!(" (did you mean `{b}`?)"));
+    terminal.error(&format!(
+        "no rule is called `{name}`{hint}; the rules are: {}",
+        RULES.join(", ")
+    ));
     Outcome::Invalid
 }
 

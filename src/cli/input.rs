@@ -17,9 +17,17 @@ pub struct ModelText {
 pub fn read(path: &str) -> Result<ModelText, String> {
     let mut bytes = Vec::new();
     let (name, result) = if path == "-" {
-        ("<stdin>".to_owned(), std::io::stdin().read_to_end(&mut bytes).map(|_| ()))
+        (
+            "<stdin>".to_owned(),
+            std::io::stdin().read_to_end(&mut bytes).map(|_| ()),
+        )
     } else {
-        (path.to_owned(), std::fs::File::open(path).and_then(|mut f| f.read_to_end(&mut bytes)).map(|_| ()))
+        (
+            path.to_owned(),
+            std::fs::File::open(path)
+                .and_then(|mut f| f.read_to_end(&mut bytes))
+                .map(|_| ()),
+        )
     };
     if let Err(err) = result {
         let why = match err.kind() {

@@ -89,18 +89,29 @@ pub fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(err) => {
             let _ = err.print();
-            return if err.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
+            return if err.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
         }
     };
     let stdout = std::io::stdout();
     let stderr = std::io::stderr();
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let width = if stdout.is_terminal() {
-        std::env::var("COLUMNS").ok().and_then(|c| c.parse().ok()).filter(|&w| w >= 40).unwrap_or(80)
+        std::env::var("COLUMNS")
+            .ok()
+            .and_then(|c| c.parse().ok())
+            .filter(|&w| w >= 40)
+            .unwrap_or(80)
     } else {
         80
     };
-    let (color_out, color_err) = (!no_color && stdout.is_terminal(), !no_color && stderr.is_terminal());
+    let (color_out, color_err) = (
+        !no_color && stdout.is_terminal(),
+        !no_color && stderr.is_terminal(),
+    );
     let mut out = stdout.lock();
     let mut err = stderr.lock();
     let mut terminal = Terminal {

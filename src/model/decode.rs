@@ -44,12 +44,18 @@ impl<'a> Cx<'a> {
         }
     }
 
-    /// Reports a value of the wrong type and returns `None`.
+    /// Reports a value of the wrong type under `key` and returns `None`.
     pub fn wrong<T>(&mut self, node: &Node, key: &str, expected: &str) -> Option<T> {
+        self.wrong_in(node, &format!("`{key}`"), expected)
+    }
+
+    /// Reports a value of the wrong type for `what` (already worded, such as
+    /// "component `api`") and returns `None`.
+    pub fn wrong_in<T>(&mut self, node: &Node, what: &str, expected: &str) -> Option<T> {
         let problem = if matches!(node.value, Value::Null) {
-            Problem::empty_value(self.point(node), key)
+            Problem::empty_value(self.point(node), what)
         } else {
-            Problem::wrong_type(self.point(node), &format!("`{key}`"), expected, node.value.kind())
+            Problem::wrong_type(self.point(node), what, expected, node.value.kind())
         };
         self.report(problem);
         None
@@ -79,7 +85,6 @@ fn flow_len(text: &str) -> Option<usize> {
     for (at, c) in text.char_indices() {
         match (quote, c) {
             (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
             (None, '"' | '\'') => quote = Some(c),
             (None, '{' | '[') => depth += 1,
             (None, '}' | ']') => {
@@ -162,15 +167,28 @@ impl<T: Decode> Decode for Vec<T> {
     fn decode(node: &Node, key: &str, cx: &mut Cx) -> Option<Self> {
         let Value::Seq(items) = &node.value else {
             if let Some(text) = cx.scalar_text(node) {
-                let problem = Problem::wrong_type(cx.point(node), &format!("`{key}`"), "a list", "a single value");
+                let problem = Problem::wrong_type(
+                    cx.point(node),
+                    &format!("`{key}`"),
+                    "a list",
+                    "a single value",
+                );
                 let mut problem = problem;
-                problem.help = Some(format!("write it as a list: `{key}: [{}]`", printable(&text)));
+                problem.help = Some(format!(
+                    "write it as a list: `{key}: [{}]`",
+                    printable(&text)
+                ));
                 cx.report(problem);
                 return None;
             }
             return cx.wrong(node, key, "a list");
         };
-        Some(items.iter().filter_map(|item| T::decode(item, key, cx)).collect())
+        Some(
+            items
+                .iter()
+                .filter_map(|item| T::decode(item, key, cx))
+                .collect(),
+        )
     }
 }
 
@@ -269,7 +287,7 @@ pub fn decode_fields(
     mut field: impl FnMut(&str, Span, &Node, &mut Cx) -> bool,
 ) -> Option<Vec<(&'static str, Span)>> {
     let Value::Map(pairs) = &node.value else {
-        cx.wrong::<()>(node, place, "a mapping");
+        cx.wrong_in::<()>(node, place, "a mapping");
         return None;
     };
     let mut seen: Vec<(&'static str, Span)> = Vec::new();
@@ -277,11 +295,16 @@ pub fn decode_fields(
     for (key_node, value) in pairs {
         let key_span = cx.point(key_node);
         let Some(key) = cx.scalar_text(key_node) else {
-            cx.wrong::<()>(key_node, place, "a key");
+            cx.wrong_in::<()>(key_node, &format!("a key in {place}"), "text");
             continue;
         };
         let Some(&known_key) = known.iter().find(|k| **k == key) else {
-            cx.report(Problem::unknown_key(key_span, &printable(&key), place, known));
+            cx.report(Problem::unknown_key(
+                key_span,
+                &printable(&key),
+                place,
+                known,
+            ));
             continue;
         };
         if let Some((_, first)) = seen.iter().find(|(k, _)| *k == known_key) {

@@ -61,15 +61,25 @@ impl Problem {
     }
 
     /// The YAML parser rejected the text.
-    pub fn syntax(message: String, span: Span) -> Self {
-        Self::new("model::yaml", format!("invalid YAML: {message}"), span, "here")
-            .help("check the indentation and that every `[`, `{` and quote is closed")
+    pub fn syntax(message: &str, span: Span) -> Self {
+        Self::new(
+            "model::yaml",
+            format!("invalid YAML: {message}"),
+            span,
+            "here",
+        )
+        .help("check the indentation and that every `[`, `{` and quote is closed")
     }
 
     /// The file holds no YAML document at all.
     pub fn empty(span: Span) -> Self {
-        Self::new("model::empty", "the model is empty".into(), span, "nothing here")
-            .help("a model needs at least `system: NAME` and one component under `components:`")
+        Self::new(
+            "model::empty",
+            "the model is empty".into(),
+            span,
+            "nothing here",
+        )
+        .help("a model needs at least `system: NAME` and one component under `components:`")
     }
 
     // ---- shapes and keys ----
@@ -82,7 +92,9 @@ impl Problem {
             span,
             format!("expected {expected}"),
         )
-        .help(format!("write {what} as {expected}; `nines schema` describes every key"))
+        .help(format!(
+            "write {what} as {expected}; `nines schema` describes every key"
+        ))
     }
 
     /// A key that the format does not have.
@@ -123,14 +135,41 @@ impl Problem {
     }
 
     /// An empty value where one is required (`key:` with nothing after it).
-    pub fn empty_value(span: Span, key: &str) -> Self {
+    pub fn empty_value(span: Span, what: &str) -> Self {
         Self::new(
             "model::empty-value",
-            format!("`{key}` has no value"),
+            format!("{what} has no value"),
             span,
             "empty",
         )
-        .help(format!("give `{key}` a value or remove the line"))
+        .help(format!(
+            "give {what} a value, or remove the key to use the default"
+        ))
+    }
+
+    /// A zero duration where time must pass.
+    pub fn zero_duration(span: Span, key: &str) -> Self {
+        Self::new(
+            "model::duration",
+            format!("`{key}` must be longer than 0s"),
+            span,
+            "zero",
+        )
+        .help(format!(
+            "give `{key}` a real length such as `30d`, or leave it out for the default"
+        ))
+    }
+
+    /// The same name twice in one list.
+    pub fn repeated(span: Span, name: &str, key: &str, first: Span) -> Self {
+        Self::new(
+            "model::repeated",
+            format!("`{name}` is listed twice in `{key}`"),
+            span,
+            "listed again",
+        )
+        .related(first, "first listed here")
+        .help("list each name once: a repeated alternative would be counted twice")
     }
 
     /// An unsupported format version.
@@ -161,7 +200,13 @@ impl Problem {
     pub fn bad_name(span: Span, name: &str) -> Self {
         let suggestion: String = name
             .chars()
-            .map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '-' })
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || "._-".contains(c) {
+                    c
+                } else {
+                    '-'
+                }
+            })
             .collect::<String>()
             .trim_matches(['-', '.', '_'])
             .to_owned();
@@ -171,7 +216,8 @@ impl Problem {
             span,
             "invalid name",
         );
-        let rule = "names start with a letter or digit and use only letters, digits, `.`, `_` and `-`";
+        let rule =
+            "names start with a letter or digit and use only letters, digits, `.`, `_` and `-`";
         if suggestion.is_empty() {
             problem.help(rule)
         } else {
@@ -264,7 +310,10 @@ impl Problem {
     pub fn bad_count(span: Span, key: &str, text: &str) -> Self {
         Self::new(
             "model::count",
-            format!("`{key}` must be a whole number of at least 0, found `{}`", printable(text)),
+            format!(
+                "`{key}` must be a whole number of at least 0, found `{}`",
+                printable(text)
+            ),
             span,
             "not a count",
         )
@@ -279,7 +328,9 @@ impl Problem {
             span,
             "zero",
         )
-        .help(format!("`{key}: 0` describes nothing; remove the entry or give it at least 1"))
+        .help(format!(
+            "`{key}: 0` describes nothing; remove the entry or give it at least 1"
+        ))
     }
 
     /// A count too large to be real.
@@ -297,11 +348,16 @@ impl Problem {
     pub fn bad_rate(span: Span, key: &str, text: &str) -> Self {
         Self::new(
             "model::rate",
-            format!("`{key}` must be a number of at least 0, found `{}`", printable(text)),
+            format!(
+                "`{key}` must be a number of at least 0, found `{}`",
+                printable(text)
+            ),
             span,
             "not a rate",
         )
-        .help(format!("rates are non-negative numbers in the model's own unit, for example `{key}: 800`"))
+        .help(format!(
+            "rates are non-negative numbers in the model's own unit, for example `{key}: 800`"
+        ))
     }
 
     /// A ratio such as `max_utilization` out of its range.
@@ -324,7 +380,10 @@ impl Problem {
             format!("expected {}", choices.join(" | ")),
         );
         match closest(text, choices.iter().copied()) {
-            Some(best) => problem.help(format!("did you mean `{best}`? The choices are {}", choices.join(", "))),
+            Some(best) => problem.help(format!(
+                "did you mean `{best}`? The choices are {}",
+                choices.join(", ")
+            )),
             None => problem.help(format!("the choices are {}", choices.join(", "))),
         }
     }
@@ -346,7 +405,9 @@ impl Problem {
             "nothing of that name is declared",
         );
         if let Some(kind) = other_kind {
-            return problem.help(format!("`{name}` is a {kind}, but a {expected} is expected here"));
+            return problem.help(format!(
+                "`{name}` is a {kind}, but a {expected} is expected here"
+            ));
         }
         match closest(name, candidates) {
             Some(best) => problem.help(format!("did you mean `{best}`?")),
@@ -355,7 +416,13 @@ impl Problem {
     }
 
     /// A name declared twice across components, domains and groups.
-    pub fn duplicate_name(span: Span, name: &str, kind: &str, first: Span, first_kind: &str) -> Self {
+    pub fn duplicate_name(
+        span: Span,
+        name: &str,
+        kind: &str,
+        first: Span,
+        first_kind: &str,
+    ) -> Self {
         Self::new(
             "model::duplicate-name",
             format!("`{name}` names both a {first_kind} and a {kind}"),
@@ -395,14 +462,21 @@ impl Problem {
     // ---- cross-field rules ----
 
     /// A placement map whose counts do not add up.
-    pub fn placement_sum(span: Span, sum: u64, instances: u32, instances_span: Option<Span>) -> Self {
+    pub fn placement_sum(
+        span: Span,
+        sum: u64,
+        instances: u32,
+        instances_span: Option<Span>,
+    ) -> Self {
         let mut problem = Self::new(
             "model::placement",
             format!("the placement counts add up to {sum}, but `instances` is {instances}"),
             span,
             format!("{sum} instances placed"),
         )
-        .help(format!("make the counts add up to {instances}, or set `instances: {sum}`"));
+        .help(format!(
+            "make the counts add up to {instances}, or set `instances: {sum}`"
+        ));
         if let Some(at) = instances_span {
             problem = problem.related(at, format!("{instances} instances"));
         }
@@ -413,11 +487,15 @@ impl Problem {
     pub fn placement_spread(span: Span, domains: usize, instances: u32) -> Self {
         Self::new(
             "model::placement",
-            format!("{domains} domains listed for {instances} instance(s): some domain would hold none"),
+            format!(
+                "{domains} domains listed for {instances} instance(s): some domain would hold none"
+            ),
             span,
             "more domains than instances",
         )
-        .help(format!("list at most {instances} domain(s), or raise `instances` to at least {domains}"))
+        .help(format!(
+            "list at most {instances} domain(s), or raise `instances` to at least {domains}"
+        ))
     }
 
     /// A placement naming a domain and one that contains it.
@@ -428,7 +506,9 @@ impl Problem {
             span,
             format!("inside `{outer}`"),
         )
-        .help(format!("list domains of one level: an instance in `{inner}` is already in `{outer}`"))
+        .help(format!(
+            "list domains of one level: an instance in `{inner}` is already in `{outer}`"
+        ))
     }
 
     /// `min_healthy` above `instances`.
@@ -439,7 +519,9 @@ impl Problem {
             span,
             "can never be met",
         )
-        .help(format!("`min_healthy` is at most `instances`: lower it to {instances} or add instances"))
+        .help(format!(
+            "`min_healthy` is at most `instances`: lower it to {instances} or add instances"
+        ))
     }
 
     /// `at_least` above the number of alternatives.
@@ -450,7 +532,9 @@ impl Problem {
             span,
             "can never be met",
         )
-        .help(format!("lower `at_least` to at most {alternatives}, or list more alternatives in `of`"))
+        .help(format!(
+            "lower `at_least` to at most {alternatives}, or list more alternatives in `of`"
+        ))
     }
 
     /// Two keys that must come together, one missing.
@@ -483,8 +567,9 @@ impl Problem {
         } else {
             format!("this dependency has {}", found.join(" and "))
         };
-        Self::new("model::dependency", message, span, "ambiguous dependency")
-            .help("give exactly one of `target: NAME`, `any_of: [..]`, or `at_least: K` with `of: [..]`")
+        Self::new("model::dependency", message, span, "ambiguous dependency").help(
+            "give exactly one of `target: NAME`, `any_of: [..]`, or `at_least: K` with `of: [..]`",
+        )
     }
 
     /// An `accepted` id that is not `<rule>/<subject>`.
@@ -499,7 +584,11 @@ impl Problem {
     }
 
     /// An `accepted` entry naming an unknown rule.
-    pub fn accepted_rule<'a>(span: Span, rule: &str, rules: impl IntoIterator<Item = &'a str>) -> Self {
+    pub fn accepted_rule<'a>(
+        span: Span,
+        rule: &str,
+        rules: impl IntoIterator<Item = &'a str>,
+    ) -> Self {
         let problem = Self::new(
             "model::accepted",
             format!("no rule is called `{}`", printable(rule)),
@@ -507,7 +596,9 @@ impl Problem {
             "unknown rule",
         );
         match closest(rule, rules) {
-            Some(best) => problem.help(format!("did you mean `{best}`? `nines explain` lists the rules")),
+            Some(best) => problem.help(format!(
+                "did you mean `{best}`? `nines explain` lists the rules"
+            )),
             None => problem.help("`nines explain` lists the rules"),
         }
     }
@@ -543,8 +634,8 @@ fn edit_distance(a: &str, b: &str) -> usize {
     for (i, row) in rows.iter_mut().enumerate() {
         row[0] = i;
     }
-    for j in 0..=b.len() {
-        rows[0][j] = j;
+    for (j, cell) in rows[0].iter_mut().enumerate() {
+        *cell = j;
     }
     for i in 1..=a.len() {
         for j in 1..=b.len() {
@@ -585,7 +676,10 @@ mod tests {
 
     #[test]
     fn suggestions_catch_typos_and_transpositions() {
-        assert_eq!(closest("instnaces", ["instances", "placement"]), Some("instances"));
+        assert_eq!(
+            closest("instnaces", ["instances", "placement"]),
+            Some("instances")
+        );
         assert_eq!(closest("postgress", ["postgres", "api"]), Some("postgres"));
         assert_eq!(closest("zzz", ["postgres", "api"]), None);
     }

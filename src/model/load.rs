@@ -112,7 +112,7 @@ fn syntax_problem(text: &str, err: &serde_saphyr::Error) -> Problem {
     let span = err.location().map_or(Span::new(0, 0), |loc| {
         Span::at_line_column(text, to_usize(loc.line()), to_usize(loc.column()))
     });
-    Problem::syntax(message.trim().to_owned(), span.widen_to_token(text))
+    Problem::syntax(message.trim(), span.widen_to_token(text))
 }
 
 /// Rebuilds serde's view of a value into the spanned tree. Children come in
@@ -177,7 +177,9 @@ impl<'de> Visitor<'de> for ValueVisitor {
         Ok(Value::Map(entries))
     }
     fn visit_enum<A: de::EnumAccess<'de>>(self, _data: A) -> Result<Value, A::Error> {
-        Err(de::Error::custom("tagged values are not part of the model format"))
+        Err(de::Error::custom(
+            "tagged values are not part of the model format",
+        ))
     }
 }
 
@@ -186,4 +188,3 @@ impl<'de> Deserialize<'de> for Value {
         d.deserialize_any(ValueVisitor)
     }
 }
-

@@ -39,7 +39,10 @@ impl Fields {
     /// Where `key` was written, if it was.
     #[must_use]
     pub fn get(&self, key: &str) -> Option<Span> {
-        self.0.iter().find(|(k, _)| *k == key).map(|&(_, span)| span)
+        self.0
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|&(_, span)| span)
     }
 }
 

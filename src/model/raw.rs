@@ -157,13 +157,14 @@ pub enum RawDependency {
     /// A required call to this component, no retries.
     Name(Spanned<Name>),
     /// A call with options, to one target, any of several, or at least k of several.
-    Edge(RawEdge),
+    Edge(Box<RawEdge>),
 }
 
 impl Decode for RawDependency {
     fn decode(node: &Node, key: &str, cx: &mut Cx) -> Option<Self> {
         match &node.value {
-            Value::Map(_) => RawEdge::decode_in(node, "a dependency", cx).map(RawDependency::Edge),
+            Value::Map(_) => RawEdge::decode_in(node, "a dependency", cx)
+                .map(|edge| RawDependency::Edge(Box::new(edge))),
             _ => Spanned::<Name>::decode(node, key, cx).map(RawDependency::Name),
         }
     }

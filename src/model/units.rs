@@ -41,7 +41,9 @@ pub fn is_name(text: &str) -> bool {
 
 impl Decode for Name {
     fn decode(node: &Node, key: &str, cx: &mut Cx) -> Option<Self> {
-        let text = cx.scalar_text(node).or_else(|| cx.wrong(node, key, "a name"))?;
+        let text = cx
+            .scalar_text(node)
+            .or_else(|| cx.wrong(node, key, "a name"))?;
         if is_name(&text) {
             Some(Name(text))
         } else {
@@ -103,7 +105,10 @@ pub struct Duration(pub u64);
 impl Duration {
     /// Seconds, for reports.
     #[must_use]
-    #[allow(clippy::cast_precision_loss, reason = "durations stay far below 2^53 ms")]
+    #[allow(
+        clippy::cast_precision_loss,
+        reason = "durations stay far below 2^53 ms"
+    )]
     pub fn seconds(self) -> f64 {
         self.0 as f64 / 1000.0
     }
@@ -158,7 +163,9 @@ pub fn parse_duration(text: &str) -> Result<Duration, &'static str> {
         if digits == 0 {
             return Err("each part starts with a number");
         }
-        let number: f64 = rest[..digits].parse().map_err(|_| "a number is malformed")?;
+        let number: f64 = rest[..digits]
+            .parse()
+            .map_err(|_| "a number is malformed")?;
         rest = &rest[digits..];
         let Some(&(unit, size)) = UNITS.iter().find(|(unit, _)| rest.starts_with(unit)) else {
             return Err(if rest.is_empty() {
@@ -177,7 +184,11 @@ pub fn parse_duration(text: &str) -> Result<Duration, &'static str> {
     if !total.is_finite() || total > 1e15 {
         return Err("it is too long");
     }
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "checked finite, non-negative and below 1e15")]
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "checked finite, non-negative and below 1e15"
+    )]
     Ok(Duration(total.round() as u64))
 }
 
@@ -231,14 +242,31 @@ impl Date {
         }
         let digits = |range: std::ops::Range<usize>| -> Option<u32> {
             let part = &text[range];
-            part.bytes().all(|b| b.is_ascii_digit()).then(|| part.parse().ok())?
+            part.bytes()
+                .all(|b| b.is_ascii_digit())
+                .then(|| part.parse().ok())?
         };
         let year = i32::try_from(digits(0..4)?).ok()?;
         let (month, day) = (digits(5..7)?, digits(8..10)?);
         let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
-        let days = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+        let days = [
+            31,
+            if leap { 29 } else { 28 },
+            31,
+            30,
+            31,
+            30,
+            31,
+            31,
+            30,
+            31,
+            30,
+            31,
+        ];
         let max = *days.get(usize::try_from(month).ok()?.checked_sub(1)?)?;
-        (1..=max).contains(&day).then_some(Date { year, month, day })
+        (1..=max)
+            .contains(&day)
+            .then_some(Date { year, month, day })
     }
 
     /// Days since 1970-01-01 (proleptic Gregorian).
@@ -262,7 +290,8 @@ impl Date {
         let z = days + 719_468;
         let era = z.div_euclid(146_097);
         let day_of_era = z - era * 146_097;
-        let year_of_era = (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+        let year_of_era =
+            (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
         let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
         let mp = (5 * day_of_year + 2) / 153;
         let day = day_of_year - (153 * mp + 2) / 5 + 1;
@@ -284,7 +313,9 @@ impl fmt::Display for Date {
 
 impl Decode for Date {
     fn decode(node: &Node, key: &str, cx: &mut Cx) -> Option<Self> {
-        let text = cx.scalar_text(node).or_else(|| cx.wrong(node, key, "a date"))?;
+        let text = cx
+            .scalar_text(node)
+            .or_else(|| cx.wrong(node, key, "a date"))?;
         let date = Date::parse(text.trim());
         if date.is_none() {
             cx.report(Problem::bad_date(cx.point(node), &text));
@@ -337,14 +368,22 @@ pub struct Rate(pub f64);
 /// Reads a finite number, integer or not; `None` for anything else.
 fn number(node: &Node, cx: &Cx) -> Option<f64> {
     match &node.value {
-        Value::Int(_) | Value::Float(_) => cx.scalar_text(node)?.replace('_', "").parse::<f64>().ok().or(
-            // hexadecimal and octal integers: the resolved value
-            match node.value {
-                #[allow(clippy::cast_precision_loss, reason = "only magnitude matters for a rate")]
-                Value::Int(n) => Some(n as f64),
-                _ => None,
-            },
-        ),
+        Value::Int(_) | Value::Float(_) => cx
+            .scalar_text(node)?
+            .replace('_', "")
+            .parse::<f64>()
+            .ok()
+            .or(
+                // hexadecimal and octal integers: the resolved value
+                match node.value {
+                    #[allow(
+                        clippy::cast_precision_loss,
+                        reason = "only magnitude matters for a rate"
+                    )]
+                    Value::Int(n) => Some(n as f64),
+                    _ => None,
+                },
+            ),
         _ => None,
     }
     .filter(|n| n.is_finite())

@@ -27,13 +27,17 @@ impl Diagnostic for Located<'_> {
         Some(Box::new(self.problem.code))
     }
     fn help<'b>(&'b self) -> Option<Box<dyn std::fmt::Display + 'b>> {
-        self.problem.help.as_ref().map(|h| Box::new(h) as Box<dyn std::fmt::Display>)
+        self.problem
+            .help
+            .as_ref()
+            .map(|h| Box::new(h) as Box<dyn std::fmt::Display>)
     }
     fn source_code(&self) -> Option<&dyn miette::SourceCode> {
         Some(self.source)
     }
     fn labels(&self) -> Option<Box<dyn Iterator<Item = LabeledSpan> + '_>> {
-        let primary = LabeledSpan::new_primary_with_span(Some(self.problem.label.clone()), self.problem.span);
+        let primary =
+            LabeledSpan::new_primary_with_span(Some(self.problem.label.clone()), self.problem.span);
         let related = self
             .problem
             .related
@@ -55,7 +59,10 @@ pub fn render(file: &str, text: &str, problems: &[Problem], width: usize, color:
     let source = NamedSource::new(file, text.to_owned());
     let mut out = String::new();
     for problem in problems {
-        let located = Located { problem, source: &source };
+        let located = Located {
+            problem,
+            source: &source,
+        };
         if handler.render_report(&mut out, &located).is_err() {
             let _ = writeln!(out, "{file}: {}", problem.message);
         }

@@ -32,7 +32,11 @@ pub fn render(report: &Report, file: &str, style: Style, out: &mut dyn Write) ->
         writeln!(out, "No findings.")?;
     }
     for severity in [Severity::Error, Severity::Warning, Severity::Note] {
-        let group: Vec<&Finding> = report.findings.iter().filter(|f| f.severity == severity).collect();
+        let group: Vec<&Finding> = report
+            .findings
+            .iter()
+            .filter(|f| f.severity == severity)
+            .collect();
         if group.is_empty() {
             continue;
         }
@@ -52,12 +56,18 @@ fn availability(report: &Report, style: Style) -> String {
         .load_style(presets::UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Dynamic)
         .set_width(u16::try_from(style.width).unwrap_or(u16::MAX))
-        .set_header(["entrypoint", "availability", "nines", "downtime/yr", "weakest link"]);
+        .set_header([
+            "entrypoint",
+            "availability",
+            "nines",
+            "downtime/yr",
+            "weakest link",
+        ]);
     for (name, row) in &report.availability {
-        let weakest = row
-            .improvement
-            .first()
-            .map_or_else(|| "-".to_owned(), |i| format!("{} (+{:.2e})", i.component, i.gain));
+        let weakest = row.improvement.first().map_or_else(
+            || "-".to_owned(),
+            |i| format!("{} (+{:.2e})", i.component, i.gain),
+        );
         let figure = if row.method == "exact" {
             format!("{:.6}%", row.availability * 100.0)
         } else {
@@ -81,9 +91,18 @@ fn availability(report: &Report, style: Style) -> String {
 
 /// A duration in seconds as the largest two units (`8h 45m`).
 fn downtime(seconds: f64) -> String {
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "a year has far fewer seconds than u64::MAX")]
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "a year has far fewer seconds than u64::MAX"
+    )]
     let total = seconds.max(0.0).round() as u64;
-    let (d, h, m, s) = (total / 86_400, total % 86_400 / 3600, total % 3600 / 60, total % 60);
+    let (d, h, m, s) = (
+        total / 86_400,
+        total % 86_400 / 3600,
+        total % 3600 / 60,
+        total % 60,
+    );
     match (d, h, m) {
         (0, 0, 0) => format!("{s}s"),
         (0, 0, _) => format!("{m}m {s}s"),
@@ -100,20 +119,33 @@ fn finding_block(finding: &Finding, style: Style, out: &mut dyn Write) -> io::Re
     };
     let place = format!("line {}:{}", finding.location.line, finding.location.column);
     let head = format!("{}{status}", finding.id);
-    let gap = style.width.saturating_sub(2 + head.chars().count() + place.chars().count()).max(1);
+    let gap = style
+        .width
+        .saturating_sub(2 + head.chars().count() + place.chars().count())
+        .max(1);
     writeln!(out, "  {head}{}{place}", " ".repeat(gap))?;
     for line in wrap(&finding.message, style.width.saturating_sub(4)) {
         writeln!(out, "    {line}")?;
     }
     if let Some(help) = &finding.help {
-        for (index, line) in wrap(help, style.width.saturating_sub(10)).into_iter().enumerate() {
+        for (index, line) in wrap(help, style.width.saturating_sub(10))
+            .into_iter()
+            .enumerate()
+        {
             let lead = if index == 0 { "help: " } else { "      " };
             writeln!(out, "    {lead}{line}")?;
         }
     }
     if let Some(reason) = &finding.justification {
-        for (index, line) in wrap(reason, style.width.saturating_sub(14)).into_iter().enumerate() {
-            let lead = if index == 0 { "accepted: " } else { "          " };
+        for (index, line) in wrap(reason, style.width.saturating_sub(14))
+            .into_iter()
+            .enumerate()
+        {
+            let lead = if index == 0 {
+                "accepted: "
+            } else {
+                "          "
+            };
             writeln!(out, "    {lead}{line}")?;
         }
     }
@@ -122,7 +154,11 @@ fn finding_block(finding: &Finding, style: Style, out: &mut dyn Write) -> io::Re
 
 fn summary(report: &Report) -> String {
     let count = |s: Severity| report.findings.iter().filter(|f| f.severity == s).count();
-    let new = report.findings.iter().filter(|f| f.status == Status::New).count();
+    let new = report
+        .findings
+        .iter()
+        .filter(|f| f.status == Status::New)
+        .count();
     format!(
         "{} error(s), {} warning(s), {} note(s); {new} new",
         count(Severity::Error),

@@ -9,7 +9,10 @@ use crate::settings;
 
 fn nines() -> Command {
     let mut command = Command::new(get_cargo_bin("nines"));
-    command.current_dir(env!("CARGO_MANIFEST_DIR")).env("NO_COLOR", "1").env_remove("COLUMNS");
+    command
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .env_remove("COLUMNS");
     command
 }
 
@@ -28,23 +31,58 @@ fn help_lists_the_commands() {
 #[test]
 fn exit_codes_follow_the_contract() {
     // 0: findings below the threshold (a placement warning, failing on errors).
-    assert_eq!(code(nines().args(["check", "models/web-shop.yaml", "--today", "2026-11-30"])), 0);
+    assert_eq!(
+        code(nines().args(["check", "models/web-shop.yaml", "--today", "2026-11-30"])),
+        0
+    );
     // 1: the same warning fails the run once warnings count.
-    assert_eq!(code(nines().args(["check", "models/web-shop.yaml", "--fail-on", "warning", "--today", "2026-11-30"])), 1);
+    assert_eq!(
+        code(nines().args([
+            "check",
+            "models/web-shop.yaml",
+            "--fail-on",
+            "warning",
+            "--today",
+            "2026-11-30"
+        ])),
+        1
+    );
     // never: nothing fails.
-    assert_eq!(code(nines().args(["check", "models/web-shop.yaml", "--fail-on", "never"])), 0);
+    assert_eq!(
+        code(nines().args(["check", "models/web-shop.yaml", "--fail-on", "never"])),
+        0
+    );
     // 2: an invalid model, a wrong flag, an unknown rule.
-    assert_eq!(code(nines().args(["check", "tests/fixtures/invalid/bare-percent.yaml"])), 2);
-    assert_eq!(code(nines().args(["check", "models/web-shop.yaml", "--format", "yaml"])), 2);
-    assert_eq!(code(nines().args(["check", "models/web-shop.yaml", "--only", "spoof"])), 2);
-    assert_eq!(code(nines().args(["check", "models/web-shop.yaml", "--today", "yesterday"])), 2);
+    assert_eq!(
+        code(nines().args(["check", "tests/fixtures/invalid/bare-percent.yaml"])),
+        2
+    );
+    assert_eq!(
+        code(nines().args(["check", "models/web-shop.yaml", "--format", "yaml"])),
+        2
+    );
+    assert_eq!(
+        code(nines().args(["check", "models/web-shop.yaml", "--only", "spoof"])),
+        2
+    );
+    assert_eq!(
+        code(nines().args(["check", "models/web-shop.yaml", "--today", "yesterday"])),
+        2
+    );
     assert_eq!(code(nines().args(["explain", "nonsense"])), 2);
 }
 
 #[test]
 fn skipping_a_rule_removes_its_findings() {
     let out = nines()
-        .args(["check", "models/web-shop.yaml", "--fail-on", "warning", "--skip", "placement"])
+        .args([
+            "check",
+            "models/web-shop.yaml",
+            "--fail-on",
+            "warning",
+            "--skip",
+            "placement",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));
@@ -54,18 +92,37 @@ fn skipping_a_rule_removes_its_findings() {
 #[test]
 fn standard_input_is_read_for_a_dash() {
     settings().bind(|| {
-        let model = "system: tiny\ndomains: {az-a: {kind: zone}}\ncomponents:\n  api: {instances: 2}\n";
-        assert_cmd_snapshot!("cli-stdin", nines().args(["check", "-", "--today", "2026-11-30"]).pass_stdin(model));
-        assert_cmd_snapshot!("cli-stdin-invalid", nines().args(["check", "-"]).pass_stdin("system: x\ncomponents:\n  api: {availability: 99.9}\n"));
+        let model =
+            "system: tiny\ndomains: {az-a: {kind: zone}}\ncomponents:\n  api: {instances: 2}\n";
+        assert_cmd_snapshot!(
+            "cli-stdin",
+            nines()
+                .args(["check", "-", "--today", "2026-11-30"])
+                .pass_stdin(model)
+        );
+        assert_cmd_snapshot!(
+            "cli-stdin-invalid",
+            nines()
+                .args(["check", "-"])
+                .pass_stdin("system: x\ncomponents:\n  api: {availability: 99.9}\n")
+        );
     });
 }
 
 #[test]
 fn unreadable_input_exits_2_without_a_panic() {
     settings().bind(|| {
-        assert_cmd_snapshot!("cli-missing-file", nines().args(["check", "no/such/model.yaml"]));
+        assert_cmd_snapshot!(
+            "cli-missing-file",
+            nines().args(["check", "no/such/model.yaml"])
+        );
         assert_cmd_snapshot!("cli-directory", nines().args(["check", "models"]));
-        assert_cmd_snapshot!("cli-binary", nines().args(["check", "-"]).pass_stdin(vec![0u8, 159, 146, 150, 255, 0, 1]));
+        assert_cmd_snapshot!(
+            "cli-binary",
+            nines()
+                .args(["check", "-"])
+                .pass_stdin(vec![0u8, 159, 146, 150, 255, 0, 1])
+        );
         assert_cmd_snapshot!("cli-empty", nines().args(["check", "-"]).pass_stdin(""));
     });
 }
@@ -73,7 +130,10 @@ fn unreadable_input_exits_2_without_a_panic() {
 #[test]
 fn explain_prints_a_rule_and_lists_them_all() {
     settings().bind(|| {
-        assert_cmd_snapshot!("cli-explain-placement", nines().args(["explain", "placement"]));
+        assert_cmd_snapshot!(
+            "cli-explain-placement",
+            nines().args(["explain", "placement"])
+        );
         assert_cmd_snapshot!("cli-explain-list", nines().arg("explain"));
         assert_cmd_snapshot!("cli-explain-typo", nines().args(["explain", "placment"]));
     });
@@ -81,6 +141,10 @@ fn explain_prints_a_rule_and_lists_them_all() {
 
 #[test]
 fn no_colour_when_not_a_terminal() {
-    let out = nines().args(["check", "tests/fixtures/invalid/several-errors.yaml"]).env_remove("NO_COLOR").output().unwrap();
+    let out = nines()
+        .args(["check", "tests/fixtures/invalid/several-errors.yaml"])
+        .env_remove("NO_COLOR")
+        .output()
+        .unwrap();
     assert!(!out.stderr.contains(&0x1b), "escape codes in piped output");
 }

@@ -9,7 +9,10 @@ fn assert_fresh(relative: &str, generated: &str) {
         return;
     }
     let committed = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(committed == generated, "{relative} is stale: run `UPDATE_DOCS=1 cargo test` and commit it");
+    assert!(
+        committed == generated,
+        "{relative} is stale: run `UPDATE_DOCS=1 cargo test` and commit it"
+    );
 }
 
 #[test]
@@ -27,9 +30,24 @@ fn the_schema_is_draft_07_and_describes_the_format() {
     let schema: serde_json::Value = serde_json::from_str(&nines::cli::schema_json()).unwrap();
     assert_eq!(schema["$schema"], "http://json-schema.org/draft-07/schema#");
     assert_eq!(schema["additionalProperties"], false);
-    let required: Vec<&str> = schema["required"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+    let required: Vec<&str> = schema["required"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
     assert_eq!(required, ["system", "components"]);
     let component = &schema["definitions"]["RawComponent"];
-    assert!(component["properties"]["instances"]["description"].as_str().unwrap().contains("instances"));
-    assert!(schema["definitions"]["RawDomain"]["properties"].get("in").is_some(), "`in` keeps its YAML name");
+    assert!(
+        component["properties"]["instances"]["description"]
+            .as_str()
+            .unwrap()
+            .contains("instances")
+    );
+    assert!(
+        schema["definitions"]["RawDomain"]["properties"]
+            .get("in")
+            .is_some(),
+        "`in` keeps its YAML name"
+    );
 }

@@ -34,7 +34,16 @@ fn examples_render_as_json() {
             let run = check(&name(path), &text, Format::Json);
             assert_ne!(run.outcome, Outcome::Invalid, "{}", run.stderr);
             let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-            for key in ["system", "availability", "findings", "headroom", "cascades", "retries", "cold_start", "recovery"] {
+            for key in [
+                "system",
+                "availability",
+                "findings",
+                "headroom",
+                "cascades",
+                "retries",
+                "cold_start",
+                "recovery",
+            ] {
                 assert!(report.get(key).is_some(), "missing `{key}`");
             }
             insta::assert_snapshot!("check-json", run.stdout);
@@ -47,13 +56,19 @@ fn examples_start_with_a_comment_saying_what_they_show() {
     for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/models")).unwrap() {
         let path = entry.unwrap().path();
         let text = std::fs::read_to_string(&path).unwrap();
-        assert!(text.starts_with('#'), "{} does not start with a comment", path.display());
+        assert!(
+            text.starts_with('#'),
+            "{} does not start with a comment",
+            path.display()
+        );
     }
 }
 
 #[test]
 fn output_is_byte_identical_across_runs() {
-    let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/models/web-shop.yaml")).unwrap();
+    let text =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/models/web-shop.yaml"))
+            .unwrap();
     for format in [Format::Table, Format::Json] {
         let first = check("models/web-shop.yaml", &text, format).stdout;
         for _ in 0..3 {

@@ -12,12 +12,19 @@ fn every_invalid_fixture_is_rejected_with_a_located_diagnostic() {
     settings().bind(|| {
         insta::glob!("../fixtures/invalid", "*.yaml", |path| {
             let text = std::fs::read_to_string(path).unwrap();
-            assert!(text.starts_with("# must fail:"), "fixture must say what fails");
+            assert!(
+                text.starts_with("# must fail:"),
+                "fixture must say what fails"
+            );
             let name = format!("invalid/{}", path.file_name().unwrap().to_string_lossy());
             let run = check(&name, &text, Format::Table);
             assert_eq!(run.outcome, Outcome::Invalid);
             assert_eq!(run.stdout, "", "nothing is analysed");
-            assert!(run.stderr.contains(&format!("[{name}:")), "no file:line:col in\n{}", run.stderr);
+            assert!(
+                run.stderr.contains(&format!("[{name}:")),
+                "no file:line:col in\n{}",
+                run.stderr
+            );
             assert!(run.stderr.contains("help:"), "no help in\n{}", run.stderr);
             insta::assert_snapshot!("invalid", run.stderr);
         });
@@ -26,7 +33,10 @@ fn every_invalid_fixture_is_rejected_with_a_located_diagnostic() {
 
 /// The line, column and underlined text of every problem in a fixture.
 fn spans(fixture: &str) -> Vec<(usize, usize, String)> {
-    let path = format!("{}/tests/fixtures/invalid/{fixture}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!(
+        "{}/tests/fixtures/invalid/{fixture}",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let text = std::fs::read_to_string(path).unwrap();
     let problems = model::parse(&text).expect_err("fixture must be invalid");
     problems
@@ -45,20 +55,33 @@ fn errors_point_at_the_offending_text() {
     assert_eq!(spans("bare-percent.yaml"), [at(6, 19, "99.9")]);
     assert_eq!(spans("duration-no-unit.yaml"), [at(8, 18, "300")]);
     assert_eq!(spans("unknown-dependency.yaml"), [at(6, 24, "postgress")]);
-    assert_eq!(spans("placement-sum.yaml"), [at(9, 16, "{az-a: 2, az-b: 2}")]);
+    assert_eq!(
+        spans("placement-sum.yaml"),
+        [at(9, 16, "{az-a: 2, az-b: 2}")]
+    );
     assert_eq!(spans("duplicate-key.yaml"), [at(7, 5, "instances")]);
     assert_eq!(spans("domain-cycle.yaml"), [at(4, 27, "in")]);
-    assert_eq!(spans("unknown-accepted-subject.yaml"), [at(10, 9, "spof/postgress")]);
+    assert_eq!(
+        spans("unknown-accepted-subject.yaml"),
+        [at(10, 9, "spof/postgress")]
+    );
     assert_eq!(
         spans("several-errors.yaml"),
-        [at(9, 5, "replicas"), at(10, 16, "{az-a: 2, az-b: 2}"), at(13, 18, "30")]
+        [
+            at(9, 5, "replicas"),
+            at(10, 16, "{az-a: 2, az-b: 2}"),
+            at(13, 18, "30")
+        ]
     );
 }
 
 #[test]
 fn suggestions_name_the_intended_word() {
     let help = |fixture: &str| {
-        let path = format!("{}/tests/fixtures/invalid/{fixture}", env!("CARGO_MANIFEST_DIR"));
+        let path = format!(
+            "{}/tests/fixtures/invalid/{fixture}",
+            env!("CARGO_MANIFEST_DIR")
+        );
         let problems = model::parse(&std::fs::read_to_string(path).unwrap()).unwrap_err();
         problems[0].help.clone().unwrap_or_default()
     };

@@ -12,7 +12,7 @@ use nines::cli::{CheckArgs, FailOn, Format, Outcome, Terminal, check_source};
 
 /// Insta settings shared by every snapshot: the top-level folder, no module
 /// prefix, so names read `check-json@web-shop.yaml.snap`.
-pub fn settings() -> insta::Settings {
+pub(crate) fn settings() -> insta::Settings {
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"));
     settings.set_prepend_module_to_snapshot(false);
@@ -21,14 +21,14 @@ pub fn settings() -> insta::Settings {
 }
 
 /// What one in-process run printed and returned.
-pub struct Run {
-    pub outcome: Outcome,
-    pub stdout: String,
-    pub stderr: String,
+pub(crate) struct Run {
+    pub(crate) outcome: Outcome,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
 }
 
 /// `nines check` in process, at 80 columns without colour, on a fixed day.
-pub fn check(name: &str, text: &str, format: Format) -> Run {
+pub(crate) fn check(name: &str, text: &str, format: Format) -> Run {
     let args = CheckArgs {
         model: name.to_owned(),
         format,

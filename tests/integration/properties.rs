@@ -1,6 +1,8 @@
 //! No input makes `nines check` panic, and every structurally valid model is
 //! accepted: properties over random text, random bytes and random models.
 
+use std::fmt::Write as _;
+
 use nines::cli::{Format, Outcome};
 use proptest::prelude::*;
 
@@ -39,42 +41,44 @@ fn valid_model() -> impl Strategy<Value = String> {
     (1usize..4, 1usize..12, any::<u64>()).prop_map(|(zones, components, seed)| {
         let mut rng = seed;
         let mut next = |n: usize| {
-            rng = rng.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            rng = rng
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
             usize::try_from(rng >> 33).unwrap() % n.max(1)
         };
-        let mut text = String::from("system: generated\nentrypoints: [c0]\ndomains:\n  region: {kind: region, availability: 99.99%}\n");
+        let mut text = String::from(
+            "system: generated\nentrypoints: [c0]\ndomains:\n  region: {kind: region, availability: 99.99%}\n",
+        );
         for z in 0..zones {
-            text.push_str(&format!("  z{z}: {{kind: zone, in: region, availability: 99.9%}}\n"));
+            let _ = writeln!(text, "  z{z}: {{kind: zone, in: region, availability: 99.9%}}");
         }
-        text.push_str("shared_fate:\n  push: {kind: config, availability: 99.95%, expires: 2027-01-01}\ncomponents:\n");
+        text.push_str("shared_fate:\n  push: {kind: config, availability: 99.95%, expires: 2027-01-01}\n");
+        text.push_str("components:\n");
         for c in 0..components {
             let instances = 1 + next(5);
             let spread = 1 + next(zones.min(instances));
             let placement: Vec<String> = (0..spread).map(|z| format!("z{z}")).collect();
-            text.push_str(&format!(
-                "  c{c}:\n    instances: {instances}\n    min_healthy: {}\n    placement: [{}]\n    availability: {}%\n",
-                1 + next(instances),
-                placement.join(", "),
-                90.0 + next(1000) as f64 / 100.0,
-            ));
+            let _ = writeln!(text, "  c{c}:\n    instances: {instances}\n    min_healthy: {}", 1 + next(instances));
+            let _ = writeln!(text, "    placement: [{}]", placement.join(", "));
+            let _ = writeln!(text, "    availability: {}%", 90.0 + next(1000) as f64 / 100.0);
             if next(3) == 0 {
-                text.push_str(&format!("    capacity: {}\n    load: {}\n", 10 + next(500), next(2000)));
+                let _ = writeln!(text, "    capacity: {}\n    load: {}", 10 + next(500), next(2000));
             }
             if next(4) == 0 {
                 text.push_str("    shares: [push]\n");
             }
             let later: Vec<usize> = (c + 1..components).collect();
-            if !later.is_empty() {
-                text.push_str("    depends_on:\n");
-                let a = later[next(later.len())];
-                let b = later[next(later.len())];
-                match next(4) {
-                    0 => text.push_str(&format!("      - c{a}\n")),
-                    1 => text.push_str(&format!("      - {{any_of: [c{a}, c{b}], retries: {}}}\n", next(3))),
-                    2 => text.push_str(&format!("      - {{at_least: 1, of: [c{a}, c{b}], timeout: 300ms}}\n")),
-                    _ => text.push_str(&format!("      - {{target: c{a}, retries: 2, backoff: jittered, retry_budget: 10%, degradable: true}}\n")),
-                }
+            if later.is_empty() {
+                continue;
             }
+            let (a, b) = (later[next(later.len())], later[next(later.len())]);
+            let edge = match next(4) {
+                0 => format!("c{a}"),
+                1 if a != b => format!("{{any_of: [c{a}, c{b}], retries: {}}}", next(3)),
+                2 if a != b => format!("{{at_least: 1, of: [c{a}, c{b}], timeout: 300ms}}"),
+                _ => format!("{{target: c{a}, retries: 2, backoff: jittered, retry_budget: 10%, degradable: true}}"),
+            };
+            let _ = writeln!(text, "    depends_on:\n      - {edge}");
         }
         text
     })

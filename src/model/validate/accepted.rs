@@ -1,10 +1,10 @@
 //! `accepted:` entries: the id must name a rule of the format and things the
 //! model declares, so a typo cannot silently accept nothing.
 
+use super::super::Accepted;
 use super::super::decode::Cx;
 use super::super::error::Problem;
 use super::super::raw::RawModel;
-use super::super::Accepted;
 use super::Names;
 
 /// Every rule of the format, in the order of ANALYSES.md. Finding ids are
@@ -40,17 +40,25 @@ pub(super) fn accepted(raw: &RawModel, names: &Names, cx: &mut Cx) -> Vec<Accept
     for entry in raw.accepted.iter().flatten() {
         let id = entry.id.value.trim();
         if entry.reason.value.trim().is_empty() {
-            cx.report(Problem::empty_value(entry.reason.span, "reason"));
+            cx.report(Problem::empty_value(entry.reason.span, "`reason`"));
         }
-        let Some((rule, subject)) = id.split_once('/').filter(|(r, s)| !r.is_empty() && !s.is_empty()) else {
+        let Some((rule, subject)) = id
+            .split_once('/')
+            .filter(|(r, s)| !r.is_empty() && !s.is_empty())
+        else {
             cx.report(Problem::accepted_id(entry.id.span, id));
             continue;
         };
         if !RULES.contains(&rule) {
-            cx.report(Problem::accepted_rule(entry.id.span, rule, RULES.iter().copied()));
+            cx.report(Problem::accepted_rule(
+                entry.id.span,
+                rule,
+                RULES.iter().copied(),
+            ));
             continue;
         }
-        if rule != "stale-acceptance" && !subject_is_known(rule, subject, names, entry.id.span, cx) {
+        if rule != "stale-acceptance" && !subject_is_known(rule, subject, names, entry.id.span, cx)
+        {
             continue;
         }
         out.push(Accepted {
@@ -66,7 +74,13 @@ pub(super) fn accepted(raw: &RawModel, names: &Names, cx: &mut Cx) -> Vec<Accept
 /// Checks that every name in a subject is declared: `a>b>c` for call paths,
 /// `a+b` for cycles and N-2 losses, `component/lost` for headroom (where
 /// `instance` stands for one instance).
-fn subject_is_known(rule: &str, subject: &str, names: &Names, span: super::super::Span, cx: &mut Cx) -> bool {
+fn subject_is_known(
+    rule: &str,
+    subject: &str,
+    names: &Names,
+    span: super::super::Span,
+    cx: &mut Cx,
+) -> bool {
     let mut pieces: Vec<&str> = subject.split(['/', '>', '+']).collect();
     if rule == "headroom" && pieces.last() == Some(&"instance") {
         pieces.pop();
@@ -74,7 +88,13 @@ fn subject_is_known(rule: &str, subject: &str, names: &Names, span: super::super
     for piece in pieces {
         if names.get(piece).is_none() {
             let candidates = names.entries.iter().map(|(n, _)| n.as_str());
-            cx.report(Problem::unknown_reference(span, piece, "component, domain or group", candidates, None));
+            cx.report(Problem::unknown_reference(
+                span,
+                piece,
+                "component, domain or group",
+                candidates,
+                None,
+            ));
             return false;
         }
     }

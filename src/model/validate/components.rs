@@ -3,7 +3,9 @@
 
 use super::super::decode::{Cx, Spanned};
 use super::super::error::Problem;
-use super::super::raw::{RawComponent, RawDependency, RawEdge, RawModel, RawPlacement, RawRecovery};
+use super::super::raw::{
+    RawComponent, RawDependency, RawEdge, RawModel, RawPlacement, RawRecovery,
+};
 use super::super::span::Span;
 use super::super::units::{Criticality, Name};
 use super::super::{
@@ -12,7 +14,12 @@ use super::super::{
 use super::Names;
 
 /// The validated components, in model order.
-pub(super) fn components(raw: &RawModel, names: &Names, domains: &[Domain], cx: &mut Cx) -> Vec<Component> {
+pub(super) fn components(
+    raw: &RawModel,
+    names: &Names,
+    domains: &[Domain],
+    cx: &mut Cx,
+) -> Vec<Component> {
     if raw.components.items.is_empty() && raw.components.unreadable.is_empty() {
         cx.report(Problem::empty_list(raw.components.span, "`components`"));
     }
@@ -20,7 +27,11 @@ pub(super) fn components(raw: &RawModel, names: &Names, domains: &[Domain], cx: 
         .components
         .items
         .iter()
-        .map(|(_, c)| c.criticality.as_ref().map_or(Criticality::Critical, |v| v.value))
+        .map(|(_, c)| {
+            c.criticality
+                .as_ref()
+                .map_or(Criticality::Critical, |v| v.value)
+        })
         .collect();
     raw.components
         .items
@@ -38,7 +49,11 @@ pub(super) fn components(raw: &RawModel, names: &Names, domains: &[Domain], cx: 
             let failover_to = component.failover_to.as_ref().and_then(|target| {
                 let id = names.component(target, cx)?;
                 if id == this {
-                    cx.report(Problem::self_reference(target.span, &name.value, "failover_to"));
+                    cx.report(Problem::self_reference(
+                        target.span,
+                        &name.value,
+                        "failover_to",
+                    ));
                     return None;
                 }
                 Some(id)
@@ -47,12 +62,18 @@ pub(super) fn components(raw: &RawModel, names: &Names, domains: &[Domain], cx: 
                 .depends_on
                 .iter()
                 .flatten()
-                .filter_map(|dependency| edge(dependency, this, &name.value, names, &criticality, cx))
+                .filter_map(|dependency| {
+                    edge(dependency, this, &name.value, names, &criticality, cx)
+                })
                 .collect();
             Component {
                 name: name.value.clone(),
                 kind: component.kind.as_ref().map(|k| k.value.clone()),
-                plane: component.plane.as_ref().map(|p| p.value).unwrap_or_default(),
+                plane: component
+                    .plane
+                    .as_ref()
+                    .map(|p| p.value)
+                    .unwrap_or_default(),
                 criticality: criticality[index],
                 instances,
                 placement: placement(component, instances, names, domains, cx),
@@ -61,12 +82,7 @@ pub(super) fn components(raw: &RawModel, names: &Names, domains: &[Domain], cx: 
                 capacity: capacity(component, cx),
                 load_shedding: component.load_shedding.as_ref().is_some_and(|v| v.value),
                 warmup: component.warmup.as_ref().map(|v| v.value),
-                shares: component
-                    .shares
-                    .iter()
-                    .flatten()
-                    .filter_map(|group| names.group(group, cx))
-                    .collect(),
+                shares: shares(component, names, cx),
                 failover_to,
                 depends_on,
                 recovery: component.recovery.as_ref().map(|r| recovery(r, names, cx)),
@@ -75,6 +91,17 @@ pub(super) fn components(raw: &RawModel, names: &Names, domains: &[Domain], cx: 
             }
         })
         .collect()
+}
+
+fn shares(component: &RawComponent, names: &Names, cx: &mut Cx) -> Vec<super::super::GroupId> {
+    let list = component.shares.as_deref().unwrap_or_default();
+    super::no_repeats(list, "shares", cx);
+    let mut ids: Vec<_> = list
+        .iter()
+        .filter_map(|group| names.group(group, cx))
+        .collect();
+    ids.dedup();
+    ids
 }
 
 fn min_healthy(component: &RawComponent, instances: u32, cx: &mut Cx) -> u32 {
@@ -105,16 +132,30 @@ fn availability(component: &RawComponent, cx: &mut Cx) -> Option<f64> {
                 ));
             }
             let (up, down) = (mtbf.value.seconds(), mttr.value.seconds());
-            Some(if up + down > 0.0 { up / (up + down) } else { 1.0 })
+            Some(if up + down > 0.0 {
+                up / (up + down)
+            } else {
+                1.0
+            })
         }
         (_, Some(mtbf), None) => {
             let span = component.key_span("mtbf").unwrap_or(mtbf.span);
-            cx.report(Problem::needs_partner(span, "mtbf", "mttr", "availability = mtbf / (mtbf + mttr) needs both"));
+            cx.report(Problem::needs_partner(
+                span,
+                "mtbf",
+                "mttr",
+                "availability = mtbf / (mtbf + mttr) needs both",
+            ));
             None
         }
         (_, None, Some(mttr)) => {
             let span = component.key_span("mttr").unwrap_or(mttr.span);
-            cx.report(Problem::needs_partner(span, "mttr", "mtbf", "availability = mtbf / (mtbf + mttr) needs both"));
+            cx.report(Problem::needs_partner(
+                span,
+                "mttr",
+                "mtbf",
+                "availability = mtbf / (mtbf + mttr) needs both",
+            ));
             None
         }
         (None, None, None) => None,
@@ -129,12 +170,22 @@ fn capacity(component: &RawComponent, cx: &mut Cx) -> Option<Capacity> {
         }),
         (Some(_), None) => {
             let span = component.key_span("capacity").unwrap_or(component.span);
-            cx.report(Problem::needs_partner(span, "capacity", "load", "headroom compares the peak `load` with `capacity`"));
+            cx.report(Problem::needs_partner(
+                span,
+                "capacity",
+                "load",
+                "headroom compares the peak `load` with `capacity`",
+            ));
             None
         }
         (None, Some(_)) => {
             let span = component.key_span("load").unwrap_or(component.span);
-            cx.report(Problem::needs_partner(span, "load", "capacity", "headroom compares the peak `load` with `capacity` per instance"));
+            cx.report(Problem::needs_partner(
+                span,
+                "load",
+                "capacity",
+                "headroom compares the peak `load` with `capacity` per instance",
+            ));
             None
         }
         (None, None) => None,
@@ -158,8 +209,13 @@ fn placement(
                 cx.report(Problem::empty_list(placement.span, "`placement`"));
                 return Vec::new();
             }
+            super::no_repeats(list, "placement", cx);
             if list.len() > instances as usize {
-                cx.report(Problem::placement_spread(placement.span, list.len(), instances));
+                cx.report(Problem::placement_spread(
+                    placement.span,
+                    list.len(),
+                    instances,
+                ));
                 return Vec::new();
             }
             let ids: Vec<(DomainId, Span)> = list
@@ -185,7 +241,10 @@ fn placement(
             }
             let mut placed = Vec::new();
             for (name, count) in &entries.items {
-                let spanned = Spanned { value: Name(name.value.clone()), span: name.span };
+                let spanned = Spanned {
+                    value: Name(name.value.clone()),
+                    span: name.span,
+                };
                 if count.value.0 == 0 {
                     cx.report(Problem::zero_count(count.span, &name.value));
                 } else if let Some(id) = names.domain(&spanned, cx) {
@@ -197,7 +256,12 @@ fn placement(
             }
             let sum: u64 = placed.iter().map(|&(_, n, _)| u64::from(n)).sum();
             if sum != u64::from(instances) {
-                cx.report(Problem::placement_sum(placement.span, sum, instances, component.key_span("instances")));
+                cx.report(Problem::placement_sum(
+                    placement.span,
+                    sum,
+                    instances,
+                    component.key_span("instances"),
+                ));
                 return Vec::new();
             }
             placed
@@ -209,7 +273,11 @@ fn placement(
             .iter()
             .find(|(other, _, _)| domains[id.0].ancestors.contains(other))
         {
-            cx.report(Problem::placement_nested(*span, &domains[id.0].name, &domains[outer.0].name));
+            cx.report(Problem::placement_nested(
+                *span,
+                &domains[id.0].name,
+                &domains[outer.0].name,
+            ));
             return Vec::new();
         }
     }
@@ -227,6 +295,7 @@ fn edge(
     cx: &mut Cx,
 ) -> Option<Edge> {
     let resolve_all = |list: &[Spanned<Name>], cx: &mut Cx| -> Option<Vec<ComponentId>> {
+        super::no_repeats(list, "depends_on", cx);
         let mut ids = Vec::new();
         let mut complete = true;
         for name in list {
@@ -241,7 +310,10 @@ fn edge(
         }
         complete.then_some(ids)
     };
-    let non_critical = |ids: &[ComponentId]| ids.iter().all(|id| criticality[id.0] != Criticality::Critical);
+    let non_critical = |ids: &[ComponentId]| {
+        ids.iter()
+            .all(|id| criticality[id.0] != Criticality::Critical)
+    };
     let raw = match dependency {
         RawDependency::Name(name) => {
             let targets = resolve_all(std::slice::from_ref(name), cx)?;
@@ -268,7 +340,10 @@ fn edge(
     if targets.is_empty() {
         return None;
     }
-    let degradable = raw.degradable.as_ref().map_or_else(|| non_critical(&targets), |d| d.value);
+    let degradable = raw
+        .degradable
+        .as_ref()
+        .map_or_else(|| non_critical(&targets), |d| d.value);
     Some(Edge {
         kind,
         targets,
@@ -287,17 +362,24 @@ fn edge(
 
 /// Which of the three forms an edge takes, reporting a mix or none.
 fn edge_shape(raw: &RawEdge, cx: &mut Cx) -> Option<(EdgeKind, Vec<Spanned<Name>>, u32)> {
-    let forms: Vec<&str> = [("target", raw.target.is_some()), ("any_of", raw.any_of.is_some()), ("at_least", raw.at_least.is_some() || raw.of.is_some())]
-        .iter()
-        .filter(|(_, present)| *present)
-        .map(|(key, _)| *key)
-        .collect();
+    let forms: Vec<&str> = [
+        ("target", raw.target.is_some()),
+        ("any_of", raw.any_of.is_some()),
+        ("at_least", raw.at_least.is_some() || raw.of.is_some()),
+    ]
+    .iter()
+    .filter(|(_, present)| *present)
+    .map(|(key, _)| *key)
+    .collect();
     if forms.len() != 1 {
         let found: Vec<&str> = ["target", "any_of", "at_least", "of"]
             .into_iter()
             .filter(|key| raw.key_span(key).is_some())
             .collect();
-        let span = found.first().and_then(|k| raw.key_span(k)).unwrap_or(raw.span);
+        let span = found
+            .first()
+            .and_then(|k| raw.key_span(k))
+            .unwrap_or(raw.span);
         let labels: Vec<String> = found.iter().map(|k| format!("`{k}`")).collect();
         let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
         cx.report(Problem::edge_shape(span, &labels));
@@ -314,9 +396,18 @@ fn edge_shape(raw: &RawEdge, cx: &mut Cx) -> Option<(EdgeKind, Vec<Spanned<Name>
         return Some((EdgeKind::AnyOf, any_of.value.clone(), 1));
     }
     let (Some(at_least), Some(of)) = (&raw.at_least, &raw.of) else {
-        let (key, partner) = if raw.at_least.is_some() { ("at_least", "of") } else { ("of", "at_least") };
+        let (key, partner) = if raw.at_least.is_some() {
+            ("at_least", "of")
+        } else {
+            ("of", "at_least")
+        };
         let span = raw.key_span(key).unwrap_or(raw.span);
-        cx.report(Problem::needs_partner(span, key, partner, "`at_least: K` counts how many of the components in `of` must be up"));
+        cx.report(Problem::needs_partner(
+            span,
+            key,
+            partner,
+            "`at_least: K` counts how many of the components in `of` must be up",
+        ));
         return None;
     };
     if of.value.is_empty() {
@@ -328,7 +419,11 @@ fn edge_shape(raw: &RawEdge, cx: &mut Cx) -> Option<(EdgeKind, Vec<Spanned<Name>
         return None;
     }
     if at_least.value.0 as usize > of.value.len() {
-        cx.report(Problem::at_least(at_least.span, at_least.value.0, of.value.len()));
+        cx.report(Problem::at_least(
+            at_least.span,
+            at_least.value.0,
+            of.value.len(),
+        ));
         return None;
     }
     Some((EdgeKind::AtLeast, of.value.clone(), at_least.value.0))
@@ -341,14 +436,23 @@ fn recovery(raw: &RawRecovery, names: &Names, cx: &mut Cx) -> Recovery {
         rpo: get(&raw.rpo),
         backup_interval: get(&raw.backup_interval),
         log_shipping: get(&raw.log_shipping),
-        replication: raw.replication.as_ref().map(|r| r.value).unwrap_or_default(),
+        replication: raw
+            .replication
+            .as_ref()
+            .map(|r| r.value)
+            .unwrap_or_default(),
         replication_lag: get(&raw.replication_lag),
         detect: get(&raw.detect),
         decide: get(&raw.decide),
         restore: get(&raw.restore),
         failover: get(&raw.failover),
         last_drill: raw.last_drill.as_ref().map(|d| d.value),
-        needs: raw.needs.iter().flatten().filter_map(|n| names.component(n, cx)).collect(),
+        needs: raw
+            .needs
+            .iter()
+            .flatten()
+            .filter_map(|n| names.component(n, cx))
+            .collect(),
         span: raw.span,
         fields: Fields(raw.keys.clone()),
     }

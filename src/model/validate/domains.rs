@@ -17,7 +17,10 @@ pub(super) fn domains(raw: &RawModel, names: &Names, cx: &mut Cx) -> Vec<Domain>
         .map(|(name, domain)| Domain {
             name: name.value.clone(),
             kind: domain.kind.value.clone(),
-            parent: domain.r#in.as_ref().and_then(|parent| names.domain(parent, cx)),
+            parent: domain
+                .r#in
+                .as_ref()
+                .and_then(|parent| names.domain(parent, cx)),
             ancestors: Vec::new(),
             availability: domain.availability.as_ref().map(|a| a.value.0),
             span: name.span,

@@ -13,8 +13,8 @@ use super::error::Problem;
 use super::load::{Node, Value};
 use super::raw::RawModel;
 use super::span::Span;
-use super::{ComponentId, DomainId, GroupId, Model, Objective, Policy};
 use super::units::Duration;
+use super::{ComponentId, DomainId, GroupId, Model, Objective, Policy};
 
 /// What a name in the shared namespace refers to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,7 +47,10 @@ pub struct Names {
 
 impl Names {
     fn get(&self, name: &str) -> Option<Named> {
-        self.entries.iter().find(|(n, _)| n == name).map(|&(_, named)| named)
+        self.entries
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|&(_, named)| named)
     }
 
     fn of_kind(&self, noun: &str) -> impl Iterator<Item = &str> {
@@ -95,24 +98,39 @@ impl Names {
     }
 
     fn component(&self, name: &Spanned<super::units::Name>, cx: &mut Cx) -> Option<ComponentId> {
-        self.resolve(name, "component", |n| match n {
-            Named::Component(id) => Some(id),
-            _ => None,
-        }, cx)
+        self.resolve(
+            name,
+            "component",
+            |n| match n {
+                Named::Component(id) => Some(id),
+                _ => None,
+            },
+            cx,
+        )
     }
 
     fn domain(&self, name: &Spanned<super::units::Name>, cx: &mut Cx) -> Option<DomainId> {
-        self.resolve(name, "domain", |n| match n {
-            Named::Domain(id) => Some(id),
-            _ => None,
-        }, cx)
+        self.resolve(
+            name,
+            "domain",
+            |n| match n {
+                Named::Domain(id) => Some(id),
+                _ => None,
+            },
+            cx,
+        )
     }
 
     fn group(&self, name: &Spanned<super::units::Name>, cx: &mut Cx) -> Option<GroupId> {
-        self.resolve(name, "shared-fate group", |n| match n {
-            Named::Group(id) => Some(id),
-            _ => None,
-        }, cx)
+        self.resolve(
+            name,
+            "shared-fate group",
+            |n| match n {
+                Named::Group(id) => Some(id),
+                _ => None,
+            },
+            cx,
+        )
     }
 }
 
@@ -129,11 +147,16 @@ pub fn validate(text: &str, root: &Node) -> Result<Model, Vec<Problem>> {
         }
         Value::Map(_) => RawModel::decode_in(root, "the model", &mut cx),
         _ => {
-            cx.report(Problem::wrong_type(cx.point(root), "the model", "a mapping of keys such as `system:` and `components:`", root.value.kind()));
+            cx.report(Problem::wrong_type(
+                cx.point(root),
+                "the model",
+                "a mapping of keys such as `system:` and `components:`",
+                root.value.kind(),
+            ));
             None
         }
     };
-    let model = raw.and_then(|raw| build(&raw, &mut cx));
+    let model = raw.map(|raw| build(&raw, &mut cx));
     let mut problems = cx.problems;
     problems.sort_by_key(|p| (p.span.offset, p.code));
     problems.dedup();
@@ -143,11 +166,9 @@ pub fn validate(text: &str, root: &Node) -> Result<Model, Vec<Problem>> {
     }
 }
 
-fn build(raw: &RawModel, cx: &mut Cx) -> Option<Model> {
-    if let Some(version) = &raw.version {
-        if version.value.0 != 1 {
-            cx.report(Problem::version(version.span, &version.value.0.to_string()));
-        }
+fn build(raw: &RawModel, cx: &mut Cx) -> Model {
+    if let Some(version) = raw.version.as_ref().filter(|v| v.value.0 != 1) {
+        cx.report(Problem::version(version.span, &version.value.0.to_string()));
     }
     let names = declare(raw, cx);
     let domains = domains::domains(raw, &names, cx);
@@ -166,13 +187,15 @@ fn build(raw: &RawModel, cx: &mut Cx) -> Option<Model> {
         span: raw.key_span("system").unwrap_or(raw.span),
     };
     let accepted = accepted::accepted(raw, &names, cx);
-    Some(Model { accepted, ..model })
+    Model { accepted, ..model }
 }
 
 /// Registers every declared name, reporting reuse across kinds and the
 /// reserved word.
 fn declare(raw: &RawModel, cx: &mut Cx) -> Names {
-    let mut names = Names { entries: Vec::new() };
+    let mut names = Names {
+        entries: Vec::new(),
+    };
     let mut spans: Vec<Span> = Vec::new();
     let mut add = |name: &Spanned<String>, named: Named, cx: &mut Cx| {
         if name.value == "instance" {
@@ -181,7 +204,13 @@ fn declare(raw: &RawModel, cx: &mut Cx) -> Names {
         if let Some(index) = names.entries.iter().position(|(n, _)| *n == name.value) {
             let first = names.entries[index].1;
             if first != Named::Unreadable {
-                cx.report(Problem::duplicate_name(name.span, &name.value, named.noun(), spans[index], first.noun()));
+                cx.report(Problem::duplicate_name(
+                    name.span,
+                    &name.value,
+                    named.noun(),
+                    spans[index],
+                    first.noun(),
+                ));
             }
             // References to an ambiguous name would only repeat this error.
             names.entries[index].1 = Named::Unreadable;
@@ -197,7 +226,14 @@ fn declare(raw: &RawModel, cx: &mut Cx) -> Names {
         }
         for name in &domains.unreadable {
             let span = unreadable_span(cx);
-            add(&Spanned { value: name.clone(), span }, Named::Unreadable, cx);
+            add(
+                &Spanned {
+                    value: name.clone(),
+                    span,
+                },
+                Named::Unreadable,
+                cx,
+            );
         }
     }
     if let Some(groups) = &raw.shared_fate {
@@ -206,7 +242,14 @@ fn declare(raw: &RawModel, cx: &mut Cx) -> Names {
         }
         for name in &groups.unreadable {
             let span = unreadable_span(cx);
-            add(&Spanned { value: name.clone(), span }, Named::Unreadable, cx);
+            add(
+                &Spanned {
+                    value: name.clone(),
+                    span,
+                },
+                Named::Unreadable,
+                cx,
+            );
         }
     }
     for (index, (name, _)) in raw.components.items.iter().enumerate() {
@@ -214,30 +257,43 @@ fn declare(raw: &RawModel, cx: &mut Cx) -> Names {
     }
     for name in &raw.components.unreadable {
         let span = unreadable_span(cx);
-        add(&Spanned { value: name.clone(), span }, Named::Unreadable, cx);
+        add(
+            &Spanned {
+                value: name.clone(),
+                span,
+            },
+            Named::Unreadable,
+            cx,
+        );
     }
     names
 }
 
 fn objective(raw: &RawModel, cx: &mut Cx) -> Option<Objective> {
     let objective = raw.objective.as_ref()?;
-    let window = objective.window.as_ref().map_or(Duration(30 * 86_400_000), |w| {
-        if w.value.0 == 0 {
-            cx.report(Problem::zero_count(w.span, "window"));
-        }
-        w.value
-    });
-    match &objective.availability {
-        Some(availability) => Some(Objective {
-            availability: availability.value.0,
-            window,
-            span: objective.key_span("availability").unwrap_or(objective.span),
-        }),
-        None => {
-            cx.report(Problem::missing_key(objective.span, "availability", "`objective`", "availability: 99.95%"));
-            None
-        }
-    }
+    let window = objective
+        .window
+        .as_ref()
+        .map_or(Duration(30 * 86_400_000), |w| {
+            if w.value.0 == 0 {
+                cx.report(Problem::zero_duration(w.span, "window"));
+            }
+            w.value
+        });
+    let Some(availability) = &objective.availability else {
+        cx.report(Problem::missing_key(
+            objective.span,
+            "availability",
+            "`objective`",
+            "availability: 99.95%",
+        ));
+        return None;
+    };
+    Some(Objective {
+        availability: availability.value.0,
+        window,
+        span: objective.key_span("availability").unwrap_or(objective.span),
+    })
 }
 
 fn policy(raw: &RawModel) -> Policy {
@@ -246,14 +302,26 @@ fn policy(raw: &RawModel) -> Policy {
         return defaults;
     };
     Policy {
-        max_utilization: policy.max_utilization.as_ref().map_or(defaults.max_utilization, |v| v.value.0),
-        survive: policy.survive.as_ref().map_or(defaults.survive, |v| v.value.0),
+        max_utilization: policy
+            .max_utilization
+            .as_ref()
+            .map_or(defaults.max_utilization, |v| v.value.0),
+        survive: policy
+            .survive
+            .as_ref()
+            .map_or(defaults.survive, |v| v.value.0),
         max_retry_amplification: policy
             .max_retry_amplification
             .as_ref()
             .map_or(defaults.max_retry_amplification, |v| v.value.0),
-        fallback_headroom: policy.fallback_headroom.as_ref().map_or(defaults.fallback_headroom, |v| v.value.0),
-        drill_max_age: policy.drill_max_age.as_ref().map_or(defaults.drill_max_age, |v| v.value),
+        fallback_headroom: policy
+            .fallback_headroom
+            .as_ref()
+            .map_or(defaults.fallback_headroom, |v| v.value.0),
+        drill_max_age: policy
+            .drill_max_age
+            .as_ref()
+            .map_or(defaults.drill_max_age, |v| v.value),
     }
 }
 
@@ -268,26 +336,41 @@ fn entrypoints(
         if declared.value.is_empty() {
             cx.report(Problem::empty_list(declared.span, "`entrypoints`"));
         }
+        no_repeats(&declared.value, "entrypoints", cx);
         let mut out: Vec<ComponentId> = Vec::new();
         for name in &declared.value {
-            if let Some(id) = names.component(name, cx) {
-                if !out.contains(&id) {
-                    out.push(id);
-                }
+            if let Some(id) = names.component(name, cx).filter(|id| !out.contains(id)) {
+                out.push(id);
             }
         }
         return out;
     }
     let called: Vec<bool> = (0..components.len())
         .map(|index| {
-            components
-                .iter()
-                .any(|c| c.depends_on.iter().any(|e| e.targets.contains(&ComponentId(index))))
+            components.iter().any(|c| {
+                c.depends_on
+                    .iter()
+                    .any(|e| e.targets.contains(&ComponentId(index)))
+            })
         })
         .collect();
-    let out: Vec<ComponentId> = (0..components.len()).filter(|&i| !called[i]).map(ComponentId).collect();
+    let out: Vec<ComponentId> = (0..components.len())
+        .filter(|&i| !called[i])
+        .map(ComponentId)
+        .collect();
     if out.is_empty() && !components.is_empty() && raw.components.unreadable.is_empty() {
-        cx.report(Problem::no_entrypoint(raw.key_span("components").unwrap_or(raw.span)));
+        cx.report(Problem::no_entrypoint(
+            raw.key_span("components").unwrap_or(raw.span),
+        ));
     }
     out
+}
+
+/// Reports a name listed twice in one list.
+pub(super) fn no_repeats(list: &[Spanned<super::units::Name>], key: &str, cx: &mut Cx) {
+    for (index, name) in list.iter().enumerate() {
+        if let Some(first) = list[..index].iter().find(|other| other.value == name.value) {
+            cx.report(Problem::repeated(name.span, &name.value.0, key, first.span));
+        }
+    }
 }
