@@ -11,6 +11,7 @@ pub use finding::{Finding, Location, Severity, Status};
 pub use status::{apply_acceptances, today_utc};
 
 use crate::model::{Date, Model};
+use crate::report::Report;
 
 /// What an analyzer sees.
 pub struct Context<'a> {
@@ -46,8 +47,9 @@ pub struct RuleDoc {
 pub trait Analyzer: Sync {
     /// Its documentation.
     fn doc(&self) -> &'static RuleDoc;
-    /// Adds its findings to `out`.
-    fn check(&self, cx: &Context, out: &mut Vec<Finding>);
+    /// Adds its findings to `report.findings`, and its figures (headroom
+    /// rows, cascade walks, retry paths …) to the report's sections.
+    fn check(&self, cx: &Context, report: &mut Report);
 }
 
 /// Every analyzer, in report order.
@@ -73,18 +75,33 @@ pub fn analyzer(rule: &str) -> Option<&'static dyn Analyzer> {
     ANALYZERS.iter().copied().find(|a| a.doc().name == rule)
 }
 
-/// Runs the selected analyzers and returns their findings sorted by id.
-#[must_use]
-pub fn run(cx: &Context, selected: impl Fn(&str) -> bool) -> Vec<Finding> {
-    let mut findings = Vec::new();
+/// Runs the selected analyzers into `report`, then sorts its findings by id.
+pub fn run(cx: &Context, selected: impl Fn(&str) -> bool, report: &mut Report) {
     for analyzer in ANALYZERS {
         if selected(analyzer.doc().name) {
-            analyzer.check(cx, &mut findings);
+            analyzer.check(cx, report);
         }
     }
-    findings.sort_by(|a, b| a.id.cmp(&b.id));
-    findings.dedup_by(|a, b| a.id == b.id);
-    findings
+    report.findings.sort_by(|a, b| a.id.cmp(&b.id));
+    report.findings.dedup_by(|a, b| a.id == b.id);
+}
+
+/// Runs one analyzer on a model text, on 2026-11-30, for analyzer tests.
+///
+/// # Panics
+/// When the text is not a valid model.
+#[cfg(test)]
+pub(crate) fn check_one(analyzer: &dyn Analyzer, text: &str) -> Report {
+    let model = crate::model::parse(text)
+        .unwrap_or_else(|problems| panic!("invalid test model: {problems:#?}"));
+    let cx = Context {
+        model: &model,
+        today: Date::parse("2026-11-30").expect("a date"),
+    };
+    let mut report = Report::new(model.system.clone(), Vec::new());
+    analyzer.check(&cx, &mut report);
+    report.locate(text);
+    report
 }
 
 #[cfg(test)]

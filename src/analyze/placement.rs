@@ -2,6 +2,7 @@
 
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use crate::model::{Component, Model};
+use crate::report::Report;
 
 // ---- finding constructors ----
 
@@ -73,13 +74,13 @@ impl Analyzer for Placement {
         &DOC
     }
 
-    fn check(&self, cx: &Context, out: &mut Vec<Finding>) {
+    fn check(&self, cx: &Context, report: &mut Report) {
         if cx.model.domains.is_empty() {
             return;
         }
         for component in &cx.model.components {
             if component.placement.is_empty() {
-                out.push(unplaced(cx.model, component));
+                report.findings.push(unplaced(cx.model, component));
             }
         }
     }
@@ -98,9 +99,9 @@ mod tests {
             model: &model,
             today: Date::parse("2026-11-30").unwrap(),
         };
-        let mut out = Vec::new();
-        Placement.check(&cx, &mut out);
-        out
+        let mut report = Report::new("s".into(), Vec::new());
+        Placement.check(&cx, &mut report);
+        report.findings
     }
 
     #[test]
@@ -111,6 +112,8 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].id, "placement/db");
         assert_eq!(found[0].severity, Severity::Warning);
+        // Points at the component's name: line 5, column 3.
+        assert_eq!((found[0].location.line, found[0].location.column), (5, 3));
         assert!(
             found[0].message.contains("3 instances"),
             "{}",

@@ -108,9 +108,9 @@ pub fn report(
     selected: &dyn Fn(&str) -> bool,
 ) -> Report {
     let cx = Context { model, today };
-    let mut findings = analyze::run(&cx, selected);
-    analyze::apply_acceptances(&cx, &mut findings, selected);
-    let mut report = Report::new(model.system.clone(), findings);
+    let mut report = Report::new(model.system.clone(), Vec::new());
+    analyze::run(&cx, selected, &mut report);
+    analyze::apply_acceptances(&cx, &mut report.findings, selected);
     report.locate(text);
     report
 }
