@@ -91,17 +91,9 @@ impl Analyzer for Placement {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Date;
 
     fn findings(text: &str) -> Vec<Finding> {
-        let model = crate::model::parse(text).expect("valid model");
-        let cx = Context {
-            model: &model,
-            today: Date::parse("2026-11-30").unwrap(),
-        };
-        let mut report = Report::new("s".into(), Vec::new());
-        Placement.check(&cx, &mut report);
-        report.findings
+        crate::analyze::check_one(&Placement, text).findings
     }
 
     #[test]
