@@ -7,6 +7,7 @@ mod docs;
 mod examples;
 mod invalid;
 mod properties;
+mod rules;
 
 use nines::cli::{CheckArgs, FailOn, Format, Outcome, Terminal, check_source};
 

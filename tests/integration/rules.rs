@@ -1,0 +1,76 @@
+//! Rule fixtures: `tests/fixtures/rules/<rule>/<case>.yaml`. Each begins with
+//! `# expect: <id>, <id>` (or `# expect: none`): exactly those findings of
+//! that rule must fire. The table output of every fixture is snapshotted as
+//! `rule@<rule>__<case>.yaml.snap`.
+
+use std::collections::BTreeSet;
+
+use nines::cli::{Format, Outcome};
+
+use crate::{check, settings};
+
+/// The ids a fixture's first line promises.
+fn expected(text: &str) -> BTreeSet<String> {
+    let first = text.lines().next().unwrap_or("");
+    let list = first
+        .strip_prefix("# expect:")
+        .unwrap_or_else(|| panic!("fixture must begin with `# expect:`, found {first:?}"));
+    list.split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty() && *s != "none")
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn every_rule_fixture_fires_exactly_what_it_promises() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/rules");
+    let mut seen = 0;
+    let mut rules: Vec<_> = std::fs::read_dir(root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    rules.sort();
+    for rule_dir in rules {
+        let rule = rule_dir.file_name().unwrap().to_string_lossy().into_owned();
+        let mut cases: Vec<_> = std::fs::read_dir(&rule_dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        cases.sort();
+        for case in cases {
+            let text = std::fs::read_to_string(&case).unwrap();
+            let name = format!("{rule}/{}", case.file_name().unwrap().to_string_lossy());
+            let json = check(&name, &text, Format::Json);
+            assert_ne!(
+                json.outcome,
+                Outcome::Invalid,
+                "{name} is invalid:\n{}",
+                json.stderr
+            );
+            let report: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+            let fired: BTreeSet<String> = report["findings"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|f| f["rule"] == rule.as_str())
+                .map(|f| f["id"].as_str().unwrap().to_owned())
+                .collect();
+            assert_eq!(
+                fired,
+                expected(&text),
+                "{name}: the `{rule}` findings differ from `# expect:`"
+            );
+            let table = check(&name, &text, Format::Table);
+            settings().bind(|| {
+                let snapshot = format!(
+                    "rule@{rule}__{}",
+                    case.file_name().unwrap().to_string_lossy()
+                );
+                insta::assert_snapshot!(snapshot, table.stdout);
+            });
+            seen += 1;
+        }
+    }
+    assert!(seen >= 3, "rule fixtures were not found");
+}
