@@ -51,3 +51,27 @@ fn the_schema_is_draft_07_and_describes_the_format() {
         "`in` keeps its YAML name"
     );
 }
+
+/// YAML blocks in the user documentation that are whole models must be valid,
+/// so a reader who copies one gets a model that runs.
+#[test]
+fn models_in_the_documentation_are_valid() {
+    for page in ["README.md", "docs/model.md"] {
+        let text =
+            std::fs::read_to_string(format!("{}/{page}", env!("CARGO_MANIFEST_DIR"))).unwrap();
+        let mut checked = 0;
+        for block in text.split("```yaml\n").skip(1) {
+            let block = block.split("```").next().unwrap();
+            let whole = block.lines().any(|l| l.starts_with("system:"))
+                && block.lines().any(|l| l.starts_with("components:"));
+            if !whole {
+                continue;
+            }
+            if let Err(problems) = nines::model::parse(block) {
+                panic!("a model in {page} is invalid: {problems:#?}\n{block}");
+            }
+            checked += 1;
+        }
+        assert!(checked > 0, "no whole model found in {page}");
+    }
+}
