@@ -16,5 +16,6 @@
 
 pub mod analyze;
 pub mod cli;
+pub mod engine;
 pub mod model;
 pub mod report;

@@ -1,0 +1,164 @@
+//! What is up in one scenario: a set of lost domains, fired shared-fate
+//! groups and failed instances. The SPOF, shared-fate, recovery-access and
+//! what-if checks ask this question; the Monte Carlo simulation asks it once
+//! per trial.
+//!
+//! A component is up when at least `min_healthy` of its instances survive and
+//! every required dependency is satisfied. Cycles of required edges take the
+//! greatest fixed point: start from "everything that survives locally is up"
+//! and switch off whatever lacks a dependency until nothing changes, so the
+//! members of a cycle are up when each one's own conditions hold.
+
+use crate::model::{ComponentId, DomainId, EdgeKind, GroupId, Model};
+
+/// A failure scenario.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Scenario {
+    /// Domains lost (with everything inside them).
+    pub domains: Vec<DomainId>,
+    /// Shared-fate groups that fired.
+    pub groups: Vec<GroupId>,
+    /// Instances failed on their own, per component (index = component id).
+    pub failed_instances: Vec<(ComponentId, u32)>,
+}
+
+/// Instances of `component` that survive the lost domains (ignoring groups
+/// and own failures).
+pub fn surviving_instances(model: &Model, component: ComponentId, lost: &[DomainId]) -> u32 {
+    let c = model.component(component);
+    if c.placement.is_empty() {
+        return c.instances;
+    }
+    c.placement
+        .iter()
+        .filter(|(domain, _)| !is_lost(model, *domain, lost))
+        .map(|&(_, count)| count)
+        .sum()
+}
+
+/// Whether `domain` is lost, directly or through a domain that contains it.
+pub fn is_lost(model: &Model, domain: DomainId, lost: &[DomainId]) -> bool {
+    lost.contains(&domain)
+        || model
+            .domain(domain)
+            .ancestors
+            .iter()
+            .any(|a| lost.contains(a))
+}
+
+/// Whether each component survives on its own: enough instances outside the
+/// lost domains, not failed, and none of its groups fired.
+pub fn locally_up(model: &Model, scenario: &Scenario) -> Vec<bool> {
+    model
+        .component_ids()
+        .map(|id| {
+            let c = model.component(id);
+            if c.shares.iter().any(|g| scenario.groups.contains(g)) {
+                return false;
+            }
+            let failed: u32 = scenario
+                .failed_instances
+                .iter()
+                .filter(|(f, _)| *f == id)
+                .map(|&(_, n)| n)
+                .sum();
+            surviving_instances(model, id, &scenario.domains).saturating_sub(failed)
+                >= c.min_healthy
+        })
+        .collect()
+}
+
+/// Which components are up, given which survive on their own (the greatest
+/// fixed point of the required-edge conditions).
+pub fn up_given(model: &Model, mut up: Vec<bool>) -> Vec<bool> {
+    loop {
+        let mut changed = false;
+        for id in model.component_ids() {
+            if up[id.0] && !dependencies_hold(model, id, &up) {
+                up[id.0] = false;
+                changed = true;
+            }
+        }
+        if !changed {
+            return up;
+        }
+    }
+}
+
+/// Which components are up in a scenario.
+pub fn up(model: &Model, scenario: &Scenario) -> Vec<bool> {
+    up_given(model, locally_up(model, scenario))
+}
+
+/// Whether every required edge of `component` is satisfied by `up`.
+pub fn dependencies_hold(model: &Model, component: ComponentId, up: &[bool]) -> bool {
+    model
+        .component(component)
+        .depends_on
+        .iter()
+        .filter(|e| !e.degradable)
+        .all(|edge| {
+            let alive = edge.targets.iter().filter(|t| up[t.0]).count();
+            match edge.kind {
+                EdgeKind::Target => alive == edge.targets.len(),
+                EdgeKind::AnyOf | EdgeKind::AtLeast => alive >= edge.at_least as usize,
+            }
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(text: &str) -> Model {
+        crate::model::parse(text).unwrap()
+    }
+
+    #[test]
+    fn losing_a_zone_takes_down_what_is_only_there() {
+        let m = model(
+            "system: s\ndomains: {a: {kind: zone}, b: {kind: zone}}\ncomponents:\n  api: {instances: 2, placement: [a, b], depends_on: [db]}\n  db: {placement: [a]}\n",
+        );
+        let lose_a = Scenario {
+            domains: vec![DomainId(0)],
+            ..Scenario::default()
+        };
+        // api keeps 1 of 2 instances (min_healthy 1), but db has none left, so api is down too.
+        assert_eq!(up(&m, &lose_a), [false, false]);
+        let lose_b = Scenario {
+            domains: vec![DomainId(1)],
+            ..Scenario::default()
+        };
+        assert_eq!(up(&m, &lose_b), [true, true]);
+    }
+
+    #[test]
+    fn cycles_stay_up_when_every_member_holds() {
+        let m = model(
+            "system: s\nentrypoints: [a]\ncomponents:\n  a: {depends_on: [b]}\n  b: {depends_on: [a]}\n",
+        );
+        assert_eq!(up(&m, &Scenario::default()), [true, true]);
+        let b_fails = Scenario {
+            failed_instances: vec![(ComponentId(1), 1)],
+            ..Scenario::default()
+        };
+        assert_eq!(up(&m, &b_fails), [false, false]);
+    }
+
+    #[test]
+    fn alternatives_need_enough_members() {
+        let m = model(
+            "system: s\ncomponents:\n  a: {depends_on: [{at_least: 2, of: [x, y, z]}]}\n  x: {}\n  y: {}\n  z: {}\n",
+        );
+        let one = Scenario {
+            failed_instances: vec![(ComponentId(1), 1)],
+            ..Scenario::default()
+        };
+        assert!(up(&m, &one)[0]);
+        let two = Scenario {
+            failed_instances: vec![(ComponentId(1), 1), (ComponentId(2), 1)],
+            ..Scenario::default()
+        };
+        assert!(!up(&m, &two)[0]);
+    }
+}
