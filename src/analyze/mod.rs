@@ -5,12 +5,15 @@
 
 pub mod finding;
 mod placement;
+mod slo;
 mod status;
 
 pub use finding::{Finding, Location, Severity, Status};
+pub use slo::availability_rows;
 pub use status::{apply_acceptances, today_utc};
 
-use crate::model::{Date, Model};
+use crate::engine::Figure;
+use crate::model::{ComponentId, Date, Model};
 use crate::report::Report;
 
 /// What an analyzer sees.
@@ -19,6 +22,8 @@ pub struct Context<'a> {
     pub model: &'a Model,
     /// "Now", for expiry dates and drill ages.
     pub today: Date,
+    /// The availability of each entrypoint, computed once for all analyzers.
+    pub figures: &'a [(ComponentId, Figure)],
 }
 
 /// A rule's documentation, in the fixed sections `nines explain` prints and
@@ -53,7 +58,7 @@ pub trait Analyzer: Sync {
 }
 
 /// Every analyzer, in report order.
-pub static ANALYZERS: &[&dyn Analyzer] = &[&placement::Placement];
+pub static ANALYZERS: &[&dyn Analyzer] = &[&slo::Slo, &placement::Placement];
 
 /// The documentation of every implemented rule, in report order.
 pub fn docs() -> impl Iterator<Item = &'static RuleDoc> {
@@ -94,9 +99,11 @@ pub fn run(cx: &Context, selected: impl Fn(&str) -> bool, report: &mut Report) {
 pub(crate) fn check_one(analyzer: &dyn Analyzer, text: &str) -> Report {
     let model = crate::model::parse(text)
         .unwrap_or_else(|problems| panic!("invalid test model: {problems:#?}"));
+    let figures = crate::engine::availability(&model);
     let cx = Context {
         model: &model,
         today: Date::parse("2026-11-30").expect("a date"),
+        figures: &figures,
     };
     let mut report = Report::new(model.system.clone(), Vec::new());
     analyzer.check(&cx, &mut report);

@@ -107,8 +107,14 @@ pub fn report(
     today: Date,
     selected: &dyn Fn(&str) -> bool,
 ) -> Report {
-    let cx = Context { model, today };
+    let figures = crate::engine::availability(model);
+    let cx = Context {
+        model,
+        today,
+        figures: &figures,
+    };
     let mut report = Report::new(model.system.clone(), Vec::new());
+    report.availability = analyze::availability_rows(model, &figures);
     analyze::run(&cx, selected, &mut report);
     analyze::apply_acceptances(&cx, &mut report.findings, selected);
     report.locate(text);

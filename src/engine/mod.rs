@@ -1,4 +1,217 @@
-//! The availability engine, kept apart from the findings that use it:
-//! scenario evaluation (what is up when these things fail).
+//! The availability engine, kept apart from the findings that use it.
+//!
+//! - [`scenario`]: what is up when given domains, groups and instances fail;
+//! - [`structure`]: one entrypoint's structure function, series part apart
+//!   from the alternatives (a [`bdd`]);
+//! - [`events`]: the correlated events (domains and groups with a figure)
+//!   and how each component's health depends on them;
+//! - [`exact`]: conditioning on those events, exact or bounded.
 
+pub mod bdd;
+pub mod events;
+pub mod exact;
 pub mod scenario;
+pub mod structure;
+
+pub use events::Subject;
+pub use exact::{Figure, Method};
+
+use crate::model::{ComponentId, Model};
+
+/// The figure of every entrypoint, in the model's entrypoint order.
+#[must_use]
+pub fn availability(model: &Model) -> Vec<(ComponentId, Figure)> {
+    model
+        .entrypoints
+        .iter()
+        .map(|&entrypoint| {
+            let structure = structure::build(model, entrypoint);
+            (entrypoint, exact::evaluate(model, &structure))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::fmt::Write as _;
+
+    /// The figure of the first entrypoint.
+    fn figure(text: &str) -> Figure {
+        let model = crate::model::parse(text).unwrap_or_else(|p| panic!("{p:#?}"));
+        availability(&model).remove(0).1
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-9
+    }
+
+    #[test]
+    fn series_multiplies() {
+        // 0.999^4 = 0.996005996
+        let f = figure(
+            "system: s\ncomponents:\n  a: {availability: 99.9%, depends_on: [b]}\n  b: {availability: 99.9%, depends_on: [c]}\n  c: {availability: 99.9%, depends_on: [d]}\n  d: {availability: 99.9%}\n",
+        );
+        assert!(close(f.availability, 0.996_005_996), "{}", f.availability);
+        assert_eq!(f.method, Method::Exact);
+    }
+
+    #[test]
+    fn k_of_n_instances() {
+        // 1 of 3 at 99%: 1 − 0.01³ = 0.999999
+        let f = figure("system: s\ncomponents:\n  a: {instances: 3, availability: 99%}\n");
+        assert!(close(f.availability, 0.999_999));
+        // 2 of 3 at 90%: 3 × 0.9² × 0.1 + 0.9³ = 0.972
+        let f = figure(
+            "system: s\ncomponents:\n  a: {instances: 3, min_healthy: 2, availability: 90%}\n",
+        );
+        assert!(close(f.availability, 0.972));
+    }
+
+    #[test]
+    fn a_shared_dependency_is_counted_once() {
+        // lb needs fe1 or fe2; both need db. A = P(db) × (1 − 0.001²)
+        // = 0.999 × 0.999999 = 0.998999001 (naive: 1 − (1 − 0.999²)² ≈ 0.999996).
+        let f = figure(
+            "system: s\ncomponents:\n  lb: {depends_on: [{any_of: [fe1, fe2]}]}\n  fe1: {availability: 99.9%, depends_on: [db]}\n  fe2: {availability: 99.9%, depends_on: [db]}\n  db: {availability: 99.9%}\n",
+        );
+        assert!(close(f.availability, 0.998_999_001), "{}", f.availability);
+    }
+
+    #[test]
+    fn any_of_and_at_least() {
+        // any_of two 99%: 1 − 0.01² = 0.9999
+        let f = figure(
+            "system: s\ncomponents:\n  a: {depends_on: [{any_of: [x, y]}]}\n  x: {availability: 99%}\n  y: {availability: 99%}\n",
+        );
+        assert!(close(f.availability, 0.9999));
+        // at_least 2 of three different 90% components: 0.972
+        let f = figure(
+            "system: s\ncomponents:\n  a: {depends_on: [{at_least: 2, of: [x, y, z]}]}\n  x: {availability: 90%}\n  y: {availability: 90%}\n  z: {availability: 90%}\n",
+        );
+        assert!(close(f.availability, 0.972));
+    }
+
+    #[test]
+    fn zone_loss_correlates_components_in_the_same_zones() {
+        // a and b each run one instance in z1 and one in z2 (99% zones, perfect
+        // instances): both are up exactly when a zone is up: 1 − 0.01² = 0.9999,
+        // not the naive 0.9999² = 0.99980001.
+        let f = figure(
+            "system: s\ndomains: {z1: {kind: zone, availability: 99%}, z2: {kind: zone, availability: 99%}}\ncomponents:\n  e: {depends_on: [a, b]}\n  a: {instances: 2, placement: [z1, z2]}\n  b: {instances: 2, placement: [z1, z2]}\n",
+        );
+        assert!(close(f.availability, 0.9999), "{}", f.availability);
+    }
+
+    #[test]
+    fn nested_domains_multiply() {
+        // one 99.9% instance in az-a (99.9%) in a 99.99% region:
+        // 0.9999 × 0.999 × 0.999 = 0.997901...
+        let f = figure(
+            "system: s\ndomains: {r: {kind: region, availability: 99.99%}, az-a: {kind: zone, in: r, availability: 99.9%}}\ncomponents:\n  a: {availability: 99.9%, placement: [az-a]}\n",
+        );
+        assert!(close(f.availability, 0.9999 * 0.999 * 0.999));
+    }
+
+    #[test]
+    fn a_shared_fate_group_caps_the_replicas() {
+        // three 99% replicas sharing a 99.5% config push:
+        // 0.995 × (1 − 0.01³) = 0.994999005, about 99.5%, not six nines.
+        let f = figure(
+            "system: s\nshared_fate: {push: {kind: config, availability: 99.5%}}\ncomponents:\n  a: {instances: 3, availability: 99%, shares: [push]}\n",
+        );
+        assert!(close(f.availability, 0.994_999_005));
+    }
+
+    #[test]
+    fn mtbf_and_mttr_give_the_instance_figure() {
+        // 999h / (999h + 1h) = 0.999
+        let f = figure("system: s\ncomponents:\n  a: {mtbf: 999h, mttr: 1h}\n");
+        assert!(close(f.availability, 0.999));
+    }
+
+    #[test]
+    fn a_cycle_of_required_edges_needs_every_member() {
+        // a ↔ b, each 99%: up together when both are: 0.9801
+        let f = figure(
+            "system: s\nentrypoints: [a]\ncomponents:\n  a: {availability: 99%, depends_on: [b]}\n  b: {availability: 99%, depends_on: [a]}\n",
+        );
+        assert!(close(f.availability, 0.9801));
+        // a needs (b or c), b needs a: the cycle through b still counts b's own health:
+        // A = 0.99 × (1 − (1 − 0.99) × (1 − 0.99)) = 0.99 × 0.9999 = 0.989901
+        let f = figure(
+            "system: s\nentrypoints: [a]\ncomponents:\n  a: {availability: 99%, depends_on: [{any_of: [b, c]}]}\n  b: {availability: 99%, depends_on: [a]}\n  c: {availability: 99%}\n",
+        );
+        assert!(close(f.availability, 0.989_901), "{}", f.availability);
+    }
+
+    #[test]
+    fn improvement_names_the_weakest_link() {
+        // web: 2 × 99.9% (fail together with 1e-6), db: 99.95%.
+        // A = 0.999999 × 0.9995 = 0.9994990005; db perfect: 0.999999, gain 0.0004999995;
+        // web perfect: 0.9995, gain 0.0000009995.
+        let f = figure(
+            "system: s\ncomponents:\n  web: {instances: 2, availability: 99.9%, depends_on: [db]}\n  db: {availability: 99.95%}\n",
+        );
+        assert!(close(f.availability, 0.999_499_000_5));
+        assert_eq!(f.improvement.len(), 2);
+        assert_eq!(f.improvement[0].0, Subject::Component(ComponentId(1)));
+        assert!(close(f.improvement[0].1, 0.000_499_999_5));
+        assert!(close(f.improvement[1].1, 0.000_000_999_5));
+    }
+
+    #[test]
+    fn improvement_of_an_event_and_of_an_alternative() {
+        // e needs any_of [x, y] (99% each) and runs in zone z (99.9%).
+        // A = 0.999 × 0.9999 = 0.9989001; z perfect: 0.9999 (gain 0.0009999);
+        // x perfect: 0.999 (gain 0.0000999).
+        let f = figure(
+            "system: s\ndomains: {z: {kind: zone, availability: 99.9%}}\ncomponents:\n  e: {placement: [z], depends_on: [{any_of: [x, y]}]}\n  x: {availability: 99%, placement: [z]}\n  y: {availability: 99%, placement: [z]}\n",
+        );
+        assert!(close(f.availability, 0.998_900_1));
+        assert_eq!(
+            f.improvement[0].0,
+            Subject::Domain(crate::model::DomainId(0))
+        );
+        assert!(
+            close(f.improvement[0].1, 0.000_999_9),
+            "{:?}",
+            f.improvement
+        );
+        assert!(
+            close(f.improvement[1].1, 0.000_099_9),
+            "{:?}",
+            f.improvement
+        );
+    }
+
+    #[test]
+    fn many_events_give_a_tight_bound_around_the_truth() {
+        // 20 series components, each in its own 99.9% group: A = 0.999^20 exactly,
+        // but 20 events exceed the exhaustive limit, so the figure is bounded.
+        let mut text = String::from("system: s\nshared_fate:\n");
+        for i in 0..20 {
+            let _ = writeln!(text, "  g{i}: {{availability: 99.9%}}");
+        }
+        text.push_str("components:\n  e: {depends_on: [c0]}\n");
+        for i in 0..20 {
+            let next = if i < 19 {
+                format!(", depends_on: [c{}]", i + 1)
+            } else {
+                String::new()
+            };
+            let _ = writeln!(text, "  c{i}: {{shares: [g{i}]{next}}}");
+        }
+        let f = figure(&text);
+        let truth = 0.999_f64.powi(20);
+        assert_eq!(f.method, Method::Bounded);
+        assert!(
+            f.lower <= truth + 1e-12 && truth <= f.upper + 1e-12,
+            "{} {} {}",
+            f.lower,
+            truth,
+            f.upper
+        );
+        assert!(f.upper - f.lower <= 1e-9, "width {}", f.upper - f.lower);
+    }
+}

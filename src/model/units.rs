@@ -68,8 +68,16 @@ impl Decode for Probability {
         let text = cx.scalar_text(node).unwrap_or_default();
         let (number, percent) = match &node.value {
             Value::Int(_) | Value::Float(_) => (text.parse::<f64>().ok(), false),
+            // `99.9%` is read as `99.9e-2`, which rounds once (to 0.999)
+            // instead of twice (99.9 / 100 = 0.9990000000000001).
             Value::Str(s) => match s.trim().strip_suffix('%') {
-                Some(n) => (n.trim().parse::<f64>().ok(), true),
+                Some(n) => (
+                    n.trim()
+                        .parse::<f64>()
+                        .ok()
+                        .and(format!("{}e-2", n.trim()).parse::<f64>().ok()),
+                    true,
+                ),
                 None => (s.trim().parse::<f64>().ok(), false),
             },
             _ => return cx.wrong(node, key, "a probability such as `99.9%` or `0.999`"),
@@ -78,7 +86,7 @@ impl Decode for Probability {
             cx.report(Problem::bad_probability(span, &text));
             return None;
         };
-        let value = if percent { number / 100.0 } else { number };
+        let value = number;
         if !percent && number > 1.0 && number <= 100.0 {
             cx.report(Problem::bare_percent(span, &text));
             return None;

@@ -48,15 +48,29 @@ pub struct AvailabilityRow {
     pub nines: f64,
     /// Expected downtime per year, in seconds.
     pub downtime_per_year_s: f64,
-    /// Gain if a component never failed, largest first.
+    /// The objective's window, in seconds (30 days without an objective).
+    pub window_s: f64,
+    /// Expected downtime per window, in seconds.
+    pub downtime_per_window_s: f64,
+    /// The objective, when the model has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub objective: Option<f64>,
+    /// Downtime the objective allows per window, in seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_budget_s: Option<f64>,
+    /// Gain if a component, domain or group never failed, largest first.
     pub improvement: Vec<Improvement>,
+    /// Names that matter but have no figure (counted as never failing).
+    pub unquantified: Vec<String>,
 }
 
-/// What one component costs an entrypoint.
+/// What one component, domain or group costs an entrypoint.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Improvement {
-    /// The component.
+    /// Its name (the key is `component` for all kinds, as in ANALYSES.md).
     pub component: String,
+    /// `component`, `domain` or `group`.
+    pub kind: &'static str,
     /// Availability gained if it never failed.
     pub gain: f64,
 }

@@ -30,21 +30,34 @@ fn help_lists_the_commands() {
 
 #[test]
 fn exit_codes_follow_the_contract() {
-    // 0: findings below the threshold (a placement warning, failing on errors).
+    let today = ["--today", "2026-11-30"];
+    // 0: the minimal model meets its objective and has no finding.
     assert_eq!(
-        code(nines().args(["check", "models/web-shop.yaml", "--today", "2026-11-30"])),
+        code(nines().args(["check", "models/minimal.yaml"]).args(today)),
         0
     );
-    // 1: the same warning fails the run once warnings count.
+    // 1: the web shop misses its objective (slo/lb, an error).
     assert_eq!(
-        code(nines().args([
-            "check",
-            "models/web-shop.yaml",
-            "--fail-on",
-            "warning",
-            "--today",
-            "2026-11-30"
-        ])),
+        code(nines().args(["check", "models/web-shop.yaml"]).args(today)),
+        1
+    );
+    // Without slo only a placement warning is left: it fails once warnings count.
+    assert_eq!(
+        code(
+            nines()
+                .args(["check", "models/web-shop.yaml", "--skip", "slo"])
+                .args(today)
+        ),
+        0
+    );
+    let warning = ["--skip", "slo", "--fail-on", "warning"];
+    assert_eq!(
+        code(
+            nines()
+                .args(["check", "models/web-shop.yaml"])
+                .args(warning)
+                .args(today)
+        ),
         1
     );
     // never: nothing fails.
@@ -52,7 +65,7 @@ fn exit_codes_follow_the_contract() {
         code(nines().args(["check", "models/web-shop.yaml", "--fail-on", "never"])),
         0
     );
-    // 2: an invalid model, a wrong flag, an unknown rule.
+    // 2: an invalid model, a wrong flag, an unknown rule, a bad date.
     assert_eq!(
         code(nines().args(["check", "tests/fixtures/invalid/bare-percent.yaml"])),
         2
@@ -81,7 +94,7 @@ fn skipping_a_rule_removes_its_findings() {
             "--fail-on",
             "warning",
             "--skip",
-            "placement",
+            "placement,slo",
         ])
         .output()
         .unwrap();

@@ -1,0 +1,225 @@
+//! `slo/<entrypoint>`: an entrypoint whose availability is below the
+//! objective. Also turns the engine's figures into the report's
+//! availability rows.
+
+use std::collections::BTreeMap;
+
+use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::engine::{Figure, Method, Subject};
+use crate::model::{Component, ComponentId, Model, Objective};
+use crate::report::{AvailabilityRow, Improvement, Report};
+
+const YEAR_S: f64 = 365.25 * 86_400.0;
+
+// ---- finding constructors ----
+
+fn below_objective(
+    model: &Model,
+    component: &Component,
+    figure: &Figure,
+    objective: &Objective,
+) -> Finding {
+    let window = objective.window.seconds();
+    let down_min = (1.0 - figure.availability) * window / 60.0;
+    let budget_min = (1.0 - objective.availability) * window / 60.0;
+    let top: Vec<String> = figure
+        .improvement
+        .iter()
+        .take(3)
+        .map(|(subject, gain)| format!("{} (+{} min)", subject.name(model), minutes(gain * window)))
+        .collect();
+    let finding = Finding::new(
+        "slo",
+        &component.name,
+        Severity::Error,
+        component.span,
+        format!(
+            "{} reaches {} ({:.2} nines) against an objective of {}: {} min of downtime per {} window against a budget of {} min, {} min over",
+            component.name,
+            percent(figure.availability),
+            nines(figure.availability),
+            percent(objective.availability),
+            one_decimal(down_min),
+            objective.window,
+            one_decimal(budget_min),
+            one_decimal(down_min - budget_min),
+        ),
+    );
+    if top.is_empty() {
+        finding.help("every figure that matters is at 100%: lower the objective or add redundancy")
+    } else {
+        finding.help(format!(
+            "the largest gains per window if one thing never failed: {}",
+            top.join(", ")
+        ))
+    }
+}
+
+fn percent(a: f64) -> String {
+    let text = format!("{:.6}", a * 100.0);
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    format!("{text}%")
+}
+
+fn one_decimal(x: f64) -> String {
+    format!("{x:.1}")
+}
+
+fn minutes(seconds: f64) -> String {
+    let m = seconds / 60.0;
+    if m >= 0.1 {
+        format!("{m:.1}")
+    } else {
+        format!("{m:.2e}")
+    }
+}
+
+/// `-log10(1 - a)`, capped for a perfect figure.
+fn nines(a: f64) -> f64 {
+    if a >= 1.0 { 99.0 } else { -(1.0 - a).log10() }
+}
+
+// ---- documentation ----
+
+static DOC: RuleDoc = RuleDoc {
+    name: "slo",
+    id: "slo/<entrypoint>",
+    severity: "error",
+    summary: "An entrypoint's availability is below `objective.availability`.",
+    checks: "For every entrypoint, the probability that it is up, computed from the instances, domains and shared-fate groups that have a figure, with shared dependencies counted once and correlated failures (a zone, a config push) conditioned on. The finding fires when that figure is below the objective.",
+    why: "The objective is what the system promises. Multiplying figures along a call chain is wrong both ways: it double-counts a database two front ends share, and it treats replicas in one zone or behind one config push as independent. A design review needs the real figure and the component that limits it.",
+    example: "objective: {availability: 99.95%}\ncomponents:\n  api: {instances: 3, availability: 99.9%, depends_on: [postgres]}\n  postgres: {availability: 99.9%}   # slo/api: 99.9% < 99.95%",
+    fix: "Look at the improvement table: the first rows name what limits the entrypoint. Add redundancy there (a standby, a second zone), remove a shared cause, or make a dependency degradable. If the objective is wrong, change the objective.",
+};
+
+// ---- the check ----
+
+/// The `slo` rule.
+pub struct Slo;
+
+impl Analyzer for Slo {
+    fn doc(&self) -> &'static RuleDoc {
+        &DOC
+    }
+
+    fn check(&self, cx: &Context, report: &mut Report) {
+        let Some(objective) = &cx.model.objective else {
+            return;
+        };
+        for (entrypoint, figure) in cx.figures {
+            if figure.availability < objective.availability {
+                report.findings.push(below_objective(
+                    cx.model,
+                    cx.model.component(*entrypoint),
+                    figure,
+                    objective,
+                ));
+            }
+        }
+    }
+}
+
+/// The report's availability section: one row per entrypoint.
+#[must_use]
+pub fn availability_rows(
+    model: &Model,
+    figures: &[(ComponentId, Figure)],
+) -> BTreeMap<String, AvailabilityRow> {
+    let window = model
+        .objective
+        .map_or(30.0 * 86_400.0, |o| o.window.seconds());
+    figures
+        .iter()
+        .map(|(entrypoint, figure)| {
+            let row = AvailabilityRow {
+                availability: figure.availability,
+                method: match figure.method {
+                    Method::Exact => "exact",
+                    Method::Bounded => "bounded",
+                },
+                lower: figure.lower,
+                upper: figure.upper,
+                nines: (nines(figure.availability) * 100.0).round() / 100.0,
+                downtime_per_year_s: (1.0 - figure.availability) * YEAR_S,
+                window_s: window,
+                downtime_per_window_s: (1.0 - figure.availability) * window,
+                objective: model.objective.map(|o| o.availability),
+                error_budget_s: model.objective.map(|o| (1.0 - o.availability) * window),
+                improvement: figure
+                    .improvement
+                    .iter()
+                    .map(|&(subject, gain)| Improvement {
+                        component: subject.name(model).to_owned(),
+                        kind: match subject {
+                            Subject::Component(_) => "component",
+                            Subject::Domain(_) => "domain",
+                            Subject::Group(_) => "group",
+                        },
+                        gain,
+                    })
+                    .collect(),
+                unquantified: figure
+                    .unquantified
+                    .iter()
+                    .map(|s| s.name(model).to_owned())
+                    .collect(),
+            };
+            (model.component(*entrypoint).name.clone(), row)
+        })
+        .collect()
+}
+
+// ---- tests ----
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fires_below_the_objective_with_the_gap_in_minutes() {
+        // api 99.9% × postgres 99.9% = 0.998001 < 99.95%.
+        // Downtime: 0.001999 × 43200 min = 86.4 min per 30d; budget 0.0005 × 43200 = 21.6 min; 64.8 over.
+        let report = crate::analyze::check_one(
+            &Slo,
+            "system: s\nobjective: {availability: 99.95%}\ncomponents:\n  api: {availability: 99.9%, depends_on: [postgres]}\n  postgres: {availability: 99.9%}\n",
+        );
+        assert_eq!(report.findings.len(), 1);
+        let f = &report.findings[0];
+        assert_eq!(f.id, "slo/api");
+        assert!(f.message.contains("reaches 99.8001%"), "{}", f.message);
+        assert!(
+            f.message.contains(
+                "86.4 min of downtime per 30d window against a budget of 21.6 min, 64.8 min over"
+            ),
+            "{}",
+            f.message
+        );
+        // Each of api and postgres would give back 0.000999 × 43200 = 43.2 min.
+        assert!(
+            f.help.as_deref().unwrap_or("").contains("api (+43.2 min)"),
+            "{:?}",
+            f.help
+        );
+    }
+
+    #[test]
+    fn silent_when_met_or_without_objective() {
+        let met = "system: s\nobjective: {availability: 99%}\ncomponents:\n  api: {availability: 99.9%}\n";
+        assert!(crate::analyze::check_one(&Slo, met).findings.is_empty());
+        let none = "system: s\ncomponents:\n  api: {availability: 50%}\n";
+        assert!(crate::analyze::check_one(&Slo, none).findings.is_empty());
+    }
+
+    #[test]
+    fn rows_carry_downtime_and_budget() {
+        let model = crate::model::parse("system: s\nobjective: {availability: 99.9%, window: 30d}\ncomponents:\n  api: {availability: 99.9%}\n").unwrap();
+        let figures = crate::engine::availability(&model);
+        let rows = availability_rows(&model, &figures);
+        let row = &rows["api"];
+        // 0.001 × 365.25 × 86400 = 31557.6 s a year; 0.001 × 30 × 86400 = 2592 s a window.
+        assert!((row.downtime_per_year_s - 31_557.6).abs() < 1e-6);
+        assert!((row.downtime_per_window_s - 2592.0).abs() < 1e-6);
+        assert!((row.error_budget_s.unwrap() - 2592.0).abs() < 1e-6);
+        assert!((row.nines - 3.0).abs() < 1e-9);
+    }
+}

@@ -1,0 +1,461 @@
+//! The availability of one entrypoint: condition on the correlated events
+//! (domains and groups with an availability), and in each state multiply the
+//! independent parts.
+//!
+//! In a state `s` of the events, every component's health is independent of
+//! the others, so `P(up | s) = Π series P(healthy | s) × P(gates | s)`, the
+//! second factor from the BDD of the alternatives. The series product is
+//! grouped by footprint (the set of events a component depends on): one
+//! table per footprint, indexed by the state of its few events, so a state
+//! costs the number of footprints, not the number of components.
+//!
+//! With at most [`EXACT_EVENTS`] events every state is visited and the figure
+//! is exact. With more, states are visited most probable first until the
+//! probability of the unvisited ones is below [`BOUND_WIDTH`]; the figure is
+//! then the interval `[visited, visited + unvisited mass]`.
+
+use std::collections::{BinaryHeap, HashMap};
+
+use super::events::{self, EventModel, Subject};
+use super::structure::Structure;
+use crate::model::{ComponentId, Model};
+
+/// Most events enumerated exhaustively (2^14 states).
+pub const EXACT_EVENTS: usize = 14;
+/// Target width of a bounded figure.
+pub const BOUND_WIDTH: f64 = 1e-10;
+/// Most states visited for a bounded figure.
+pub const MAX_STATES: usize = 2_000_000;
+/// Footprints wider than this are evaluated per state instead of tabled.
+const MAX_TABLE_EVENTS: usize = 16;
+
+/// How a figure was obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// Every state of the correlated events was evaluated.
+    Exact,
+    /// Only the likeliest states were: the truth is within `[lower, upper]`.
+    Bounded,
+}
+
+/// The availability of one entrypoint.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Figure {
+    /// The figure (the lower bound when bounded: conservative).
+    pub availability: f64,
+    /// Lower bound.
+    pub lower: f64,
+    /// Upper bound.
+    pub upper: f64,
+    /// How it was computed.
+    pub method: Method,
+    /// What each subject would add if it never failed, largest first.
+    pub improvement: Vec<(Subject, f64)>,
+    /// States of the correlated events evaluated.
+    pub states: usize,
+    /// Events conditioned on.
+    pub events: usize,
+    /// Components, domains and groups that matter but have no figure: the
+    /// availability counts them as never failing.
+    pub unquantified: Vec<Subject>,
+}
+
+/// Computes the figure of one entrypoint from its structure.
+#[must_use]
+pub fn evaluate(model: &Model, structure: &Structure) -> Figure {
+    let components: Vec<ComponentId> = structure.components().collect();
+    let event_model = events::collect(model, &components);
+    let mut run = Run::new(structure, &event_model);
+    let n = event_model.events.len();
+    let method = if n <= EXACT_EVENTS && !structure.truncated {
+        for mask in 0..(1u64 << n) {
+            for (i, down) in run.down.iter_mut().enumerate() {
+                *down = mask & (1 << i) != 0;
+            }
+            run.visit();
+        }
+        Method::Exact
+    } else {
+        run.best_first();
+        Method::Bounded
+    };
+    let visited: f64 = run.mass;
+    let lower = run.total.clamp(0.0, 1.0);
+    let upper = if method == Method::Exact {
+        lower
+    } else {
+        (lower + (1.0 - visited).max(0.0)).min(1.0)
+    };
+    let improvement = run.improvement(model, &components);
+    Figure {
+        availability: lower,
+        lower,
+        upper,
+        method,
+        improvement,
+        states: run.states,
+        events: n,
+        unquantified: unquantified(model, &components),
+    }
+}
+
+/// A footprint: the series components that depend on the same events.
+struct Footprint {
+    events: Vec<usize>,
+    members: Vec<usize>,
+    /// Product of the members' health per state of `events` (bit i = event
+    /// i down); `None` when too wide to table.
+    table: Option<Vec<f64>>,
+    /// Σ P(s) × P(gates | s) × (product of the other footprints), per state
+    /// of `events` (for the improvement of the members).
+    weight: HashMap<u64, f64>,
+}
+
+struct Run<'a> {
+    structure: &'a Structure,
+    model: &'a EventModel,
+    footprints: Vec<Footprint>,
+    down: Vec<bool>,
+    total: f64,
+    mass: f64,
+    states: usize,
+    /// Per event: Σ over states where it is up of P(s)/u × f(s).
+    event_up: Vec<f64>,
+    /// Per BDD variable: Σ P(s) × P(series | s) × ∂G/∂p × (q − p).
+    var_gain: Vec<f64>,
+    scratch: Scratch,
+}
+
+/// Buffers reused from state to state.
+#[derive(Default)]
+struct Scratch {
+    /// Health probability of each BDD variable.
+    p: Vec<f64>,
+    /// The same with the component's own failures removed.
+    q: Vec<f64>,
+    /// Per-node probabilities.
+    values: Vec<f64>,
+    /// Per-node derivatives.
+    derivative: Vec<f64>,
+}
+
+impl<'a> Run<'a> {
+    fn new(structure: &'a Structure, model: &'a EventModel) -> Self {
+        let mut by_events: HashMap<&[usize], usize> = HashMap::new();
+        let mut footprints: Vec<Footprint> = Vec::new();
+        for (index, leaf) in model.leaves.iter().enumerate().take(structure.series.len()) {
+            let wide = leaf.footprint.len() > MAX_TABLE_EVENTS;
+            let slot = if wide {
+                None
+            } else {
+                by_events.get(leaf.footprint.as_slice()).copied()
+            };
+            if let Some(f) = slot {
+                footprints[f].members.push(index);
+            } else {
+                if !wide {
+                    by_events.insert(leaf.footprint.as_slice(), footprints.len());
+                }
+                footprints.push(Footprint {
+                    events: leaf.footprint.clone(),
+                    members: vec![index],
+                    table: None,
+                    weight: HashMap::new(),
+                });
+            }
+        }
+        for footprint in &mut footprints {
+            if footprint.events.len() <= MAX_TABLE_EVENTS {
+                let size = 1usize << footprint.events.len();
+                let table = (0..size)
+                    .map(|mask| {
+                        let down = |e: usize| local_down(&footprint.events, mask as u64, e);
+                        footprint
+                            .members
+                            .iter()
+                            .map(|&m| model.leaves[m].probability(down, false))
+                            .product()
+                    })
+                    .collect();
+                footprint.table = Some(table);
+            }
+        }
+        Run {
+            structure,
+            model,
+            footprints,
+            down: vec![false; model.events.len()],
+            total: 0.0,
+            mass: 0.0,
+            states: 0,
+            event_up: vec![0.0; model.events.len()],
+            var_gain: vec![0.0; structure.vars.len()],
+            scratch: Scratch::default(),
+        }
+    }
+
+    /// Evaluates the current state of `down`.
+    fn visit(&mut self) {
+        let events = &self.model.events;
+        let factors: Vec<f64> = events
+            .iter()
+            .zip(&self.down)
+            .map(|(e, &d)| if d { 1.0 - e.up } else { e.up })
+            .collect();
+        let p_state: f64 = factors.iter().product();
+        self.states += 1;
+        self.mass += p_state;
+        // The series product, footprint by footprint.
+        let masks: Vec<u64> = self
+            .footprints
+            .iter()
+            .map(|f| mask_of(&f.events, &self.down))
+            .collect();
+        let parts: Vec<f64> = self
+            .footprints
+            .iter()
+            .zip(&masks)
+            .map(|(f, &mask)| match &f.table {
+                Some(table) => table[usize::try_from(mask).unwrap_or(0)],
+                None => f
+                    .members
+                    .iter()
+                    .map(|&m| self.model.leaves[m].probability(|e| self.down[e], false))
+                    .product(),
+            })
+            .collect();
+        let series: f64 = parts.iter().product();
+        // The alternatives.
+        let series_len = self.structure.series.len();
+        let Scratch {
+            p,
+            q,
+            values,
+            derivative,
+        } = &mut self.scratch;
+        p.clear();
+        q.clear();
+        for leaf in &self.model.leaves[series_len..] {
+            p.push(leaf.probability(|e| self.down[e], false));
+            q.push(leaf.probability(|e| self.down[e], true));
+        }
+        let gates = self
+            .structure
+            .bdd
+            .probability(self.structure.root, p, values);
+        let f = series * gates;
+        self.total += p_state * f;
+        if p_state == 0.0 {
+            return;
+        }
+        // Improvement bookkeeping.
+        let (prefix, suffix) = products_without(&parts);
+        for (i, footprint) in self.footprints.iter_mut().enumerate() {
+            *footprint.weight.entry(masks[i]).or_insert(0.0) +=
+                p_state * gates * prefix[i] * suffix[i + 1];
+        }
+        if !self.var_gain.is_empty() && series > 0.0 {
+            let mut d = vec![0.0; self.var_gain.len()];
+            self.structure.bdd.add_derivatives(
+                self.structure.root,
+                p,
+                values,
+                1.0,
+                derivative,
+                &mut d,
+            );
+            for (v, gain) in self.var_gain.iter_mut().enumerate() {
+                *gain += p_state * series * d[v] * (q[v] - p[v]);
+            }
+        }
+        let (event_prefix, event_suffix) = products_without(&factors);
+        for (i, up_sum) in self.event_up.iter_mut().enumerate() {
+            if !self.down[i] {
+                *up_sum += event_prefix[i] * event_suffix[i + 1] * f;
+            }
+        }
+    }
+
+    /// Visits states most probable first until the rest weighs less than
+    /// [`BOUND_WIDTH`] or [`MAX_STATES`] are done.
+    fn best_first(&mut self) {
+        let events = &self.model.events;
+        // Base: each event at its likelier value; flipping i multiplies the
+        // probability by ratio[i] <= 1. Events sorted by ratio, largest first.
+        let base: Vec<bool> = events.iter().map(|e| e.up < 0.5).collect();
+        let mut order: Vec<(f64, usize)> = events
+            .iter()
+            .enumerate()
+            .map(|(i, e)| {
+                let (likely, unlikely) = if e.up >= 0.5 {
+                    (e.up, 1.0 - e.up)
+                } else {
+                    (1.0 - e.up, e.up)
+                };
+                (unlikely / likely, i)
+            })
+            .collect();
+        order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+        self.down.clone_from(&base);
+        self.visit();
+        let mut heap = BinaryHeap::new();
+        if !order.is_empty() {
+            heap.push(Candidate {
+                weight: order[0].0,
+                flipped: vec![0],
+            });
+        }
+        while let Some(Candidate { weight, flipped }) = heap.pop() {
+            if 1.0 - self.mass <= BOUND_WIDTH || self.states >= MAX_STATES {
+                break;
+            }
+            self.down.clone_from(&base);
+            for &k in &flipped {
+                let e = order[k].1;
+                self.down[e] = !self.down[e];
+            }
+            self.visit();
+            let last = *flipped.last().unwrap_or(&0);
+            if last + 1 < order.len() {
+                let mut extended = flipped.clone();
+                extended.push(last + 1);
+                heap.push(Candidate {
+                    weight: weight * order[last + 1].0,
+                    flipped: extended,
+                });
+                let mut moved = flipped;
+                if let Some(l) = moved.last_mut() {
+                    *l = last + 1;
+                }
+                let ratio = if order[last].0 > 0.0 {
+                    order[last + 1].0 / order[last].0
+                } else {
+                    0.0
+                };
+                heap.push(Candidate {
+                    weight: weight * ratio,
+                    flipped: moved,
+                });
+            }
+        }
+    }
+
+    /// The improvement table: components, then events, by gain.
+    fn improvement(&self, model: &Model, components: &[ComponentId]) -> Vec<(Subject, f64)> {
+        let mut gains: Vec<(Subject, f64)> = Vec::new();
+        for footprint in &self.footprints {
+            let mut per_member = vec![0.0; footprint.members.len()];
+            let mut states: Vec<(&u64, &f64)> = footprint.weight.iter().collect();
+            states.sort_by_key(|(mask, _)| **mask);
+            for (&mask, &weight) in states {
+                let down = |e: usize| local_down(&footprint.events, mask, e);
+                let p: Vec<f64> = footprint
+                    .members
+                    .iter()
+                    .map(|&m| self.model.leaves[m].probability(down, false))
+                    .collect();
+                let (prefix, suffix) = products_without(&p);
+                for (i, &m) in footprint.members.iter().enumerate() {
+                    let q = self.model.leaves[m].probability(down, true);
+                    per_member[i] += weight * prefix[i] * suffix[i + 1] * (q - p[i]);
+                }
+            }
+            for (i, &m) in footprint.members.iter().enumerate() {
+                gains.push((Subject::Component(components[m]), per_member[i]));
+            }
+        }
+        for (v, &gain) in self.var_gain.iter().enumerate() {
+            gains.push((Subject::Component(self.structure.vars[v]), gain));
+        }
+        for (i, event) in self.model.events.iter().enumerate() {
+            gains.push((event.subject, self.event_up[i] - self.total));
+        }
+        gains.retain(|&(_, gain)| gain > 1e-15);
+        gains.sort_by(|a, b| {
+            b.1.total_cmp(&a.1)
+                .then_with(|| a.0.name(model).cmp(b.0.name(model)))
+        });
+        gains
+    }
+}
+
+/// What matters to these components but has no availability figure.
+fn unquantified(model: &Model, components: &[ComponentId]) -> Vec<Subject> {
+    let mut out = Vec::new();
+    for &c in components {
+        let component = model.component(c);
+        if component.availability.is_none() {
+            out.push(Subject::Component(c));
+        }
+        for &(d, _) in &component.placement {
+            for x in std::iter::once(d).chain(model.domain(d).ancestors.iter().copied()) {
+                if model.domain(x).availability.is_none() {
+                    out.push(Subject::Domain(x));
+                }
+            }
+        }
+        for &g in &component.shares {
+            if model.group(g).availability.is_none() {
+                out.push(Subject::Group(g));
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+fn local_down(events: &[usize], mask: u64, event: usize) -> bool {
+    events
+        .iter()
+        .position(|&e| e == event)
+        .is_some_and(|i| mask & (1 << i) != 0)
+}
+
+fn mask_of(events: &[usize], down: &[bool]) -> u64 {
+    events.iter().enumerate().fold(
+        0,
+        |mask, (i, &e)| if down[e] { mask | (1 << i) } else { mask },
+    )
+}
+
+/// Prefix and suffix products, so `prefix[i] × suffix[i + 1]` is the product
+/// of all but item i, without dividing (an item may be zero).
+fn products_without(items: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    let mut prefix = Vec::with_capacity(items.len() + 1);
+    prefix.push(1.0);
+    for &x in items {
+        prefix.push(prefix.last().copied().unwrap_or(1.0) * x);
+    }
+    let mut suffix = vec![1.0; items.len() + 1];
+    for i in (0..items.len()).rev() {
+        suffix[i] = suffix[i + 1] * items[i];
+    }
+    (prefix, suffix)
+}
+
+/// A set of flipped events (positions in the ratio order) and its weight
+/// relative to the base state.
+struct Candidate {
+    weight: f64,
+    flipped: Vec<usize>,
+}
+
+impl PartialEq for Candidate {
+    fn eq(&self, other: &Self) -> bool {
+        self.weight.total_cmp(&other.weight).is_eq() && self.flipped == other.flipped
+    }
+}
+impl Eq for Candidate {}
+impl PartialOrd for Candidate {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Candidate {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.weight
+            .total_cmp(&other.weight)
+            .then_with(|| other.flipped.cmp(&self.flipped))
+    }
+}
