@@ -17,5 +17,6 @@
 pub mod analyze;
 pub mod cli;
 pub mod engine;
+pub mod generate;
 pub mod model;
 pub mod report;

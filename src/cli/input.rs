@@ -10,6 +10,30 @@ pub struct ModelText {
     pub text: String,
 }
 
+/// Writes `text` to `path`, or to standard output without one.
+pub fn write_output(
+    path: Option<&str>,
+    text: &str,
+    terminal: &mut super::Terminal,
+) -> super::Outcome {
+    let written = match path {
+        Some(path) => {
+            std::fs::write(path, text).map_err(|err| format!("cannot write {path}: {err}"))
+        }
+        None => terminal
+            .out
+            .write_all(text.as_bytes())
+            .map_err(|err| format!("cannot write the output: {err}")),
+    };
+    match written {
+        Ok(()) => super::Outcome::Pass,
+        Err(message) => {
+            terminal.error(&message);
+            super::Outcome::Invalid
+        }
+    }
+}
+
 /// Reads `path`, or standard input for `-`.
 ///
 /// # Errors

@@ -4,6 +4,7 @@
 
 mod check;
 mod explain;
+mod export;
 mod input;
 mod schema;
 
@@ -37,6 +38,8 @@ pub enum Command {
     },
     /// Print the JSON Schema (draft-07) of the model format, for editors.
     Schema,
+    /// Write the model in another format (an Open-PSA MEF fault tree for SCRAM).
+    Export(export::ExportArgs),
 }
 
 /// How a run ended.
@@ -124,12 +127,42 @@ pub fn main() -> ExitCode {
     run(cli, &mut terminal).into()
 }
 
+/// Reads and validates a model for a subcommand; on failure the problems
+/// are already printed and the caller exits 2.
+fn read_model(
+    path: &str,
+    terminal: &mut Terminal,
+) -> Option<(input::ModelText, crate::model::Model)> {
+    let source = match input::read(path) {
+        Ok(source) => source,
+        Err(message) => {
+            terminal.error(&message);
+            return None;
+        }
+    };
+    match crate::model::parse(&source.text) {
+        Ok(model) => Some((source, model)),
+        Err(problems) => {
+            let text = crate::report::diagnostics::render(
+                &source.name,
+                &source.text,
+                &problems,
+                terminal.width,
+                terminal.color_err,
+            );
+            let _ = terminal.err.write_all(text.as_bytes());
+            None
+        }
+    }
+}
+
 /// Runs a parsed command line against the given terminal.
 pub fn run(cli: Cli, terminal: &mut Terminal) -> Outcome {
     let outcome = match cli.command {
         Command::Check(args) => check::run(&args, terminal),
         Command::Explain { rule } => explain::run(rule.as_deref(), terminal),
         Command::Schema => schema::run(terminal),
+        Command::Export(args) => export::run(&args, terminal),
     };
     if terminal.out.flush().is_err() {
         return Outcome::Invalid;

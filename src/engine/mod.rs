@@ -10,6 +10,7 @@
 pub mod bdd;
 pub mod events;
 pub mod exact;
+pub mod mef;
 pub mod scenario;
 pub mod structure;
 

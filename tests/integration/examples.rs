@@ -76,3 +76,13 @@ fn output_is_byte_identical_across_runs() {
         }
     }
 }
+
+#[test]
+fn examples_export_as_mef() {
+    settings().bind(|| {
+        insta::glob!("../../models", "*.yaml", |path| {
+            let model = nines::model::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
+            insta::assert_snapshot!("export-mef", nines::engine::mef::export(&model));
+        });
+    });
+}

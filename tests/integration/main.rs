@@ -8,6 +8,7 @@ mod examples;
 mod invalid;
 mod properties;
 mod rules;
+mod scram;
 
 use nines::cli::{CheckArgs, FailOn, Format, Outcome, Terminal, check_source};
 

@@ -1,0 +1,37 @@
+//! `nines export MODEL --format mef [-o FILE]`: the model for another tool.
+
+use clap::{Args, ValueEnum};
+
+use super::{Outcome, Terminal, input, read_model};
+use crate::engine::mef;
+
+/// Export formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFormat {
+    /// Open-PSA Model Exchange Format: a fault tree with one top gate per
+    /// entrypoint (`top-<name>`), for SCRAM and other PSA engines.
+    Mef,
+}
+
+/// Arguments of `nines export`.
+#[derive(Debug, Clone, Args)]
+pub struct ExportArgs {
+    /// The model file, or `-` for standard input.
+    pub model: String,
+    /// The format to write.
+    #[arg(long, value_enum)]
+    pub format: ExportFormat,
+    /// Write to this file instead of standard output.
+    #[arg(short = 'o', long)]
+    pub output: Option<String>,
+}
+
+pub(super) fn run(args: &ExportArgs, terminal: &mut Terminal) -> Outcome {
+    let Some((_, model)) = read_model(&args.model, terminal) else {
+        return Outcome::Invalid;
+    };
+    let text = match args.format {
+        ExportFormat::Mef => mef::export(&model),
+    };
+    input::write_output(args.output.as_deref(), &text, terminal)
+}

@@ -1,0 +1,371 @@
+//! The model as an Open-PSA MEF fault tree, so that an independent engine
+//! (SCRAM) can check the availability figure.
+//!
+//! The tree describes failure: `top-<entrypoint>` is the entrypoint being
+//! down. Basic events are the failures of single instances
+//! (`inst-<component>-<i>`), of domains (`domain-<name>`) and of shared-fate
+//! groups (`group-<name>`), each with its probability of being down. A
+//! component is down when a group of it fires, or when more than
+//! `instances − min_healthy` instances are down (an `atleast` gate), or when
+//! a required dependency is down (for `any_of`/`at_least`, when too few
+//! alternatives are up). Cycles are unfolded: a component already on the
+//! path counts as up, the least fixed point of "down" (the greatest of "up").
+//!
+//! Names are encoded so that every model name gives a valid, distinct MEF
+//! identifier: `_` becomes `__` and `.` becomes `_o`.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use crate::model::{ComponentId, EdgeKind, Model};
+
+/// A fault-tree formula.
+#[derive(Debug, Clone, PartialEq)]
+enum Formula {
+    /// Never true.
+    Never,
+    /// A basic event.
+    Basic(String),
+    /// A named gate.
+    Gate(String),
+    /// Any of.
+    Or(Vec<Formula>),
+    /// At least k of.
+    AtLeast(usize, Vec<Formula>),
+}
+
+impl Formula {
+    /// Simplifies: drops `Never` items, and turns k = 1 into or, k = n into and.
+    fn at_least(k: usize, items: Vec<Formula>) -> Formula {
+        let items: Vec<Formula> = items.into_iter().filter(|f| *f != Formula::Never).collect();
+        if k == 0 {
+            // "at least 0 down" would be always true; callers never ask it.
+            return Formula::Never;
+        }
+        if k > items.len() {
+            return Formula::Never;
+        }
+        if items.len() == 1 {
+            return items.into_iter().next().unwrap_or(Formula::Never);
+        }
+        if k == 1 {
+            return Formula::or(items);
+        }
+        Formula::AtLeast(k, items)
+    }
+
+    fn or(items: Vec<Formula>) -> Formula {
+        let mut flat = Vec::new();
+        for item in items {
+            match item {
+                Formula::Never => {}
+                Formula::Or(inner) => flat.extend(inner),
+                other => flat.push(other),
+            }
+        }
+        let mut unique: Vec<Formula> = Vec::with_capacity(flat.len());
+        for item in flat {
+            if !unique.contains(&item) {
+                unique.push(item); // x ∨ x = x; MEF rejects repeated arguments
+            }
+        }
+        let flat = unique;
+        match flat.len() {
+            0 => Formula::Never,
+            1 => flat.into_iter().next().unwrap_or(Formula::Never),
+            _ => Formula::Or(flat),
+        }
+    }
+
+    fn write(&self, out: &mut String, indent: usize) {
+        let pad = " ".repeat(indent);
+        match self {
+            Formula::Never => {
+                let _ = writeln!(out, "{pad}<house-event name=\"never\"/>");
+            }
+            Formula::Basic(name) => {
+                let _ = writeln!(out, "{pad}<basic-event name=\"{name}\"/>");
+            }
+            Formula::Gate(name) => {
+                let _ = writeln!(out, "{pad}<gate name=\"{name}\"/>");
+            }
+            Formula::Or(items) => {
+                let _ = writeln!(out, "{pad}<or>");
+                for f in items {
+                    f.write(out, indent + 2);
+                }
+                let _ = writeln!(out, "{pad}</or>");
+            }
+            Formula::AtLeast(k, items) => {
+                let tag = if *k == items.len() {
+                    "<and>".to_owned()
+                } else {
+                    format!("<atleast min=\"{k}\">")
+                };
+                let _ = writeln!(out, "{pad}{tag}");
+                for f in items {
+                    f.write(out, indent + 2);
+                }
+                let close = if *k == items.len() {
+                    "</and>"
+                } else {
+                    "</atleast>"
+                };
+                let _ = writeln!(out, "{pad}{close}");
+            }
+        }
+    }
+}
+
+/// Encodes a model name as a MEF identifier fragment.
+#[must_use]
+pub fn encode(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        match c {
+            '_' => out.push_str("__"),
+            '.' => out.push_str("_o"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The name of an entrypoint's top gate.
+#[must_use]
+pub fn top_gate(entrypoint: &str) -> String {
+    format!("top-{}", encode(entrypoint))
+}
+
+/// Writes the model as an Open-PSA MEF document.
+#[must_use]
+pub fn export(model: &Model) -> String {
+    let mut tree = Tree {
+        model,
+        gates: Vec::new(),
+        memo: HashMap::new(),
+        stack: Vec::new(),
+        copies: 0,
+    };
+    let mut tops = Vec::new();
+    for &entrypoint in &model.entrypoints {
+        let (formula, _) = tree.down(entrypoint);
+        tops.push((top_gate(&model.component(entrypoint).name), formula));
+    }
+    let mut out = String::from("<?xml version=\"1.0\"?>\n");
+    let _ = writeln!(
+        out,
+        "<!-- {}: generated by nines export; top-<entrypoint> is the entrypoint being down -->",
+        xml_text(&model.system)
+    );
+    out.push_str("<opsa-mef>\n  <define-fault-tree name=\"nines\">\n");
+    for (name, formula) in tops.iter().chain(&tree.gates) {
+        let _ = writeln!(out, "    <define-gate name=\"{name}\">");
+        formula.write(&mut out, 6);
+        out.push_str("    </define-gate>\n");
+    }
+    out.push_str("  </define-fault-tree>\n  <model-data>\n");
+    for (name, down) in basic_events(model) {
+        let _ = writeln!(
+            out,
+            "    <define-basic-event name=\"{name}\"><float value=\"{down:e}\"/></define-basic-event>"
+        );
+    }
+    out.push_str(
+        "    <define-house-event name=\"never\"><constant value=\"false\"/></define-house-event>\n",
+    );
+    out.push_str("  </model-data>\n</opsa-mef>\n");
+    out
+}
+
+fn xml_text(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace("--", "- -")
+}
+
+/// Every basic event with its probability of being down.
+fn basic_events(model: &Model) -> Vec<(String, f64)> {
+    let mut events = Vec::new();
+    for domain in &model.domains {
+        if let Some(a) = domain.availability.filter(|&a| a < 1.0) {
+            events.push((format!("domain-{}", encode(&domain.name)), 1.0 - a));
+        }
+    }
+    for group in &model.groups {
+        if let Some(a) = group.availability.filter(|&a| a < 1.0) {
+            events.push((format!("group-{}", encode(&group.name)), 1.0 - a));
+        }
+    }
+    for component in &model.components {
+        if let Some(a) = component.availability.filter(|&a| a < 1.0) {
+            for i in 0..component.instances {
+                events.push((format!("inst-{}-{i}", encode(&component.name)), 1.0 - a));
+            }
+        }
+    }
+    events
+}
+
+struct Tree<'a> {
+    model: &'a Model,
+    gates: Vec<(String, Formula)>,
+    memo: HashMap<ComponentId, Formula>,
+    stack: Vec<ComponentId>,
+    copies: usize,
+}
+
+impl Tree<'_> {
+    /// "Component `c` is down", and the lowest stack depth it depends on.
+    fn down(&mut self, c: ComponentId) -> (Formula, usize) {
+        if let Some(depth) = self.stack.iter().position(|&s| s == c) {
+            return (Formula::Never, depth); // on the path: counts as up
+        }
+        if let Some(f) = self.memo.get(&c) {
+            return (f.clone(), usize::MAX);
+        }
+        let depth = self.stack.len();
+        self.stack.push(c);
+        let mut causes = vec![self.health(c)];
+        let mut low = usize::MAX;
+        let edges: Vec<(EdgeKind, u32, Vec<ComponentId>)> = self
+            .model
+            .component(c)
+            .depends_on
+            .iter()
+            .filter(|e| !e.degradable)
+            .map(|e| (e.kind, e.at_least, e.targets.clone()))
+            .collect();
+        for (kind, at_least, targets) in edges {
+            let mut downs = Vec::new();
+            for t in targets {
+                let (f, l) = self.down(t);
+                low = low.min(l);
+                downs.push(f);
+            }
+            causes.push(match kind {
+                EdgeKind::Target => Formula::or(downs),
+                // Down when more than m − k alternatives are down.
+                EdgeKind::AnyOf | EdgeKind::AtLeast => {
+                    let m = downs.len();
+                    let downs = self.distinct(downs);
+                    Formula::at_least(m - at_least as usize + 1, downs)
+                }
+            });
+        }
+        self.stack.pop();
+        let formula = Formula::or(causes);
+        let name = self.model.component(c).name.as_str();
+        let reference = if formula == Formula::Never {
+            Formula::Never
+        } else if low >= depth {
+            let gate = format!("down-{}", encode(name));
+            self.gates.push((gate.clone(), formula));
+            Formula::Gate(gate)
+        } else {
+            self.copies += 1;
+            let gate = format!("down-{}-{}", encode(name), self.copies);
+            self.gates.push((gate.clone(), formula));
+            Formula::Gate(gate)
+        };
+        if low >= depth {
+            self.memo.insert(c, reference.clone());
+        }
+        (reference, low)
+    }
+
+    /// "Too few instances of `c` are up, or one of its groups fired".
+    fn health(&mut self, c: ComponentId) -> Formula {
+        let model = self.model;
+        let component = model.component(c);
+        let mut causes: Vec<Formula> = component
+            .shares
+            .iter()
+            .filter(|g| model.group(**g).availability.is_some_and(|a| a < 1.0))
+            .map(|g| Formula::Basic(format!("group-{}", encode(&model.group(*g).name))))
+            .collect();
+        let own = component.availability.is_some_and(|a| a < 1.0);
+        let mut instances = Vec::new();
+        let mut index = 0;
+        let placement: Vec<(Option<crate::model::DomainId>, u32)> =
+            if component.placement.is_empty() {
+                vec![(None, component.instances)]
+            } else {
+                component
+                    .placement
+                    .iter()
+                    .map(|&(d, n)| (Some(d), n))
+                    .collect()
+            };
+        for (domain, count) in placement {
+            let domains: Vec<Formula> = domain
+                .into_iter()
+                .flat_map(|d| std::iter::once(d).chain(model.domain(d).ancestors.iter().copied()))
+                .filter(|d| model.domain(*d).availability.is_some_and(|a| a < 1.0))
+                .map(|d| Formula::Basic(format!("domain-{}", encode(&model.domain(d).name))))
+                .collect();
+            for _ in 0..count {
+                let mut down = domains.clone();
+                if own {
+                    down.push(Formula::Basic(format!(
+                        "inst-{}-{index}",
+                        encode(&component.name)
+                    )));
+                }
+                instances.push(Formula::or(down));
+                index += 1;
+            }
+        }
+        let threshold = (component.instances - component.min_healthy + 1) as usize;
+        let instances = self.distinct(instances);
+        causes.push(Formula::at_least(threshold, instances));
+        Formula::or(causes)
+    }
+
+    /// MEF rejects an argument repeated in one gate, but "at least k of" must
+    /// count two instances that fail with the same event twice: repeats are
+    /// given gates of their own that stand for the same formula.
+    fn distinct(&mut self, items: Vec<Formula>) -> Vec<Formula> {
+        let mut out: Vec<Formula> = Vec::with_capacity(items.len());
+        for item in items {
+            if item != Formula::Never && out.contains(&item) {
+                self.copies += 1;
+                let gate = format!("same-{}", self.copies);
+                self.gates.push((gate.clone(), item));
+                out.push(Formula::Gate(gate));
+            } else {
+                out.push(item);
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_encode_injectively() {
+        assert_eq!(encode("a.b"), "a_ob");
+        assert_eq!(encode("a_ob"), "a__ob");
+        assert_ne!(encode("a.b"), encode("a_ob"));
+    }
+
+    #[test]
+    fn two_of_three_becomes_an_atleast_gate_of_two() {
+        let model = crate::model::parse(
+            "system: s\ncomponents:\n  zk: {instances: 3, min_healthy: 2, availability: 99%}\n",
+        )
+        .unwrap();
+        let text = export(&model);
+        // Down when 3 − 2 + 1 = 2 of the 3 instances are down.
+        assert!(text.contains("<atleast min=\"2\">"), "{text}");
+        // 1 − 0.99 in binary floating point, printed exactly.
+        assert!(
+            text.contains("name=\"inst-zk-2\"><float value=\"1.0000000000000009e-2\"/>"),
+            "{text}"
+        );
+    }
+}

@@ -1,0 +1,232 @@
+//! Generated models, for benchmarks and differential tests: microservice-
+//! shaped systems of any size, and small random models that exercise every
+//! structural feature (zones, groups, k-of-n, `any_of`, `at_least`, shared
+//! dependencies, cycles). Deterministic for a given seed.
+
+use std::fmt::Write as _;
+
+/// A small, fast, seedable generator (`SplitMix64`); statistical quality is
+/// irrelevant here, reproducibility is not.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A number in `0..n` (0 when n is 0).
+    fn below(&mut self, n: usize) -> usize {
+        if n == 0 {
+            return 0;
+        }
+        usize::try_from(self.next() % (n as u64)).unwrap_or(0)
+    }
+
+    fn chance(&mut self, percent: usize) -> bool {
+        self.below(100) < percent
+    }
+}
+
+/// A microservice-shaped model of `components` components: four layers
+/// (edge, services, backends, datastores), each calling about three
+/// components of the next layers, 10% of calls to `any_of` pairs, three
+/// zones in one region, and a few shared-fate groups.
+#[must_use]
+pub fn microservices(components: usize, seed: u64) -> String {
+    let mut rng = SplitMix(seed);
+    let components = components.max(4);
+    let layers = [components / 20 + 1, components * 2 / 5, components * 3 / 10];
+    let used: usize = layers.iter().sum();
+    let sizes = [
+        layers[0],
+        layers[1],
+        layers[2],
+        components.saturating_sub(used).max(1),
+    ];
+    let mut text = String::new();
+    let _ = writeln!(text, "system: generated-{components}");
+    text.push_str("objective: {availability: 99.9%}\n");
+    text.push_str("domains:\n  region: {kind: region, availability: 99.99%}\n");
+    for z in ["az-a", "az-b", "az-c"] {
+        let _ = writeln!(
+            text,
+            "  {z}: {{kind: zone, in: region, availability: 99.95%}}"
+        );
+    }
+    text.push_str("shared_fate:\n");
+    for g in 0..4 {
+        let _ = writeln!(
+            text,
+            "  release-{g}: {{kind: software, availability: 99.98%}}"
+        );
+    }
+    let _ = writeln!(
+        text,
+        "entrypoints: [{}]",
+        (0..sizes[0])
+            .map(|i| format!("l0-{i}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    text.push_str("components:\n");
+    for (layer, &size) in sizes.iter().enumerate() {
+        for i in 0..size {
+            let instances = [3, 3, 6, 2][layer];
+            let _ = writeln!(text, "  l{layer}-{i}:");
+            let _ = writeln!(text, "    instances: {instances}");
+            let zones = ["az-a", "az-b", "az-c"];
+            let _ = writeln!(
+                text,
+                "    placement: [{}]",
+                zones[..instances.min(3)].join(", ")
+            );
+            if instances > 2 {
+                let _ = writeln!(text, "    min_healthy: {}", instances / 3);
+            }
+            let _ = writeln!(
+                text,
+                "    availability: {}%",
+                99.0 + rng.below(99) as f64 / 100.0
+            );
+            if rng.chance(30) {
+                let _ = writeln!(text, "    shares: [release-{}]", rng.below(4));
+            }
+            let _ = writeln!(
+                text,
+                "    capacity: {}\n    load: {}",
+                100 + rng.below(400),
+                100 + rng.below(1000)
+            );
+            if layer == 3 {
+                continue;
+            }
+            let next = sizes[layer + 1];
+            text.push_str("    depends_on:\n");
+            for _ in 0..3 {
+                let target = rng.below(next);
+                if rng.chance(10) && next > 1 {
+                    let other = (target + 1 + rng.below(next - 1)) % next;
+                    let _ = writeln!(
+                        text,
+                        "      - {{any_of: [l{}-{target}, l{}-{other}], retries: 1, timeout: 200ms}}",
+                        layer + 1,
+                        layer + 1
+                    );
+                } else {
+                    let _ = writeln!(
+                        text,
+                        "      - {{target: l{}-{target}, retries: {}, timeout: 300ms}}",
+                        layer + 1,
+                        rng.below(3)
+                    );
+                }
+            }
+        }
+    }
+    text
+}
+
+/// A small random model using every structural feature, for comparison with
+/// an independent engine.
+#[must_use]
+pub fn random_small(seed: u64) -> String {
+    let mut rng = SplitMix(seed);
+    let zones = 1 + rng.below(3);
+    let groups = rng.below(3);
+    let count = 2 + rng.below(9);
+    let mut text = String::from("system: random\ndomains:\n");
+    let region_figure = if rng.chance(50) {
+        ", availability: 99.9%"
+    } else {
+        ""
+    };
+    let _ = writeln!(text, "  region: {{kind: region{region_figure}}}");
+    for z in 0..zones {
+        let figure = 95.0 + rng.below(500) as f64 / 100.0;
+        let _ = writeln!(
+            text,
+            "  z{z}: {{kind: zone, in: region, availability: {figure}%}}"
+        );
+    }
+    if groups > 0 {
+        text.push_str("shared_fate:\n");
+        for g in 0..groups {
+            let _ = writeln!(
+                text,
+                "  g{g}: {{availability: {}%}}",
+                97.0 + rng.below(300) as f64 / 100.0
+            );
+        }
+    }
+    text.push_str("entrypoints: [c0]\ncomponents:\n");
+    for c in 0..count {
+        let instances = 1 + rng.below(4);
+        let _ = writeln!(
+            text,
+            "  c{c}:\n    instances: {instances}\n    min_healthy: {}",
+            1 + rng.below(instances)
+        );
+        let spread = 1 + rng.below(zones.min(instances));
+        let start = rng.below(zones);
+        let placement: Vec<String> = (0..spread)
+            .map(|i| format!("z{}", (start + i) % zones))
+            .collect();
+        let _ = writeln!(text, "    placement: [{}]", placement.join(", "));
+        if rng.chance(85) {
+            let _ = writeln!(
+                text,
+                "    availability: {}%",
+                90.0 + rng.below(1000) as f64 / 100.0
+            );
+        }
+        if groups > 0 && rng.chance(30) {
+            let _ = writeln!(text, "    shares: [g{}]", rng.below(groups));
+        }
+        let mut edges = Vec::new();
+        let later: Vec<usize> = (c + 1..count).collect();
+        for _ in 0..rng.below(3) {
+            if later.is_empty() {
+                break;
+            }
+            let a = later[rng.below(later.len())];
+            let b = later[rng.below(later.len())];
+            let d = later[rng.below(later.len())];
+            edges.push(match rng.below(6) {
+                0 if a != b => format!("{{any_of: [c{a}, c{b}]}}"),
+                1 if a != b && b != d && a != d => {
+                    format!("{{at_least: 2, of: [c{a}, c{b}, c{d}]}}")
+                }
+                2 => format!("{{target: c{a}, degradable: true}}"),
+                _ => format!("c{a}"),
+            });
+        }
+        // Now and then a required edge back up the graph: a cycle.
+        if c > 1 && rng.chance(10) {
+            edges.push(format!("c{}", 1 + rng.below(c - 1)));
+        }
+        if !edges.is_empty() {
+            let _ = writeln!(text, "    depends_on: [{}]", edges.join(", "));
+        }
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_models_are_valid_and_sized() {
+        let text = microservices(100, 7);
+        let model = crate::model::parse(&text).unwrap_or_else(|p| panic!("{p:#?}"));
+        assert_eq!(model.components.len(), 100);
+        for seed in 0..200 {
+            let text = random_small(seed);
+            assert!(crate::model::parse(&text).is_ok(), "seed {seed}:\n{text}");
+        }
+    }
+}

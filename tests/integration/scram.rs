@@ -1,0 +1,110 @@
+//! The availability figure against SCRAM, an independent Open-PSA fault-tree
+//! engine: every example model and 60 random models are exported as MEF,
+//! SCRAM computes each top event's probability with its BDD, and the
+//! unavailability of every entrypoint must agree to SCRAM's printed
+//! precision (relative 1e-5). Without `scram` on the PATH the test says it
+//! skipped and why; `.ci/run` installs it.
+
+use std::path::Path;
+use std::process::Command;
+
+use nines::engine::{self, mef};
+use nines::model::{self, Model};
+
+/// SCRAM's probability per top gate, read from its XML report.
+fn scram_probabilities(file: &Path) -> Vec<(String, f64)> {
+    let out = Command::new("scram")
+        .args(["--bdd", "--probability", "true"])
+        .arg(file)
+        .output()
+        .expect("scram runs");
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "scram failed on {}:\n{report}\n{}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    report
+        .split("<sum-of-products ")
+        .skip(1)
+        .map(|element| {
+            let attribute = |key: &str| {
+                let start = element
+                    .find(&format!("{key}=\""))
+                    .unwrap_or_else(|| panic!("no {key} in {element}"))
+                    + key.len()
+                    + 2;
+                element[start..].split('"').next().unwrap().to_owned()
+            };
+            (attribute("name"), attribute("probability").parse().unwrap())
+        })
+        .collect()
+}
+
+fn scram_available() -> bool {
+    Command::new("scram")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+}
+
+/// Compares one model; returns how many entrypoints were compared.
+fn compare(name: &str, model: &Model, dir: &Path) -> usize {
+    let file = dir.join(format!("{name}.xml"));
+    std::fs::write(&file, mef::export(model)).unwrap();
+    let scram = scram_probabilities(&file);
+    let figures = engine::availability(model);
+    assert_eq!(
+        scram.len(),
+        figures.len(),
+        "{name}: one top gate per entrypoint"
+    );
+    for (entrypoint, figure) in figures {
+        let top = mef::top_gate(&model.component(entrypoint).name);
+        let theirs = scram
+            .iter()
+            .find(|(n, _)| *n == top)
+            .unwrap_or_else(|| panic!("{name}: no {top}"))
+            .1;
+        // The interval [1 − upper, 1 − lower] must contain SCRAM's figure to its precision.
+        let (low, high) = (1.0 - figure.upper, 1.0 - figure.lower);
+        let tolerance = 1e-5 * theirs.abs().max(low.abs()) + 1e-15;
+        assert!(
+            theirs >= low - tolerance && theirs <= high + tolerance,
+            "{name}/{top}: nines unavailability [{low:e}, {high:e}], SCRAM {theirs:e}"
+        );
+    }
+    scram.len()
+}
+
+#[test]
+fn unavailability_agrees_with_scram() {
+    if !scram_available() {
+        println!(
+            "skipped: `scram` is not installed here (Debian package `scram`; .ci/run installs it)"
+        );
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("nines-scram-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut compared = 0;
+    let models = concat!(env!("CARGO_MANIFEST_DIR"), "/models");
+    let mut paths: Vec<_> = std::fs::read_dir(models)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    paths.sort();
+    for path in paths {
+        let model = model::parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        compared += compare(&path.file_stem().unwrap().to_string_lossy(), &model, &dir);
+    }
+    for seed in 0..60 {
+        let text = nines::generate::random_small(seed);
+        let model = model::parse(&text).unwrap();
+        compared += compare(&format!("random-{seed}"), &model, &dir);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(compared >= 67, "compared {compared} entrypoints");
+    println!("compared {compared} entrypoints with SCRAM");
+}
