@@ -17,14 +17,18 @@ pub mod structure;
 pub use events::Subject;
 pub use exact::{Figure, Method};
 
+use rayon::prelude::*;
+
 use crate::model::{ComponentId, Model};
 
 /// The figure of every entrypoint, in the model's entrypoint order.
+/// Entrypoints are independent computations, run in parallel; the result
+/// does not depend on the number of threads.
 #[must_use]
 pub fn availability(model: &Model) -> Vec<(ComponentId, Figure)> {
     model
         .entrypoints
-        .iter()
+        .par_iter()
         .map(|&entrypoint| {
             let structure = structure::build(model, entrypoint);
             (entrypoint, exact::evaluate(model, &structure))

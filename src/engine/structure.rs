@@ -15,7 +15,7 @@
 //! (νx.f(x) = f(true) for one boolean variable, and Bekić's lemma for
 //! several).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::bdd::{Bdd, Ref, TRUE};
 use crate::model::{ComponentId, EdgeKind, Model};
@@ -45,10 +45,9 @@ impl Structure {
 #[must_use]
 pub fn build(model: &Model, entrypoint: ComponentId) -> Structure {
     let series = series_closure(model, entrypoint);
-    let mut in_series = vec![false; model.components.len()];
-    for c in &series {
-        in_series[c.0] = true;
-    }
+    // Sets, not model-sized vectors: a model has many entrypoints, each
+    // with a small closure.
+    let in_series: HashSet<ComponentId> = series.iter().copied().collect();
     let mut builder = Builder {
         model,
         in_series,
@@ -86,8 +85,7 @@ pub fn build(model: &Model, entrypoint: ComponentId) -> Structure {
 /// The entrypoint and everything reached from it through required
 /// single-target edges, in breadth-first order.
 fn series_closure(model: &Model, entrypoint: ComponentId) -> Vec<ComponentId> {
-    let mut seen = vec![false; model.components.len()];
-    seen[entrypoint.0] = true;
+    let mut seen: HashSet<ComponentId> = HashSet::from([entrypoint]);
     let mut order = vec![entrypoint];
     let mut next = 0;
     while let Some(&c) = order.get(next) {
@@ -99,8 +97,7 @@ fn series_closure(model: &Model, entrypoint: ComponentId) -> Vec<ComponentId> {
             .filter(|e| !e.degradable && e.kind == EdgeKind::Target)
         {
             for t in &edge.targets {
-                if !seen[t.0] {
-                    seen[t.0] = true;
+                if seen.insert(*t) {
                     order.push(*t);
                 }
             }
@@ -111,7 +108,7 @@ fn series_closure(model: &Model, entrypoint: ComponentId) -> Vec<ComponentId> {
 
 struct Builder<'a> {
     model: &'a Model,
-    in_series: Vec<bool>,
+    in_series: HashSet<ComponentId>,
     bdd: Bdd,
     var_of: HashMap<ComponentId, u32>,
     vars: Vec<ComponentId>,
@@ -136,7 +133,7 @@ impl Builder<'_> {
 
     /// The function "component `c` is up".
     fn value(&mut self, c: ComponentId) -> (Ref, usize) {
-        if self.in_series[c.0] || self.truncated {
+        if self.in_series.contains(&c) || self.truncated {
             return (TRUE, usize::MAX);
         }
         if let Some(depth) = self.stack.iter().position(|&s| s == c) {

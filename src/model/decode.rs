@@ -224,7 +224,7 @@ impl<T: DecodeNamed> Decode for Entries<T> {
             span: cx.point(node),
             ..Entries::default()
         };
-        let mut seen: Vec<(String, Span)> = Vec::new();
+        let mut seen: std::collections::HashMap<String, Span> = std::collections::HashMap::new();
         for (key_node, value) in pairs {
             let Some(name) = Spanned::<super::units::Name>::decode(key_node, key, cx) else {
                 continue;
@@ -233,11 +233,11 @@ impl<T: DecodeNamed> Decode for Entries<T> {
                 value: name.value.0,
                 span: name.span,
             };
-            if let Some((_, first)) = seen.iter().find(|(seen, _)| *seen == name.value) {
+            if let Some(first) = seen.get(&name.value) {
                 cx.report(Problem::duplicate_key(name.span, &name.value, *first));
                 continue;
             }
-            seen.push((name.value.clone(), name.span));
+            seen.insert(name.value.clone(), name.span);
             match T::decode_named(value, &name, cx) {
                 Some(item) => out.items.push((name, item)),
                 None => out.unreadable.push(name.value),

@@ -53,7 +53,7 @@ impl Problem {
     pub fn too_large(bytes: usize) -> Self {
         Self::new(
             "model::too-large",
-            format!("the model is {bytes} bytes; nines reads models up to 16 MiB"),
+            format!("the model is {bytes} bytes; nines reads models up to 64 MiB"),
             Span::new(0, 0),
             "this file",
         )

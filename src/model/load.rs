@@ -53,8 +53,9 @@ impl Value {
 }
 
 /// The largest model accepted, in bytes. Real models are a few kilobytes; the
-/// cap keeps a stray multi-gigabyte file from exhausting memory.
-pub const MAX_MODEL_BYTES: usize = 16 * 1024 * 1024;
+/// cap keeps a stray multi-gigabyte file from exhausting memory while leaving
+/// room for generated models of 100,000 components (about 28 MiB).
+pub const MAX_MODEL_BYTES: usize = 64 * 1024 * 1024;
 
 /// Parses YAML text into a spanned tree.
 ///
@@ -65,7 +66,14 @@ pub fn parse(text: &str) -> Result<Node, Problem> {
     if text.len() > MAX_MODEL_BYTES {
         return Err(Problem::too_large(text.len()));
     }
+    // The parser's default budget (250,000 nodes) is sized for configuration
+    // files; a model of 100,000 components has about 2.5 million nodes. The
+    // alias limits stay at their defaults, which stop "billion laughs".
     let options = serde_saphyr::options! {
+        budget: serde_saphyr::budget! {
+            max_nodes: MAX_MODEL_BYTES / 2,
+            max_events: MAX_MODEL_BYTES,
+        },
         duplicate_keys: serde_saphyr::options::DuplicateKeyPolicy::PassThrough,
         non_finite_float_policy: serde_saphyr::options::NonFiniteFloatPolicy::AsString,
         strict_booleans: true,

@@ -190,10 +190,19 @@ impl Report {
         }
     }
 
-    /// Fills in each finding's line and column from the model text.
+    /// Fills in each finding's line and column from the model text (one
+    /// pass to index the lines, then a binary search per finding).
     pub fn locate(&mut self, text: &str) {
+        let starts: Vec<usize> = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(at, _)| at + 1))
+            .collect();
         for finding in &mut self.findings {
-            let (line, column) = finding.span.line_column(text);
+            let offset = finding.span.offset.min(text.len());
+            let line = starts.partition_point(|&start| start <= offset);
+            let start = starts[line - 1];
+            let column = text
+                .get(start..offset)
+                .map_or(1, |before| before.chars().count() + 1);
             finding.location = Location { line, column };
         }
     }

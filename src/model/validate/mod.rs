@@ -8,6 +8,8 @@ mod domains;
 
 pub use accepted::RULES;
 
+use std::collections::HashMap;
+
 use super::decode::{Cx, Spanned};
 use super::error::Problem;
 use super::load::{Node, Value};
@@ -43,14 +45,12 @@ impl Named {
 /// The shared namespace of components, domains and groups.
 pub struct Names {
     entries: Vec<(String, Named)>,
+    index: HashMap<String, usize>,
 }
 
 impl Names {
     fn get(&self, name: &str) -> Option<Named> {
-        self.entries
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|&(_, named)| named)
+        self.index.get(name).map(|&i| self.entries[i].1)
     }
 
     fn of_kind(&self, noun: &str) -> impl Iterator<Item = &str> {
@@ -195,13 +195,14 @@ fn build(raw: &RawModel, cx: &mut Cx) -> Model {
 fn declare(raw: &RawModel, cx: &mut Cx) -> Names {
     let mut names = Names {
         entries: Vec::new(),
+        index: HashMap::new(),
     };
     let mut spans: Vec<Span> = Vec::new();
     let mut add = |name: &Spanned<String>, named: Named, cx: &mut Cx| {
         if name.value == "instance" {
             cx.report(Problem::reserved_name(name.span, &name.value));
         }
-        if let Some(index) = names.entries.iter().position(|(n, _)| *n == name.value) {
+        if let Some(&index) = names.index.get(&name.value) {
             let first = names.entries[index].1;
             if first != Named::Unreadable {
                 cx.report(Problem::duplicate_name(
@@ -216,6 +217,7 @@ fn declare(raw: &RawModel, cx: &mut Cx) -> Names {
             names.entries[index].1 = Named::Unreadable;
             return;
         }
+        names.index.insert(name.value.clone(), names.entries.len());
         names.entries.push((name.value.clone(), named));
         spans.push(name.span);
     };
@@ -345,15 +347,14 @@ fn entrypoints(
         }
         return out;
     }
-    let called: Vec<bool> = (0..components.len())
-        .map(|index| {
-            components.iter().any(|c| {
-                c.depends_on
-                    .iter()
-                    .any(|e| e.targets.contains(&ComponentId(index)))
-            })
-        })
-        .collect();
+    let mut called = vec![false; components.len()];
+    for target in components
+        .iter()
+        .flat_map(|c| &c.depends_on)
+        .flat_map(|e| &e.targets)
+    {
+        called[target.0] = true;
+    }
     let out: Vec<ComponentId> = (0..components.len())
         .filter(|&i| !called[i])
         .map(ComponentId)

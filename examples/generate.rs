@@ -1,0 +1,9 @@
+//! Writes a generated microservice model: `cargo run --example generate -- 10000 > big.yaml`.
+
+fn main() {
+    let size = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1000);
+    print!("{}", nines::generate::microservices(size, 42));
+}
