@@ -14,8 +14,8 @@ fn main() {
     let computed = start.elapsed();
     eprintln!(
         "load {parsed:?}, validate {:?}, availability {:?} ({} entrypoints)",
-        validated - parsed,
-        computed - validated,
+        validated.saturating_sub(parsed),
+        computed.saturating_sub(validated),
         figures.len()
     );
 }
