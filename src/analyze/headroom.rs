@@ -404,6 +404,22 @@ mod tests {
     }
 
     #[test]
+    fn degenerate_figures_do_not_panic() {
+        // Capacity 0 is skipped; load 0 runs at 0% (validation keeps
+        // max_utilization above 0).
+        let report = run(
+            "system: s\ncomponents:\n  a: {instances: 2, capacity: 0, load: 5}\n  b: {instances: 2, capacity: 10, load: 5}\n  c: {instances: 2, capacity: 10, load: 0}\n",
+        );
+        let lost: Vec<(&str, bool)> = report
+            .headroom
+            .iter()
+            .map(|r| (r.component.as_str(), r.ok))
+            .collect();
+        // b: 5 / (1 × 10) = 50%.
+        assert_eq!(lost, [("b", true), ("c", true)]);
+    }
+
+    #[test]
     fn whole_losses_and_unused_domains_are_not_rows() {
         // All in az-a: losing it is a SPOF question, not a headroom row; az-b holds nothing.
         let report = run(
