@@ -27,9 +27,26 @@ fn group_takes_down(model: &Model, id: GroupId, outage: &Outage) -> Finding {
         ),
     )
     .help(format!(
-        "split {} so that one firing reaches only part of the fleet (per-cell releases, staged config pushes, one certificate per endpoint), or add an alternative that does not share it",
-        g.name
+        "split {} so that one firing reaches only part of the fleet ({}), or add an alternative that does not share it",
+        g.name,
+        remedy(g.kind.as_deref())
     ))
+}
+
+/// The usual way to split a cause of this kind.
+fn remedy(kind: Option<&str>) -> &'static str {
+    match kind {
+        Some("software" | "release" | "deploy") => {
+            "per-cell release trains with a canary and a bake time"
+        }
+        Some("config") => "config pushed cell by cell, with automatic rollback",
+        Some("certificate") => "one certificate per endpoint, renewed automatically",
+        Some("credential" | "token" | "secret") => {
+            "one credential per service or cell, rotated one at a time"
+        }
+        Some("dns") => "a second DNS provider",
+        _ => "per-cell releases, staged config pushes, one certificate per endpoint",
+    }
 }
 
 // ---- documentation ----
