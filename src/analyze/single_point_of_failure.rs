@@ -98,6 +98,17 @@ pub enum Event {
     Domain(DomainId),
 }
 
+impl Event {
+    /// The component's or domain's name: the subject of its `spof/` id, and
+    /// the basic event a fault tree of the same model would name.
+    pub fn subject(self, model: &Model) -> &str {
+        match self {
+            Event::Instance(id) => &model.component(id).name,
+            Event::Domain(id) => &model.domain(id).name,
+        }
+    }
+}
+
 /// Every single event that takes an entrypoint down, with what it takes
 /// down: instance failures in model order, then domain losses in model order.
 ///
