@@ -3,8 +3,17 @@
 //! the check, its tests. [`ANALYZERS`] is the registry; its order is the
 //! order of the report.
 
+mod cascade;
+mod common_cause;
+mod expiry;
+mod fallback;
+mod figures;
 pub mod finding;
+mod headroom;
+pub mod outage;
 mod placement;
+mod shared_fate;
+pub mod single_point_of_failure;
 mod slo;
 mod status;
 
@@ -58,7 +67,17 @@ pub trait Analyzer: Sync {
 }
 
 /// Every analyzer, in report order.
-pub static ANALYZERS: &[&dyn Analyzer] = &[&slo::Slo, &placement::Placement];
+pub static ANALYZERS: &[&dyn Analyzer] = &[
+    &slo::Slo,
+    &single_point_of_failure::SinglePointOfFailure,
+    &placement::Placement,
+    &shared_fate::SharedFate,
+    &common_cause::CommonCauseFailure,
+    &expiry::Expiry,
+    &headroom::Headroom,
+    &cascade::FailoverCascade,
+    &fallback::Fallback,
+];
 
 /// The documentation of every implemented rule, in report order.
 pub fn docs() -> impl Iterator<Item = &'static RuleDoc> {

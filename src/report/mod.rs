@@ -82,6 +82,8 @@ pub struct HeadroomRow {
     pub component: String,
     /// What is lost: a domain, `a+b`, or `instance`.
     pub lost: String,
+    /// Instances before the loss.
+    pub instances: u32,
     /// Instances left.
     pub survivors: u32,
     /// Peak load over surviving capacity.
@@ -93,6 +95,8 @@ pub struct HeadroomRow {
     /// Instances per domain for that fleet (absent for the loss of one instance).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub per_domain: Option<u32>,
+    /// Utilization of the `required_instances` fleet with nothing lost.
+    pub required_steady_utilization: f64,
 }
 
 /// One failover walk.
@@ -100,6 +104,8 @@ pub struct HeadroomRow {
 pub struct Cascade {
     /// The component that fails first.
     pub origin: String,
+    /// Its load at peak, which moves to its `failover_to`.
+    pub load: f64,
     /// Each target the load reaches.
     pub steps: Vec<CascadeStep>,
     /// Load nobody serves at the end.
@@ -115,8 +121,10 @@ pub struct CascadeStep {
     pub component: String,
     /// Load it is asked to carry.
     pub load: f64,
-    /// What it can carry.
-    pub capacity: f64,
+    /// What it can carry (`instances × capacity`); absent when the target
+    /// has no capacity figures, which ends the walk unjudged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<f64>,
     /// Whether it fails.
     pub failed: bool,
 }

@@ -5,7 +5,7 @@ use std::io::{self, Write};
 
 use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
 
-use super::Report;
+use super::{HeadroomRow, Report};
 use crate::analyze::{Finding, Severity, Status};
 
 /// How to lay the table out.
@@ -26,6 +26,15 @@ pub fn render(report: &Report, file: &str, style: Style, out: &mut dyn Write) ->
     if !report.availability.is_empty() {
         writeln!(out)?;
         writeln!(out, "{}", availability(report, style))?;
+    }
+    if !report.headroom.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "Headroom (N-k), worst first")?;
+        writeln!(out, "{}", headroom(report, style))?;
+    }
+    if !report.cascades.is_empty() {
+        writeln!(out)?;
+        cascades(report, style, out)?;
     }
     writeln!(out)?;
     if report.findings.is_empty() {
@@ -87,6 +96,100 @@ fn availability(report: &Report, style: Style) -> String {
         }
     }
     table.to_string()
+}
+
+/// The N-k contingencies, highest utilization first, each named by its loss.
+fn headroom(report: &Report, style: Style) -> String {
+    let mut rows: Vec<&HeadroomRow> = report.headroom.iter().collect();
+    rows.sort_by(|a, b| {
+        b.utilization
+            .total_cmp(&a.utilization)
+            .then_with(|| a.component.cmp(&b.component))
+            .then_with(|| a.lost.cmp(&b.lost))
+    });
+    let mut table = Table::new();
+    table
+        .load_style(presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(u16::try_from(style.width).unwrap_or(u16::MAX))
+        .set_header(["component", "lost", "left", "util", "", "sized to pass"]);
+    for row in rows {
+        let sizing = match row.per_domain {
+            Some(per_domain) => format!(
+                "{} ({per_domain} per domain), {}",
+                row.required_instances,
+                percent(row.required_steady_utilization)
+            ),
+            None => format!(
+                "{}, {}",
+                row.required_instances,
+                percent(row.required_steady_utilization)
+            ),
+        };
+        table.add_row([
+            row.component.clone(),
+            row.lost.clone(),
+            format!("{} of {}", row.survivors, row.instances),
+            percent(row.utilization),
+            (if row.ok { "ok" } else { "OVER" }).to_owned(),
+            sizing,
+        ]);
+    }
+    for column in [2, 3] {
+        if let Some(c) = table.column_mut(column) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    table.to_string()
+}
+
+/// Each failover walk on one wrapped line: the origin's load, every step
+/// with the load it is asked to carry over its capacity, and what is left.
+fn cascades(report: &Report, style: Style, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "Failover cascades (load asked / capacity)")?;
+    for walk in &report.cascades {
+        let mut line = format!("{} {}", walk.origin, amount(walk.load));
+        for step in &walk.steps {
+            let verdict = match (step.capacity, step.failed) {
+                (None, _) => format!("{} (no capacity figures)", amount(step.load)),
+                (Some(c), true) => format!("{}/{} fails", amount(step.load), amount(c)),
+                (Some(c), false) => format!("{}/{} holds", amount(step.load), amount(c)),
+            };
+            line.push_str(" -> ");
+            line.push_str(&step.component);
+            line.push(' ');
+            line.push_str(&verdict);
+        }
+        if walk.unserved > 0.0 {
+            line.push_str("; unserved ");
+            line.push_str(&amount(walk.unserved));
+            line.push_str(", dedicated fallback ");
+            line.push_str(&amount(walk.recommended_fallback_capacity));
+        }
+        for (index, text) in wrap(&line, style.width.saturating_sub(6))
+            .into_iter()
+            .enumerate()
+        {
+            let lead = if index == 0 { "  " } else { "      " };
+            writeln!(out, "{lead}{text}")?;
+        }
+    }
+    Ok(())
+}
+
+/// A ratio as a whole percent, halves rounded up.
+fn percent(ratio: f64) -> String {
+    format!("{:.0}%", (ratio * 100.0).round())
+}
+
+/// A load as the model gives it: `1660`, `12.5`.
+fn amount(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{x:.0}")
+    } else {
+        let text = format!("{x:.2}");
+        text.trim_end_matches('0').trim_end_matches('.').to_owned()
+    }
 }
 
 /// A duration in seconds as the largest two units (`8h 45m`).

@@ -3,6 +3,7 @@
 //! properties over random input. Snapshots live in the top-level `snapshots/`.
 
 mod cli;
+mod cut_sets;
 mod docs;
 mod examples;
 mod invalid;

@@ -63,6 +63,10 @@ fn valid_model() -> impl Strategy<Value = String> {
             let _ = writeln!(text, "    availability: {}%", 90.0 + next(1000) as f64 / 100.0);
             if next(3) == 0 {
                 let _ = writeln!(text, "    capacity: {}\n    load: {}", 10 + next(500), next(2000));
+                if next(2) == 0 && components > 1 {
+                    let other = (c + 1 + next(components - 1)) % components;
+                    let _ = writeln!(text, "    failover_to: c{other}");
+                }
             }
             if next(4) == 0 {
                 text.push_str("    shares: [push]\n");
@@ -109,5 +113,16 @@ proptest! {
         prop_assert!(run.outcome != Outcome::Invalid, "rejected:\n{}\n{}", text, run.stderr);
         let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
         prop_assert_eq!(&report["system"], "generated");
+        for finding in report["findings"].as_array().unwrap() {
+            prop_assert!(finding["location"]["line"].as_u64().unwrap() >= 1, "unlocated: {}", finding);
+        }
+        for row in report["headroom"].as_array().unwrap() {
+            prop_assert!(row["survivors"].as_u64().unwrap() >= 1, "{}", row);
+            prop_assert!(row["utilization"].is_f64() || row["utilization"].is_u64(), "{}", row);
+            prop_assert!(row["required_instances"].as_u64().unwrap() >= 1, "{}", row);
+        }
+        for walk in report["cascades"].as_array().unwrap() {
+            prop_assert!(walk["unserved"].as_f64().unwrap() >= 0.0, "{}", walk);
+        }
     }
 }

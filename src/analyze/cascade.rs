@@ -1,0 +1,252 @@
+//! `cascade/<component>`: a component failing at peak sends its whole load
+//! along its `failover_to` chain, and the chain fails too. Every walk, failing
+//! or not, becomes a row of the report's `cascades` section.
+
+use std::fmt::Write as _;
+
+use super::figures::amount;
+use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::model::{Component, ComponentId, Model};
+use crate::report::{Cascade, CascadeStep, Report};
+
+// ---- finding constructors ----
+
+fn chain_fails(model: &Model, origin: &Component, walk: &Cascade) -> Finding {
+    let load = walk.load;
+    let mut text = format!(
+        "{} failing at peak moves its load of {} along failover_to:",
+        origin.name,
+        amount(load)
+    );
+    let mut carried = load;
+    for step in &walk.steps {
+        let own = step.load - carried;
+        let _ = match step.capacity {
+            Some(capacity) => write!(
+                text,
+                " {} {} + {} = {} {} {}{};",
+                step.component,
+                amount(own),
+                amount(carried),
+                amount(step.load),
+                if step.failed { ">" } else { "<=" },
+                amount(capacity),
+                if step.failed { ", fails" } else { ", holds" },
+            ),
+            None => write!(
+                text,
+                " {} has no capacity figures, so the walk stops;",
+                step.component
+            ),
+        };
+        carried = step.load;
+    }
+    let last = walk.steps.last();
+    if walk.unserved > 0.0 {
+        let why = match last.and_then(|s| component(model, &s.component)?.failover_to) {
+            Some(next) => format!("{} has already failed", model.component(next).name),
+            None => format!(
+                "{} has no failover_to",
+                last.map_or(origin.name.as_str(), |s| s.component.as_str())
+            ),
+        };
+        let _ = write!(text, " {why}: {} is left unserved", amount(walk.unserved));
+    } else {
+        let failed = walk.steps.iter().filter(|s| s.failed).count();
+        let _ = write!(
+            text,
+            " the last target absorbs it, but {failed} failed on the way"
+        );
+    }
+    Finding::new(
+        "cascade",
+        &origin.name,
+        Severity::Error,
+        origin.span,
+        text,
+    )
+    .help(format!(
+        "fail {} over to a dedicated fallback that carries no traffic of its own, sized {} × {} = {} (policy.fallback_headroom × the load that fails over into it), or give each target in the chain room for the load it takes over",
+        origin.name,
+        model.policy.fallback_headroom,
+        amount(load),
+        amount(walk.recommended_fallback_capacity)
+    ))
+}
+
+fn component<'m>(model: &'m Model, name: &str) -> Option<&'m Component> {
+    model.components.iter().find(|c| c.name == name)
+}
+
+// ---- documentation ----
+
+static DOC: RuleDoc = RuleDoc {
+    name: "cascade",
+    id: "cascade/<component>",
+    severity: "error",
+    summary: "A component failing at peak makes its `failover_to` chain fail too.",
+    checks: "For every component with `failover_to` and a `load`: it fails at peak and its whole load moves to its target, which now carries its own load plus the incoming one. A target whose total exceeds its capacity (`instances × capacity`) fails too and passes the total on along its own `failover_to`. The walk stops when a target absorbs the load, when the next target has already failed, or when there is none; what is left is unserved. Every step is listed in the `cascades` section with the unserved load and the size of a dedicated fallback that would stop the walk: `policy.fallback_headroom` × the load that fails over into it.",
+    why: "Failover only helps when the target has room. Peers that each run at 60% cannot take each other's load, so one failure at peak overloads the next peer, which fails and passes everything on: a ring of cells goes down one after the other, and the failover mechanism itself spreads the outage. This is how one cell's incident becomes a regional one.",
+    example: "components:\n  cell-a: {instances: 5, capacity: 200, load: 620, failover_to: cell-b}   # cascade/cell-a, and -b, -c\n  cell-b: {instances: 5, capacity: 200, load: 560, failover_to: cell-c}\n  cell-c: {instances: 5, capacity: 200, load: 480, failover_to: cell-a}",
+    fix: "Point `failover_to` at a dedicated fallback that carries no traffic of its own, sized as recommended (the `fallback` rule checks its size), or keep enough spare capacity in each peer for the largest load that can fail over to it. `load_shedding` on the targets limits the damage but still leaves load unserved.",
+};
+
+// ---- the check ----
+
+/// The failover walk from `origin` at peak, or `None` when it has no
+/// `failover_to` or no load to move.
+pub fn walk(model: &Model, origin: ComponentId) -> Option<Cascade> {
+    let o = model.component(origin);
+    let load = o.capacity?.load;
+    let mut next = Some(o.failover_to?);
+    let mut failed = vec![origin];
+    let mut moving = load;
+    let mut steps = Vec::new();
+    let mut unserved = 0.0;
+    loop {
+        let Some(id) = next else {
+            unserved = moving;
+            break;
+        };
+        if failed.contains(&id) {
+            unserved = moving;
+            break;
+        }
+        let target = model.component(id);
+        let Some(cap) = target.capacity else {
+            steps.push(CascadeStep {
+                component: target.name.clone(),
+                load: moving,
+                capacity: None,
+                failed: false,
+            });
+            break;
+        };
+        let total = cap.load + moving;
+        let capacity = f64::from(target.instances) * cap.per_instance;
+        let fails = total > capacity;
+        steps.push(CascadeStep {
+            component: target.name.clone(),
+            load: total,
+            capacity: Some(capacity),
+            failed: fails,
+        });
+        if !fails {
+            break;
+        }
+        failed.push(id);
+        moving = total;
+        next = target.failover_to;
+    }
+    Some(Cascade {
+        origin: o.name.clone(),
+        load,
+        steps,
+        unserved,
+        recommended_fallback_capacity: model.policy.fallback_headroom * load,
+    })
+}
+
+/// The `cascade` rule.
+pub struct FailoverCascade;
+
+impl Analyzer for FailoverCascade {
+    fn doc(&self) -> &'static RuleDoc {
+        &DOC
+    }
+
+    fn check(&self, cx: &Context, report: &mut Report) {
+        for id in cx.model.component_ids() {
+            let Some(walk) = walk(cx.model, id) else {
+                continue;
+            };
+            let origin = cx.model.component(id);
+            if walk.steps.iter().any(|s| s.failed) || walk.unserved > 0.0 {
+                report.findings.push(chain_fails(cx.model, origin, &walk));
+            }
+            report.cascades.push(walk);
+        }
+    }
+}
+
+// ---- tests ----
+
+#[cfg(test)]
+#[allow(
+    clippy::float_cmp,
+    reason = "the loads are whole numbers, exact in f64"
+)]
+mod tests {
+    use super::*;
+
+    fn run(text: &str) -> Report {
+        crate::analyze::check_one(&FailoverCascade, text)
+    }
+
+    const RING: &str = "system: s\ncomponents:\n  cell-a: {instances: 5, capacity: 200, load: 620, failover_to: cell-b}\n  cell-b: {instances: 5, capacity: 200, load: 560, failover_to: cell-c}\n  cell-c: {instances: 5, capacity: 200, load: 480, failover_to: cell-a}\n";
+
+    #[test]
+    fn a_peer_ring_cascades_all_the_way_round() {
+        let report = run(RING);
+        let ids: Vec<&str> = report.findings.iter().map(|f| f.id.as_str()).collect();
+        assert_eq!(ids, ["cascade/cell-a", "cascade/cell-b", "cascade/cell-c"]);
+        // a fails at 620: b 560 + 620 = 1180 > 5 × 200 = 1000 fails; c 480 + 1180 = 1660 > 1000
+        // fails; a is already down: 1660 unserved. Fallback 1.5 × 620 = 930.
+        let a = &report.cascades[0];
+        let steps: Vec<(&str, f64, bool)> = a
+            .steps
+            .iter()
+            .map(|s| (s.component.as_str(), s.load, s.failed))
+            .collect();
+        assert_eq!(steps, [("cell-b", 1180.0, true), ("cell-c", 1660.0, true)]);
+        assert_eq!(a.unserved, 1660.0);
+        assert_eq!(a.recommended_fallback_capacity, 930.0);
+        assert_eq!(
+            report.findings[0].message,
+            "cell-a failing at peak moves its load of 620 along failover_to: cell-b 560 + 620 = 1180 > 1000, fails; cell-c 480 + 1180 = 1660 > 1000, fails; cell-a has already failed: 1660 is left unserved"
+        );
+        // b first: c 480 + 560 = 1040 > 1000; a 620 + 1040 = 1660. c first: a 620 + 480 = 1100; b 560 + 1100 = 1660.
+        assert_eq!(report.cascades[1].steps[0].load, 1040.0);
+        assert_eq!(report.cascades[2].steps[0].load, 1100.0);
+        assert_eq!(report.cascades[2].unserved, 1660.0);
+        // 1.5 × 560 = 840, 1.5 × 480 = 720.
+        assert_eq!(report.cascades[1].recommended_fallback_capacity, 840.0);
+        assert_eq!(report.cascades[2].recommended_fallback_capacity, 720.0);
+    }
+
+    #[test]
+    fn peers_that_can_absorb_each_other_raise_nothing() {
+        // a fails at 300: b 300 + 300 = 600 <= 1000.
+        let report = run(
+            "system: s\ncomponents:\n  a: {instances: 5, capacity: 200, load: 300, failover_to: b}\n  b: {instances: 5, capacity: 200, load: 300, failover_to: a}\n",
+        );
+        assert!(report.findings.is_empty());
+        assert_eq!(report.cascades.len(), 2);
+        assert_eq!(report.cascades[0].unserved, 0.0);
+        assert!(!report.cascades[0].steps[0].failed);
+    }
+
+    #[test]
+    fn a_dedicated_fallback_that_is_too_small_leaves_the_load_unserved() {
+        // spare: 0 + 620 > 2 × 200 = 400, fails, and has nowhere to go.
+        let report = run(
+            "system: s\ncomponents:\n  cell-a: {instances: 5, capacity: 200, load: 620, failover_to: spare}\n  spare: {instances: 2, capacity: 200, load: 0}\n",
+        );
+        assert_eq!(report.cascades[0].unserved, 620.0);
+        assert!(
+            report.findings[0].message.ends_with(
+                "spare 0 + 620 = 620 > 400, fails; spare has no failover_to: 620 is left unserved"
+            ),
+            "{}",
+            report.findings[0].message
+        );
+    }
+
+    #[test]
+    fn a_target_without_capacity_ends_the_walk_unjudged() {
+        let report =
+            run("system: s\ncomponents:\n  a: {capacity: 10, load: 5, failover_to: b}\n  b: {}\n");
+        assert!(report.findings.is_empty());
+        assert_eq!(report.cascades[0].steps[0].capacity, None);
+    }
+}

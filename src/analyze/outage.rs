@@ -1,0 +1,207 @@
+//! What one event takes down, and how to say it: shared by the
+//! single-point-of-failure and shared-fate checks, which ask the same
+//! question of different events (one instance, one domain, one group).
+//!
+//! An entrypoint is taken down by an event when it is up in the empty
+//! scenario and down in the event's scenario ([`scenario::up`]).
+
+use std::fmt::Write as _;
+
+use crate::engine::scenario::{self, Scenario};
+use crate::model::{ComponentId, Model, Plane};
+
+/// Names listed in a message before "and N more".
+const LISTED: usize = 6;
+
+/// What one event takes down.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outage {
+    /// Components down on their own (too few instances left, or a group
+    /// fired), with the instances they lost, in model order.
+    pub lost: Vec<(ComponentId, u32)>,
+    /// Components down because something they require is down, in model order.
+    pub dragged: Vec<ComponentId>,
+    /// Entrypoints down, in the model's entrypoint order.
+    pub entrypoints: Vec<ComponentId>,
+}
+
+/// Components every entrypoint needs through non-degradable edges (required
+/// targets, `any_of` and `at_least` alike), entrypoints included. Nothing
+/// outside this set can take an entrypoint down.
+pub fn required_closure(model: &Model) -> Vec<bool> {
+    let mut needed = vec![false; model.components.len()];
+    let mut stack: Vec<ComponentId> = model.entrypoints.clone();
+    while let Some(id) = stack.pop() {
+        if std::mem::replace(&mut needed[id.0], true) {
+            continue;
+        }
+        for edge in model
+            .component(id)
+            .depends_on
+            .iter()
+            .filter(|e| !e.degradable)
+        {
+            stack.extend(edge.targets.iter().filter(|t| !needed[t.0]));
+        }
+    }
+    needed
+}
+
+/// What `event` takes down compared with `baseline` (the components up in
+/// the empty scenario), or `None` when every entrypoint stays up.
+pub fn outage(model: &Model, baseline: &[bool], event: &Scenario) -> Option<Outage> {
+    let local = scenario::locally_up(model, event);
+    let up = scenario::up_given(model, local.clone());
+    let entrypoints: Vec<ComponentId> = model
+        .entrypoints
+        .iter()
+        .copied()
+        .filter(|e| baseline[e.0] && !up[e.0])
+        .collect();
+    if entrypoints.is_empty() {
+        return None;
+    }
+    let mut lost = Vec::new();
+    let mut dragged = Vec::new();
+    for id in model.component_ids() {
+        if !baseline[id.0] || up[id.0] {
+            continue;
+        }
+        if local[id.0] {
+            dragged.push(id);
+        } else {
+            lost.push((id, instances_lost(model, id, event)));
+        }
+    }
+    Some(Outage {
+        lost,
+        dragged,
+        entrypoints,
+    })
+}
+
+/// Instances of `id` an event takes away: all of them when one of its groups
+/// fired, else those in lost domains plus those failed on their own.
+fn instances_lost(model: &Model, id: ComponentId, event: &Scenario) -> u32 {
+    let c = model.component(id);
+    if c.shares.iter().any(|g| event.groups.contains(g)) {
+        return c.instances;
+    }
+    let failed: u32 = event
+        .failed_instances
+        .iter()
+        .filter(|(f, _)| *f == id)
+        .map(|&(_, n)| n)
+        .sum();
+    let outside = scenario::surviving_instances(model, id, &event.domains);
+    (c.instances - outside)
+        .saturating_add(failed)
+        .min(c.instances)
+}
+
+impl Outage {
+    /// "postgres (1 of 1 instances) and with it checkout, lb; entrypoint lb
+    /// goes down".
+    pub fn describe(&self, model: &Model) -> String {
+        let lost: Vec<String> = self
+            .lost
+            .iter()
+            .map(|&(id, n)| {
+                let c = model.component(id);
+                let plane = if c.plane == Plane::Control {
+                    "control plane, "
+                } else {
+                    ""
+                };
+                let needs = if c.min_healthy > 1 {
+                    format!(", needs {}", c.min_healthy)
+                } else {
+                    String::new()
+                };
+                format!(
+                    "{} ({plane}{n} of {} instances{needs})",
+                    c.name, c.instances
+                )
+            })
+            .collect();
+        let mut text = list(&lost);
+        if !self.dragged.is_empty() {
+            text.push_str(" and with it ");
+            text.push_str(&list(&names(model, &self.dragged)));
+        }
+        let (word, verb) = if self.entrypoints.len() == 1 {
+            ("entrypoint", "goes")
+        } else {
+            ("entrypoints", "go")
+        };
+        let _ = write!(
+            text,
+            "; {word} {} {verb} down",
+            list(&names(model, &self.entrypoints))
+        );
+        text
+    }
+}
+
+fn names(model: &Model, ids: &[ComponentId]) -> Vec<String> {
+    ids.iter()
+        .map(|&id| model.component(id).name.clone())
+        .collect()
+}
+
+/// "a, b, c" or "a, b, c, d, e, f and 3 more".
+pub fn list(items: &[String]) -> String {
+    if items.len() <= LISTED {
+        return items.join(", ");
+    }
+    let more = items.len() - LISTED;
+    format!("{} and {more} more", items[..LISTED].join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::DomainId;
+
+    fn model(text: &str) -> Model {
+        crate::model::parse(text).unwrap()
+    }
+
+    #[test]
+    fn a_zone_loss_names_what_it_takes_and_what_follows() {
+        let m = model(
+            "system: s\ndomains: {az-a: {kind: zone}, az-b: {kind: zone}}\ncomponents:\n  lb: {instances: 2, placement: [az-a, az-b], depends_on: [checkout]}\n  checkout: {instances: 2, placement: [az-a, az-b], depends_on: [postgres]}\n  postgres: {placement: [az-a]}\n",
+        );
+        let baseline = scenario::up(&m, &Scenario::default());
+        let lose_a = Scenario {
+            domains: vec![DomainId(0)],
+            ..Scenario::default()
+        };
+        let outage = outage(&m, &baseline, &lose_a).unwrap();
+        // postgres has its only instance in az-a; checkout and lb keep one
+        // instance each but need postgres.
+        assert_eq!(
+            outage.describe(&m),
+            "postgres (1 of 1 instances) and with it lb, checkout; entrypoint lb goes down"
+        );
+        let lose_b = Scenario {
+            domains: vec![DomainId(1)],
+            ..Scenario::default()
+        };
+        assert_eq!(super::outage(&m, &baseline, &lose_b), None);
+    }
+
+    #[test]
+    fn the_closure_skips_degradable_edges() {
+        let m = model(
+            "system: s\ncomponents:\n  web: {depends_on: [{any_of: [a, b]}, {target: c, degradable: true}]}\n  a: {}\n  b: {}\n  c: {}\n",
+        );
+        assert_eq!(required_closure(&m), [true, true, true, false]);
+    }
+
+    #[test]
+    fn long_lists_are_cut() {
+        let items: Vec<String> = (0..8).map(|i| format!("c{i}")).collect();
+        assert_eq!(list(&items), "c0, c1, c2, c3, c4, c5 and 2 more");
+    }
+}

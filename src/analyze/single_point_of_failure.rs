@@ -1,0 +1,291 @@
+//! `spof/<component>` and `spof/<domain>`: one event, one instance failing
+//! or one domain lost, that takes an entrypoint down.
+//!
+//! [`single_events`] is public so that the SPOFs can be compared with the
+//! order-1 minimal cut sets of a fault tree exported from the same model.
+
+use std::collections::BTreeMap;
+
+use super::outage::{Outage, outage, required_closure};
+use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::engine::scenario::{self, Scenario};
+use crate::model::{ComponentId, DomainId, Model, Plane};
+use crate::report::Report;
+
+// ---- finding constructors ----
+
+fn instance_spof(model: &Model, id: ComponentId, outage: &Outage) -> Finding {
+    let c = model.component(id);
+    let plane = if c.plane == Plane::Control {
+        " (control plane)"
+    } else {
+        ""
+    };
+    Finding::new(
+        "spof",
+        &c.name,
+        Severity::Error,
+        c.span,
+        format!(
+            "one instance of {}{plane} failing takes down {}",
+            c.name,
+            outage.describe(model)
+        ),
+    )
+    .help(format!(
+        "run {} or more instances (min_healthy {}) in different failure domains, or make the edges to {} degradable if its callers can work without it",
+        c.min_healthy + 1,
+        c.min_healthy,
+        c.name
+    ))
+}
+
+fn domain_spof(model: &Model, id: DomainId, outage: &Outage) -> Finding {
+    let d = model.domain(id);
+    let lost: Vec<String> = outage
+        .lost
+        .iter()
+        .map(|&(c, _)| model.component(c).name.clone())
+        .collect();
+    Finding::new(
+        "spof",
+        &d.name,
+        Severity::Error,
+        d.span,
+        format!(
+            "losing {} ({}) takes down {}",
+            d.name,
+            d.kind,
+            outage.describe(model)
+        ),
+    )
+    .help(if lost.len() == 1 {
+        format!(
+            "spread {} over at least two {}s, so that no one {} is needed",
+            lost[0], d.kind, d.kind
+        )
+    } else {
+        format!(
+            "place {} in different {}s, so that no one {} holds all that is needed",
+            super::outage::list(&lost),
+            d.kind,
+            d.kind
+        )
+    })
+}
+
+// ---- documentation ----
+
+static DOC: RuleDoc = RuleDoc {
+    name: "spof",
+    id: "spof/<component or domain>",
+    severity: "error",
+    summary: "One instance failing, or one domain lost, takes an entrypoint down.",
+    checks: "Every single event that could happen on its own: one instance of a component failing (for components whose instances can fail, that is with an availability below 100% or none given), and the loss of one failure domain (for kinds with at least two domains in the model, so a design that is single-region on purpose is not flooded). For each, it works out what is still up, following required edges, `any_of` and `at_least` alike, and reports the event when an entrypoint that was up goes down. Degradable edges never count. Control-plane components (`plane: control`) are checked like the rest, and the message says so.",
+    why: "A single point of failure is an outage waiting for one bad disk, one kernel panic or one zone event, and no amount of per-instance reliability removes it: the system is never more available than that one thing. Alternatives that share a zone (`any_of: [db-a, db-b]` with both in az-a) look redundant but fail together, and a control plane (a config store, a secrets service) is as much a SPOF as the database when requests cannot be served without it.",
+    example: "domains:\n  az-a: {kind: zone}\n  az-b: {kind: zone}\ncomponents:\n  checkout: {instances: 4, placement: [az-a, az-b], depends_on: [postgres]}\n  postgres: {instances: 1, placement: [az-a]}   # spof/postgres and spof/az-a",
+    fix: "Give the component more instances than `min_healthy` needs, in different domains (`instances: 2, placement: [az-a, az-b]`); place alternatives of an `any_of` in different domains; or, when callers really can work without it, make the edge `degradable: true`. A component that must stay single (a licence server) can be accepted with a reason under `accepted:`.",
+};
+
+// ---- the check ----
+
+/// A single event the check considers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Event {
+    /// One instance of the component fails on its own.
+    Instance(ComponentId),
+    /// The domain is lost, with everything in it.
+    Domain(DomainId),
+}
+
+impl Event {
+    /// The component's or domain's name: the subject of its `spof/` id, and
+    /// the basic event a fault tree of the same model would name.
+    pub fn subject(self, model: &Model) -> &str {
+        match self {
+            Event::Instance(id) => &model.component(id).name,
+            Event::Domain(id) => &model.domain(id).name,
+        }
+    }
+}
+
+/// Every single event that takes an entrypoint down, with what it takes
+/// down: instance failures in model order, then domain losses in model order.
+///
+/// Only components that an entrypoint needs (through non-degradable edges)
+/// and domains holding such components are tried, so the cost is the size
+/// of that closure times one scenario evaluation.
+pub fn single_events(model: &Model) -> Vec<(Event, Outage)> {
+    let baseline = scenario::up(model, &Scenario::default());
+    let needed = required_closure(model);
+    let mut events = Vec::new();
+    for id in model.component_ids().filter(|id| needed[id.0]) {
+        let c = model.component(id);
+        if c.availability.is_some_and(|a| a >= 1.0) {
+            continue;
+        }
+        let event = Scenario {
+            failed_instances: vec![(id, 1)],
+            ..Scenario::default()
+        };
+        if let Some(outage) = outage(model, &baseline, &event) {
+            events.push((Event::Instance(id), outage));
+        }
+    }
+    for id in candidate_domains(model, &needed) {
+        let event = Scenario {
+            domains: vec![id],
+            ..Scenario::default()
+        };
+        if let Some(outage) = outage(model, &baseline, &event) {
+            events.push((Event::Domain(id), outage));
+        }
+    }
+    events
+}
+
+/// Domains whose kind has at least two domains in the model and that hold
+/// (directly or through a domain inside them) an instance of a needed
+/// component.
+fn candidate_domains(model: &Model, needed: &[bool]) -> Vec<DomainId> {
+    let mut per_kind: BTreeMap<&str, usize> = BTreeMap::new();
+    for d in &model.domains {
+        *per_kind.entry(d.kind.as_str()).or_default() += 1;
+    }
+    let mut holds = vec![false; model.domains.len()];
+    for id in model.component_ids().filter(|id| needed[id.0]) {
+        for &(domain, count) in &model.component(id).placement {
+            if count == 0 {
+                continue;
+            }
+            holds[domain.0] = true;
+            for a in &model.domain(domain).ancestors {
+                holds[a.0] = true;
+            }
+        }
+    }
+    (0..model.domains.len())
+        .map(DomainId)
+        .filter(|d| holds[d.0] && per_kind[model.domain(*d).kind.as_str()] >= 2)
+        .collect()
+}
+
+/// The `spof` rule.
+pub struct SinglePointOfFailure;
+
+impl Analyzer for SinglePointOfFailure {
+    fn doc(&self) -> &'static RuleDoc {
+        &DOC
+    }
+
+    fn check(&self, cx: &Context, report: &mut Report) {
+        for (event, outage) in single_events(cx.model) {
+            report.findings.push(match event {
+                Event::Instance(id) => instance_spof(cx.model, id, &outage),
+                Event::Domain(id) => domain_spof(cx.model, id, &outage),
+            });
+        }
+    }
+}
+
+// ---- tests ----
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn findings(text: &str) -> Vec<Finding> {
+        crate::analyze::check_one(&SinglePointOfFailure, text).findings
+    }
+
+    fn ids(text: &str) -> Vec<String> {
+        findings(text).into_iter().map(|f| f.id).collect()
+    }
+
+    const ZONES: &str = "system: s\ndomains: {az-a: {kind: zone}, az-b: {kind: zone}}\n";
+
+    #[test]
+    fn a_single_instance_database_and_its_zone() {
+        let found = findings(&format!(
+            "{ZONES}components:\n  checkout: {{instances: 4, placement: [az-a, az-b], depends_on: [postgres]}}\n  postgres: {{placement: [az-a]}}\n"
+        ));
+        let ids: Vec<&str> = found.iter().map(|f| f.id.as_str()).collect();
+        assert_eq!(ids, ["spof/postgres", "spof/az-a"]);
+        // postgres: 1 instance - 1 failed = 0 < min_healthy 1; checkout keeps
+        // all 4 instances but requires it.
+        assert_eq!(
+            found[0].message,
+            "one instance of postgres failing takes down postgres (1 of 1 instances) and with it checkout; entrypoint checkout goes down"
+        );
+        // az-a holds postgres's only instance and 2 of checkout's 4.
+        assert_eq!(
+            found[1].message,
+            "losing az-a (zone) takes down postgres (1 of 1 instances) and with it checkout; entrypoint checkout goes down"
+        );
+        // The domain finding points at the domain: line 2, column 12.
+        assert_eq!((found[1].location.line, found[1].location.column), (2, 11));
+        assert_eq!((found[0].location.line, found[0].location.column), (5, 3));
+    }
+
+    #[test]
+    fn replicas_in_one_zone_of_two_share_it() {
+        // 20 replicas: one failing leaves 19 >= 1; az-a takes all 20.
+        assert_eq!(
+            ids(&format!(
+                "{ZONES}components:\n  api: {{instances: 20, placement: [az-a]}}\n  web: {{instances: 2, placement: [az-a, az-b], depends_on: [api]}}\n"
+            )),
+            ["spof/az-a"]
+        );
+    }
+
+    #[test]
+    fn a_lone_zone_is_not_reported() {
+        // Only one domain of kind zone: single-zone by design.
+        assert!(
+            ids("system: s\ndomains: {az-a: {kind: zone}}\ncomponents:\n  api: {instances: 3, placement: [az-a]}\n").is_empty()
+        );
+    }
+
+    #[test]
+    fn alternatives_and_quorums_count_like_required_edges() {
+        let any_of = format!(
+            "{ZONES}components:\n  web: {{instances: 2, placement: [az-a, az-b], depends_on: [{{any_of: [db-1, db-2]}}]}}\n  db-1: {{placement: [az-a]}}\n  db-2: {{placement: [az-a]}}\n"
+        );
+        assert_eq!(ids(&any_of), ["spof/az-a"]);
+        // 2 of 3 with zk-1 and zk-2 in az-a: losing az-a leaves 1 < 2.
+        let quorum = format!(
+            "{ZONES}components:\n  web: {{instances: 2, placement: [az-a, az-b], depends_on: [{{at_least: 2, of: [zk-1, zk-2, zk-3]}}]}}\n  zk-1: {{placement: [az-a]}}\n  zk-2: {{placement: [az-a]}}\n  zk-3: {{placement: [az-b]}}\n"
+        );
+        assert_eq!(ids(&quorum), ["spof/az-a"]);
+    }
+
+    #[test]
+    fn control_plane_components_say_so() {
+        let found = findings(
+            "system: s\ncomponents:\n  app: {instances: 3, depends_on: [config-store]}\n  config-store: {plane: control}\n",
+        );
+        assert_eq!(found.len(), 1);
+        assert!(
+            found[0]
+                .message
+                .starts_with("one instance of config-store (control plane) failing takes down config-store (control plane, 1 of 1 instances)"),
+            "{}",
+            found[0].message
+        );
+    }
+
+    #[test]
+    fn degradable_paths_and_perfect_components_never_count() {
+        assert!(
+            ids("system: s\ncomponents:\n  web: {instances: 2, depends_on: [{target: cache, degradable: true}, path]}\n  cache: {}\n  path: {availability: 100%}\n").is_empty()
+        );
+    }
+
+    #[test]
+    fn min_healthy_equal_to_instances_is_a_spof() {
+        // 3 instances, all needed: one failing leaves 2 < 3.
+        let found = findings("system: s\ncomponents:\n  db: {instances: 3, min_healthy: 3}\n");
+        assert_eq!(found[0].id, "spof/db");
+        assert!(found[0].message.contains("db (1 of 3 instances, needs 3)"));
+    }
+}
