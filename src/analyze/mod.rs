@@ -3,9 +3,26 @@
 //! the check, its tests. [`ANALYZERS`] is the registry; its order is the
 //! order of the report.
 
+mod call_paths;
+mod cold_start;
+mod deadline;
+mod disaster_recovery;
+mod drill;
 pub mod finding;
 mod placement;
+mod recovery_access;
+mod recovery_order;
+mod retry_amplification;
+mod retry_budget;
+mod retry_jitter;
+mod retry_layers;
+mod retry_storm;
+mod rpo;
+mod rto;
+mod start_order;
 mod status;
+mod timeout;
+pub(crate) mod wording;
 
 pub use finding::{Finding, Location, Severity, Status};
 pub use status::{apply_acceptances, today_utc};
@@ -53,7 +70,22 @@ pub trait Analyzer: Sync {
 }
 
 /// Every analyzer, in report order.
-pub static ANALYZERS: &[&dyn Analyzer] = &[&placement::Placement];
+pub static ANALYZERS: &[&dyn Analyzer] = &[
+    &placement::Placement,
+    &retry_amplification::RetryAmplification,
+    &retry_layers::RetryLayers,
+    &retry_storm::RetryStorm,
+    &retry_jitter::RetryJitter,
+    &retry_budget::RetryBudget,
+    &timeout::Timeout,
+    &deadline::Deadline,
+    &recovery_order::RecoveryOrder,
+    &cold_start::ColdStart,
+    &rpo::RecoveryPoint,
+    &rto::RecoveryTime,
+    &drill::Drill,
+    &recovery_access::RecoveryAccess,
+];
 
 /// The documentation of every implemented rule, in report order.
 pub fn docs() -> impl Iterator<Item = &'static RuleDoc> {
