@@ -101,13 +101,17 @@ fn shortest_cycle<'a>(
     members: &[ComponentId],
     start: ComponentId,
 ) -> Vec<(ComponentId, ComponentId, &'a Edge)> {
+    let mut member = vec![false; deps.len()];
+    for m in members {
+        member[m.0] = true;
+    }
     let mut came_from: Vec<Option<(ComponentId, &Edge)>> = vec![None; deps.len()];
     let mut queue = std::collections::VecDeque::from([start]);
     let mut seen = vec![false; deps.len()];
     seen[start.0] = true;
     while let Some(v) = queue.pop_front() {
         for &(w, edge) in &deps[v.0] {
-            if !members.contains(&w) {
+            if !member[w.0] {
                 continue;
             }
             if w == start {
