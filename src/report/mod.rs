@@ -28,7 +28,7 @@ pub struct Report {
     /// Call paths with their retry amplification, worst first.
     pub retries: Vec<RetryPath>,
     /// Whether the call-path walk stopped at its bound before visiting
-    /// every path (the rows then cover the paths visited).
+    /// every path (the rows are then the worst path visited per last hop).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub retries_truncated: bool,
     /// Cold-start order and cache stampedes.

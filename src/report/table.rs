@@ -147,7 +147,7 @@ fn retries(report: &Report, style: Style, out: &mut dyn Write) -> io::Result<()>
     }
     if report.retries_truncated {
         for line in wrap(
-            "The walk stopped after 10000 call paths (the graph has more): the rows and the retry findings cover the paths visited.",
+            "The walk stopped after 10000 call paths (the graph has more): each row is the worst path visited into its last hop, and the retry findings cover the paths visited.",
             style.width,
         ) {
             writeln!(out, "{line}")?;
@@ -156,11 +156,22 @@ fn retries(report: &Report, style: Style, out: &mut dyn Write) -> io::Result<()>
     Ok(())
 }
 
+/// A figure for a narrow column: `1.1`, `9050`, `5.37e8`.
+fn compact(value: f64) -> String {
+    if value.abs() >= 1e6 {
+        format!("{value:.2e}")
+    } else {
+        number(value)
+    }
+}
+
 fn retry_cells(row: &RetryPath) -> Vec<String> {
     let dash = || "-".to_owned();
     let critical = row.critical_failure_rate.map_or_else(dash, |f| {
         if f > 1.0 {
             "never".to_owned()
+        } else if f > 0.0 && f < 0.001 {
+            "<0.1%".to_owned()
         } else {
             percent(f)
         }
@@ -168,14 +179,14 @@ fn retry_cells(row: &RetryPath) -> Vec<String> {
     let mut cells = vec![
         // Spaced, so a long path wraps between components.
         row.path.join(" > "),
-        number(row.amplification),
+        compact(row.amplification),
         critical,
-        row.capacity.map_or_else(dash, number),
+        row.capacity.map_or_else(dash, compact),
     ];
     if row.storm_load.is_empty() {
         cells.extend(std::iter::repeat_n(dash(), 4));
     } else {
-        cells.extend(row.storm_load.iter().map(|p| number(p.load)));
+        cells.extend(row.storm_load.iter().map(|p| compact(p.load)));
     }
     cells
 }
