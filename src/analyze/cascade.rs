@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::figures::amount;
+use super::wording::amount;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use crate::model::{Component, ComponentId, Model};
 use crate::report::{Cascade, CascadeStep, Report};

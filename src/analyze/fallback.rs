@@ -2,7 +2,7 @@
 //! load of its own) smaller than `policy.fallback_headroom` times the largest
 //! load failing over to it, or smaller than that load itself.
 
-use super::figures::amount;
+use super::wording::amount;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use crate::model::{Component, ComponentId, Model};
 use crate::report::Report;

@@ -3,7 +3,7 @@
 //! run above `policy.max_utilization`. Every contingency, passing or not,
 //! becomes a row of the report's `headroom` section, named after its loss.
 
-use super::figures::{amount, percent, percent_against};
+use super::wording::{amount, percent_against, whole_percent};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use crate::engine::scenario::surviving_instances;
 use crate::model::{Capacity, Component, ComponentId, DomainId, Model};
@@ -34,7 +34,7 @@ fn overloaded(
             "with load_shedding the survivors shed the excess and still serve {} / {} = {} of peak",
             amount(served),
             amount(cap.load),
-            percent(served / cap.load)
+            whole_percent(served / cap.load)
         )
     } else {
         "without load_shedding the survivors overload and fail in turn, each failure moving its load onto fewer instances until none is left (a capacity redistribution cascade)".to_owned()
@@ -57,7 +57,7 @@ fn overloaded(
             row.survivors,
             amount(cap.per_instance),
             percent_against(row.utilization, max),
-            percent(max),
+            whole_percent(max),
         ),
     )
     .help(sizing_help(model, c, cap, loss, row))
@@ -72,10 +72,10 @@ fn sizing_help(
 ) -> String {
     let max = model.policy.max_utilization;
     let at_peak = at_peak(cap, max);
-    let steady = percent(row.required_steady_utilization);
+    let steady = whole_percent(row.required_steady_utilization);
     let head = format!(
         "at peak {at_peak} instances are needed at {} (ceil({} / ({} × {})))",
-        percent(max),
+        whole_percent(max),
         amount(cap.load),
         amount(cap.per_instance),
         max

@@ -3,19 +3,35 @@
 //! the check, its tests. [`ANALYZERS`] is the registry; its order is the
 //! order of the report.
 
+mod call_paths;
 mod cascade;
+mod cold_start;
 mod common_cause;
+mod deadline;
+mod disaster_recovery;
+mod drill;
 mod expiry;
 mod fallback;
-mod figures;
 pub mod finding;
 mod headroom;
 pub mod outage;
 mod placement;
+mod recovery_access;
+mod recovery_order;
+mod retry_amplification;
+mod retry_budget;
+mod retry_jitter;
+mod retry_layers;
+mod retry_storm;
+mod rpo;
+mod rto;
 mod shared_fate;
 pub mod single_point_of_failure;
 mod slo;
+mod start_order;
 mod status;
+mod timeout;
+pub(crate) mod wording;
 
 pub use finding::{Finding, Location, Severity, Status};
 pub use slo::availability_rows;
@@ -77,6 +93,19 @@ pub static ANALYZERS: &[&dyn Analyzer] = &[
     &headroom::Headroom,
     &cascade::FailoverCascade,
     &fallback::Fallback,
+    &retry_amplification::RetryAmplification,
+    &retry_layers::RetryLayers,
+    &retry_storm::RetryStorm,
+    &retry_jitter::RetryJitter,
+    &retry_budget::RetryBudget,
+    &timeout::Timeout,
+    &deadline::Deadline,
+    &recovery_order::RecoveryOrder,
+    &cold_start::ColdStart,
+    &rpo::RecoveryPoint,
+    &rto::RecoveryTime,
+    &drill::Drill,
+    &recovery_access::RecoveryAccess,
 ];
 
 /// The documentation of every implemented rule, in report order.

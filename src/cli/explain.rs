@@ -60,7 +60,7 @@ pub fn rule_list() -> String {
     for doc in docs() {
         let _ = writeln!(
             out,
-            "  {:<18} {:<8} {}",
+            "  {:<19} {:<8} {}",
             doc.name, doc.severity, doc.summary
         );
     }

@@ -25,8 +25,12 @@ pub struct Report {
     pub headroom: Vec<HeadroomRow>,
     /// Failover walks.
     pub cascades: Vec<Cascade>,
-    /// Call paths with their retry amplification.
+    /// Call paths with their retry amplification, worst first.
     pub retries: Vec<RetryPath>,
+    /// Whether the call-path walk stopped at its bound before visiting
+    /// every path (the rows are then the worst path visited per last hop).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub retries_truncated: bool,
     /// Cold-start order and cache stampedes.
     pub cold_start: ColdStart,
     /// Disaster-recovery figures per component.
@@ -136,19 +140,45 @@ pub struct RetryPath {
     pub path: Vec<String>,
     /// Worst-case attempts reaching the last hop.
     pub amplification: f64,
-    /// Failure rate from which retries overload the last hop.
+    /// Hops on the path that retry.
+    pub retrying_hops: u32,
+    /// Failure rate from which retries overload the last hop; above 1 when
+    /// even a 100% failure rate stays within capacity.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub critical_failure_rate: Option<f64>,
+    /// The last hop's steady (peak) load.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub load: Option<f64>,
+    /// The last hop's total capacity.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<f64>,
+    /// Load on the last hop at 1%, 5%, 25% and 100% failure.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub storm_load: Vec<StormPoint>,
+}
+
+/// The load on a path's last hop at one failure rate.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct StormPoint {
+    /// Share of attempts that fail.
+    pub failure_rate: f64,
+    /// `L × (1 − f) + L × f × A`.
+    pub load: f64,
 }
 
 /// Cold start after a full outage.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct ColdStart {
-    /// Start order: each wave needs only earlier waves.
+    /// Start order: each wave needs only earlier waves (the members of a
+    /// cycle share a wave: they can only be started together).
     pub waves: Vec<Vec<String>>,
-    /// Cycles of required edges (no order exists).
+    /// The longest `warmup` in each wave, seconds.
+    pub wave_warmup_s: Vec<f64>,
+    /// The waves' warmups summed: estimated time to full service, seconds.
+    pub time_to_full_service_s: f64,
+    /// Cycles of required edges (no order exists), members sorted.
     pub cycles: Vec<Vec<String>>,
-    /// Dependencies flooded by empty caches.
+    /// Dependencies behind caches, with their load when the caches are empty.
     pub stampedes: Vec<Stampede>,
 }
 
@@ -163,8 +193,10 @@ pub struct Stampede {
     pub cold_load: f64,
     /// What it can carry.
     pub capacity: f64,
-    /// Share of traffic to admit first.
+    /// Share of traffic to admit first (1 when the cold load fits).
     pub admit_fraction: f64,
+    /// Whether the cold load exceeds the capacity.
+    pub overloaded: bool,
 }
 
 /// Disaster-recovery figures.
@@ -180,6 +212,18 @@ pub struct RecoveryRow {
     pub rpo_ok: Option<bool>,
     /// Whether the RTO target is met.
     pub rto_ok: Option<bool>,
+    /// The RPO target, seconds.
+    pub rpo_target_s: Option<f64>,
+    /// The RTO target, seconds.
+    pub rto_target_s: Option<f64>,
+    /// Target minus worst RPO, seconds (negative when over).
+    pub rpo_margin_s: Option<f64>,
+    /// Target minus worst RTO, seconds (negative when over).
+    pub rto_margin_s: Option<f64>,
+    /// Share of the worst RTO spent detecting and deciding.
+    pub detect_decide_share: Option<f64>,
+    /// Whether a standby exists (async or sync replication).
+    pub standby: bool,
 }
 
 impl Report {
@@ -193,6 +237,7 @@ impl Report {
             headroom: Vec::new(),
             cascades: Vec::new(),
             retries: Vec::new(),
+            retries_truncated: false,
             cold_start: ColdStart::default(),
             recovery: Vec::new(),
         }

@@ -5,8 +5,13 @@ use std::io::{self, Write};
 
 use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
 
-use super::{HeadroomRow, Report};
+use super::{ColdStart, HeadroomRow, RecoveryRow, Report, RetryPath};
+use crate::analyze::wording::{amount, number, percent, whole_percent};
 use crate::analyze::{Finding, Severity, Status};
+use crate::model::Duration;
+
+/// Call paths shown in the terminal; the JSON report has them all.
+const RETRY_ROWS: usize = 10;
 
 /// How to lay the table out.
 #[derive(Debug, Clone, Copy)]
@@ -36,6 +41,18 @@ pub fn render(report: &Report, file: &str, style: Style, out: &mut dyn Write) ->
         writeln!(out)?;
         cascades(report, style, out)?;
     }
+    if !report.retries.is_empty() {
+        writeln!(out)?;
+        retries(report, style, out)?;
+    }
+    if !report.cold_start.waves.is_empty() {
+        writeln!(out)?;
+        cold_start(&report.cold_start, style, out)?;
+    }
+    if !report.recovery.is_empty() {
+        writeln!(out)?;
+        recovery(&report.recovery, style, out)?;
+    }
     writeln!(out)?;
     if report.findings.is_empty() {
         writeln!(out, "No findings.")?;
@@ -60,18 +77,16 @@ pub fn render(report: &Report, file: &str, style: Style, out: &mut dyn Write) ->
 }
 
 fn availability(report: &Report, style: Style) -> String {
-    let mut table = Table::new();
-    table
-        .load_style(presets::UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_width(u16::try_from(style.width).unwrap_or(u16::MAX))
-        .set_header([
+    let mut table = table(
+        style,
+        &[
             "entrypoint",
             "availability",
             "nines",
             "downtime/yr",
             "weakest link",
-        ]);
+        ],
+    );
     for (name, row) in &report.availability {
         let weakest = row.improvement.first().map_or_else(
             || "-".to_owned(),
@@ -90,12 +105,197 @@ fn availability(report: &Report, style: Style) -> String {
             weakest,
         ]);
     }
-    for column in 1..=3 {
+    align_right(&mut table, 1..=3);
+    table.to_string()
+}
+
+fn table(style: Style, header: &[&str]) -> Table {
+    let mut table = Table::new();
+    table
+        .load_style(presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(u16::try_from(style.width).unwrap_or(u16::MAX))
+        .set_header(header);
+    table
+}
+
+fn align_right(table: &mut Table, columns: std::ops::RangeInclusive<usize>) {
+    for column in columns {
         if let Some(c) = table.column_mut(column) {
             c.set_cell_alignment(CellAlignment::Right);
         }
     }
-    table.to_string()
+}
+
+fn retries(report: &Report, style: Style, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(
+        out,
+        "Retry amplification (worst first; storm load on the last hop at failure rate f)"
+    )?;
+    let mut table = table(
+        style,
+        &[
+            "call path",
+            "A",
+            "critical f",
+            "capacity",
+            "1%",
+            "5%",
+            "25%",
+            "100%",
+        ],
+    );
+    for row in report.retries.iter().take(RETRY_ROWS) {
+        table.add_row(retry_cells(row));
+    }
+    align_right(&mut table, 1..=7);
+    writeln!(out, "{table}")?;
+    let hidden = report.retries.len().saturating_sub(RETRY_ROWS);
+    if hidden > 0 {
+        writeln!(out, "… and {hidden} more path(s) in `--format json`.")?;
+    }
+    if report.retries_truncated {
+        for line in wrap(
+            "The walk stopped after 10000 call paths (the graph has more): each row is the worst path visited into its last hop, and the retry findings cover the paths visited.",
+            style.width,
+        ) {
+            writeln!(out, "{line}")?;
+        }
+    }
+    Ok(())
+}
+
+/// A figure for a narrow column: `1.1`, `9050`, `5.37e8`.
+fn compact(value: f64) -> String {
+    if value.abs() >= 1e6 {
+        format!("{value:.2e}")
+    } else {
+        number(value)
+    }
+}
+
+fn retry_cells(row: &RetryPath) -> Vec<String> {
+    let dash = || "-".to_owned();
+    let critical = row.critical_failure_rate.map_or_else(dash, |f| {
+        if f > 1.0 {
+            "never".to_owned()
+        } else if f > 0.0 && f < 0.001 {
+            "<0.1%".to_owned()
+        } else {
+            percent(f)
+        }
+    });
+    let mut cells = vec![
+        // Spaced, so a long path wraps between components.
+        row.path.join(" > "),
+        compact(row.amplification),
+        critical,
+        row.capacity.map_or_else(dash, compact),
+    ];
+    if row.storm_load.is_empty() {
+        cells.extend(std::iter::repeat_n(dash(), 4));
+    } else {
+        cells.extend(row.storm_load.iter().map(|p| compact(p.load)));
+    }
+    cells
+}
+
+fn seconds(value: f64) -> Duration {
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "durations in a report are non-negative and far below u64::MAX ms"
+    )]
+    Duration((value.max(0.0) * 1000.0).round() as u64)
+}
+
+fn cold_start(section: &ColdStart, style: Style, out: &mut dyn Write) -> io::Result<()> {
+    let title = format!(
+        "Cold start: {} wave(s), dependencies first; about {} to full service (the longest warmup of each wave, summed)",
+        section.waves.len(),
+        seconds(section.time_to_full_service_s)
+    );
+    for line in wrap(&title, style.width) {
+        writeln!(out, "{line}")?;
+    }
+    for (index, wave) in section.waves.iter().enumerate() {
+        let warmup = section.wave_warmup_s.get(index).copied().unwrap_or(0.0);
+        let head = format!("  {index}. ({}) ", seconds(warmup));
+        let lines = wrap(&wave.join(", "), style.width.saturating_sub(head.len()));
+        for (line_index, line) in lines.iter().enumerate() {
+            let lead = if line_index == 0 {
+                head.clone()
+            } else {
+                " ".repeat(head.len())
+            };
+            writeln!(out, "{lead}{line}")?;
+        }
+    }
+    for cycle in &section.cycles {
+        for line in wrap(
+            &format!("no order (a cycle of required edges): {}", cycle.join(", ")),
+            style.width.saturating_sub(2),
+        ) {
+            writeln!(out, "  {line}")?;
+        }
+    }
+    if !section.stampedes.is_empty() {
+        let mut table = table(
+            style,
+            &["behind caches", "steady", "cold", "capacity", "admit first"],
+        );
+        for row in &section.stampedes {
+            table.add_row([
+                row.component.clone(),
+                number(row.steady_load),
+                number(row.cold_load),
+                number(row.capacity),
+                if row.overloaded {
+                    percent(row.admit_fraction)
+                } else {
+                    "all".to_owned()
+                },
+            ]);
+        }
+        align_right(&mut table, 1..=4);
+        writeln!(out, "{table}")?;
+    }
+    Ok(())
+}
+
+/// `30s ≤ 1m`, `45m > 30m (15m over)`, or the figure alone without a target.
+fn against(worst: Option<f64>, target: Option<f64>, missing: &str) -> String {
+    match (worst, target) {
+        (None, Some(t)) => format!("{missing} (target {})", seconds(t)),
+        (None, None) => missing.to_owned(),
+        (Some(w), None) => seconds(w).to_string(),
+        (Some(w), Some(t)) if w <= t => format!("{} ≤ {}", seconds(w), seconds(t)),
+        (Some(w), Some(t)) => format!("{} > {}", seconds(w), seconds(t)),
+    }
+}
+
+fn recovery(rows: &[RecoveryRow], style: Style, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "Disaster recovery (worst case against the targets)")?;
+    let mut table = table(
+        style,
+        &["component", "standby", "RPO", "RTO", "detect+decide"],
+    );
+    for row in rows {
+        table.add_row([
+            row.component.clone(),
+            if row.standby { "yes" } else { "no" }.to_owned(),
+            against(
+                row.worst_rpo_s,
+                row.rpo_target_s,
+                if row.standby { "unknown" } else { "no copy" },
+            ),
+            against(row.worst_rto_s, row.rto_target_s, "unknown"),
+            row.detect_decide_share
+                .map_or_else(|| "-".to_owned(), percent),
+        ]);
+    }
+    align_right(&mut table, 4..=4);
+    writeln!(out, "{table}")
 }
 
 /// The N-k contingencies, highest utilization first, each named by its loss.
@@ -118,19 +318,19 @@ fn headroom(report: &Report, style: Style) -> String {
             Some(per_domain) => format!(
                 "{} ({per_domain} per domain), {}",
                 row.required_instances,
-                percent(row.required_steady_utilization)
+                whole_percent(row.required_steady_utilization)
             ),
             None => format!(
                 "{}, {}",
                 row.required_instances,
-                percent(row.required_steady_utilization)
+                whole_percent(row.required_steady_utilization)
             ),
         };
         table.add_row([
             row.component.clone(),
             row.lost.clone(),
             format!("{} of {}", row.survivors, row.instances),
-            percent(row.utilization),
+            whole_percent(row.utilization),
             (if row.ok { "ok" } else { "OVER" }).to_owned(),
             sizing,
         ]);
@@ -175,21 +375,6 @@ fn cascades(report: &Report, style: Style, out: &mut dyn Write) -> io::Result<()
         }
     }
     Ok(())
-}
-
-/// A ratio as a whole percent, halves rounded up.
-fn percent(ratio: f64) -> String {
-    format!("{:.0}%", (ratio * 100.0).round())
-}
-
-/// A load as the model gives it: `1660`, `12.5`.
-fn amount(x: f64) -> String {
-    if x.fract() == 0.0 && x.abs() < 1e15 {
-        format!("{x:.0}")
-    } else {
-        let text = format!("{x:.2}");
-        text.trim_end_matches('0').trim_end_matches('.').to_owned()
-    }
 }
 
 /// A duration in seconds as the largest two units (`8h 45m`).

@@ -1,0 +1,131 @@
+//! How figures are written in finding messages and tables, so every
+//! analyzer prints the same number the same way and a reviewer can redo the
+//! arithmetic: loads as the model gives them, ratios as percents with as
+//! many decimals as it takes to tell them from their threshold.
+
+/// A number with at most three decimals and no trailing zeros: `27`, `1.1`,
+/// `0.333`.
+pub(crate) fn number(value: f64) -> String {
+    if !value.is_finite() {
+        return "∞".to_owned();
+    }
+    let text = format!("{value:.3}");
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    if text == "-0" {
+        "0".to_owned()
+    } else {
+        text.to_owned()
+    }
+}
+
+/// A ratio as a percentage with at most one decimal: `5%`, `33.1%`.
+pub(crate) fn percent(ratio: f64) -> String {
+    if !ratio.is_finite() {
+        return "∞".to_owned();
+    }
+    let text = format!("{:.1}", ratio * 100.0);
+    format!("{}%", text.trim_end_matches('0').trim_end_matches('.'))
+}
+
+/// `a`, `a and b`, `a, b and c`.
+pub(crate) fn and_list<S: AsRef<str>>(items: &[S]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.as_ref().to_owned(),
+        [init @ .., last] => format!(
+            "{} and {}",
+            init.iter()
+                .map(AsRef::as_ref)
+                .collect::<Vec<_>>()
+                .join(", "),
+            last.as_ref()
+        ),
+    }
+}
+
+/// `a`, `a or b`, `a, b or c`.
+pub(crate) fn or_list<S: AsRef<str>>(items: &[S]) -> String {
+    match items {
+        [] => String::new(),
+        [one] => one.as_ref().to_owned(),
+        [init @ .., last] => format!(
+            "{} or {}",
+            init.iter()
+                .map(AsRef::as_ref)
+                .collect::<Vec<_>>()
+                .join(", "),
+            last.as_ref()
+        ),
+    }
+}
+
+/// `once`, `twice`, `3 times`.
+pub(crate) fn times(count: u32) -> String {
+    match count {
+        1 => "once".to_owned(),
+        2 => "twice".to_owned(),
+        n => format!("{n} times"),
+    }
+}
+
+/// A load or capacity as the model gives it: `1660`, `12.5`.
+pub(crate) fn amount(x: f64) -> String {
+    if x.is_finite() && x.fract() == 0.0 && x.abs() < 1e15 {
+        format!("{x:.0}")
+    } else {
+        let text = format!("{x:.2}");
+        text.trim_end_matches('0').trim_end_matches('.').to_owned()
+    }
+}
+
+/// A ratio as a whole percent, halves rounded up as by hand: `0.8333` →
+/// `83%`, `0.625` → `63%`.
+pub(crate) fn whole_percent(ratio: f64) -> String {
+    format!("{:.0}%", (ratio * 100.0).round())
+}
+
+/// A ratio as a percent with as many decimals (up to 2) as it takes to tell
+/// it apart from `limit`: `0.8004` against `0.8` is `80.04%`, never `80%`.
+/// Halves are rounded up, as by hand.
+pub(crate) fn percent_against(ratio: f64, limit: f64) -> String {
+    for (decimals, scale) in [(0, 1.0), (1, 10.0), (2, 100.0)] {
+        let round = |x: f64| format!("{:.*}", decimals, (x * 100.0 * scale).round() / scale);
+        let (a, b) = (round(ratio), round(limit));
+        if a != b {
+            return format!("{a}%");
+        }
+    }
+    whole_percent(ratio)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_drop_trailing_zeros() {
+        assert_eq!(number(27.0), "27");
+        assert_eq!(number(1.1), "1.1");
+        assert_eq!(number(1.0 / 3.0), "0.333");
+        assert_eq!(number(-0.0001), "0");
+        assert_eq!(percent(0.05), "5%");
+        assert_eq!(percent(3000.0 / 9050.0), "33.1%");
+        assert_eq!(and_list(&["a", "b", "c"]), "a, b and c");
+        assert_eq!(or_list(&["a", "b"]), "a or b");
+        assert_eq!(times(1), "once");
+        assert_eq!(times(3), "3 times");
+    }
+
+    #[test]
+    fn numbers_read_like_the_model() {
+        assert_eq!(amount(1660.0), "1660");
+        assert_eq!(amount(12.5), "12.5");
+        assert_eq!(amount(0.333_333), "0.33");
+        assert_eq!(whole_percent(100.0 / 120.0), "83%");
+        assert_eq!(whole_percent(0.625), "63%");
+        assert_eq!(percent_against(1.125, 1.0), "113%");
+        assert_eq!(percent_against(0.8004, 0.8), "80.04%");
+        assert_eq!(percent_against(1.25, 1.0), "125%");
+        assert_eq!(percent_against(0.8, 0.8), "80%");
+    }
+}
