@@ -7,7 +7,7 @@
 
 use std::fmt::Write as _;
 
-use crate::engine::scenario::{self, Scenario};
+use crate::engine::scenario::{self, Baseline, Scenario};
 use crate::model::{ComponentId, Model, Plane};
 
 /// Names listed in a message before "and N more".
@@ -49,28 +49,28 @@ pub fn required_closure(model: &Model) -> Vec<bool> {
 
 /// What `event` takes down compared with `baseline` (the components up in
 /// the empty scenario), or `None` when every entrypoint stays up.
-pub fn outage(model: &Model, baseline: &[bool], event: &Scenario) -> Option<Outage> {
-    let local = scenario::locally_up(model, event);
-    let up = scenario::up_given(model, local.clone());
+pub fn outage(model: &Model, baseline: &Baseline, event: &Scenario) -> Option<Outage> {
+    let down = baseline.down_under(model, event);
     let entrypoints: Vec<ComponentId> = model
         .entrypoints
         .iter()
         .copied()
-        .filter(|e| baseline[e.0] && !up[e.0])
+        .filter(|e| down.binary_search(e).is_ok())
         .collect();
     if entrypoints.is_empty() {
         return None;
     }
     let mut lost = Vec::new();
     let mut dragged = Vec::new();
-    for id in model.component_ids() {
-        if !baseline[id.0] || up[id.0] {
-            continue;
-        }
-        if local[id.0] {
-            dragged.push(id);
+    for id in down {
+        let instances = instances_lost(model, id, event);
+        let c = model.component(id);
+        let on_its_own = c.shares.iter().any(|g| event.groups.contains(g))
+            || c.instances - instances < c.min_healthy;
+        if on_its_own {
+            lost.push((id, instances));
         } else {
-            lost.push((id, instances_lost(model, id, event)));
+            dragged.push(id);
         }
     }
     Some(Outage {
@@ -172,7 +172,7 @@ mod tests {
         let m = model(
             "system: s\ndomains: {az-a: {kind: zone}, az-b: {kind: zone}}\ncomponents:\n  lb: {instances: 2, placement: [az-a, az-b], depends_on: [checkout]}\n  checkout: {instances: 2, placement: [az-a, az-b], depends_on: [postgres]}\n  postgres: {placement: [az-a]}\n",
         );
-        let baseline = scenario::up(&m, &Scenario::default());
+        let baseline = Baseline::new(&m);
         let lose_a = Scenario {
             domains: vec![DomainId(0)],
             ..Scenario::default()

@@ -3,7 +3,7 @@
 
 use super::outage::{Outage, outage};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
-use crate::engine::scenario::{self, Scenario};
+use crate::engine::scenario::{Baseline, Scenario};
 use crate::model::{GroupId, Model};
 use crate::report::Report;
 
@@ -73,7 +73,7 @@ impl Analyzer for SharedFate {
     }
 
     fn check(&self, cx: &Context, report: &mut Report) {
-        let baseline = scenario::up(cx.model, &Scenario::default());
+        let baseline = Baseline::new(cx.model);
         for index in 0..cx.model.groups.len() {
             let id = GroupId(index);
             let event = Scenario {

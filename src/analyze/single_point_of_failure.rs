@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use super::outage::{Outage, outage, required_closure};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
-use crate::engine::scenario::{self, Scenario};
+use crate::engine::scenario::{Baseline, Scenario};
 use crate::model::{ComponentId, DomainId, Model, Plane};
 use crate::report::Report;
 
@@ -116,7 +116,7 @@ impl Event {
 /// and domains holding such components are tried, so the cost is the size
 /// of that closure times one scenario evaluation.
 pub fn single_events(model: &Model) -> Vec<(Event, Outage)> {
-    let baseline = scenario::up(model, &Scenario::default());
+    let baseline = Baseline::new(model);
     let needed = required_closure(model);
     let mut events = Vec::new();
     for id in model.component_ids().filter(|id| needed[id.0]) {

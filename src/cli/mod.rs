@@ -115,7 +115,8 @@ pub fn main() -> ExitCode {
         !no_color && stdout.is_terminal(),
         !no_color && stderr.is_terminal(),
     );
-    let mut out = stdout.lock();
+    // Buffered: reports are written in many small pieces (one per JSON token).
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     let mut err = stderr.lock();
     let mut terminal = Terminal {
         out: &mut out,

@@ -106,6 +106,125 @@ pub fn dependencies_hold(model: &Model, component: ComponentId, up: &[bool]) -> 
         })
 }
 
+/// The components up with nothing failed, and who calls whom through
+/// required edges, so that one event's effect is found by walking up from
+/// what it breaks instead of re-evaluating the whole model: single-event
+/// checks then cost the size of what each event touches.
+pub struct Baseline {
+    up: Vec<bool>,
+    callers: Vec<Vec<ComponentId>>,
+}
+
+impl Baseline {
+    /// The empty scenario's state of `model`.
+    #[must_use]
+    pub fn new(model: &Model) -> Self {
+        let mut callers = vec![Vec::new(); model.components.len()];
+        for id in model.component_ids() {
+            for edge in model
+                .component(id)
+                .depends_on
+                .iter()
+                .filter(|e| !e.degradable)
+            {
+                for t in &edge.targets {
+                    if !callers[t.0].contains(&id) {
+                        callers[t.0].push(id);
+                    }
+                }
+            }
+        }
+        Self {
+            up: up(model, &Scenario::default()),
+            callers,
+        }
+    }
+
+    /// Whether a component is up with nothing failed.
+    #[must_use]
+    pub fn is_up(&self, id: ComponentId) -> bool {
+        self.up[id.0]
+    }
+
+    /// The components up in the baseline that are down under `event`, in
+    /// model order: the same answer as [`up`], found from what the event
+    /// touches. Starting from the baseline (a state above the event's
+    /// greatest fixed point) and switching off what fails its conditions
+    /// descends to exactly that fixed point.
+    #[must_use]
+    pub fn down_under(&self, model: &Model, event: &Scenario) -> Vec<ComponentId> {
+        let mut down: std::collections::BTreeSet<ComponentId> = std::collections::BTreeSet::new();
+        let mut work: Vec<ComponentId> = Vec::new();
+        for id in touched(model, event) {
+            if self.up[id.0] && !survives(model, id, event) && down.insert(id) {
+                work.push(id);
+            }
+        }
+        while let Some(id) = work.pop() {
+            for &caller in &self.callers[id.0] {
+                if !self.up[caller.0] || down.contains(&caller) {
+                    continue;
+                }
+                let is_up = |c: ComponentId| self.up[c.0] && !down.contains(&c);
+                if !holds(model, caller, is_up) {
+                    down.insert(caller);
+                    work.push(caller);
+                }
+            }
+        }
+        down.into_iter().collect()
+    }
+}
+
+/// Components an event can take down on their own: those it fails
+/// directly, those placed in a lost domain, and the members of fired groups.
+fn touched(model: &Model, event: &Scenario) -> Vec<ComponentId> {
+    let mut ids: Vec<ComponentId> = event.failed_instances.iter().map(|&(c, _)| c).collect();
+    if !event.domains.is_empty() || !event.groups.is_empty() {
+        ids.extend(model.component_ids().filter(|&id| {
+            let c = model.component(id);
+            c.shares.iter().any(|g| event.groups.contains(g))
+                || c.placement
+                    .iter()
+                    .any(|&(d, _)| is_lost(model, d, &event.domains))
+        }));
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    ids
+}
+
+/// Whether `id` survives an event on its own.
+fn survives(model: &Model, id: ComponentId, event: &Scenario) -> bool {
+    let c = model.component(id);
+    if c.shares.iter().any(|g| event.groups.contains(g)) {
+        return false;
+    }
+    let failed: u32 = event
+        .failed_instances
+        .iter()
+        .filter(|(f, _)| *f == id)
+        .map(|&(_, n)| n)
+        .sum();
+    surviving_instances(model, id, &event.domains).saturating_sub(failed) >= c.min_healthy
+}
+
+/// Whether every required edge of `component` holds, given who is up.
+fn holds(model: &Model, component: ComponentId, up: impl Fn(ComponentId) -> bool) -> bool {
+    model
+        .component(component)
+        .depends_on
+        .iter()
+        .filter(|e| !e.degradable)
+        .all(|edge| {
+            let alive = edge.targets.iter().filter(|t| up(**t)).count();
+            match edge.kind {
+                EdgeKind::Target => alive == edge.targets.len(),
+                EdgeKind::AnyOf | EdgeKind::AtLeast => alive >= edge.at_least as usize,
+            }
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,6 +262,41 @@ mod tests {
             ..Scenario::default()
         };
         assert_eq!(up(&m, &b_fails), [false, false]);
+    }
+
+    #[test]
+    fn walking_up_from_the_event_agrees_with_full_evaluation() {
+        for seed in 0..100 {
+            let m = crate::model::parse(&crate::generate::random_small(seed)).unwrap();
+            let baseline = Baseline::new(&m);
+            let mut events: Vec<Scenario> = m
+                .component_ids()
+                .map(|c| Scenario {
+                    failed_instances: vec![(c, 1)],
+                    ..Scenario::default()
+                })
+                .collect();
+            events.extend((0..m.domains.len()).map(|d| Scenario {
+                domains: vec![DomainId(d)],
+                ..Scenario::default()
+            }));
+            events.extend((0..m.groups.len()).map(|g| Scenario {
+                groups: vec![GroupId(g)],
+                ..Scenario::default()
+            }));
+            for event in events {
+                let full = up(&m, &event);
+                let expected: Vec<ComponentId> = m
+                    .component_ids()
+                    .filter(|c| baseline.is_up(*c) && !full[c.0])
+                    .collect();
+                assert_eq!(
+                    baseline.down_under(&m, &event),
+                    expected,
+                    "seed {seed}, {event:?}"
+                );
+            }
+        }
     }
 
     #[test]

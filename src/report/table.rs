@@ -12,6 +12,8 @@ use crate::model::Duration;
 
 /// Call paths shown in the terminal; the JSON report has them all.
 const RETRY_ROWS: usize = 10;
+/// Headroom rows shown in the terminal, worst first; the JSON has them all.
+const HEADROOM_ROWS: usize = 20;
 
 /// How to lay the table out.
 #[derive(Debug, Clone, Copy)]
@@ -36,6 +38,10 @@ pub fn render(report: &Report, file: &str, style: Style, out: &mut dyn Write) ->
         writeln!(out)?;
         writeln!(out, "Headroom (N-k), worst first")?;
         writeln!(out, "{}", headroom(report, style))?;
+        let hidden = report.headroom.len().saturating_sub(HEADROOM_ROWS);
+        if hidden > 0 {
+            writeln!(out, "… and {hidden} more row(s) in `--format json`.")?;
+        }
     }
     if !report.cascades.is_empty() {
         writeln!(out)?;
@@ -307,13 +313,11 @@ fn headroom(report: &Report, style: Style) -> String {
             .then_with(|| a.component.cmp(&b.component))
             .then_with(|| a.lost.cmp(&b.lost))
     });
-    let mut table = Table::new();
-    table
-        .load_style(presets::UTF8_FULL_CONDENSED)
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_width(u16::try_from(style.width).unwrap_or(u16::MAX))
-        .set_header(["component", "lost", "left", "util", "", "sized to pass"]);
-    for row in rows {
+    let mut table = table(
+        style,
+        &["component", "lost", "left", "util", "", "sized to pass"],
+    );
+    for row in rows.into_iter().take(HEADROOM_ROWS) {
         let sizing = match row.per_domain {
             Some(per_domain) => format!(
                 "{} ({per_domain} per domain), {}",
