@@ -11,6 +11,7 @@ pub mod bdd;
 pub mod events;
 pub mod exact;
 pub mod mef;
+pub mod montecarlo;
 pub mod scenario;
 pub mod structure;
 

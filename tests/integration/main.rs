@@ -10,6 +10,7 @@ mod invalid;
 mod properties;
 mod rules;
 mod scram;
+mod simulate;
 
 use nines::cli::{CheckArgs, FailOn, Format, Outcome, Terminal, check_source};
 
@@ -48,6 +49,7 @@ pub(crate) fn check(name: &str, text: &str, format: Format) -> Run {
             color_out: false,
             color_err: false,
             width: 80,
+            progress: false,
         };
         check_source(name, text, &args, &mut terminal)
     };

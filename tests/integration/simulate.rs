@@ -1,0 +1,82 @@
+//! `nines simulate`: the Monte Carlo interval contains the analytic figure
+//! on every example model, and the result does not depend on the number of
+//! threads.
+
+use std::process::Command;
+
+use insta_cmd::get_cargo_bin;
+use nines::engine::{self, montecarlo};
+
+#[test]
+fn the_interval_contains_the_analytic_figure_on_every_example() {
+    let models = concat!(env!("CARGO_MANIFEST_DIR"), "/models");
+    let mut paths: Vec<_> = std::fs::read_dir(models)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    paths.sort();
+    let mut measured = 0;
+    for path in paths {
+        let model = nines::model::parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let figures = engine::availability(&model);
+        let simulation = montecarlo::simulate(&model, 100_000, 1, &|_| {});
+        for ((entrypoint, down), (_, figure)) in simulation.down.iter().zip(&figures) {
+            if *down < montecarlo::MIN_FAILURES {
+                continue; // too rare to measure at this trial count: the CLI says so
+            }
+            let (low, high) = montecarlo::interval(*down, simulation.trials);
+            assert!(
+                low <= figure.availability && figure.availability <= high,
+                "{}/{}: analytic {} outside [{low}, {high}]",
+                path.display(),
+                model.component(*entrypoint).name,
+                figure.availability
+            );
+            measured += 1;
+        }
+    }
+    // web-shop (lb) and cells (router) fail often enough to measure.
+    assert!(measured >= 2, "only {measured} entrypoints measurable");
+}
+
+#[test]
+fn the_result_is_the_same_on_one_thread_and_on_many() {
+    let run = |threads: &str| {
+        Command::new(get_cargo_bin("nines"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args([
+                "simulate",
+                "models/web-shop.yaml",
+                "--trials",
+                "50000",
+                "--seed",
+                "9",
+                "--format",
+                "json",
+            ])
+            .env("RAYON_NUM_THREADS", threads)
+            .output()
+            .unwrap()
+            .stdout
+    };
+    let one = run("1");
+    assert!(!one.is_empty());
+    assert_eq!(one, run("3"));
+}
+
+#[test]
+fn rare_failures_are_called_too_rare() {
+    let out = Command::new(get_cargo_bin("nines"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "simulate",
+            "models/active-passive.yaml",
+            "--trials",
+            "10000",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("too rare to measure"), "{text}");
+    assert!(!text.contains("interval ["), "{text}");
+}
