@@ -14,7 +14,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-pub use check::{CheckArgs, FailOn, Format, check_source};
+pub use check::{CheckArgs, FailOn, Format, check_source, report_of};
 pub use explain::{rule_list, rule_text, rules_markdown};
 pub use schema::schema_json;
 
