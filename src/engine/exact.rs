@@ -63,28 +63,24 @@ pub struct Figure {
 /// Computes the figure of one entrypoint from its structure.
 #[must_use]
 pub fn evaluate(model: &Model, structure: &Structure) -> Figure {
+    if structure.truncated {
+        return relaxed(model, structure);
+    }
     let components: Vec<ComponentId> = structure.components().collect();
     let event_model = events::collect(model, &components);
     let mut run = Run::new(structure, &event_model);
     let n = event_model.events.len();
-    let method = if n <= EXACT_EVENTS && !structure.truncated {
-        for mask in 0..(1u64 << n) {
-            for (i, down) in run.down.iter_mut().enumerate() {
-                *down = mask & (1 << i) != 0;
-            }
-            run.visit();
-        }
+    let method = if n <= EXACT_EVENTS {
+        run.exhaust();
         Method::Exact
     } else {
         run.best_first();
         Method::Bounded
     };
-    let visited: f64 = run.mass;
     let lower = run.total.clamp(0.0, 1.0);
-    let upper = if method == Method::Exact {
-        lower
-    } else {
-        (lower + (1.0 - visited).max(0.0)).min(1.0)
+    let upper = match method {
+        Method::Exact => lower,
+        Method::Bounded => (lower + (1.0 - run.mass).max(0.0)).min(1.0),
     };
     let improvement = run.improvement(model, &components);
     Figure {
@@ -96,6 +92,39 @@ pub fn evaluate(model: &Model, structure: &Structure) -> Figure {
         states: run.states,
         events: n,
         unquantified: unquantified(model, &components),
+    }
+}
+
+/// When the alternatives' BDD grew too large: rigorous but wide bounds. The
+/// structure function is monotone, so requiring every component at all
+/// (alternatives as series) bounds it from below, and ignoring the
+/// alternatives (gates always hold) bounds it from above.
+fn relaxed(model: &Model, structure: &Structure) -> Figure {
+    let all = Structure {
+        series: structure.components().collect(),
+        bdd: super::bdd::Bdd::new(),
+        root: super::bdd::TRUE,
+        vars: Vec::new(),
+        truncated: false,
+    };
+    let series_only = Structure {
+        series: structure.series.clone(),
+        bdd: super::bdd::Bdd::new(),
+        root: super::bdd::TRUE,
+        vars: Vec::new(),
+        truncated: false,
+    };
+    let low = evaluate(model, &all);
+    let high = evaluate(model, &series_only);
+    Figure {
+        availability: low.lower,
+        lower: low.lower,
+        upper: high.upper,
+        method: Method::Bounded,
+        improvement: low.improvement,
+        states: low.states + high.states,
+        events: low.events,
+        unquantified: low.unquantified,
     }
 }
 
@@ -273,6 +302,16 @@ impl<'a> Run<'a> {
             if !self.down[i] {
                 *up_sum += event_prefix[i] * event_suffix[i + 1] * f;
             }
+        }
+    }
+
+    /// Visits every state of the events.
+    fn exhaust(&mut self) {
+        for mask in 0..(1u64 << self.down.len()) {
+            for (i, down) in self.down.iter_mut().enumerate() {
+                *down = mask & (1 << i) != 0;
+            }
+            self.visit();
         }
     }
 

@@ -192,6 +192,20 @@ mod tests {
     }
 
     #[test]
+    fn a_relaxed_figure_brackets_the_exact_one() {
+        // lb needs fe1 or fe2, both need db (all 99.9%): exact 0.998999001.
+        // Relaxed: all three in series 0.999³ = 0.997002999; gates ignored: 1.
+        let model = crate::model::parse("system: s\ncomponents:\n  lb: {depends_on: [{any_of: [fe1, fe2]}]}\n  fe1: {availability: 99.9%, depends_on: [db]}\n  fe2: {availability: 99.9%, depends_on: [db]}\n  db: {availability: 99.9%}\n").unwrap();
+        let mut s = structure::build(&model, ComponentId(0));
+        s.truncated = true;
+        let f = exact::evaluate(&model, &s);
+        assert_eq!(f.method, Method::Bounded);
+        assert!(close(f.lower, 0.997_002_999), "{}", f.lower);
+        assert!(close(f.upper, 1.0));
+        assert!(f.lower <= 0.998_999_001 && 0.998_999_001 <= f.upper);
+    }
+
+    #[test]
     fn many_events_give_a_tight_bound_around_the_truth() {
         // 20 series components, each in its own 99.9% group: A = 0.999^20 exactly,
         // but 20 events exceed the exhaustive limit, so the figure is bounded.
