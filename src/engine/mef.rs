@@ -140,7 +140,34 @@ pub fn top_gate(entrypoint: &str) -> String {
 /// Writes the model as an Open-PSA MEF document.
 #[must_use]
 pub fn export(model: &Model) -> String {
+    export_with(model, Events::Quantified)
+}
+
+/// Which failures become basic events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Events {
+    /// Only what has a figure, as the availability counts it.
+    Quantified,
+    /// Everything that can fail, unquantified things at a placeholder 0.5:
+    /// for comparing minimal cut sets, where probabilities do not matter.
+    Structural,
+}
+
+/// The probability of being down that a thing gets as a basic event, if it
+/// is one.
+fn down_probability(availability: Option<f64>, events: Events) -> Option<f64> {
+    match (availability, events) {
+        (Some(a), _) if a < 1.0 => Some(1.0 - a),
+        (None, Events::Structural) => Some(0.5),
+        _ => None,
+    }
+}
+
+/// Writes the model as an Open-PSA MEF document with the chosen events.
+#[must_use]
+pub fn export_with(model: &Model, events: Events) -> String {
     let mut tree = Tree {
+        events,
         model,
         gates: Vec::new(),
         memo: HashMap::new(),
@@ -165,7 +192,7 @@ pub fn export(model: &Model) -> String {
         out.push_str("    </define-gate>\n");
     }
     out.push_str("  </define-fault-tree>\n  <model-data>\n");
-    for (name, down) in basic_events(model) {
+    for (name, down) in basic_events(model, events) {
         let _ = writeln!(
             out,
             "    <define-basic-event name=\"{name}\"><float value=\"{down:e}\"/></define-basic-event>"
@@ -186,29 +213,62 @@ fn xml_text(text: &str) -> String {
 }
 
 /// Every basic event with its probability of being down.
-fn basic_events(model: &Model) -> Vec<(String, f64)> {
+fn basic_events(model: &Model, which: Events) -> Vec<(String, f64)> {
     let mut events = Vec::new();
     for domain in &model.domains {
-        if let Some(a) = domain.availability.filter(|&a| a < 1.0) {
-            events.push((format!("domain-{}", encode(&domain.name)), 1.0 - a));
+        if let Some(down) = down_probability(domain.availability, which) {
+            events.push((format!("domain-{}", encode(&domain.name)), down));
         }
     }
     for group in &model.groups {
-        if let Some(a) = group.availability.filter(|&a| a < 1.0) {
-            events.push((format!("group-{}", encode(&group.name)), 1.0 - a));
+        if let Some(down) = down_probability(group.availability, which) {
+            events.push((format!("group-{}", encode(&group.name)), down));
         }
     }
     for component in &model.components {
-        if let Some(a) = component.availability.filter(|&a| a < 1.0) {
+        if let Some(down) = down_probability(component.availability, which) {
             for i in 0..component.instances {
-                events.push((format!("inst-{}-{i}", encode(&component.name)), 1.0 - a));
+                events.push((format!("inst-{}-{i}", encode(&component.name)), down));
             }
         }
     }
     events
 }
 
+/// The kind and model name behind a basic event's name (`inst-api-2` →
+/// `("component", "api")`, `domain-az_oa` → `("domain", "az.a")`), for
+/// reading cut sets back.
+#[must_use]
+pub fn subject_of(event: &str) -> Option<(&'static str, String)> {
+    let (kind, encoded) = if let Some(rest) = event.strip_prefix("inst-") {
+        ("component", rest.rsplit_once('-')?.0)
+    } else if let Some(rest) = event.strip_prefix("domain-") {
+        ("domain", rest)
+    } else {
+        ("group", event.strip_prefix("group-")?)
+    };
+    Some((kind, decode(encoded)))
+}
+
+/// Undoes [`encode`].
+fn decode(encoded: &str) -> String {
+    let mut out = String::with_capacity(encoded.len());
+    let mut chars = encoded.chars();
+    while let Some(c) = chars.next() {
+        match (c, c == '_') {
+            (_, true) => match chars.next() {
+                Some('o') => out.push('.'),
+                Some(other) => out.push(other),
+                None => out.push('_'),
+            },
+            (c, false) => out.push(c),
+        }
+    }
+    out
+}
+
 struct Tree<'a> {
+    events: Events,
     model: &'a Model,
     gates: Vec<(String, Formula)>,
     memo: HashMap<ComponentId, Formula>,
@@ -282,10 +342,10 @@ impl Tree<'_> {
         let mut causes: Vec<Formula> = component
             .shares
             .iter()
-            .filter(|g| model.group(**g).availability.is_some_and(|a| a < 1.0))
+            .filter(|g| down_probability(model.group(**g).availability, self.events).is_some())
             .map(|g| Formula::Basic(format!("group-{}", encode(&model.group(*g).name))))
             .collect();
-        let own = component.availability.is_some_and(|a| a < 1.0);
+        let own = down_probability(component.availability, self.events).is_some();
         let mut instances = Vec::new();
         let mut index = 0;
         let placement: Vec<(Option<crate::model::DomainId>, u32)> =
@@ -302,7 +362,7 @@ impl Tree<'_> {
             let domains: Vec<Formula> = domain
                 .into_iter()
                 .flat_map(|d| std::iter::once(d).chain(model.domain(d).ancestors.iter().copied()))
-                .filter(|d| model.domain(*d).availability.is_some_and(|a| a < 1.0))
+                .filter(|d| down_probability(model.domain(*d).availability, self.events).is_some())
                 .map(|d| Formula::Basic(format!("domain-{}", encode(&model.domain(d).name))))
                 .collect();
             for _ in 0..count {
@@ -351,6 +411,18 @@ mod tests {
         assert_eq!(encode("a.b"), "a_ob");
         assert_eq!(encode("a_ob"), "a__ob");
         assert_ne!(encode("a.b"), encode("a_ob"));
+        assert_eq!(
+            subject_of("inst-a_ob-3"),
+            Some(("component", "a.b".to_owned()))
+        );
+        assert_eq!(
+            subject_of("domain-a__ob-x"),
+            Some(("domain", "a_ob-x".to_owned()))
+        );
+        assert_eq!(
+            subject_of("group-release-1"),
+            Some(("group", "release-1".to_owned()))
+        );
     }
 
     #[test]
