@@ -8,7 +8,7 @@ fn main() {
     let start = Instant::now();
     let root = nines::model::load::parse(&text).expect("yaml");
     let parsed = start.elapsed();
-    let model = nines::model::validate::validate(&text, &root).expect("valid");
+    let model = nines::model::validate::validate(&text, root).expect("valid");
     let validated = start.elapsed();
     let figures = nines::engine::availability(&model);
     let computed = start.elapsed();

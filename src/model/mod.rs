@@ -308,5 +308,5 @@ impl Model {
 /// Every problem found, in source order.
 pub fn parse(text: &str) -> Result<Model, Vec<Problem>> {
     let root = load::parse(text).map_err(|problem| vec![problem])?;
-    validate::validate(text, &root)
+    validate::validate(text, root)
 }

@@ -138,17 +138,17 @@ impl Names {
 ///
 /// # Errors
 /// Every problem found, sorted by position.
-pub fn validate(text: &str, root: &Node) -> Result<Model, Vec<Problem>> {
+pub fn validate(text: &str, root: Node) -> Result<Model, Vec<Problem>> {
     let mut cx = Cx::new(text);
     let raw = match &root.value {
         Value::Null => {
             cx.report(Problem::empty(Span::new(0, 0).widen_to_token(text)));
             None
         }
-        Value::Map(_) => RawModel::decode_in(root, "the model", &mut cx),
+        Value::Map(_) => RawModel::decode_in(&root, "the model", &mut cx),
         _ => {
             cx.report(Problem::wrong_type(
-                cx.point(root),
+                cx.point(&root),
                 "the model",
                 "a mapping of keys such as `system:` and `components:`",
                 root.value.kind(),
@@ -156,6 +156,9 @@ pub fn validate(text: &str, root: &Node) -> Result<Model, Vec<Problem>> {
             None
         }
     };
+    // The tree is no longer needed: free it before the model is built, so a
+    // large model does not hold the tree, the raw model and the model at once.
+    drop(root);
     let model = raw.map(|raw| build(&raw, &mut cx));
     let mut problems = cx.problems;
     problems.sort_by_key(|p| (p.span.offset, p.code));
