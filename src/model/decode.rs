@@ -200,7 +200,7 @@ pub struct Entries<T> {
     /// The readable entries with their names.
     pub items: Vec<(Spanned<String>, T)>,
     /// Names whose entry had an error of its own.
-    pub unreadable: Vec<String>,
+    pub unreadable: Vec<Spanned<String>>,
     /// Where the mapping starts.
     pub span: Span,
 }
@@ -240,7 +240,7 @@ impl<T: DecodeNamed> Decode for Entries<T> {
             seen.insert(name.value.clone(), name.span);
             match T::decode_named(value, &name, cx) {
                 Some(item) => out.items.push((name, item)),
-                None => out.unreadable.push(name.value),
+                None => out.unreadable.push(name),
             }
         }
         Some(out)

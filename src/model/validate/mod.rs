@@ -28,7 +28,7 @@ pub enum Named {
     /// A shared-fate group.
     Group(GroupId),
     /// An entry that had errors of its own: references to it are not reported again.
-    Unreadable,
+    Unreadable(&'static str),
 }
 
 impl Named {
@@ -37,7 +37,7 @@ impl Named {
             Named::Component(_) => "component",
             Named::Domain(_) => "domain",
             Named::Group(_) => "shared-fate group",
-            Named::Unreadable => "entry",
+            Named::Unreadable(noun) => noun,
         }
     }
 }
@@ -70,7 +70,7 @@ impl Names {
         cx: &mut Cx,
     ) -> Option<T> {
         match self.get(&name.value.0) {
-            Some(Named::Unreadable) => None,
+            Some(Named::Unreadable(_)) => None,
             Some(named) => {
                 let found = pick(named);
                 if found.is_none() {
@@ -207,7 +207,7 @@ fn declare(raw: &RawModel, cx: &mut Cx) -> Names {
         }
         if let Some(&index) = names.index.get(&name.value) {
             let first = names.entries[index].1;
-            if first != Named::Unreadable {
+            if !matches!(first, Named::Unreadable(_)) {
                 cx.report(Problem::duplicate_name(
                     name.span,
                     &name.value,
@@ -217,60 +217,67 @@ fn declare(raw: &RawModel, cx: &mut Cx) -> Names {
                 ));
             }
             // References to an ambiguous name would only repeat this error.
-            names.entries[index].1 = Named::Unreadable;
+            names.entries[index].1 = Named::Unreadable(first.noun());
             return;
         }
         names.index.insert(name.value.clone(), names.entries.len());
         names.entries.push((name.value.clone(), named));
         spans.push(name.span);
     };
-    let unreadable_span = |cx: &Cx| Span::new(cx.text.len(), 0);
+    // Each kind in model order; an entry with errors of its own still holds
+    // its name, so references to it are not reported a second time.
+    let mut add_all = |items: &mut dyn Iterator<Item = (&Spanned<String>, Named)>, cx: &mut Cx| {
+        for (name, named) in items {
+            add(name, named, cx);
+        }
+    };
     if let Some(domains) = &raw.domains {
-        for (index, (name, _)) in domains.items.iter().enumerate() {
-            add(name, Named::Domain(DomainId(index)), cx);
-        }
-        for name in &domains.unreadable {
-            let span = unreadable_span(cx);
-            add(
-                &Spanned {
-                    value: name.clone(),
-                    span,
-                },
-                Named::Unreadable,
-                cx,
-            );
-        }
-    }
-    if let Some(groups) = &raw.shared_fate {
-        for (index, (name, _)) in groups.items.iter().enumerate() {
-            add(name, Named::Group(GroupId(index)), cx);
-        }
-        for name in &groups.unreadable {
-            let span = unreadable_span(cx);
-            add(
-                &Spanned {
-                    value: name.clone(),
-                    span,
-                },
-                Named::Unreadable,
-                cx,
-            );
-        }
-    }
-    for (index, (name, _)) in raw.components.items.iter().enumerate() {
-        add(name, Named::Component(ComponentId(index)), cx);
-    }
-    for name in &raw.components.unreadable {
-        let span = unreadable_span(cx);
-        add(
-            &Spanned {
-                value: name.clone(),
-                span,
-            },
-            Named::Unreadable,
+        let readable = domains
+            .items
+            .iter()
+            .enumerate()
+            .map(|(i, (n, _))| (n, Named::Domain(DomainId(i))));
+        add_all(
+            &mut readable.chain(
+                domains
+                    .unreadable
+                    .iter()
+                    .map(|n| (n, Named::Unreadable("domain"))),
+            ),
             cx,
         );
     }
+    if let Some(groups) = &raw.shared_fate {
+        let readable = groups
+            .items
+            .iter()
+            .enumerate()
+            .map(|(i, (n, _))| (n, Named::Group(GroupId(i))));
+        add_all(
+            &mut readable.chain(
+                groups
+                    .unreadable
+                    .iter()
+                    .map(|n| (n, Named::Unreadable("shared-fate group"))),
+            ),
+            cx,
+        );
+    }
+    let components = &raw.components;
+    let readable = components
+        .items
+        .iter()
+        .enumerate()
+        .map(|(i, (n, _))| (n, Named::Component(ComponentId(i))));
+    add_all(
+        &mut readable.chain(
+            components
+                .unreadable
+                .iter()
+                .map(|n| (n, Named::Unreadable("component"))),
+        ),
+        cx,
+    );
     names
 }
 
