@@ -5,6 +5,7 @@
 mod check;
 mod explain;
 mod export;
+mod import;
 mod input;
 mod schema;
 
@@ -15,6 +16,7 @@ use clap::{Parser, Subcommand};
 
 pub use check::{CheckArgs, FailOn, Format, check_source};
 pub use explain::{rule_list, rule_text, rules_markdown};
+pub use import::{ImportArgs, ImportFrom, K8sArgs};
 pub use schema::schema_json;
 
 /// Reliability planning and audit for a distributed system described in one YAML file.
@@ -40,6 +42,8 @@ pub enum Command {
     Schema,
     /// Write the model in another format (an Open-PSA MEF fault tree for SCRAM).
     Export(export::ExportArgs),
+    /// Write a first model from what already describes the system (Kubernetes manifests).
+    Import(ImportArgs),
 }
 
 /// How a run ended.
@@ -164,6 +168,7 @@ pub fn run(cli: Cli, terminal: &mut Terminal) -> Outcome {
         Command::Explain { rule } => explain::run(rule.as_deref(), terminal),
         Command::Schema => schema::run(terminal),
         Command::Export(args) => export::run(&args, terminal),
+        Command::Import(args) => import::run(&args, terminal),
     };
     if terminal.out.flush().is_err() {
         return Outcome::Invalid;
