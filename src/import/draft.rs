@@ -88,10 +88,10 @@ pub fn draft(
     } else {
         options.zones.clone()
     };
-    let names = component_names(&manifests.workloads, &zones);
+    let zone_spread = manifests.workloads.iter().any(|w| w.zone_spread.is_some());
+    let names = component_names(&manifests.workloads, if zone_spread { &zones } else { &[] });
     let selected = selections(manifests);
     let mut parts: Vec<Part> = Vec::new();
-    let zone_spread = manifests.workloads.iter().any(|w| w.zone_spread.is_some());
     for (index, workload) in manifests.workloads.iter().enumerate() {
         let (edges, absent) = dependencies(manifests, &names, &selected, index, notes);
         let is_served = selected.iter().any(|(_, ws)| ws.contains(&index));
@@ -106,7 +106,7 @@ pub fn draft(
         parts.push(Part {
             name: names[index].clone(),
             from: describe(workload),
-            kind: kind(workload, is_served, !edges.is_empty()),
+            kind: kind(workload, is_served, !edges.is_empty() || !absent.is_empty()),
             scaled_to_zero: instances.0 == Some(0),
             instances: (instances.0.map(|n| n.max(1)), instances.1),
             min_healthy,
@@ -139,6 +139,14 @@ pub fn draft(
         entrypoints,
         entry_reasons,
         components: parts,
+    }
+}
+
+fn plural(count: u32, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
     }
 }
 
@@ -176,8 +184,9 @@ pub fn sanitize(name: &str) -> String {
 
 /// Component names, by workload index: the sanitized `metadata.name`; names
 /// shared by several workloads get `-<kind>` when their kinds differ and
-/// `.<namespace>` when their namespaces do; a name still taken (by a zone,
-/// by `instance`, which is reserved, or by another suffixed name) gets
+/// `.<namespace>` when their namespaces do; a name still taken (by a
+/// declared zone, by `instance`, which is reserved, or by another suffixed
+/// name) gets
 /// `-2`, `-3` … in input order.
 fn component_names(workloads: &[Workload], zones: &[String]) -> Vec<String> {
     let bases: Vec<String> = workloads.iter().map(|w| sanitize(&w.name)).collect();
@@ -450,6 +459,14 @@ fn dependencies(
                         service.name
                     ),
                 };
+                note(
+                    notes,
+                    mention.span,
+                    format!(
+                        "{}: {} names `{}`: {}; written as a commented-out dependency",
+                        workload.name, mention.via, service.name, why
+                    ),
+                );
                 let entry = absent
                     .entry(service.name.clone())
                     .or_insert_with(|| (why, Vec::new()));
@@ -674,7 +691,8 @@ fn placement(
         let placed = zones[..count].to_vec();
         let share = if count < zones.len() {
             format!(
-                " ({count} instance(s): {count} of the {} zones)",
+                " ({} in {count} of the {} zones)",
+                plural(instances, "instance"),
                 zones.len()
             )
         } else {
@@ -734,9 +752,9 @@ fn entrypoints(
         }
     }
     if !exposed.is_empty() {
-        let mut reasons = vec!["the workloads exposed outside the cluster:".to_owned()];
+        let mut reasons = vec!["the workloads exposed outside the cluster.".to_owned()];
         for (name, how) in &exposed {
-            reasons.push(format!("  {name}: {}", how.join(", ")));
+            reasons.push(format!("{name}: {}", how.join(", ")));
         }
         return (exposed.into_keys().collect(), reasons);
     }
@@ -764,17 +782,22 @@ fn entrypoints(
     let (mut list, reason) = if !served_roots.is_empty() {
         (
             served_roots,
-            "no Service is exposed outside the cluster (LoadBalancer, NodePort, Ingress): the workloads a Service selects and nothing here calls",
+            "no workload is exposed outside the cluster (by a LoadBalancer or NodePort Service, or an Ingress), so these are the ones a Service selects and nothing here calls.",
+        )
+    } else if !roots.is_empty() && served.is_empty() {
+        (
+            roots.iter().map(|p| p.name.clone()).collect(),
+            "no Service selects any workload, so these are the ones nothing here calls.",
         )
     } else if !roots.is_empty() {
         (
             roots.iter().map(|p| p.name.clone()).collect(),
-            "no Service is exposed and every Service is called from inside: the workloads nothing here calls",
+            "no workload is exposed outside the cluster, and every one a Service selects has callers here, so these are the ones nothing here calls.",
         )
     } else {
         (
             parts.iter().map(|p| p.name.clone()).collect(),
-            "every workload is called by another: all are listed; keep those users call",
+            "every workload is called by another, so all are listed: keep the ones users call.",
         )
     };
     list.sort();

@@ -299,7 +299,8 @@ impl Reader<'_> {
         for document in &documents {
             // `{{ .Values.x }}` can parse as a mapping used as a key.
             if let Some(span) = complex_key(document) {
-                self.reject(Problem::helm_template(span.widen_to_token(self.text)));
+                let span = template_expression(self.text).unwrap_or(span);
+                self.reject(Problem::helm_template(span));
                 return;
             }
         }

@@ -164,11 +164,14 @@ impl fmt::Display for Summary {
             ));
         }
         if self.rejected > 0 {
-            skipped.push(format!(
-                "{} that {} not Kubernetes manifests",
-                plural(self.rejected, "document"),
-                if self.rejected == 1 { "is" } else { "are" }
-            ));
+            skipped.push(if self.rejected == 1 {
+                "1 document that is not a Kubernetes manifest".to_owned()
+            } else {
+                format!(
+                    "{} documents that are not Kubernetes manifests",
+                    self.rejected
+                )
+            });
         }
         if !skipped.is_empty() {
             write!(f, "; skipped {}", skipped.join(", "))?;

@@ -30,13 +30,12 @@ pub fn write(draft: &Draft) -> String {
     );
     out.push('\n');
 
-    out.push_str("# Entrypoints: ");
     for (index, reason) in draft.entry_reasons.iter().enumerate() {
-        if index > 0 {
-            out.push_str("# ");
+        if index == 0 {
+            wrapped(&mut out, &format!("Entrypoints: {reason}"));
+        } else {
+            wrapped(&mut out, &format!("  {reason}"));
         }
-        out.push_str(&comment(reason));
-        out.push('\n');
     }
     let entrypoints: Vec<String> = draft.entrypoints.iter().map(|n| scalar(n)).collect();
     line(
@@ -215,6 +214,25 @@ fn line(out: &mut String, indent: usize, content: &str, why: &str) {
         out.push_str("# ");
         out.push_str(&comment(why));
     }
+    out.push('\n');
+}
+
+/// A comment block wrapped at 80 columns, continuation lines indented.
+fn wrapped(out: &mut String, text: &str) {
+    let indent = text.len() - text.trim_start().len();
+    let mut current = format!("#{}", " ".repeat(indent + 1));
+    let fresh = current.len();
+    for word in comment(text).split(' ').filter(|w| !w.is_empty()) {
+        if current.len() > fresh && current.chars().count() + 1 + word.chars().count() > 80 {
+            out.push_str(current.trim_end());
+            out.push('\n');
+            current = format!("#{}", " ".repeat(indent + 3));
+        } else if current.len() > fresh {
+            current.push(' ');
+        }
+        current.push_str(word);
+    }
+    out.push_str(current.trim_end());
     out.push('\n');
 }
 
