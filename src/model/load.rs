@@ -218,3 +218,28 @@ impl<'de> Deserialize<'de> for Value {
         d.deserialize_any(ValueVisitor)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documents_keep_spans_into_the_whole_text() {
+        let text = "# c\n---\na: 1\n---\n---\nb: [x]\n";
+        let documents = parse_documents(text).unwrap();
+        assert_eq!(documents.len(), 2, "empty documents are left out");
+        let Value::Map(pairs) = &documents[1].value else {
+            panic!("not a mapping");
+        };
+        assert_eq!(pairs[0].0.span.text(text), "b");
+        assert_eq!(parse_documents("# only a comment\n").unwrap(), Vec::new());
+    }
+
+    #[test]
+    fn a_syntax_error_in_a_later_document_is_located() {
+        let text = "a: 1\n---\nb: [x\n";
+        let problem = parse_documents(text).unwrap_err();
+        assert_eq!(problem.code, "model::yaml");
+        assert_eq!(problem.span.line_column(text).0, 3);
+    }
+}
