@@ -11,6 +11,8 @@
 //!   problem with its location;
 //! - [`analyze`] runs the registered analyzers over the model and collects
 //!   their findings;
+//! - [`import`] writes a first model from Kubernetes manifests, for the
+//!   user to complete;
 //! - [`report`] holds the [`report::Report`] and one renderer per format;
 //! - [`cli`] resolves arguments into a run and is the only part that prints.
 
@@ -18,5 +20,6 @@ pub mod analyze;
 pub mod cli;
 pub mod engine;
 pub mod generate;
+pub mod import;
 pub mod model;
 pub mod report;

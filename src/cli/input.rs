@@ -34,11 +34,20 @@ pub fn write_output(
     }
 }
 
-/// Reads `path`, or standard input for `-`.
+/// Reads the model at `path`, or standard input for `-`.
 ///
 /// # Errors
 /// A sentence saying what could not be read and why.
 pub fn read(path: &str) -> Result<ModelText, String> {
+    read_text(path, "the model", "a model is a YAML file")
+}
+
+/// Reads `path`, or standard input for `-`, as UTF-8 text; `what` names it
+/// in messages (`the model`), and `hint` says what it should be.
+///
+/// # Errors
+/// A sentence saying what could not be read and why.
+pub fn read_text(path: &str, what: &str, hint: &str) -> Result<ModelText, String> {
     let mut bytes = Vec::new();
     let (name, result) = if path == "-" {
         (
@@ -57,15 +66,15 @@ pub fn read(path: &str) -> Result<ModelText, String> {
         let why = match err.kind() {
             std::io::ErrorKind::NotFound => "no such file".to_owned(),
             std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
-            std::io::ErrorKind::IsADirectory => "it is a directory; give the model file".to_owned(),
+            std::io::ErrorKind::IsADirectory => format!("it is a directory; give {what} file"),
             _ => err.to_string(),
         };
-        return Err(format!("cannot read the model {name}: {why}"));
+        return Err(format!("cannot read {what} {name}: {why}"));
     }
     match String::from_utf8(bytes) {
         Ok(text) => Ok(ModelText { name, text }),
         Err(err) => Err(format!(
-            "cannot read the model {name}: it is not UTF-8 text (invalid byte at offset {}); a model is a YAML file",
+            "cannot read {what} {name}: it is not UTF-8 text (invalid byte at offset {}); {hint}",
             err.utf8_error().valid_up_to()
         )),
     }

@@ -5,6 +5,7 @@
 mod check;
 mod explain;
 mod export;
+mod import;
 mod input;
 mod schema;
 mod simulate;
@@ -16,6 +17,7 @@ use clap::{Parser, Subcommand};
 
 pub use check::{CheckArgs, FailOn, Format, check_source, report_of};
 pub use explain::{rule_list, rule_text, rules_markdown};
+pub use import::{ImportArgs, ImportFrom, K8sArgs};
 pub use schema::schema_json;
 
 /// Reliability planning and audit for a distributed system described in one YAML file.
@@ -43,6 +45,8 @@ pub enum Command {
     Export(export::ExportArgs),
     /// Monte Carlo availability per entrypoint with a 95% interval, beside the analytic figure.
     Simulate(simulate::SimulateArgs),
+    /// Write a first model from what already describes the system (Kubernetes manifests).
+    Import(ImportArgs),
 }
 
 /// How a run ended.
@@ -171,6 +175,7 @@ pub fn run(cli: Cli, terminal: &mut Terminal) -> Outcome {
         Command::Schema => schema::run(terminal),
         Command::Export(args) => export::run(&args, terminal),
         Command::Simulate(args) => simulate::run(&args, terminal),
+        Command::Import(args) => import::run(&args, terminal),
     };
     if terminal.out.flush().is_err() {
         return Outcome::Invalid;

@@ -613,6 +613,42 @@ impl Problem {
         )
         .help("list where requests enter with `entrypoints: [NAME, ...]`")
     }
+
+    // ---- importing Kubernetes manifests ----
+
+    /// A manifest file larger than [`super::load::MAX_MODEL_BYTES`].
+    pub fn input_too_large(bytes: usize) -> Self {
+        Self::new(
+            "import::too-large",
+            format!("this file is {bytes} bytes; nines reads files up to 64 MiB"),
+            Span::new(0, 0),
+            "this file",
+        )
+        .help("split the manifests into several files, or give only the workloads to import")
+    }
+
+    /// A YAML document that is not a Kubernetes object: no `kind` or no
+    /// `apiVersion`, or not a mapping at all.
+    pub fn not_kubernetes(span: Span, missing: &str) -> Self {
+        Self::new(
+            "import::not-kubernetes",
+            format!("this YAML document is not a Kubernetes manifest: {missing}"),
+            span,
+            "not a Kubernetes object",
+        )
+        .help("a manifest is a mapping with `apiVersion`, `kind` and `metadata.name`; give the files `kubectl apply` takes (or `kubectl get -o yaml` output)")
+    }
+
+    /// A Helm chart template: YAML only once Helm has rendered it.
+    pub fn helm_template(span: Span) -> Self {
+        Self::new(
+            "import::helm-template",
+            "this is a Helm template, not a manifest: `{{ … }}` is filled in by Helm".into(),
+            span,
+            "template expression",
+        )
+        .help("render the chart first (`helm template RELEASE CHART > manifests.yaml`) and import the rendered file")
+    }
 }
 
 /// The closest candidate by edit distance, when close enough to be a typo.

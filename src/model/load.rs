@@ -66,10 +66,36 @@ pub fn parse(text: &str) -> Result<Node, Problem> {
     if text.len() > MAX_MODEL_BYTES {
         return Err(Problem::too_large(text.len()));
     }
+    match serde_saphyr::from_str_with_options::<serde_saphyr::Spanned<Value>>(text, options()) {
+        Ok(root) => Ok(node(root)),
+        Err(err) => Err(syntax_problem(text, &err)),
+    }
+}
+
+/// Parses a stream of YAML documents (separated by `---`) into spanned
+/// trees, in source order. Empty and null documents are left out, so a file
+/// of comments only gives no document. Spans are offsets into the whole text.
+///
+/// # Errors
+/// A [`Problem`] pointing at the first syntax error in any document, or at
+/// the start of the text when it is too large.
+pub fn parse_documents(text: &str) -> Result<Vec<Node>, Problem> {
+    if text.len() > MAX_MODEL_BYTES {
+        return Err(Problem::input_too_large(text.len()));
+    }
+    match serde_saphyr::from_multiple_with_options::<serde_saphyr::Spanned<Value>>(text, options())
+    {
+        Ok(documents) => Ok(documents.into_iter().map(node).collect()),
+        Err(err) => Err(syntax_problem(text, &err)),
+    }
+}
+
+/// The parser's options, the same for a model and for a stream of documents.
+fn options() -> serde_saphyr::Options {
     // The parser's default budget (250,000 nodes) is sized for configuration
     // files; a model of 100,000 components has about 2.5 million nodes. The
     // alias limits stay at their defaults, which stop "billion laughs".
-    let options = serde_saphyr::options! {
+    serde_saphyr::options! {
         budget: serde_saphyr::budget! {
             max_nodes: MAX_MODEL_BYTES / 2,
             max_events: MAX_MODEL_BYTES,
@@ -77,10 +103,6 @@ pub fn parse(text: &str) -> Result<Node, Problem> {
         duplicate_keys: serde_saphyr::options::DuplicateKeyPolicy::PassThrough,
         non_finite_float_policy: serde_saphyr::options::NonFiniteFloatPolicy::AsString,
         strict_booleans: true,
-    };
-    match serde_saphyr::from_str_with_options::<serde_saphyr::Spanned<Value>>(text, options) {
-        Ok(root) => Ok(node(root)),
-        Err(err) => Err(syntax_problem(text, &err)),
     }
 }
 
@@ -194,5 +216,30 @@ impl<'de> Visitor<'de> for ValueVisitor {
 impl<'de> Deserialize<'de> for Value {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         d.deserialize_any(ValueVisitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documents_keep_spans_into_the_whole_text() {
+        let text = "# c\n---\na: 1\n---\n---\nb: [x]\n";
+        let documents = parse_documents(text).unwrap();
+        assert_eq!(documents.len(), 2, "empty documents are left out");
+        let Value::Map(pairs) = &documents[1].value else {
+            panic!("not a mapping");
+        };
+        assert_eq!(pairs[0].0.span.text(text), "b");
+        assert_eq!(parse_documents("# only a comment\n").unwrap(), Vec::new());
+    }
+
+    #[test]
+    fn a_syntax_error_in_a_later_document_is_located() {
+        let text = "a: 1\n---\nb: [x\n";
+        let problem = parse_documents(text).unwrap_err();
+        assert_eq!(problem.code, "model::yaml");
+        assert_eq!(problem.span.line_column(text).0, 3);
     }
 }

@@ -50,6 +50,25 @@ impl Diagnostic for Located<'_> {
 /// Renders every problem, then a closing line with the count.
 #[must_use]
 pub fn render(file: &str, text: &str, problems: &[Problem], width: usize, color: bool) -> String {
+    let mut out = render_each(file, text, problems, width, color);
+    let _ = writeln!(
+        out,
+        "{file}: {} problem{} found; nothing was analysed",
+        problems.len(),
+        if problems.len() == 1 { "" } else { "s" }
+    );
+    out
+}
+
+/// Renders every problem, one block each, with no closing line.
+#[must_use]
+pub fn render_each(
+    file: &str,
+    text: &str,
+    problems: &[Problem],
+    width: usize,
+    color: bool,
+) -> String {
     let theme = if color {
         GraphicalTheme::unicode()
     } else {
@@ -68,11 +87,5 @@ pub fn render(file: &str, text: &str, problems: &[Problem], width: usize, color:
         }
         out.push('\n');
     }
-    let _ = writeln!(
-        out,
-        "{file}: {} problem{} found; nothing was analysed",
-        problems.len(),
-        if problems.len() == 1 { "" } else { "s" }
-    );
     out
 }

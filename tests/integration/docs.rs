@@ -56,7 +56,12 @@ fn the_schema_is_draft_07_and_describes_the_format() {
 /// so a reader who copies one gets a model that runs.
 #[test]
 fn models_in_the_documentation_are_valid() {
-    for page in ["README.md", "docs/model.md", "docs/structural.md"] {
+    for page in [
+        "README.md",
+        "docs/model.md",
+        "docs/structural.md",
+        "docs/import.md",
+    ] {
         let text =
             std::fs::read_to_string(format!("{}/{page}", env!("CARGO_MANIFEST_DIR"))).unwrap();
         let mut checked = 0;

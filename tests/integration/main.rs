@@ -6,6 +6,7 @@ mod cli;
 mod cut_sets;
 mod docs;
 mod examples;
+mod import;
 mod invalid;
 mod properties;
 mod rules;

@@ -1,0 +1,202 @@
+//! `nines import k8s PATH… [-o FILE] [--zones a,b,c] [--system NAME]`: a
+//! first model written from Kubernetes manifests, with notes and a summary
+//! of what was read on standard error.
+
+use std::path::Path;
+
+use clap::{Args, Subcommand};
+
+use super::{Outcome, Terminal, input};
+use crate::import::{self, Options, Source};
+use crate::model::units::is_name;
+use crate::report::diagnostics;
+
+/// Arguments of `nines import`.
+#[derive(Debug, Clone, Args)]
+pub struct ImportArgs {
+    /// What to import from.
+    #[command(subcommand)]
+    pub from: ImportFrom,
+}
+
+/// The sources a model can be imported from.
+#[derive(Debug, Clone, Subcommand)]
+pub enum ImportFrom {
+    /// Kubernetes manifests: Deployments, StatefulSets and DaemonSets become
+    /// components, Services and ConfigMaps give dependencies (docs/import.md).
+    #[command(name = "k8s", visible_alias = "kubernetes")]
+    K8s(K8sArgs),
+}
+
+/// Arguments of `nines import k8s`.
+#[derive(Debug, Clone, Args)]
+pub struct K8sArgs {
+    /// Manifest files, folders (read recursively: *.yaml, *.yml) or `-` for standard input.
+    #[arg(required = true)]
+    pub paths: Vec<String>,
+    /// Write the model to this file instead of standard output.
+    #[arg(short = 'o', long)]
+    pub output: Option<String>,
+    /// The zones that workloads spread by zone are placed across
+    /// (comma-separated; default: three placeholders, zone-a,zone-b,zone-c).
+    #[arg(long, value_delimiter = ',')]
+    pub zones: Vec<String>,
+    /// The system's name (default: the first namespace, else the first file's name).
+    #[arg(long)]
+    pub system: Option<String>,
+}
+
+pub(super) fn run(args: &ImportArgs, terminal: &mut Terminal) -> Outcome {
+    match &args.from {
+        ImportFrom::K8s(args) => kubernetes(args, terminal),
+    }
+}
+
+/// How deep folders are followed.
+const MAX_DEPTH: usize = 32;
+
+fn kubernetes(args: &K8sArgs, terminal: &mut Terminal) -> Outcome {
+    let options = match resolve(args) {
+        Ok(options) => options,
+        Err(message) => {
+            terminal.error(&message);
+            return Outcome::Invalid;
+        }
+    };
+    let mut files = Vec::new();
+    for path in &args.paths {
+        if let Err(message) = collect(Path::new(path), 0, &mut files) {
+            terminal.error(&message);
+            return Outcome::Invalid;
+        }
+    }
+    if files.is_empty() {
+        terminal.error(&format!(
+            "no .yaml or .yml file in {}; give manifest files or folders",
+            args.paths.join(", ")
+        ));
+        return Outcome::Invalid;
+    }
+    let mut sources = Vec::new();
+    for file in &files {
+        match input::read_text(file, "the manifest", "Kubernetes manifests are YAML files") {
+            Ok(text) => sources.push(Source {
+                name: text.name,
+                text: text.text,
+            }),
+            Err(message) => {
+                terminal.error(&message);
+                return Outcome::Invalid;
+            }
+        }
+    }
+    match import::kubernetes(&sources, &options) {
+        Ok(imported) => {
+            for note in &imported.notes {
+                let at = note.origin.map_or_else(String::new, |origin| {
+                    let source = &sources[origin.source];
+                    let (line, column) = origin.span.line_column(&source.text);
+                    format!("{}:{line}:{column}: ", source.name)
+                });
+                let _ = writeln!(terminal.err, "note: {at}{}", note.message);
+            }
+            let _ = writeln!(terminal.err, "{}", imported.summary);
+            input::write_output(args.output.as_deref(), &imported.model, terminal)
+        }
+        Err(failure) => {
+            for (index, source) in sources.iter().enumerate() {
+                let problems: Vec<_> = failure
+                    .problems
+                    .iter()
+                    .filter(|(s, _)| *s == index)
+                    .map(|(_, p)| p.clone())
+                    .collect();
+                if !problems.is_empty() {
+                    let text = diagnostics::render_each(
+                        &source.name,
+                        &source.text,
+                        &problems,
+                        terminal.width,
+                        terminal.color_err,
+                    );
+                    let _ = terminal.err.write_all(text.as_bytes());
+                }
+            }
+            let count = failure.problems.len();
+            if count > 0 {
+                let _ = writeln!(
+                    terminal.err,
+                    "{count} problem{} found; nothing was imported",
+                    if count == 1 { "" } else { "s" }
+                );
+            }
+            if failure.no_workload {
+                terminal.error(
+                    "no Deployment, StatefulSet or DaemonSet in the inputs: nothing to import",
+                );
+            }
+            Outcome::Invalid
+        }
+    }
+}
+
+/// The options, with `--zones` checked.
+fn resolve(args: &K8sArgs) -> Result<Options, String> {
+    let mut zones: Vec<String> = Vec::new();
+    for zone in &args.zones {
+        let zone = zone.trim();
+        if !is_name(zone) {
+            return Err(format!(
+                "--zones: `{}` is not a valid name (a letter or digit, then letters, digits, `.`, `_` or `-`)",
+                crate::model::error::printable(zone)
+            ));
+        }
+        if zones.iter().any(|z| z == zone) {
+            return Err(format!("--zones: `{zone}` is listed twice"));
+        }
+        zones.push(zone.to_owned());
+    }
+    Ok(Options {
+        zones,
+        system: args.system.clone(),
+    })
+}
+
+/// The manifest files under `path`: the path itself when it is not a
+/// folder (reading it reports what is wrong), else its `*.yaml` and `*.yml`
+/// files, recursively, sorted, leaving out hidden entries.
+fn collect(path: &Path, depth: usize, files: &mut Vec<String>) -> Result<(), String> {
+    if !path.is_dir() {
+        files.push(path.to_string_lossy().into_owned());
+        return Ok(());
+    }
+    if depth > MAX_DEPTH {
+        return Ok(());
+    }
+    let entries = std::fs::read_dir(path)
+        .map_err(|err| format!("cannot read the folder {}: {err}", path.display()))?;
+    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
+    entries.sort_by_key(std::fs::DirEntry::file_name);
+    for entry in entries {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        if name.starts_with('.') {
+            continue;
+        }
+        let path = entry.path();
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        // Linked folders are not followed: they could loop.
+        if kind.is_dir() {
+            collect(&path, depth + 1, files)?;
+        } else if path.is_file()
+            && Path::new(name.as_ref())
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"))
+        {
+            files.push(path.to_string_lossy().into_owned());
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,272 @@
+//! Service addresses written in configuration values: `foo`, `foo:8080`,
+//! `foo.shop`, `http://foo.shop.svc.cluster.local:8080/path`,
+//! `redis://user@foo:6379/0`. This is the only place that decides what text
+//! counts as naming a Service; nothing else is guessed.
+
+/// How an address was written, which decides what it may match.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Form {
+    /// A bare word (`foo`): counts only when a declared Service has that name.
+    Bare,
+    /// `foo.ns`: counts only when `ns` is a namespace the inputs use.
+    ShortNamespace,
+    /// `foo:8080`: an address by its shape, even when no Service matches.
+    Port,
+    /// `scheme://foo…`: an address by its shape.
+    Scheme,
+    /// `foo.ns.svc…`: the cluster DNS name of a Service.
+    ServiceDns,
+}
+
+impl Form {
+    /// Whether the text is an address by its shape alone, so that a name
+    /// with no Service behind it is worth reporting as not deployed.
+    pub fn is_explicit(self) -> bool {
+        matches!(self, Form::Port | Form::Scheme | Form::ServiceDns)
+    }
+}
+
+/// A Service named in a value.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Address {
+    /// The Service's name.
+    pub name: String,
+    /// Its namespace, when written.
+    pub namespace: Option<String>,
+    /// How it was written.
+    pub form: Form,
+}
+
+/// Every address in `value`, in order, without repeats. The value is cut
+/// into words at blanks and at the punctuation that cannot be part of an
+/// address (`,;=()"'` …), so `--backend=foo:80,bar:81` gives two. A bare
+/// word counts only when it is the whole value, or the value of a
+/// `--flag=word`: a Service's name in prose (a shell script's `echo`) is
+/// not a call.
+pub fn addresses(value: &str) -> Vec<Address> {
+    let words: Vec<&str> = value
+        .split(is_separator)
+        .filter(|w| !w.is_empty())
+        .collect();
+    let alone = match words.as_slice() {
+        [_] => true,
+        [flag, _] => flag.starts_with('-') && value.contains('='),
+        _ => false,
+    };
+    let mut found: Vec<Address> = Vec::new();
+    for word in words {
+        if let Some(address) = address(word)
+            && (alone || address.form != Form::Bare)
+            && !found.contains(&address)
+        {
+            found.push(address);
+        }
+    }
+    found
+}
+
+fn is_separator(c: char) -> bool {
+    c.is_whitespace()
+        || matches!(
+            c,
+            ',' | ';'
+                | '='
+                | '"'
+                | '\''
+                | '('
+                | ')'
+                | '<'
+                | '>'
+                | '|'
+                | '`'
+                | '{'
+                | '}'
+                | '$'
+                | '\\'
+        )
+}
+
+/// The address one word names, if any.
+fn address(word: &str) -> Option<Address> {
+    let (scheme, rest) = match word.split_once("://") {
+        Some((scheme, rest)) if is_scheme(scheme) => (true, rest),
+        Some(_) => return None,
+        None => (false, word),
+    };
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let (authority, path) = rest.split_at(end);
+    // `user:password@host`: the host is after the last `@`.
+    let host_port = authority.rsplit('@').next().unwrap_or(authority);
+    let (host, port) = match host_port.split_once(':') {
+        Some((host, port)) => {
+            if port.is_empty() || !port.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            (host, true)
+        }
+        None => (host_port, false),
+    };
+    let host = host.strip_suffix('.').unwrap_or(host);
+    let labels: Vec<&str> = host.split('.').collect();
+    let (name, namespace, dns) = match labels.as_slice() {
+        [name] => (*name, None, false),
+        [name, namespace] => (*name, Some(*namespace), false),
+        [name, namespace, "svc", ..] => (*name, Some(*namespace), true),
+        _ => return None,
+    };
+    if !is_service_name(name) || name == "localhost" {
+        return None;
+    }
+    if let Some(namespace) = namespace
+        && !is_namespace(namespace)
+    {
+        return None;
+    }
+    let form = if dns {
+        Form::ServiceDns
+    } else if scheme {
+        Form::Scheme
+    } else if namespace.is_some() {
+        // `example.com:443` is no Service: a short name with a namespace
+        // only counts when the namespace is known, whatever follows it.
+        Form::ShortNamespace
+    } else if port {
+        Form::Port
+    } else if authority.len() == word.len() && path.is_empty() {
+        Form::Bare
+    } else {
+        return None;
+    };
+    Some(Address {
+        name: name.to_owned(),
+        namespace: namespace.map(str::to_owned),
+        form,
+    })
+}
+
+fn is_scheme(text: &str) -> bool {
+    let mut chars = text.chars();
+    chars.next().is_some_and(|c| c.is_ascii_lowercase())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || "+.-".contains(c))
+}
+
+/// A Service name: an RFC 1035 label (lower-case letter first, then
+/// letters, digits and `-`, not ending in `-`, at most 63 characters).
+fn is_service_name(text: &str) -> bool {
+    text.len() <= 63 && text.starts_with(|c: char| c.is_ascii_lowercase()) && is_label(text)
+}
+
+/// A namespace: an RFC 1123 label (may start with a digit).
+fn is_namespace(text: &str) -> bool {
+    text.len() <= 63 && !text.is_empty() && is_label(text)
+}
+
+fn is_label(text: &str) -> bool {
+    text.bytes()
+        .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && !text.starts_with('-')
+        && !text.ends_with('-')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn one(value: &str) -> Option<(String, Option<String>, Form)> {
+        let found = addresses(value);
+        assert!(found.len() <= 1, "{found:?}");
+        found
+            .into_iter()
+            .next()
+            .map(|a| (a.name, a.namespace, a.form))
+    }
+
+    fn addr(name: &str, namespace: Option<&str>, form: Form) -> (String, Option<String>, Form) {
+        (name.to_owned(), namespace.map(str::to_owned), form)
+    }
+
+    #[test]
+    fn every_written_form_is_read() {
+        assert_eq!(one("foo"), Some(addr("foo", None, Form::Bare)));
+        assert_eq!(one("foo:8080"), Some(addr("foo", None, Form::Port)));
+        assert_eq!(
+            one("foo.shop"),
+            Some(addr("foo", Some("shop"), Form::ShortNamespace))
+        );
+        assert_eq!(
+            one("foo.shop:80"),
+            Some(addr("foo", Some("shop"), Form::ShortNamespace))
+        );
+        assert_eq!(
+            one("http://foo.shop.svc.cluster.local:8080/api?x=1"),
+            Some(addr("foo", Some("shop"), Form::ServiceDns))
+        );
+        assert_eq!(
+            one("foo.shop.svc"),
+            Some(addr("foo", Some("shop"), Form::ServiceDns))
+        );
+        assert_eq!(one("grpc://foo"), Some(addr("foo", None, Form::Scheme)));
+        assert_eq!(
+            one("redis://user:secret@foo:6379/0"),
+            Some(addr("foo", None, Form::Scheme))
+        );
+        assert_eq!(
+            one("foo.shop.svc.cluster.local."),
+            Some(addr("foo", Some("shop"), Form::ServiceDns))
+        );
+    }
+
+    #[test]
+    fn words_are_cut_at_punctuation() {
+        let found = addresses("--backend=foo:80,bar:81 \"baz:1\"");
+        let names: Vec<&str> = found.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(names, ["foo", "bar", "baz"]);
+        assert_eq!(addresses("foo:1 foo:2").len(), 1);
+    }
+
+    #[test]
+    fn a_bare_word_counts_only_alone() {
+        assert_eq!(one(" foo "), Some(addr("foo", None, Form::Bare)));
+        assert_eq!(one("--upstream=foo"), Some(addr("foo", None, Form::Bare)));
+        assert_eq!(addresses("echo could not reach foo"), Vec::new());
+        assert_eq!(
+            one("wget http://foo:80 && echo foo"),
+            Some(addr("foo", None, Form::Scheme))
+        );
+    }
+
+    #[test]
+    fn what_is_not_an_address_is_left_alone() {
+        for value in [
+            "8080",
+            "localhost:8080",
+            "127.0.0.1:80",
+            "www.example.com",
+            "api.example.com:443",
+            "key:value",
+            "foo:",
+            ":8080",
+            "/var/lib/data",
+            "image/png",
+            "Foo",
+            "FRONTEND_ADDR",
+            "-foo",
+            "foo-",
+            "ftp+x://",
+            "HTTP://foo",
+            "[::1]:80",
+            "",
+        ] {
+            assert_eq!(addresses(value), Vec::new(), "{value}");
+        }
+    }
+
+    #[test]
+    fn only_some_forms_stand_on_their_shape() {
+        assert!(!Form::Bare.is_explicit());
+        assert!(!Form::ShortNamespace.is_explicit());
+        assert!(Form::Port.is_explicit());
+        assert!(Form::Scheme.is_explicit());
+        assert!(Form::ServiceDns.is_explicit());
+    }
+}
