@@ -2,6 +2,7 @@
 //! models and their diagnostics, the command line, generated documents, and
 //! properties over random input. Snapshots live in the top-level `snapshots/`.
 
+mod ci;
 mod cli;
 mod cut_sets;
 mod docs;
@@ -9,6 +10,7 @@ mod examples;
 mod invalid;
 mod properties;
 mod rules;
+mod sarif;
 mod scram;
 
 use nines::cli::{CheckArgs, FailOn, Format, Outcome, Terminal, check_source};
@@ -35,6 +37,7 @@ pub(crate) fn check(name: &str, text: &str, format: Format) -> Run {
     let args = CheckArgs {
         model: name.to_owned(),
         format,
+        baseline: None,
         fail_on: FailOn::Error,
         only: Vec::new(),
         skip: Vec::new(),
