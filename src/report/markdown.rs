@@ -209,7 +209,8 @@ fn fixed(report: &Report, file: &str, page: &mut String) {
         report.fixed.len()
     );
     for (index, id) in report.fixed.iter().enumerate() {
-        let item = format!(" {}", cell(&format!("`{id}`")));
+        let comma = if index == 0 { "" } else { "," };
+        let item = format!("{comma} {}", cell(&format!("`{id}`")));
         if page.len() + item.len() + RESERVE / 2 > LIMIT {
             let _ = write!(page, " … and {} more", report.fixed.len() - index);
             break;
@@ -313,14 +314,14 @@ mod tests {
     #[test]
     fn fixed_ids_come_with_the_command_that_refreshes_the_baseline() {
         let mut report = sample::report();
-        report.fixed = vec!["spof/gone".to_owned()];
+        report.fixed = vec!["spof/gone".to_owned(), "spof/old".to_owned()];
         report.baseline = Some(crate::report::baseline::Known {
             file: "ci/known.json".to_owned(),
             ids: std::collections::BTreeSet::new(),
         });
         let text = comment(&report, "shop.yaml", Some(Severity::Error));
         assert!(text.contains(
-            "**Fixed** since the baseline (1): `spof/gone`. To stop tracking them, refresh the baseline with `nines baseline shop.yaml -o ci/known.json`."
+            "**Fixed** since the baseline (2): `spof/gone`, `spof/old`. To stop tracking them, refresh the baseline with `nines baseline shop.yaml -o ci/known.json`."
         ));
     }
 
