@@ -1,12 +1,12 @@
 //! What an analysis reports: a [`Finding`] with a stable id, a severity, the
 //! numbers that matter, a fix, and where in the model it is about.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::model::Span;
 
 /// How bad a finding is. Ordered from least to most severe.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Severity {
     /// Worth knowing.

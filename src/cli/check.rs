@@ -8,7 +8,8 @@ use crate::analyze::{self, Context, Severity};
 use crate::model::error::closest;
 use crate::model::validate::RULES;
 use crate::model::{self, Date};
-use crate::report::{Report, diagnostics, json, table};
+use crate::report::baseline::BaselineFile;
+use crate::report::{Report, diagnostics, github, json, markdown, sarif, table};
 
 /// Output formats of `check`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -17,6 +18,12 @@ pub enum Format {
     Table,
     /// The JSON report (docs/json.md).
     Json,
+    /// A pull-request comment: verdict, new findings, the rest folded.
+    Markdown,
+    /// SARIF 2.1.0, for code scanning.
+    Sarif,
+    /// GitHub Actions annotations (`::error file=…::`).
+    Github,
 }
 
 /// The severity threshold for a failing exit code.
@@ -40,6 +47,10 @@ pub struct CheckArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
+    /// Known findings (written by `nines baseline`): they are marked
+    /// `baseline` and only new findings fail the run.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<String>,
     /// Lowest severity of a new finding that fails the run (exit code 1).
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     pub fail_on: FailOn,
@@ -57,6 +68,8 @@ pub struct CheckArgs {
 /// `check` arguments resolved and checked before any work starts.
 struct CheckConfig {
     format: Format,
+    /// The `--baseline` file as given, and its contents.
+    baseline: Option<(String, BaselineFile)>,
     threshold: Option<Severity>,
     only: Vec<String>,
     skip: Vec<String>,
@@ -74,13 +87,14 @@ impl CheckConfig {
                 ));
             }
         }
-        let today = match &args.today {
-            Some(text) => Date::parse(text)
-                .ok_or_else(|| format!("--today `{text}` is not a date: write YYYY-MM-DD"))?,
-            None => analyze::today_utc(),
+        let today = resolve_today(args.today.as_deref())?;
+        let baseline = match &args.baseline {
+            Some(path) => Some((path.clone(), read_baseline(path)?)),
+            None => None,
         };
         Ok(Self {
             format: args.format,
+            baseline,
             threshold: match args.fail_on {
                 FailOn::Error => Some(Severity::Error),
                 FailOn::Warning => Some(Severity::Warning),
@@ -104,6 +118,34 @@ impl CheckConfig {
 #[must_use]
 pub fn report_of(model: &model::Model, text: &str, today: Date) -> Report {
     report(model, text, today, &|_| true)
+}
+
+/// `--today`, or the current date in UTC without it.
+pub(super) fn resolve_today(today: Option<&str>) -> Result<Date, String> {
+    match today {
+        Some(text) => Date::parse(text)
+            .ok_or_else(|| format!("--today `{text}` is not a date: write YYYY-MM-DD")),
+        None => Ok(analyze::today_utc()),
+    }
+}
+
+/// Reads and parses a `--baseline` file.
+fn read_baseline(path: &str) -> Result<BaselineFile, String> {
+    let text = std::fs::read_to_string(path).map_err(|err| {
+        let why = match err.kind() {
+            std::io::ErrorKind::NotFound => {
+                "no such file; write one with `nines baseline MODEL -o FILE`".to_owned()
+            }
+            std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+            std::io::ErrorKind::IsADirectory => "it is a directory".to_owned(),
+            std::io::ErrorKind::InvalidData => "it is not UTF-8 text".to_owned(),
+            _ => err.to_string(),
+        };
+        format!("cannot read the baseline {path}: {why}")
+    })?;
+    BaselineFile::parse(&text).map_err(|why| {
+        format!("cannot use the baseline {path}: {why}; write it again with `nines baseline MODEL -o {path}`")
+    })
 }
 
 /// Builds the report of a valid model: analyses, acceptances, locations.
@@ -180,9 +222,11 @@ fn check_text(source: &input::ModelText, config: &CheckConfig, terminal: &mut Te
             return Outcome::Invalid;
         }
     };
-    let report = report(&model, &source.text, config.today, &|rule| {
-        config.selected(rule)
-    });
+    let selected = |rule: &str| config.selected(rule);
+    let mut report = report(&model, &source.text, config.today, &selected);
+    if let Some((path, baseline)) = &config.baseline {
+        baseline.apply(path, &mut report, selected);
+    }
     let written = match config.format {
         Format::Table => {
             let style = table::Style {
@@ -192,6 +236,9 @@ fn check_text(source: &input::ModelText, config: &CheckConfig, terminal: &mut Te
             table::render(&report, &source.name, style, terminal.out)
         }
         Format::Json => json::render(&report, terminal.out),
+        Format::Markdown => markdown::render(&report, &source.name, config.threshold, terminal.out),
+        Format::Sarif => sarif::render(&report, &source.name, terminal.out),
+        Format::Github => github::render(&report, &source.name, terminal.out),
     };
     if written.is_err() {
         return Outcome::Invalid;

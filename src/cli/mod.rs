@@ -2,6 +2,7 @@
 //! configuration before any work starts, and the mapping of outcomes to exit
 //! codes. This is the only part of the crate that prints.
 
+mod baseline;
 mod check;
 mod explain;
 mod export;
@@ -15,6 +16,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+pub use baseline::BaselineArgs;
 pub use check::{CheckArgs, FailOn, Format, check_source, report_of};
 pub use explain::{rule_list, rule_text, rules_markdown};
 pub use import::{ImportArgs, ImportFrom, K8sArgs};
@@ -34,6 +36,12 @@ pub struct Cli {
 pub enum Command {
     /// Audit a model: every analysis, findings, and an exit code for CI.
     Check(CheckArgs),
+    /// Write the current findings as a baseline file, for `check --baseline`.
+    ///
+    /// With the baseline, only findings that are not in it fail the run.
+    /// Accepted findings are left out: they fail again when their
+    /// acceptance expires.
+    Baseline(BaselineArgs),
     /// What a rule checks, why it matters and how to fix it; without RULE, list the rules.
     Explain {
         /// A rule name such as `placement`, or a finding id such as `placement/api`.
@@ -171,6 +179,7 @@ fn read_model(
 pub fn run(cli: Cli, terminal: &mut Terminal) -> Outcome {
     let outcome = match cli.command {
         Command::Check(args) => check::run(&args, terminal),
+        Command::Baseline(args) => baseline::run(&args, terminal),
         Command::Explain { rule } => explain::run(rule.as_deref(), terminal),
         Command::Schema => schema::run(terminal),
         Command::Export(args) => export::run(&args, terminal),

@@ -2,9 +2,16 @@
 //! format (ANALYSES.md, documented in `docs/json.md`), and one renderer per
 //! output format. Renderers read a report and never compute.
 
+pub mod baseline;
 pub mod diagnostics;
+pub mod github;
 pub mod json;
+pub mod markdown;
+pub mod sarif;
 pub mod table;
+
+#[cfg(test)]
+pub(crate) mod sample;
 
 use std::collections::BTreeMap;
 
@@ -21,6 +28,15 @@ pub struct Report {
     pub availability: BTreeMap<String, AvailabilityRow>,
     /// Every finding, sorted by id.
     pub findings: Vec<Finding>,
+    /// Ids of the `--baseline` file that no finding has any more, sorted:
+    /// the baseline can be refreshed. Absent without a baseline or when
+    /// nothing was fixed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub fixed: Vec<String>,
+    /// The `--baseline` file, when one was given (SARIF's `baselineState`
+    /// and the hint to refresh it need it; not part of the JSON report).
+    #[serde(skip)]
+    pub baseline: Option<baseline::Known>,
     /// N-k rows: one per component and loss.
     pub headroom: Vec<HeadroomRow>,
     /// Failover walks.
@@ -234,6 +250,8 @@ impl Report {
             system,
             availability: BTreeMap::new(),
             findings,
+            fixed: Vec::new(),
+            baseline: None,
             headroom: Vec::new(),
             cascades: Vec::new(),
             retries: Vec::new(),
@@ -258,6 +276,12 @@ impl Report {
                 .map_or(1, |before| before.chars().count() + 1);
             finding.location = Location { line, column };
         }
+    }
+
+    /// Whether a finding's id is in the `--baseline` file: `None` without one.
+    #[must_use]
+    pub fn in_baseline(&self, id: &str) -> Option<bool> {
+        self.baseline.as_ref().map(|known| known.ids.contains(id))
     }
 
     /// Findings that count against the run at `threshold` or above.

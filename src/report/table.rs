@@ -5,6 +5,7 @@ use std::io::{self, Write};
 
 use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
 
+use super::baseline::refresh_command;
 use super::{ColdStart, HeadroomRow, RecoveryRow, Report, RetryPath};
 use crate::analyze::wording::{amount, number, percent, whole_percent};
 use crate::analyze::{Finding, Severity, Status};
@@ -79,7 +80,29 @@ pub fn render(report: &Report, file: &str, style: Style, out: &mut dyn Write) ->
         }
         writeln!(out)?;
     }
-    writeln!(out, "{}", summary(report))
+    writeln!(out, "{}", summary(report))?;
+    fixed(report, file, style, out)
+}
+
+/// The baseline's ids that no longer occur, and the command that refreshes it.
+fn fixed(report: &Report, file: &str, style: Style, out: &mut dyn Write) -> io::Result<()> {
+    let Some(known) = &report.baseline else {
+        return Ok(());
+    };
+    if report.fixed.is_empty() {
+        return Ok(());
+    }
+    writeln!(out)?;
+    let text = format!(
+        "Fixed since the baseline ({}): {}.",
+        report.fixed.len(),
+        report.fixed.join(", ")
+    );
+    for line in wrap(&text, style.width) {
+        writeln!(out, "{line}")?;
+    }
+    writeln!(out, "To stop tracking them, refresh the baseline:")?;
+    writeln!(out, "  {}", refresh_command(file, &known.file))
 }
 
 fn availability(report: &Report, style: Style) -> String {
@@ -382,7 +405,7 @@ fn cascades(report: &Report, style: Style, out: &mut dyn Write) -> io::Result<()
 }
 
 /// A duration in seconds as the largest two units (`8h 45m`).
-fn downtime(seconds: f64) -> String {
+pub(crate) fn downtime(seconds: f64) -> String {
     #[allow(
         clippy::cast_possible_truncation,
         clippy::cast_sign_loss,
@@ -451,12 +474,23 @@ fn summary(report: &Report) -> String {
         .iter()
         .filter(|f| f.status == Status::New)
         .count();
-    format!(
+    let mut text = format!(
         "{} error(s), {} warning(s), {} note(s); {new} new",
         count(Severity::Error),
         count(Severity::Warning),
         count(Severity::Note)
-    )
+    );
+    if report.baseline.is_some() {
+        let known = report
+            .findings
+            .iter()
+            .filter(|f| f.status == Status::Baseline)
+            .count();
+        text.push_str(", ");
+        text.push_str(&known.to_string());
+        text.push_str(" in the baseline");
+    }
+    text
 }
 
 fn plural(severity: Severity) -> &'static str {

@@ -52,6 +52,66 @@ fn examples_render_as_json() {
 }
 
 #[test]
+fn examples_render_as_a_pull_request_comment() {
+    settings().bind(|| {
+        insta::glob!("../../models", "*.yaml", |path| {
+            let text = std::fs::read_to_string(path).unwrap();
+            let run = check(&name(path), &text, Format::Markdown);
+            assert_ne!(run.outcome, Outcome::Invalid, "{}", run.stderr);
+            assert!(run.stdout.starts_with("<!-- nines-report -->\n**nines**: "));
+            assert!(run.stdout.len() < nines::report::markdown::LIMIT);
+            insta::assert_snapshot!("check-markdown", run.stdout);
+        });
+    });
+}
+
+#[test]
+fn examples_render_as_sarif() {
+    settings().bind(|| {
+        insta::glob!("../../models", "*.yaml", |path| {
+            let text = std::fs::read_to_string(path).unwrap();
+            let run = check(&name(path), &text, Format::Sarif);
+            assert_ne!(run.outcome, Outcome::Invalid, "{}", run.stderr);
+            let log: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+            crate::sarif::assert_valid(&log);
+            let findings = check(&name(path), &text, Format::Json);
+            let report: serde_json::Value = serde_json::from_str(&findings.stdout).unwrap();
+            assert_eq!(
+                log["runs"][0]["results"].as_array().unwrap().len(),
+                report["findings"].as_array().unwrap().len(),
+                "one result per finding"
+            );
+            insta::assert_snapshot!("check-sarif", run.stdout);
+        });
+    });
+}
+
+#[test]
+fn examples_render_as_github_annotations() {
+    settings().bind(|| {
+        insta::glob!("../../models", "*.yaml", |path| {
+            let text = std::fs::read_to_string(path).unwrap();
+            let run = check(&name(path), &text, Format::Github);
+            assert_ne!(run.outcome, Outcome::Invalid, "{}", run.stderr);
+            for line in run.stdout.lines() {
+                assert!(
+                    [
+                        "::error file=",
+                        "::warning file=",
+                        "::notice file=",
+                        "nines: "
+                    ]
+                    .iter()
+                    .any(|start| line.starts_with(start)),
+                    "not a workflow command: {line}"
+                );
+            }
+            insta::assert_snapshot!("check-github", run.stdout);
+        });
+    });
+}
+
+#[test]
 fn examples_start_with_a_comment_saying_what_they_show() {
     for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/models")).unwrap() {
         let path = entry.unwrap().path();
@@ -69,7 +129,13 @@ fn output_is_byte_identical_across_runs() {
     let text =
         std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/models/web-shop.yaml"))
             .unwrap();
-    for format in [Format::Table, Format::Json] {
+    for format in [
+        Format::Table,
+        Format::Json,
+        Format::Markdown,
+        Format::Sarif,
+        Format::Github,
+    ] {
         let first = check("models/web-shop.yaml", &text, format).stdout;
         for _ in 0..3 {
             assert_eq!(check("models/web-shop.yaml", &text, format).stdout, first);

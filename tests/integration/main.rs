@@ -2,6 +2,7 @@
 //! models and their diagnostics, the command line, generated documents, and
 //! properties over random input. Snapshots live in the top-level `snapshots/`.
 
+mod ci;
 mod cli;
 mod cut_sets;
 mod docs;
@@ -10,6 +11,7 @@ mod import;
 mod invalid;
 mod properties;
 mod rules;
+mod sarif;
 mod scram;
 mod simulate;
 
@@ -37,6 +39,7 @@ pub(crate) fn check(name: &str, text: &str, format: Format) -> Run {
     let args = CheckArgs {
         model: name.to_owned(),
         format,
+        baseline: None,
         fail_on: FailOn::Error,
         only: Vec::new(),
         skip: Vec::new(),

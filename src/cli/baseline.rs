@@ -1,0 +1,56 @@
+//! `nines baseline MODEL [-o FILE]`: the current findings as a baseline file,
+//! for `check --baseline` to tell known findings from new ones.
+
+use clap::Args;
+
+use super::check::{report, resolve_today};
+use super::{Outcome, Terminal, input, read_model};
+use crate::report::baseline::BaselineFile;
+
+/// Arguments of `nines baseline`.
+#[derive(Debug, Clone, Args)]
+pub struct BaselineArgs {
+    /// The model file, or `-` for standard input.
+    pub model: String,
+    /// The baseline file to write, or `-` for standard output.
+    #[arg(
+        short = 'o',
+        long,
+        value_name = "FILE",
+        default_value = "nines-baseline.json"
+    )]
+    pub output: String,
+    /// "Now" for expiry dates and drill ages, YYYY-MM-DD (default: today, UTC).
+    #[arg(long)]
+    pub today: Option<String>,
+}
+
+pub(super) fn run(args: &BaselineArgs, terminal: &mut Terminal) -> Outcome {
+    let today = match resolve_today(args.today.as_deref()) {
+        Ok(today) => today,
+        Err(message) => {
+            terminal.error(&message);
+            return Outcome::Invalid;
+        }
+    };
+    let Some((source, model)) = read_model(&args.model, terminal) else {
+        return Outcome::Invalid;
+    };
+    let report = report(&model, &source.text, today, &|_| true);
+    let baseline = BaselineFile::of(&report);
+    let to_file = args.output != "-";
+    let outcome = input::write_output(
+        to_file.then_some(args.output.as_str()),
+        &baseline.to_json(),
+        terminal,
+    );
+    if outcome == Outcome::Pass && to_file {
+        let _ = writeln!(
+            terminal.err,
+            "wrote {} known finding(s) to {}",
+            baseline.findings.len(),
+            args.output
+        );
+    }
+    outcome
+}

@@ -1,0 +1,102 @@
+//! One shared report for the renderers' unit tests: every status and
+//! severity, and a message with the characters each format must escape.
+
+use super::{AvailabilityRow, HeadroomRow, Report};
+use crate::analyze::{Finding, Location, Severity, Status};
+use crate::model::Span;
+
+fn finding(
+    rule: &'static str,
+    subject: &str,
+    severity: Severity,
+    line: usize,
+    message: &str,
+) -> Finding {
+    let mut finding = Finding::new(rule, subject, severity, Span::default(), message.to_owned());
+    finding.location = Location { line, column: 3 };
+    finding
+}
+
+/// A small shop: an SLO miss, two SPOFs (one accepted), a headroom row over
+/// the limit, a warning with awkward characters, and a note.
+pub(crate) fn report() -> Report {
+    let mut accepted = finding(
+        "spof",
+        "config",
+        Severity::Error,
+        20,
+        "config has 1 instance and api needs it",
+    );
+    accepted.status = Status::Accepted;
+    accepted.justification = Some("single-region by design; runbook R-12".to_owned());
+    let findings = vec![
+        finding(
+            "headroom",
+            "api/az-a",
+            Severity::Error,
+            5,
+            "losing az-a leaves 2 of 4 api instances at 125% of capacity",
+        )
+        .help("run 6 instances, 2 per zone"),
+        finding(
+            "placement",
+            "cache",
+            Severity::Warning,
+            12,
+            "cache: 100% of traffic, in no domain | <none>, see a*b\nsecond line",
+        ),
+        finding(
+            "retry-budget",
+            "api>db",
+            Severity::Note,
+            8,
+            "api retries db without a retry_budget",
+        ),
+        finding(
+            "slo",
+            "api",
+            Severity::Error,
+            2,
+            "api is up 99.85% of the time, below the 99.9% objective",
+        ),
+        accepted,
+        finding(
+            "spof",
+            "db",
+            Severity::Error,
+            15,
+            "db has 1 instance and api needs it",
+        )
+        .help("run 2 instances in different zones"),
+    ];
+    let mut report = Report::new("shop".to_owned(), findings);
+    report.availability.insert(
+        "api".to_owned(),
+        AvailabilityRow {
+            availability: 0.9985,
+            method: "exact",
+            lower: 0.9985,
+            upper: 0.9985,
+            nines: 2.82,
+            downtime_per_year_s: 47_336.4,
+            window_s: 2_592_000.0,
+            downtime_per_window_s: 3_888.0,
+            objective: Some(0.999),
+            error_budget_s: Some(2_592.0),
+            improvement: Vec::new(),
+            unquantified: Vec::new(),
+        },
+    );
+    report.headroom.push(HeadroomRow {
+        component: "api".to_owned(),
+        lost: "az-a".to_owned(),
+        instances: 4,
+        survivors: 2,
+        utilization: 1.25,
+        ok: false,
+        required_instances: 6,
+        per_domain: Some(2),
+        required_steady_utilization: 0.42,
+    });
+    report
+}

@@ -1,0 +1,389 @@
+//! The structure SARIF 2.1.0 requires, checked in Rust so CI needs no schema
+//! download: for every object `check --format sarif` writes, the keys the
+//! official schema allows there (it sets `additionalProperties: false`), the
+//! keys it requires, and its enumerations. Property lists are copied from
+//! `sarif-schema-2.1.0.json`.
+
+use serde_json::{Map, Value};
+
+/// `(allowed keys, required keys)` of the schema definitions nines uses.
+fn definition(name: &str) -> (&'static [&'static str], &'static [&'static str]) {
+    match name {
+        "log" => (
+            &[
+                "$schema",
+                "inlineExternalProperties",
+                "properties",
+                "runs",
+                "version",
+            ],
+            &["version", "runs"],
+        ),
+        "run" => (
+            &[
+                "addresses",
+                "artifacts",
+                "automationDetails",
+                "baselineGuid",
+                "columnKind",
+                "conversion",
+                "defaultEncoding",
+                "defaultSourceLanguage",
+                "externalPropertyFileReferences",
+                "graphs",
+                "invocations",
+                "language",
+                "logicalLocations",
+                "newlineSequences",
+                "originalUriBaseIds",
+                "policies",
+                "properties",
+                "redactionTokens",
+                "results",
+                "runAggregates",
+                "specialLocations",
+                "taxonomies",
+                "threadFlowLocations",
+                "tool",
+                "translations",
+                "versionControlProvenance",
+                "webRequests",
+                "webResponses",
+            ],
+            &["tool"],
+        ),
+        "tool" => (&["driver", "extensions", "properties"], &["driver"]),
+        "toolComponent" => (
+            &[
+                "associatedComponent",
+                "contents",
+                "dottedQuadFileVersion",
+                "downloadUri",
+                "fullDescription",
+                "fullName",
+                "globalMessageStrings",
+                "guid",
+                "informationUri",
+                "isComprehensive",
+                "language",
+                "localizedDataSemanticVersion",
+                "locations",
+                "minimumRequiredLocalizedDataSemanticVersion",
+                "name",
+                "notifications",
+                "organization",
+                "product",
+                "productSuite",
+                "properties",
+                "releaseDateUtc",
+                "rules",
+                "semanticVersion",
+                "shortDescription",
+                "supportedTaxonomies",
+                "taxa",
+                "translationMetadata",
+                "version",
+            ],
+            &["name"],
+        ),
+        "reportingDescriptor" => (
+            &[
+                "defaultConfiguration",
+                "deprecatedGuids",
+                "deprecatedIds",
+                "deprecatedNames",
+                "fullDescription",
+                "guid",
+                "help",
+                "helpUri",
+                "id",
+                "messageStrings",
+                "name",
+                "properties",
+                "relationships",
+                "shortDescription",
+            ],
+            &["id"],
+        ),
+        "multiformatMessageString" => (&["markdown", "properties", "text"], &["text"]),
+        "reportingConfiguration" => (
+            &["enabled", "level", "parameters", "properties", "rank"],
+            &[],
+        ),
+        "result" => (
+            &[
+                "analysisTarget",
+                "attachments",
+                "baselineState",
+                "codeFlows",
+                "correlationGuid",
+                "fingerprints",
+                "fixes",
+                "graphTraversals",
+                "graphs",
+                "guid",
+                "hostedViewerUri",
+                "kind",
+                "level",
+                "locations",
+                "message",
+                "occurrenceCount",
+                "partialFingerprints",
+                "properties",
+                "provenance",
+                "rank",
+                "relatedLocations",
+                "rule",
+                "ruleId",
+                "ruleIndex",
+                "stacks",
+                "suppressions",
+                "taxa",
+                "webRequest",
+                "webResponse",
+                "workItemUris",
+            ],
+            &["message"],
+        ),
+        // `message` requires `text` or `id`; nines always writes `text`.
+        "message" => (
+            &["arguments", "id", "markdown", "properties", "text"],
+            &["text"],
+        ),
+        "location" => (
+            &[
+                "annotations",
+                "id",
+                "logicalLocations",
+                "message",
+                "physicalLocation",
+                "properties",
+                "relationships",
+            ],
+            &[],
+        ),
+        "physicalLocation" => (
+            &[
+                "address",
+                "artifactLocation",
+                "contextRegion",
+                "properties",
+                "region",
+            ],
+            &[],
+        ),
+        "artifactLocation" => (
+            &["description", "index", "properties", "uri", "uriBaseId"],
+            &[],
+        ),
+        // `region` requires one of startLine, charOffset, byteOffset.
+        "region" => (
+            &[
+                "byteLength",
+                "byteOffset",
+                "charLength",
+                "charOffset",
+                "endColumn",
+                "endLine",
+                "message",
+                "properties",
+                "snippet",
+                "sourceLanguage",
+                "startColumn",
+                "startLine",
+            ],
+            &["startLine"],
+        ),
+        "suppression" => (
+            &[
+                "guid",
+                "justification",
+                "kind",
+                "location",
+                "properties",
+                "status",
+            ],
+            &["kind"],
+        ),
+        other => panic!("no definition {other}"),
+    }
+}
+
+/// The object at `value`, with only the keys `name` allows and all it requires.
+fn object<'a>(value: &'a Value, name: &str) -> &'a Map<String, Value> {
+    let object = value
+        .as_object()
+        .unwrap_or_else(|| panic!("{name} is not an object: {value}"));
+    let (allowed, required) = definition(name);
+    for key in object.keys() {
+        assert!(
+            allowed.contains(&key.as_str()),
+            "{name} has no property `{key}`"
+        );
+    }
+    for key in required {
+        assert!(object.contains_key(*key), "{name} lacks `{key}`");
+    }
+    object
+}
+
+fn string<'a>(value: &'a Value, what: &str) -> &'a str {
+    value
+        .as_str()
+        .unwrap_or_else(|| panic!("{what} is not a string: {value}"))
+}
+
+fn one_of(value: &Value, what: &str, allowed: &[&str]) {
+    let text = string(value, what);
+    assert!(
+        allowed.contains(&text),
+        "{what} `{text}` is not one of {allowed:?}"
+    );
+}
+
+fn positive(value: &Value, what: &str) -> u64 {
+    let number = value
+        .as_u64()
+        .unwrap_or_else(|| panic!("{what} is not an integer: {value}"));
+    assert!(number >= 1, "{what} must be at least 1");
+    number
+}
+
+const LEVELS: &[&str] = &["none", "note", "warning", "error"];
+
+fn text_object(value: &Value, what: &str) {
+    string(&object(value, "multiformatMessageString")["text"], what);
+}
+
+/// Panics with the first departure from the SARIF 2.1.0 structure.
+pub(crate) fn assert_valid(log: &Value) {
+    let root = object(log, "log");
+    assert_eq!(root["version"], "2.1.0");
+    string(&root["$schema"], "$schema");
+    let runs = root["runs"].as_array().expect("runs is an array");
+    assert_eq!(runs.len(), 1, "nines writes one run");
+    let run = object(&runs[0], "run");
+    if let Some(kind) = run.get("columnKind") {
+        one_of(kind, "columnKind", &["utf16CodeUnits", "unicodeCodePoints"]);
+    }
+    let driver = object(&object(&run["tool"], "tool")["driver"], "toolComponent");
+    assert!(!string(&driver["name"], "driver.name").is_empty());
+    let rules = driver["rules"].as_array().expect("rules is an array");
+    let mut ids = Vec::new();
+    for rule in rules {
+        let rule = object(rule, "reportingDescriptor");
+        ids.push(string(&rule["id"], "rule id"));
+        for key in ["shortDescription", "fullDescription", "help"] {
+            if let Some(text) = rule.get(key) {
+                text_object(text, key);
+            }
+        }
+        if let Some(configuration) = rule.get("defaultConfiguration") {
+            let configuration = object(configuration, "reportingConfiguration");
+            one_of(
+                &configuration["level"],
+                "defaultConfiguration.level",
+                LEVELS,
+            );
+        }
+    }
+    let mut unique = ids.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), ids.len(), "rule ids repeat");
+    for result in run["results"].as_array().expect("results is an array") {
+        let result = object(result, "result");
+        string(
+            &object(&result["message"], "message")["text"],
+            "message.text",
+        );
+        let rule_id = string(&result["ruleId"], "ruleId");
+        let index = usize::try_from(result["ruleIndex"].as_u64().expect("ruleIndex")).unwrap();
+        assert_eq!(
+            ids.get(index),
+            Some(&rule_id),
+            "ruleIndex points at another rule"
+        );
+        one_of(&result["level"], "level", LEVELS);
+        let locations = result["locations"]
+            .as_array()
+            .expect("locations is an array");
+        assert_eq!(locations.len(), 1);
+        let physical = object(
+            &object(&locations[0], "location")["physicalLocation"],
+            "physicalLocation",
+        );
+        let artifact = object(&physical["artifactLocation"], "artifactLocation");
+        let uri = string(&artifact["uri"], "uri");
+        assert!(
+            uri.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-._~/%".contains(&b)),
+            "uri `{uri}` is not a plain relative reference"
+        );
+        let region = object(&physical["region"], "region");
+        positive(&region["startLine"], "startLine");
+        positive(&region["startColumn"], "startColumn");
+        let fingerprints = result["partialFingerprints"]
+            .as_object()
+            .expect("fingerprints");
+        assert!(
+            fingerprints.values().all(Value::is_string),
+            "partialFingerprints values are strings"
+        );
+        if let Some(state) = result.get("baselineState") {
+            one_of(
+                state,
+                "baselineState",
+                &["new", "unchanged", "updated", "absent"],
+            );
+        }
+        for suppression in result
+            .get("suppressions")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let suppression = object(suppression, "suppression");
+            one_of(
+                &suppression["kind"],
+                "suppression.kind",
+                &["inSource", "external"],
+            );
+            one_of(
+                &suppression["status"],
+                "suppression.status",
+                &["accepted", "underReview", "rejected"],
+            );
+            string(&suppression["justification"], "justification");
+        }
+    }
+}
+
+#[test]
+fn the_checker_rejects_what_the_schema_rejects() {
+    let good: Value = serde_json::from_str(
+        r#"{"$schema": "s", "version": "2.1.0", "runs": [{"tool": {"driver": {"name": "nines", "rules": [{"id": "spof"}]}},
+            "results": [{"ruleId": "spof", "ruleIndex": 0, "level": "error", "message": {"text": "m"},
+            "locations": [{"physicalLocation": {"artifactLocation": {"uri": "a.yaml"}, "region": {"startLine": 1, "startColumn": 1}}}],
+            "partialFingerprints": {"k": "spof/a"}}]}]}"#,
+    )
+    .unwrap();
+    assert_valid(&good);
+    for (pointer, bad) in [
+        ("/version", Value::from("2.0.0")),
+        ("/runs/0/results/0/level", Value::from("fatal")),
+        ("/runs/0/results/0/ruleIndex", Value::from(3)),
+        ("/runs/0/results/0/message", serde_json::json!({"txt": "m"})),
+        (
+            "/runs/0/results/0/locations/0/physicalLocation/region/startLine",
+            Value::from(0),
+        ),
+    ] {
+        let mut broken = good.clone();
+        *broken.pointer_mut(pointer).unwrap() = bad;
+        assert!(
+            std::panic::catch_unwind(|| assert_valid(&broken)).is_err(),
+            "{pointer} was not caught"
+        );
+    }
+}
