@@ -50,6 +50,26 @@ impl Diagnostic for Located<'_> {
 /// Renders every problem, then a closing line with the count.
 #[must_use]
 pub fn render(file: &str, text: &str, problems: &[Problem], width: usize, color: bool) -> String {
+    let mut out = render_problems(file, text, problems, width, color);
+    let _ = writeln!(
+        out,
+        "{file}: {} problem{} found; nothing was analysed",
+        problems.len(),
+        if problems.len() == 1 { "" } else { "s" }
+    );
+    out
+}
+
+/// Renders every problem, pointing into `text` shown under the name `file`
+/// (a model file, or a command-line argument such as `--set`).
+#[must_use]
+pub fn render_problems(
+    file: &str,
+    text: &str,
+    problems: &[Problem],
+    width: usize,
+    color: bool,
+) -> String {
     let theme = if color {
         GraphicalTheme::unicode()
     } else {
@@ -68,11 +88,5 @@ pub fn render(file: &str, text: &str, problems: &[Problem], width: usize, color:
         }
         out.push('\n');
     }
-    let _ = writeln!(
-        out,
-        "{file}: {} problem{} found; nothing was analysed",
-        problems.len(),
-        if problems.len() == 1 { "" } else { "s" }
-    );
     out
 }

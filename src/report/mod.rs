@@ -2,9 +2,13 @@
 //! format (ANALYSES.md, documented in `docs/json.md`), and one renderer per
 //! output format. Renderers read a report and never compute.
 
+pub mod budget;
 pub mod diagnostics;
+pub mod diagram;
 pub mod json;
+pub mod review;
 pub mod table;
+pub mod what_if;
 
 use std::collections::BTreeMap;
 
