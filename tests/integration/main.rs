@@ -6,8 +6,10 @@ mod cli;
 mod cut_sets;
 mod docs;
 mod examples;
+mod html;
 mod invalid;
 mod properties;
+mod review;
 mod rules;
 mod scram;
 
