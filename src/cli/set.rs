@@ -210,8 +210,10 @@ fn insert(root: &mut Node, component: &str, key: Node, value: Node) {
     let Value::Str(name) = &key.value else {
         return;
     };
+    // The key is replaced too, so that every span of the setting, key and
+    // value, points into the argument.
     match fields.iter_mut().find(|(k, _)| is_key(k, name)) {
-        Some((_, old)) => *old = value,
+        Some(pair) => *pair = (key, value),
         None => fields.push((key, value)),
     }
 }

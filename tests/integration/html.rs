@@ -70,10 +70,11 @@ fn html_reports_render_in_headless_chromium() {
             String::from_utf8_lossy(&output.stderr)
         );
         let dom = String::from_utf8_lossy(&output.stdout);
-        let svg = dom
+        let start = dom
             .find("<svg")
-            .map(|start| &dom[start..dom[start..].find("</svg>").map_or(dom.len(), |e| start + e)])
             .unwrap_or_else(|| panic!("{stem}: no <svg> in the rendered page"));
+        let end = dom[start..].find("</svg>").map_or(dom.len(), |e| start + e);
+        let svg = &dom[start..end];
         for component in &model.components {
             assert!(
                 svg.contains(&format!(">{}<", component.name))

@@ -298,3 +298,13 @@ fn the_report_writes_to_a_file() {
     assert!(written.starts_with("# Reliability review: "));
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn every_rule_of_the_format_is_explained() {
+    for rule in nines::model::validate::RULES {
+        assert!(
+            nines::analyze::doc(rule).is_some(),
+            "`nines explain {rule}` has no text"
+        );
+    }
+}
