@@ -4,7 +4,7 @@
 //! The crate is a pipeline that data flows through in one direction:
 //!
 //! ```text
-//! YAML text ──load──▶ raw model ──validate──▶ Model ──analyzers──▶ Report ──render──▶ table | json | markdown | sarif | github
+//! YAML text ──load──▶ raw model ──validate──▶ Model ──analyzers──▶ Report ──render──▶ table | json | markdown | sarif | github | review (markdown, html)
 //! ```
 //!
 //! - [`model`] reads the text into a validated [`model::Model`], or every

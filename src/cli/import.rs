@@ -112,7 +112,7 @@ fn kubernetes(args: &K8sArgs, terminal: &mut Terminal) -> Outcome {
                     .map(|(_, p)| p.clone())
                     .collect();
                 if !problems.is_empty() {
-                    let text = diagnostics::render_each(
+                    let text = diagnostics::render_problems(
                         &source.name,
                         &source.text,
                         &problems,

@@ -3,13 +3,18 @@
 //! codes. This is the only part of the crate that prints.
 
 mod baseline;
+mod budget;
 mod check;
 mod explain;
 mod export;
+mod graph;
 mod import;
 mod input;
+mod report;
 mod schema;
+mod set;
 mod simulate;
+mod what_if;
 
 use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
@@ -17,10 +22,14 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 pub use baseline::BaselineArgs;
-pub use check::{CheckArgs, FailOn, Format, check_source, report_of};
+pub use budget::{BudgetArgs, BudgetFormat};
+pub use check::{CheckArgs, FailOn, Format, check_source, report, report_of};
 pub use explain::{rule_list, rule_text, rules_markdown};
+pub use graph::{GraphFormat, graph};
 pub use import::{ImportArgs, ImportFrom, K8sArgs};
+pub use report::{ReportFormat, render as review};
 pub use schema::schema_json;
+pub use what_if::{WhatIfArgs, WhatIfFormat, what_if_source};
 
 /// Reliability planning and audit for a distributed system described in one YAML file.
 #[derive(Debug, Parser)]
@@ -55,6 +64,16 @@ pub enum Command {
     Simulate(simulate::SimulateArgs),
     /// Write a first model from what already describes the system (Kubernetes manifests).
     Import(ImportArgs),
+    /// The review document: summary, availability, findings, headroom,
+    /// cascades, retries, recovery order, DR and a dependency diagram.
+    Report(report::ReportArgs),
+    /// Re-run the analyses on a changed copy (a lost zone, more load, another
+    /// size) and print before → after; exit 1 when it introduces an error.
+    WhatIf(WhatIfArgs),
+    /// The dependency graph: domains as clusters, degradable edges dashed, SPOFs marked.
+    Graph(graph::GraphArgs),
+    /// The downtime a target allows per year, month, week and window, and its burn-rate alerts.
+    Budget(BudgetArgs),
 }
 
 /// How a run ended.
@@ -175,6 +194,15 @@ fn read_model(
     }
 }
 
+/// `--today` resolved: the given date, or today in UTC.
+fn today(arg: Option<&str>) -> Result<crate::model::Date, String> {
+    match arg {
+        Some(text) => crate::model::Date::parse(text)
+            .ok_or_else(|| format!("--today `{text}` is not a date: write YYYY-MM-DD")),
+        None => Ok(crate::analyze::today_utc()),
+    }
+}
+
 /// Runs a parsed command line against the given terminal.
 pub fn run(cli: Cli, terminal: &mut Terminal) -> Outcome {
     let outcome = match cli.command {
@@ -185,6 +213,10 @@ pub fn run(cli: Cli, terminal: &mut Terminal) -> Outcome {
         Command::Export(args) => export::run(&args, terminal),
         Command::Simulate(args) => simulate::run(&args, terminal),
         Command::Import(args) => import::run(&args, terminal),
+        Command::Report(args) => report::run(&args, terminal),
+        Command::WhatIf(args) => what_if::run(&args, terminal),
+        Command::Graph(args) => graph::run(&args, terminal),
+        Command::Budget(args) => budget::run(&args, terminal),
     };
     if terminal.out.flush().is_err() {
         return Outcome::Invalid;

@@ -50,7 +50,7 @@ impl Diagnostic for Located<'_> {
 /// Renders every problem, then a closing line with the count.
 #[must_use]
 pub fn render(file: &str, text: &str, problems: &[Problem], width: usize, color: bool) -> String {
-    let mut out = render_each(file, text, problems, width, color);
+    let mut out = render_problems(file, text, problems, width, color);
     let _ = writeln!(
         out,
         "{file}: {} problem{} found; nothing was analysed",
@@ -60,9 +60,10 @@ pub fn render(file: &str, text: &str, problems: &[Problem], width: usize, color:
     out
 }
 
-/// Renders every problem, one block each, with no closing line.
+/// Renders every problem, pointing into `text` shown under the name `file`
+/// (a model file, or a command-line argument such as `--set`).
 #[must_use]
-pub fn render_each(
+pub fn render_problems(
     file: &str,
     text: &str,
     problems: &[Problem],

@@ -3,12 +3,16 @@
 //! output format. Renderers read a report and never compute.
 
 pub mod baseline;
+pub mod budget;
 pub mod diagnostics;
+pub mod diagram;
 pub mod github;
 pub mod json;
 pub mod markdown;
+pub mod review;
 pub mod sarif;
 pub mod table;
+pub mod what_if;
 
 #[cfg(test)]
 pub(crate) mod sample;

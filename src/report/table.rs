@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
 
 use super::baseline::refresh_command;
-use super::{ColdStart, HeadroomRow, RecoveryRow, Report, RetryPath};
+use super::{Cascade, ColdStart, HeadroomRow, RecoveryRow, Report, RetryPath};
 use crate::analyze::wording::{amount, number, percent, whole_percent};
 use crate::analyze::{Finding, Severity, Status};
 use crate::model::Duration;
@@ -138,7 +138,7 @@ fn availability(report: &Report, style: Style) -> String {
     table.to_string()
 }
 
-fn table(style: Style, header: &[&str]) -> Table {
+pub(crate) fn table(style: Style, header: &[&str]) -> Table {
     let mut table = Table::new();
     table
         .load_style(presets::UTF8_FULL_CONDENSED)
@@ -148,7 +148,7 @@ fn table(style: Style, header: &[&str]) -> Table {
     table
 }
 
-fn align_right(table: &mut Table, columns: std::ops::RangeInclusive<usize>) {
+pub(crate) fn align_right(table: &mut Table, columns: std::ops::RangeInclusive<usize>) {
     for column in columns {
         if let Some(c) = table.column_mut(column) {
             c.set_cell_alignment(CellAlignment::Right);
@@ -195,7 +195,7 @@ fn retries(report: &Report, style: Style, out: &mut dyn Write) -> io::Result<()>
 }
 
 /// A figure for a narrow column: `1.1`, `9050`, `5.37e8`.
-fn compact(value: f64) -> String {
+pub(crate) fn compact(value: f64) -> String {
     if value.abs() >= 1e6 {
         format!("{value:.2e}")
     } else {
@@ -203,7 +203,7 @@ fn compact(value: f64) -> String {
     }
 }
 
-fn retry_cells(row: &RetryPath) -> Vec<String> {
+pub(crate) fn retry_cells(row: &RetryPath) -> Vec<String> {
     let dash = || "-".to_owned();
     let critical = row.critical_failure_rate.map_or_else(dash, |f| {
         if f > 1.0 {
@@ -229,7 +229,7 @@ fn retry_cells(row: &RetryPath) -> Vec<String> {
     cells
 }
 
-fn seconds(value: f64) -> Duration {
+pub(crate) fn seconds(value: f64) -> Duration {
     #[allow(
         clippy::cast_possible_truncation,
         clippy::cast_sign_loss,
@@ -293,7 +293,7 @@ fn cold_start(section: &ColdStart, style: Style, out: &mut dyn Write) -> io::Res
 }
 
 /// `30s ≤ 1m`, `45m > 30m (15m over)`, or the figure alone without a target.
-fn against(worst: Option<f64>, target: Option<f64>, missing: &str) -> String {
+pub(crate) fn against(worst: Option<f64>, target: Option<f64>, missing: &str) -> String {
     match (worst, target) {
         (None, Some(t)) => format!("{missing} (target {})", seconds(t)),
         (None, None) => missing.to_owned(),
@@ -375,24 +375,7 @@ fn headroom(report: &Report, style: Style) -> String {
 fn cascades(report: &Report, style: Style, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "Failover cascades (load asked / capacity)")?;
     for walk in &report.cascades {
-        let mut line = format!("{} {}", walk.origin, amount(walk.load));
-        for step in &walk.steps {
-            let verdict = match (step.capacity, step.failed) {
-                (None, _) => format!("{} (no capacity figures)", amount(step.load)),
-                (Some(c), true) => format!("{}/{} fails", amount(step.load), amount(c)),
-                (Some(c), false) => format!("{}/{} holds", amount(step.load), amount(c)),
-            };
-            line.push_str(" -> ");
-            line.push_str(&step.component);
-            line.push(' ');
-            line.push_str(&verdict);
-        }
-        if walk.unserved > 0.0 {
-            line.push_str("; unserved ");
-            line.push_str(&amount(walk.unserved));
-            line.push_str(", dedicated fallback ");
-            line.push_str(&amount(walk.recommended_fallback_capacity));
-        }
+        let line = cascade_line(walk);
         for (index, text) in wrap(&line, style.width.saturating_sub(6))
             .into_iter()
             .enumerate()
@@ -402,6 +385,30 @@ fn cascades(report: &Report, style: Style, out: &mut dyn Write) -> io::Result<()
         }
     }
     Ok(())
+}
+
+/// One failover walk on one line: the origin's load, every step with the
+/// load it is asked to carry over its capacity, and what is left.
+pub(crate) fn cascade_line(walk: &Cascade) -> String {
+    let mut line = format!("{} {}", walk.origin, amount(walk.load));
+    for step in &walk.steps {
+        let verdict = match (step.capacity, step.failed) {
+            (None, _) => format!("{} (no capacity figures)", amount(step.load)),
+            (Some(c), true) => format!("{}/{} fails", amount(step.load), amount(c)),
+            (Some(c), false) => format!("{}/{} holds", amount(step.load), amount(c)),
+        };
+        line.push_str(" -> ");
+        line.push_str(&step.component);
+        line.push(' ');
+        line.push_str(&verdict);
+    }
+    if walk.unserved > 0.0 {
+        line.push_str("; unserved ");
+        line.push_str(&amount(walk.unserved));
+        line.push_str(", dedicated fallback ");
+        line.push_str(&amount(walk.recommended_fallback_capacity));
+    }
+    line
 }
 
 /// A duration in seconds as the largest two units (`8h 45m`).
@@ -426,7 +433,11 @@ pub(crate) fn downtime(seconds: f64) -> String {
     }
 }
 
-fn finding_block(finding: &Finding, style: Style, out: &mut dyn Write) -> io::Result<()> {
+pub(crate) fn finding_block(
+    finding: &Finding,
+    style: Style,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let status = match finding.status {
         Status::New => "",
         Status::Baseline => " [baseline]",

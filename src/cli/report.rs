@@ -1,0 +1,66 @@
+//! `nines report MODEL [-o FILE] [--format markdown|html]`: the review
+//! document for a design review, from the same analyses as `check`.
+
+use clap::{Args, ValueEnum};
+
+use super::{Outcome, Terminal, input, read_model, today};
+use crate::report::diagram::Diagram;
+use crate::report::review::{self, html, markdown};
+
+/// Formats of the review document.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportFormat {
+    /// Markdown with a Mermaid diagram (GitHub, GitLab, wikis).
+    Markdown,
+    /// One self-contained HTML page with an inline SVG diagram.
+    Html,
+}
+
+/// Arguments of `nines report`.
+#[derive(Debug, Clone, Args)]
+pub struct ReportArgs {
+    /// The model file, or `-` for standard input.
+    pub model: String,
+    /// Document format.
+    #[arg(long, value_enum, default_value_t = ReportFormat::Markdown)]
+    pub format: ReportFormat,
+    /// Write to this file instead of standard output.
+    #[arg(short = 'o', long)]
+    pub output: Option<String>,
+    /// "Now" for expiry dates and drill ages, YYYY-MM-DD (default: today, UTC).
+    #[arg(long)]
+    pub today: Option<String>,
+}
+
+pub(super) fn run(args: &ReportArgs, terminal: &mut Terminal) -> Outcome {
+    let today = match today(args.today.as_deref()) {
+        Ok(today) => today,
+        Err(message) => {
+            terminal.error(&message);
+            return Outcome::Invalid;
+        }
+    };
+    let Some((source, model)) = read_model(&args.model, terminal) else {
+        return Outcome::Invalid;
+    };
+    let text = render(&source.name, &source.text, &model, today, args.format);
+    input::write_output(args.output.as_deref(), &text, terminal)
+}
+
+/// The review document of a valid model, for tests and embedding.
+#[must_use]
+pub fn render(
+    name: &str,
+    text: &str,
+    model: &crate::model::Model,
+    today: crate::model::Date,
+    format: ReportFormat,
+) -> String {
+    let report = super::check::report(model, text, today, &|_| true);
+    let diagram = Diagram::new(model, &report.findings);
+    let document = review::document(&report, name, &diagram);
+    match format {
+        ReportFormat::Markdown => markdown::render(&document),
+        ReportFormat::Html => html::render(&document),
+    }
+}

@@ -1,0 +1,105 @@
+//! The diagram in Graphviz DOT (`nines graph --format dot | dot -Tsvg`):
+//! domains as nested `cluster_` subgraphs, degradable edges dashed, SPOFs
+//! with a red border. Every id and label is a quoted, escaped string.
+
+use std::fmt::Write as _;
+
+use super::Diagram;
+
+/// The DOT text, ending with a newline.
+#[must_use]
+pub fn render(diagram: &Diagram) -> String {
+    let mut out = format!("digraph {} {{\n", quote(&diagram.system));
+    out.push_str("  rankdir=TB;\n  node [shape=box, style=\"rounded,filled\", fillcolor=white, fontname=\"Helvetica\"];\n  edge [color=\"#555555\"];\n");
+    cluster_body(diagram, None, 1, &mut out);
+    for link in &diagram.edges {
+        let mut attributes = Vec::new();
+        if link.degradable {
+            attributes.push("style=dashed".to_owned());
+        }
+        if let Some(label) = &link.label {
+            attributes.push(format!("label={}", quote(label)));
+        }
+        let attributes = if attributes.is_empty() {
+            String::new()
+        } else {
+            format!(" [{}]", attributes.join(", "))
+        };
+        let _ = writeln!(
+            out,
+            "  {} -> {}{attributes};",
+            quote(&diagram.nodes[link.from].name),
+            quote(&diagram.nodes[link.to].name)
+        );
+    }
+    out.push_str("}\n");
+    out
+}
+
+fn cluster_body(diagram: &Diagram, cluster: Option<usize>, depth: usize, out: &mut String) {
+    let indent = "  ".repeat(depth);
+    for node in diagram.nodes.iter().filter(|n| n.cluster == cluster) {
+        let (name, extra) = if node.spof {
+            (
+                format!("{} (SPOF)", node.name),
+                ", color=\"#c0392b\", penwidth=3",
+            )
+        } else {
+            (node.name.clone(), "")
+        };
+        let _ = writeln!(
+            out,
+            "{indent}{} [label={}{extra}];",
+            quote(&node.name),
+            quote(&format!("{name}\n{}", node.detail))
+        );
+    }
+    for (index, child) in diagram.clusters.iter().enumerate() {
+        if child.parent != cluster {
+            continue;
+        }
+        let (tag, color) = if child.spof {
+            (" (SPOF)", "#c0392b")
+        } else {
+            ("", "#8a9bb0")
+        };
+        let _ = writeln!(
+            out,
+            "{indent}subgraph {} {{",
+            quote(&format!("cluster_{}", child.name))
+        );
+        let _ = writeln!(
+            out,
+            "{indent}  label={}; color={}; style=rounded;",
+            quote(&format!("{} ({}){tag}", child.name, child.kind)),
+            quote(color)
+        );
+        cluster_body(diagram, Some(index), depth + 1, out);
+        let _ = writeln!(out, "{indent}}}");
+    }
+}
+
+/// A DOT double-quoted string; a newline becomes the `\n` line break.
+fn quote(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_are_quoted_and_escaped() {
+        assert_eq!(quote("a\"b\\c\nd"), "\"a\\\"b\\\\c\\nd\"");
+    }
+}

@@ -1,0 +1,112 @@
+//! The diagram as a Mermaid flowchart, for Markdown (a ```` ```mermaid ````
+//! block renders on GitHub and GitLab) and `nines graph --format mermaid`.
+//! Node ids are positional (`c0`, `d0`), so no name can clash with Mermaid
+//! syntax; labels are quoted with `"` written as `#quot;`.
+
+use std::fmt::Write as _;
+
+use super::Diagram;
+
+/// The flowchart text, ending with a newline.
+#[must_use]
+pub fn render(diagram: &Diagram) -> String {
+    let mut out = String::from("flowchart TD\n");
+    cluster_body(diagram, None, 1, &mut out);
+    for link in &diagram.edges {
+        let arrow = match (&link.label, link.degradable) {
+            (None, false) => "-->".to_owned(),
+            (None, true) => "-.->".to_owned(),
+            (Some(label), false) => format!("-->|{}|", quote(label)),
+            (Some(label), true) => format!("-.->|{}|", quote(label)),
+        };
+        let _ = writeln!(out, "  c{} {arrow} c{}", link.from, link.to);
+    }
+    let spofs: Vec<String> = diagram
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n.spof)
+        .map(|(i, _)| format!("c{i}"))
+        .collect();
+    if !spofs.is_empty() {
+        out.push_str("  classDef spof stroke:#c0392b,stroke-width:3px\n");
+        let _ = writeln!(out, "  class {} spof", spofs.join(","));
+    }
+    let spof_clusters: Vec<String> = diagram
+        .clusters
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.spof)
+        .map(|(i, _)| format!("d{i}"))
+        .collect();
+    if !spof_clusters.is_empty() {
+        out.push_str("  classDef spofDomain stroke:#c0392b,stroke-width:2px\n");
+        let _ = writeln!(out, "  class {} spofDomain", spof_clusters.join(","));
+    }
+    out
+}
+
+/// Writes the nodes directly in `cluster`, then its child clusters as
+/// nested subgraphs.
+fn cluster_body(diagram: &Diagram, cluster: Option<usize>, depth: usize, out: &mut String) {
+    let indent = "  ".repeat(depth);
+    for (index, node) in diagram.nodes.iter().enumerate() {
+        if node.cluster != cluster {
+            continue;
+        }
+        let spof = if node.spof { " · SPOF" } else { "" };
+        let _ = writeln!(
+            out,
+            "{indent}c{index}[\"{}{spof}<br/>{}\"]",
+            quote(&node.name),
+            quote(&node.detail)
+        );
+    }
+    for (index, child) in diagram.clusters.iter().enumerate() {
+        if child.parent != cluster {
+            continue;
+        }
+        let spof = if child.spof { " · SPOF" } else { "" };
+        let _ = writeln!(
+            out,
+            "{indent}subgraph d{index}[\"{} ({}){spof}\"]",
+            quote(&child.name),
+            quote(&child.kind)
+        );
+        cluster_body(diagram, Some(index), depth + 1, out);
+        let _ = writeln!(out, "{indent}end");
+    }
+}
+
+/// Text inside a quoted Mermaid label: entity codes for the characters
+/// Mermaid or the HTML it produces would read as syntax.
+fn quote(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("#quot;"),
+            '<' => out.push_str("#lt;"),
+            '>' => out.push_str("#gt;"),
+            '|' => out.push_str("#124;"),
+            '#' => out.push_str("#35;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nested_domains_become_nested_subgraphs() {
+        let text = "system: s\ndomains: {r: {kind: region}, a: {kind: zone, in: r}, b: {kind: zone, in: r}}\ncomponents:\n  web: {instances: 2, placement: [a, b], depends_on: [{any_of: [db], degradable: true}]}\n  db: {kind: \"x\\\"y\", placement: [a]}\n";
+        let model = crate::model::parse(text).unwrap();
+        let out = render(&Diagram::new(&model, &[]));
+        assert_eq!(
+            out,
+            "flowchart TD\n  subgraph d0[\"r (region)\"]\n    c0[\"web<br/>2 instances\"]\n    subgraph d1[\"a (zone)\"]\n      c1[\"db<br/>x#quot;y · 1 instance\"]\n    end\n  end\n  c0 -.->|any of| c1\n"
+        );
+    }
+}

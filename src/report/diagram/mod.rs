@@ -1,0 +1,341 @@
+//! The dependency diagram, built once from the model and the report's
+//! findings: components as nodes in layers (callers above what they call),
+//! failure domains as nested clusters, degradable edges marked, and the
+//! single points of failure flagged. The renderers ([`mermaid`], [`dot`],
+//! [`svg`]) only format this data; [`layout`] places it for the SVG.
+
+pub mod dot;
+pub mod layout;
+pub mod mermaid;
+pub mod svg;
+
+use crate::analyze::Finding;
+use crate::model::{ComponentId, DomainId, EdgeKind, Model};
+
+/// Everything a renderer needs to draw the dependency graph.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diagram {
+    /// The system's name.
+    pub system: String,
+    /// Domains that hold at least one node (directly or in a domain inside
+    /// them), in model order; a parent always comes before its children.
+    pub clusters: Vec<Cluster>,
+    /// Components, in model order.
+    pub nodes: Vec<Node>,
+    /// Calls, in model order of the caller, then of its `depends_on`.
+    pub edges: Vec<Link>,
+}
+
+/// A failure domain drawn as a cluster.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cluster {
+    /// The domain's name.
+    pub name: String,
+    /// Its kind (region, zone …).
+    pub kind: String,
+    /// The enclosing cluster (an index into [`Diagram::clusters`]).
+    pub parent: Option<usize>,
+    /// Whether losing the domain takes an entrypoint down (`spof/<domain>`).
+    pub spof: bool,
+}
+
+/// A component drawn as a box.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    /// The component's name.
+    pub name: String,
+    /// A second line: kind and instances (`datastore · 1 instance`).
+    pub detail: String,
+    /// Where its instances run (`az-a: 2, az-b: 1`), empty when unplaced.
+    pub placement: String,
+    /// The innermost cluster holding every instance, if any.
+    pub cluster: Option<usize>,
+    /// Whether one instance failing takes an entrypoint down (`spof/<component>`).
+    pub spof: bool,
+    /// Whether it is an entrypoint.
+    pub entrypoint: bool,
+    /// Its layer: the longest call path from an entrypoint to it (cycles
+    /// broken at the edge that closes them).
+    pub layer: usize,
+}
+
+/// A call from one node to another.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Link {
+    /// The caller (an index into [`Diagram::nodes`]).
+    pub from: usize,
+    /// The callee.
+    pub to: usize,
+    /// Whether the caller works without it (drawn dashed).
+    pub degradable: bool,
+    /// `any of` or `2 of 3` for alternatives; `None` for a plain target.
+    pub label: Option<String>,
+}
+
+impl Diagram {
+    /// Builds the diagram of `model`, marking the SPOFs found in `findings`.
+    #[must_use]
+    pub fn new(model: &Model, findings: &[Finding]) -> Self {
+        let spof = |name: &str| findings.iter().any(|f| f.id == format!("spof/{name}"));
+        let home: Vec<Option<DomainId>> = model
+            .component_ids()
+            .map(|id| innermost_domain(model, id))
+            .collect();
+        // A domain is drawn when a component lives in it or inside it.
+        let mut shown = vec![false; model.domains.len()];
+        for domain in home.iter().flatten() {
+            shown[domain.0] = true;
+            for a in &model.domain(*domain).ancestors {
+                shown[a.0] = true;
+            }
+        }
+        let order = parents_first(model, &shown);
+        let mut index = vec![None; model.domains.len()];
+        for (at, d) in order.iter().enumerate() {
+            index[d.0] = Some(at);
+        }
+        let clusters = order
+            .iter()
+            .map(|&d| {
+                let domain = model.domain(d);
+                Cluster {
+                    name: domain.name.clone(),
+                    kind: domain.kind.clone(),
+                    parent: domain.parent.and_then(|p| index[p.0]),
+                    spof: spof(&domain.name),
+                }
+            })
+            .collect();
+        let edges = links(model);
+        let layers = layers(model, &edges);
+        let nodes = model
+            .component_ids()
+            .map(|id| {
+                let c = model.component(id);
+                let instances = if c.instances == 1 {
+                    "1 instance".to_owned()
+                } else {
+                    format!("{} instances", c.instances)
+                };
+                Node {
+                    name: c.name.clone(),
+                    detail: match &c.kind {
+                        Some(kind) => format!("{kind} · {instances}"),
+                        None => instances,
+                    },
+                    placement: c
+                        .placement
+                        .iter()
+                        .map(|&(d, n)| format!("{}: {n}", model.domain(d).name))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    cluster: home[id.0].and_then(|d| index[d.0]),
+                    spof: spof(&c.name),
+                    entrypoint: model.entrypoints.contains(&id),
+                    layer: layers[id.0],
+                }
+            })
+            .collect();
+        Self {
+            system: model.system.clone(),
+            clusters,
+            nodes,
+            edges,
+        }
+    }
+
+    /// The number of layers.
+    #[must_use]
+    pub fn depth(&self) -> usize {
+        self.nodes.iter().map(|n| n.layer + 1).max().unwrap_or(0)
+    }
+}
+
+/// The innermost domain holding all of a component's instances: the one
+/// domain it is placed in, or the nearest domain enclosing all of them.
+fn innermost_domain(model: &Model, id: ComponentId) -> Option<DomainId> {
+    let mut placed = model
+        .component(id)
+        .placement
+        .iter()
+        .filter(|&&(_, n)| n > 0)
+        .map(|&(d, _)| d);
+    let first = placed.next()?;
+    let mut candidates: Vec<DomainId> = std::iter::once(first)
+        .chain(model.domain(first).ancestors.iter().copied())
+        .collect();
+    for other in placed {
+        let chain: Vec<DomainId> = std::iter::once(other)
+            .chain(model.domain(other).ancestors.iter().copied())
+            .collect();
+        candidates.retain(|c| chain.contains(c));
+    }
+    candidates.first().copied()
+}
+
+/// The shown domains, each parent before its children, siblings in model order.
+fn parents_first(model: &Model, shown: &[bool]) -> Vec<DomainId> {
+    fn visit(model: &Model, shown: &[bool], parent: Option<DomainId>, out: &mut Vec<DomainId>) {
+        for (at, domain) in model.domains.iter().enumerate() {
+            if shown[at] && domain.parent == parent {
+                out.push(DomainId(at));
+                visit(model, shown, Some(DomainId(at)), out);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    visit(model, shown, None, &mut out);
+    out
+}
+
+fn links(model: &Model) -> Vec<Link> {
+    let mut out = Vec::new();
+    for id in model.component_ids() {
+        for edge in &model.component(id).depends_on {
+            let label = match edge.kind {
+                EdgeKind::Target => None,
+                EdgeKind::AnyOf => Some("any of".to_owned()),
+                EdgeKind::AtLeast => Some(format!("{} of {}", edge.at_least, edge.targets.len())),
+            };
+            for target in &edge.targets {
+                out.push(Link {
+                    from: id.0,
+                    to: target.0,
+                    degradable: edge.degradable,
+                    label: label.clone(),
+                });
+            }
+        }
+    }
+    out
+}
+
+/// The longest path from a root to each node, over every edge but those
+/// that close a cycle (found by a depth-first walk from the entrypoints,
+/// then from any node not reached yet, in model order).
+fn layers(model: &Model, links: &[Link]) -> Vec<usize> {
+    let n = model.components.len();
+    let mut out_edges: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for link in links {
+        if link.from != link.to && !out_edges[link.from].contains(&link.to) {
+            out_edges[link.from].push(link.to);
+        }
+    }
+    // 0 unvisited, 1 on the stack, 2 done.
+    let mut state = vec![0u8; n];
+    let mut finished: Vec<usize> = Vec::with_capacity(n);
+    let mut kept: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let roots = model
+        .entrypoints
+        .iter()
+        .map(|e| e.0)
+        .chain(0..n)
+        .collect::<Vec<_>>();
+    for root in roots {
+        if state[root] != 0 {
+            continue;
+        }
+        let mut stack: Vec<(usize, usize)> = vec![(root, 0)];
+        state[root] = 1;
+        while let Some(&mut (node, ref mut next)) = stack.last_mut() {
+            if let Some(&target) = out_edges[node].get(*next) {
+                *next += 1;
+                match state[target] {
+                    0 => {
+                        kept[node].push(target);
+                        state[target] = 1;
+                        stack.push((target, 0));
+                    }
+                    2 => kept[node].push(target),
+                    _ => {} // closes a cycle: ignored for layering
+                }
+            } else {
+                state[node] = 2;
+                finished.push(node);
+                stack.pop();
+            }
+        }
+    }
+    let mut layer = vec![0usize; n];
+    // Reverse finishing order is a topological order of the kept edges.
+    for &node in finished.iter().rev() {
+        for &target in &kept[node] {
+            layer[target] = layer[target].max(layer[node] + 1);
+        }
+    }
+    layer
+}
+
+/// Escapes text for XML and HTML (text and attribute values).
+#[must_use]
+pub fn escape_xml(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn diagram(text: &str) -> Diagram {
+        let model = crate::model::parse(text).unwrap();
+        let report = crate::cli::report(
+            &model,
+            text,
+            crate::model::Date::parse("2026-11-30").unwrap(),
+            &|_| true,
+        );
+        Diagram::new(&model, &report.findings)
+    }
+
+    #[test]
+    fn layers_follow_the_longest_call_path() {
+        // lb -> api -> db and lb -> db: db is two calls down, not one.
+        let d = diagram(
+            "system: s\ncomponents:\n  lb: {depends_on: [api, db]}\n  api: {depends_on: [db]}\n  db: {}\n",
+        );
+        let layers: Vec<usize> = d.nodes.iter().map(|n| n.layer).collect();
+        assert_eq!(layers, [0, 1, 2]);
+        assert!(d.nodes.iter().all(|n| n.spof));
+    }
+
+    #[test]
+    fn a_cycle_is_broken_at_its_closing_edge() {
+        let d = diagram(
+            "system: s\nentrypoints: [a]\ncomponents:\n  a: {depends_on: [b]}\n  b: {depends_on: [a]}\n",
+        );
+        let layers: Vec<usize> = d.nodes.iter().map(|n| n.layer).collect();
+        assert_eq!(layers, [0, 1]);
+    }
+
+    #[test]
+    fn components_live_in_the_innermost_domain_holding_them() {
+        let d = diagram(
+            "system: s\ndomains:\n  r: {kind: region}\n  a: {kind: zone, in: r}\n  b: {kind: zone, in: r}\n  empty: {kind: zone, in: r}\ncomponents:\n  web: {instances: 2, placement: [a, b], depends_on: [{target: cache, degradable: true}, db]}\n  db: {placement: [a]}\n  cache: {}\n",
+        );
+        let names: Vec<&str> = d.clusters.iter().map(|c| c.name.as_str()).collect();
+        // web spreads over a and b, so it lives in r; no component lives in
+        // `b` or `empty` alone, so they are not drawn.
+        assert_eq!(names, ["r", "a"]);
+        assert_eq!(d.nodes[0].cluster, Some(0));
+        assert_eq!(d.nodes[1].cluster, Some(1));
+        assert_eq!(d.nodes[2].cluster, None);
+        assert!(d.clusters[1].spof && !d.clusters[0].spof);
+        assert!(d.edges[0].degradable && !d.edges[1].degradable);
+    }
+
+    #[test]
+    fn text_is_escaped_for_xml() {
+        assert_eq!(escape_xml("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
+    }
+}

@@ -1,0 +1,494 @@
+//! The review document of `nines report`: one [`Document`] of sections,
+//! tables and findings, laid out once from a [`Report`] and its
+//! [`Diagram`], then written as Markdown ([`markdown`]) or as a
+//! self-contained HTML page ([`html`]). Both formats hold the same sections
+//! in the same order; an empty section says "none".
+
+pub mod html;
+pub mod markdown;
+
+use super::diagram::Diagram;
+use super::table::{against, cascade_line, downtime, retry_cells, seconds};
+use super::{HeadroomRow, Report};
+use crate::analyze::wording::{number, percent, whole_percent};
+use crate::analyze::{Finding, Severity, Status};
+
+/// Improvement rows shown per entrypoint; the JSON report has them all.
+const IMPROVEMENT_ROWS: usize = 10;
+
+/// The review, format-independent.
+pub struct Document<'a> {
+    /// The title (`Reliability review: web-shop`).
+    pub title: String,
+    /// Sections in order.
+    pub sections: Vec<Section<'a>>,
+    /// The dependency diagram.
+    pub diagram: &'a Diagram,
+}
+
+/// One titled section.
+pub struct Section<'a> {
+    /// Its title.
+    pub title: &'static str,
+    /// Its content, in order.
+    pub blocks: Vec<Block<'a>>,
+}
+
+/// A piece of a section. Text may hold `code` spans in backticks, as the
+/// findings' messages do.
+pub enum Block<'a> {
+    /// A paragraph.
+    Text(String),
+    /// A small heading inside a section.
+    Heading(String),
+    /// A table; `right` lists the columns aligned right.
+    Table {
+        /// Column titles.
+        header: Vec<&'static str>,
+        /// Cells, row by row.
+        rows: Vec<Vec<String>>,
+        /// Columns to align right (figures).
+        right: Vec<usize>,
+    },
+    /// A bulleted list.
+    List(Vec<String>),
+    /// Findings with their ids, places, messages and help lines.
+    Findings(Vec<&'a Finding>),
+    /// The dependency diagram.
+    Diagram,
+}
+
+/// Lays out the review of `report` for the model file `file`.
+#[must_use]
+pub fn document<'a>(report: &'a Report, file: &str, diagram: &'a Diagram) -> Document<'a> {
+    Document {
+        title: format!("Reliability review: {}", report.system),
+        sections: vec![
+            summary(report, file),
+            availability(report),
+            findings(report),
+            headroom(report),
+            cascades(report),
+            retries(report),
+            recovery_order(report),
+            disaster_recovery(report),
+            Section {
+                title: "Dependency diagram",
+                blocks: vec![
+                    Block::Text("Callers above what they call; failure domains as boxes; dashed calls are degradable (the caller works without them); a red border marks a single point of failure.".to_owned()),
+                    Block::Diagram,
+                ],
+            },
+        ],
+        diagram,
+    }
+}
+
+fn none() -> Block<'static> {
+    Block::Text("none".to_owned())
+}
+
+fn summary(report: &Report, file: &str) -> Section<'static> {
+    let count = |s: Severity| report.findings.iter().filter(|f| f.severity == s).count();
+    let failing = report.failing(Some(Severity::Error)).count();
+    let verdict = if failing == 0 {
+        "**Verdict: passes.** No new error-level finding.".to_owned()
+    } else {
+        format!(
+            "**Verdict: does not pass.** {failing} new error-level finding(s) to fix or accept with a reason."
+        )
+    };
+    let accepted = report
+        .findings
+        .iter()
+        .filter(|f| f.status == Status::Accepted)
+        .count();
+    let mut blocks = vec![
+        Block::Text(format!("Model `{file}`.")),
+        Block::Text(verdict),
+        Block::Text(format!(
+            "{} error(s), {} warning(s), {} note(s); {accepted} accepted.",
+            count(Severity::Error),
+            count(Severity::Warning),
+            count(Severity::Note)
+        )),
+    ];
+    let lines: Vec<String> = report
+        .availability
+        .iter()
+        .map(|(name, row)| {
+            let against = match row.objective {
+                Some(o) if row.availability >= o => {
+                    format!(", meets the objective of {}", objective(o))
+                }
+                Some(o) => format!(", misses the objective of {}", objective(o)),
+                None => String::new(),
+            };
+            let weakest = row
+                .improvement
+                .first()
+                .map_or_else(String::new, |i| format!("; weakest link {}", i.component));
+            format!(
+                "`{name}`: {:.6}% ({:.2} nines){against}{weakest}",
+                row.availability * 100.0,
+                row.nines
+            )
+        })
+        .collect();
+    if !lines.is_empty() {
+        blocks.push(Block::List(lines));
+    }
+    Section {
+        title: "Summary",
+        blocks,
+    }
+}
+
+/// An objective as the model writes it: `99.9%`.
+fn objective(value: f64) -> String {
+    let text = format!("{:.4}", value * 100.0);
+    format!("{}%", text.trim_end_matches('0').trim_end_matches('.'))
+}
+
+fn availability(report: &Report) -> Section<'static> {
+    if report.availability.is_empty() {
+        return Section {
+            title: "Availability",
+            blocks: vec![none()],
+        };
+    }
+    let rows = report
+        .availability
+        .iter()
+        .map(|(name, row)| {
+            vec![
+                name.clone(),
+                if row.method == "exact" {
+                    format!("{:.6}%", row.availability * 100.0)
+                } else {
+                    format!(
+                        "{:.6}% (between {:.6}% and {:.6}%)",
+                        row.availability * 100.0,
+                        row.lower * 100.0,
+                        row.upper * 100.0
+                    )
+                },
+                format!("{:.2}", row.nines),
+                downtime(row.downtime_per_year_s),
+                format!(
+                    "{} per {}",
+                    downtime(row.downtime_per_window_s),
+                    seconds(row.window_s)
+                ),
+                row.objective.map_or_else(|| "-".to_owned(), objective),
+                row.error_budget_s.map_or_else(|| "-".to_owned(), downtime),
+            ]
+        })
+        .collect();
+    let mut blocks = vec![Block::Table {
+        header: vec![
+            "entrypoint",
+            "availability",
+            "nines",
+            "downtime/year",
+            "downtime/window",
+            "objective",
+            "budget/window",
+        ],
+        rows,
+        right: vec![1, 2, 3, 4, 5, 6],
+    }];
+    for (name, row) in &report.availability {
+        blocks.push(Block::Heading(format!("Improvement potential of `{name}`")));
+        if row.improvement.is_empty() {
+            blocks.push(Block::Text(
+                "none: nothing it needs has a figure below 100%".to_owned(),
+            ));
+        } else {
+            blocks.push(Block::Text(
+                "The entrypoint's availability if one thing never failed, minus the current one; largest first.".to_owned(),
+            ));
+            blocks.push(Block::Table {
+                header: vec!["never fails", "kind", "gain", "downtime saved/window"],
+                rows: row
+                    .improvement
+                    .iter()
+                    .take(IMPROVEMENT_ROWS)
+                    .map(|i| {
+                        vec![
+                            i.component.clone(),
+                            i.kind.to_owned(),
+                            format!("+{:.2e}", i.gain),
+                            downtime(i.gain * row.window_s),
+                        ]
+                    })
+                    .collect(),
+                right: vec![2, 3],
+            });
+            let hidden = row.improvement.len().saturating_sub(IMPROVEMENT_ROWS);
+            if hidden > 0 {
+                blocks.push(Block::Text(format!(
+                    "… and {hidden} more in `nines check --format json`."
+                )));
+            }
+        }
+        if !row.unquantified.is_empty() {
+            blocks.push(Block::Text(format!(
+                "No figure, counted as never failing: {}.",
+                row.unquantified.join(", ")
+            )));
+        }
+    }
+    Section {
+        title: "Availability",
+        blocks,
+    }
+}
+
+fn findings(report: &Report) -> Section<'_> {
+    let mut blocks = Vec::new();
+    for severity in [Severity::Error, Severity::Warning, Severity::Note] {
+        let group: Vec<&Finding> = report
+            .findings
+            .iter()
+            .filter(|f| f.severity == severity)
+            .collect();
+        if group.is_empty() {
+            continue;
+        }
+        let title = match severity {
+            Severity::Error => "Errors",
+            Severity::Warning => "Warnings",
+            Severity::Note => "Notes",
+        };
+        blocks.push(Block::Heading(format!("{title} ({})", group.len())));
+        blocks.push(Block::Findings(group));
+    }
+    if blocks.is_empty() {
+        blocks.push(none());
+    }
+    Section {
+        title: "Findings",
+        blocks,
+    }
+}
+
+/// Rows with the highest utilization first, as in the terminal table.
+#[must_use]
+pub fn worst_first(rows: &[HeadroomRow]) -> Vec<&HeadroomRow> {
+    let mut rows: Vec<&HeadroomRow> = rows.iter().collect();
+    rows.sort_by(|a, b| {
+        b.utilization
+            .total_cmp(&a.utilization)
+            .then_with(|| a.component.cmp(&b.component))
+            .then_with(|| a.lost.cmp(&b.lost))
+    });
+    rows
+}
+
+/// The sizing that would pass: `6 (2 per domain), 42%` or `4, 63%`.
+#[must_use]
+pub fn sizing(row: &HeadroomRow) -> String {
+    match row.per_domain {
+        Some(per_domain) => format!(
+            "{} ({per_domain} per domain), {}",
+            row.required_instances,
+            whole_percent(row.required_steady_utilization)
+        ),
+        None => format!(
+            "{}, {}",
+            row.required_instances,
+            whole_percent(row.required_steady_utilization)
+        ),
+    }
+}
+
+fn headroom(report: &Report) -> Section<'static> {
+    if report.headroom.is_empty() {
+        return Section {
+            title: "Headroom (N-k)",
+            blocks: vec![none()],
+        };
+    }
+    let rows = worst_first(&report.headroom)
+        .into_iter()
+        .map(|row| {
+            vec![
+                row.component.clone(),
+                row.lost.clone(),
+                format!("{} of {}", row.survivors, row.instances),
+                whole_percent(row.utilization),
+                (if row.ok { "ok" } else { "OVER" }).to_owned(),
+                sizing(row),
+            ]
+        })
+        .collect();
+    Section {
+        title: "Headroom (N-k)",
+        blocks: vec![
+            Block::Text("Peak load over the capacity left after each loss, worst first, with the fleet that would pass and its steady-state utilization.".to_owned()),
+            Block::Table {
+                header: vec!["component", "lost", "left", "utilization", "verdict", "sized to pass"],
+                rows,
+                right: vec![2, 3],
+            },
+        ],
+    }
+}
+
+fn cascades(report: &Report) -> Section<'static> {
+    let blocks = if report.cascades.is_empty() {
+        vec![none()]
+    } else {
+        vec![
+            Block::Text("Each component failing at peak, its load moving along `failover_to` (load asked / capacity).".to_owned()),
+            Block::List(report.cascades.iter().map(cascade_line).collect()),
+        ]
+    };
+    Section {
+        title: "Failover cascades",
+        blocks,
+    }
+}
+
+fn retries(report: &Report) -> Section<'static> {
+    if report.retries.is_empty() {
+        return Section {
+            title: "Retry paths",
+            blocks: vec![none()],
+        };
+    }
+    let mut blocks = vec![
+        Block::Text("Worst-case attempts reaching the last hop (A), the failure rate from which retries alone overload it, and its load at failure rate f: L × (1 − f) + L × f × A.".to_owned()),
+        Block::Table {
+            header: vec![
+                "call path",
+                "A",
+                "critical f",
+                "capacity",
+                "1%",
+                "5%",
+                "25%",
+                "100%",
+            ],
+            rows: report.retries.iter().map(retry_cells).collect(),
+            right: vec![1, 2, 3, 4, 5, 6, 7],
+        },
+    ];
+    if report.retries_truncated {
+        blocks.push(Block::Text("The walk stopped after 10000 call paths: each row is the worst path visited into its last hop.".to_owned()));
+    }
+    Section {
+        title: "Retry paths",
+        blocks,
+    }
+}
+
+fn recovery_order(report: &Report) -> Section<'static> {
+    let section = &report.cold_start;
+    if section.waves.is_empty() {
+        return Section {
+            title: "Recovery order",
+            blocks: vec![none()],
+        };
+    }
+    let mut blocks = vec![
+        Block::Text(format!(
+            "After a full outage, start in waves, dependencies first (degradable edges dropped); about {} to full service (the longest warmup of each wave, summed).",
+            seconds(section.time_to_full_service_s)
+        )),
+        Block::Table {
+            header: vec!["wave", "warmup", "components"],
+            rows: section
+                .waves
+                .iter()
+                .enumerate()
+                .map(|(index, wave)| {
+                    vec![
+                        index.to_string(),
+                        seconds(section.wave_warmup_s.get(index).copied().unwrap_or(0.0))
+                            .to_string(),
+                        wave.join(", "),
+                    ]
+                })
+                .collect(),
+            right: vec![0, 1],
+        },
+    ];
+    if !section.cycles.is_empty() {
+        blocks.push(Block::Text(
+            "No order exists for these cycles of required edges:".to_owned(),
+        ));
+        blocks.push(Block::List(
+            section.cycles.iter().map(|c| c.join(", ")).collect(),
+        ));
+    }
+    if !section.stampedes.is_empty() {
+        blocks.push(Block::Heading(
+            "Behind caches, when they start empty".to_owned(),
+        ));
+        blocks.push(Block::Table {
+            header: vec!["component", "steady", "cold", "capacity", "admit first"],
+            rows: section
+                .stampedes
+                .iter()
+                .map(|row| {
+                    vec![
+                        row.component.clone(),
+                        number(row.steady_load),
+                        number(row.cold_load),
+                        number(row.capacity),
+                        if row.overloaded {
+                            percent(row.admit_fraction)
+                        } else {
+                            "all".to_owned()
+                        },
+                    ]
+                })
+                .collect(),
+            right: vec![1, 2, 3, 4],
+        });
+    }
+    Section {
+        title: "Recovery order",
+        blocks,
+    }
+}
+
+fn disaster_recovery(report: &Report) -> Section<'static> {
+    if report.recovery.is_empty() {
+        return Section {
+            title: "Disaster recovery",
+            blocks: vec![none()],
+        };
+    }
+    let rows = report
+        .recovery
+        .iter()
+        .map(|row| {
+            vec![
+                row.component.clone(),
+                if row.standby { "yes" } else { "no" }.to_owned(),
+                against(
+                    row.worst_rpo_s,
+                    row.rpo_target_s,
+                    if row.standby { "unknown" } else { "no copy" },
+                ),
+                against(row.worst_rto_s, row.rto_target_s, "unknown"),
+                row.detect_decide_share
+                    .map_or_else(|| "-".to_owned(), percent),
+            ]
+        })
+        .collect();
+    Section {
+        title: "Disaster recovery",
+        blocks: vec![
+            Block::Text("Worst-case data loss (RPO) and recovery time (RTO) against their targets, and the share of the RTO spent detecting and deciding.".to_owned()),
+            Block::Table {
+                header: vec!["component", "standby", "RPO", "RTO", "detect+decide"],
+                rows,
+                right: vec![4],
+            },
+        ],
+    }
+}

@@ -1,0 +1,311 @@
+//! `nines report`, `graph`, `what-if` and `budget` on the example models.
+
+use std::path::Path;
+use std::process::Command;
+
+use insta_cmd::{assert_cmd_snapshot, get_cargo_bin};
+use nines::cli::{
+    GraphFormat, Outcome, ReportFormat, Terminal, WhatIfArgs, WhatIfFormat, graph, review,
+    what_if_source,
+};
+use nines::model::Date;
+
+use crate::{Run, settings};
+
+fn model_text(name: &str) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("models")
+            .join(name),
+    )
+    .unwrap()
+}
+
+fn name(path: &Path) -> String {
+    format!("models/{}", path.file_name().unwrap().to_string_lossy())
+}
+
+fn today() -> Date {
+    Date::parse("2026-11-30").unwrap()
+}
+
+#[test]
+fn examples_render_as_a_markdown_review() {
+    settings().bind(|| {
+        insta::glob!("../../models", "*.yaml", |path| {
+            let text = std::fs::read_to_string(path).unwrap();
+            let model = nines::model::parse(&text).unwrap();
+            let markdown = review(&name(path), &text, &model, today(), ReportFormat::Markdown);
+            for section in [
+                "## Summary",
+                "## Availability",
+                "## Findings",
+                "## Headroom (N-k)",
+                "## Failover cascades",
+                "## Retry paths",
+                "## Recovery order",
+                "## Disaster recovery",
+                "## Dependency diagram",
+                "```mermaid\nflowchart TD\n",
+            ] {
+                assert!(markdown.contains(section), "missing {section}");
+            }
+            insta::assert_snapshot!("report-markdown", markdown);
+        });
+    });
+}
+
+#[test]
+fn the_html_review_is_self_contained() {
+    let text = model_text("web-shop.yaml");
+    let model = nines::model::parse(&text).unwrap();
+    let html = review(
+        "models/web-shop.yaml",
+        &text,
+        &model,
+        today(),
+        ReportFormat::Html,
+    );
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    assert!(html.contains("<svg class=\"diagram\""));
+    for forbidden in ["<script", "http://", "https://", "<link", "@import", "src="] {
+        assert!(!html.contains(forbidden), "{forbidden}");
+    }
+    // The help of a finding, with its code span as an element.
+    assert!(html.contains("<strong>Help:</strong> add <code>placement: [az-a, az-b, az-c]</code>"));
+}
+
+#[test]
+fn examples_render_as_graphs() {
+    settings().bind(|| {
+        insta::glob!("../../models", "*.yaml", |path| {
+            let text = std::fs::read_to_string(path).unwrap();
+            let model = nines::model::parse(&text).unwrap();
+            insta::assert_snapshot!("graph-mermaid", graph(&model, &text, GraphFormat::Mermaid));
+            insta::assert_snapshot!("graph-dot", graph(&model, &text, GraphFormat::Dot));
+        });
+    });
+}
+
+fn what_if(lose: &[&str], scale_load: Option<f64>, set: &[&str], format: WhatIfFormat) -> Run {
+    let args = WhatIfArgs {
+        model: "models/web-shop.yaml".to_owned(),
+        lose: lose.iter().map(|s| (*s).to_owned()).collect(),
+        scale_load,
+        set: set.iter().map(|s| (*s).to_owned()).collect(),
+        format,
+        today: Some("2026-11-30".to_owned()),
+    };
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let outcome = {
+        let mut terminal = Terminal {
+            out: &mut out,
+            err: &mut err,
+            color_out: false,
+            color_err: false,
+            width: 80,
+            progress: false,
+        };
+        what_if_source(
+            "models/web-shop.yaml",
+            &model_text("web-shop.yaml"),
+            &args,
+            &mut terminal,
+        )
+    };
+    Run {
+        outcome,
+        stdout: String::from_utf8(out).unwrap(),
+        stderr: String::from_utf8(err).unwrap(),
+    }
+}
+
+fn json(run: &Run) -> serde_json::Value {
+    serde_json::from_str(&run.stdout).unwrap()
+}
+
+#[test]
+fn losing_a_zone_lowers_the_availability_and_shows_its_headroom_rows() {
+    let run = what_if(&["az-a"], None, &[], WhatIfFormat::Json);
+    assert_eq!(run.stderr, "");
+    let out = json(&run);
+    // postgres-primary runs only in az-a and checkout requires it: with az-a
+    // down, lb (which needs checkout through frontend) is down: 0.
+    let before = out["before"]["availability"]["lb"]["availability"]
+        .as_f64()
+        .unwrap();
+    let after = out["after"]["availability"]["lb"]["availability"]
+        .as_f64()
+        .unwrap();
+    assert!((before - 0.998_499_25).abs() < 1e-8, "{before}");
+    assert!(after.abs() < 1e-12, "{after}");
+    // slo/lb and spof/az-a were already there: nothing new, nothing resolved.
+    assert_eq!(out["introduced"], serde_json::json!([]));
+    assert_eq!(out["resolved"], serde_json::json!([]));
+    let table = what_if(&["az-a"], None, &[], WhatIfFormat::Table);
+    assert_eq!(table.outcome, Outcome::Pass);
+    // The rows of that loss: checkout keeps 2 of 4 (100 / 80 = 125%),
+    // frontend 6 of 9 (2000 / 2400 = 83%); no row of az-b or az-c.
+    assert!(
+        table
+            .stdout
+            .contains("│ checkout  ┆ az-a ┆ 2 of 4 ┆ 125% → 125% ┆ OVER"),
+        "{}",
+        table.stdout
+    );
+    assert!(
+        table
+            .stdout
+            .contains("│ frontend  ┆ az-a ┆ 6 of 9 ┆   83% → 83% ┆ ok")
+    );
+    assert!(!table.stdout.contains("az-b ┆"));
+    assert!(
+        table
+            .stdout
+            .contains("│ lb         ┆ 99.849925% ┆ 0.000000% ┆")
+    );
+    settings().bind(|| {
+        insta::assert_snapshot!("what-if-table@web-shop-lose-az-a", table.stdout);
+        insta::assert_snapshot!("what-if-json@web-shop-lose-az-a", run.stdout);
+    });
+}
+
+#[test]
+fn doubling_the_load_introduces_headroom_findings() {
+    let run = what_if(&[], Some(2.0), &[], WhatIfFormat::Json);
+    let out = json(&run);
+    // frontend: 4000 / (6 × 400) = 167% after a zone, 4000 / (8 × 400) = 125%
+    // after an instance; checkout: 200 / (3 × 40) = 167% after az-b, az-c or
+    // an instance (az-a was already over at 125%).
+    assert_eq!(
+        out["introduced"],
+        serde_json::json!([
+            "headroom/checkout/az-b",
+            "headroom/checkout/az-c",
+            "headroom/checkout/instance",
+            "headroom/frontend/az-a",
+            "headroom/frontend/az-b",
+            "headroom/frontend/az-c",
+            "headroom/frontend/instance"
+        ])
+    );
+    assert_eq!(run.outcome, Outcome::Fail);
+    let table = what_if(&[], Some(2.0), &[], WhatIfFormat::Table);
+    assert!(
+        table
+            .stdout
+            .contains("│ checkout  ┆ az-a     ┆ 2 of 4 ┆ 125% → 250% ┆ OVER"),
+        "{}",
+        table.stdout
+    );
+    settings().bind(|| {
+        insta::assert_snapshot!("what-if-table@web-shop-scale-load-2", table.stdout);
+        insta::assert_snapshot!("what-if-json@web-shop-scale-load-2", run.stdout);
+    });
+}
+
+#[test]
+fn setting_a_field_resolves_what_it_fixes() {
+    // checkout at 6 instances over {az-a: 2, az-b: 1, az-c: 1} does not add up,
+    // so set the placement too: 2 per zone. Losing a zone leaves 4 × 40 = 160
+    // for 100: 63%, and headroom/checkout/az-a is resolved.
+    let run = what_if(
+        &[],
+        None,
+        &[
+            "checkout.instances=6",
+            "checkout.placement=[az-a, az-b, az-c]",
+        ],
+        WhatIfFormat::Json,
+    );
+    assert_eq!(run.stderr, "");
+    assert_eq!(
+        json(&run)["resolved"],
+        serde_json::json!(["headroom/checkout/az-a"])
+    );
+    assert_eq!(run.outcome, Outcome::Pass);
+}
+
+#[test]
+fn bad_settings_and_names_are_located_errors() {
+    let run = what_if(
+        &[],
+        None,
+        &["payments.availability=99.9"],
+        WhatIfFormat::Table,
+    );
+    assert_eq!(run.outcome, Outcome::Invalid);
+    assert_eq!(run.stdout, "");
+    // The model's own wording, pointing into the argument.
+    assert!(
+        run.stderr.contains("`99.9` is not a probability"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("[--set:1:23]"), "{}", run.stderr);
+    assert!(run.stderr.contains("did you mean 99.9%?"));
+    let run = what_if(&["az-q"], None, &[], WhatIfFormat::Table);
+    assert_eq!(run.outcome, Outcome::Invalid);
+    assert!(
+        run.stderr.contains("(did you mean `az-a`?)"),
+        "{}",
+        run.stderr
+    );
+    let run = what_if(&[], None, &[], WhatIfFormat::Table);
+    assert_eq!(run.outcome, Outcome::Invalid);
+    assert!(run.stderr.contains("nothing to change"));
+}
+
+fn nines() -> Command {
+    let mut command = Command::new(get_cargo_bin("nines"));
+    command
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .env_remove("COLUMNS");
+    command
+}
+
+#[test]
+fn budgets_of_three_nines_and_a_half() {
+    settings().bind(|| {
+        assert_cmd_snapshot!("budget@99.9", nines().args(["budget", "99.9%"]));
+        assert_cmd_snapshot!("budget@99.95", nines().args(["budget", "99.95%"]));
+        assert_cmd_snapshot!(
+            "budget-json@99.95-7d",
+            nines().args(["budget", "0.9995", "--window", "7d", "--format", "json"])
+        );
+        assert_cmd_snapshot!("budget@bare-percent", nines().args(["budget", "99.9"]));
+    });
+}
+
+#[test]
+fn the_report_writes_to_a_file() {
+    let dir = std::env::temp_dir().join(format!("nines-report-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("review.md");
+    let status = nines()
+        .args([
+            "report",
+            "models/minimal.yaml",
+            "--today",
+            "2026-11-30",
+            "-o",
+        ])
+        .arg(&file)
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(0));
+    let written = std::fs::read_to_string(&file).unwrap();
+    assert!(written.starts_with("# Reliability review: "));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn every_rule_of_the_format_is_explained() {
+    for rule in nines::model::validate::RULES {
+        assert!(
+            nines::analyze::doc(rule).is_some(),
+            "`nines explain {rule}` has no text"
+        );
+    }
+}
