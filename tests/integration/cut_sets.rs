@@ -119,9 +119,7 @@ fn spof_and_shared_fate_agree_with_scram_order_one_cut_sets() {
         .output()
         .is_err()
     {
-        println!(
-            "skipped: `scram` is not installed here (Debian package `scram`; .ci/run installs it)"
-        );
+        crate::skip("`scram` is not installed here (Debian package `scram`; .ci/run installs it)");
         return;
     }
     let dir = std::env::temp_dir().join(format!("nines-cut-sets-{}", std::process::id()));

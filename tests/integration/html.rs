@@ -42,7 +42,7 @@ fn headless(browser: &Path, profile: &Path, extra: &[&str], page: &Path) -> std:
 #[test]
 fn html_reports_render_in_headless_chromium() {
     let Some(browser) = chromium() else {
-        println!("skipped: chromium not installed (apt-get install -y chromium)");
+        crate::skip("chromium not installed (apt-get install -y chromium)");
         return;
     };
     let work = std::env::temp_dir().join(format!("nines-html-{}", std::process::id()));

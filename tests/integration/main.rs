@@ -65,3 +65,11 @@ pub(crate) fn check(name: &str, text: &str, format: Format) -> Run {
         stderr: String::from_utf8(err).expect("utf-8 stderr"),
     }
 }
+
+/// Says on the terminal that a test did not run and why. The test harness
+/// captures `println!`, so this writes to the process's standard error
+/// directly: a skip is visible in every `cargo test` run, never silent.
+pub(crate) fn skip(reason: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "skipped: {reason}");
+}

@@ -81,9 +81,7 @@ fn compare(name: &str, model: &Model, dir: &Path) -> usize {
 #[test]
 fn unavailability_agrees_with_scram() {
     if !scram_available() {
-        println!(
-            "skipped: `scram` is not installed here (Debian package `scram`; .ci/run installs it)"
-        );
+        crate::skip("`scram` is not installed here (Debian package `scram`; .ci/run installs it)");
         return;
     }
     let dir = std::env::temp_dir().join(format!("nines-scram-{}", std::process::id()));
