@@ -12,10 +12,38 @@ fn main() {
     let validated = start.elapsed();
     let figures = nines::engine::availability(&model);
     let computed = start.elapsed();
+    let today = nines::model::Date::parse("2026-11-30").expect("a date");
+    let report = nines::cli::report_of(&model, &text, today);
+    let reported = start.elapsed();
+    let mut out = Vec::new();
+    nines::report::json::render(&report, &mut out).expect("in memory");
+    let rendered = start.elapsed();
     eprintln!(
-        "load {parsed:?}, validate {:?}, availability {:?} ({} entrypoints)",
+        "load {parsed:?}, validate {:?}, availability {:?} ({} entrypoints), full report {:?} ({} findings), json {:?} ({} bytes)",
         validated.saturating_sub(parsed),
         computed.saturating_sub(validated),
-        figures.len()
+        figures.len(),
+        reported.saturating_sub(computed),
+        report.findings.len(),
+        rendered.saturating_sub(reported),
+        out.len()
     );
+    if std::env::var_os("NINES_PHASES_RULES").is_some() {
+        let cx = nines::analyze::Context {
+            model: &model,
+            today,
+            figures: &figures,
+        };
+        for analyzer in nines::analyze::ANALYZERS {
+            let start = Instant::now();
+            let mut part = nines::report::Report::new(String::new(), Vec::new());
+            analyzer.check(&cx, &mut part);
+            eprintln!(
+                "  {:<22} {:?} ({} findings)",
+                analyzer.doc().name,
+                start.elapsed(),
+                part.findings.len()
+            );
+        }
+    }
 }

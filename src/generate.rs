@@ -33,8 +33,14 @@ impl SplitMix {
 
 /// A microservice-shaped model of `components` components: four layers
 /// (edge, services, backends, datastores), each calling about three
-/// components of the next layers, 10% of calls to `any_of` pairs, three
-/// zones in one region, and a few shared-fate groups.
+/// components of the next layer, 10% of calls to `any_of` pairs, three zones
+/// in one region, and four release trains as shared-fate groups.
+///
+/// It is shaped like a model a team keeps: calls retry with jittered backoff
+/// and a budget, timeouts shrink layer by layer, fleets run at about half
+/// their capacity. A few defects are mixed in (5% of retrying calls without
+/// jitter or budget, 5% of fleets too small for a zone loss, some components
+/// in release trains) so every kind of analysis has something to report.
 #[must_use]
 pub fn microservices(components: usize, seed: u64) -> String {
     let mut rng = SplitMix(seed);
@@ -47,10 +53,13 @@ pub fn microservices(components: usize, seed: u64) -> String {
         layers[2],
         components.saturating_sub(used).max(1),
     ];
+    // Per-attempt timeout of calls from each layer: the caller always waits
+    // longer than the callee's worst case, (1 + 2 retries) × its own timeout.
+    let timeouts = ["2s", "600ms", "150ms"];
     let mut text = String::new();
     let _ = writeln!(text, "system: generated-{components}");
     text.push_str("objective: {availability: 99.9%}\n");
-    text.push_str("domains:\n  region: {kind: region, availability: 99.99%}\n");
+    text.push_str("domains:\n  region: {kind: region}\n");
     for z in ["az-a", "az-b", "az-c"] {
         let _ = writeln!(
             text,
@@ -64,14 +73,8 @@ pub fn microservices(components: usize, seed: u64) -> String {
             "  release-{g}: {{kind: software, availability: 99.98%}}"
         );
     }
-    let _ = writeln!(
-        text,
-        "entrypoints: [{}]",
-        (0..sizes[0])
-            .map(|i| format!("l0-{i}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
+    let entrypoints: Vec<String> = (0..sizes[0]).map(|i| format!("l0-{i}")).collect();
+    let _ = writeln!(text, "entrypoints: [{}]", entrypoints.join(", "));
     text.push_str("components:\n");
     for (layer, &size) in sizes.iter().enumerate() {
         for i in 0..size {
@@ -92,15 +95,14 @@ pub fn microservices(components: usize, seed: u64) -> String {
                 "    availability: {}%",
                 99.0 + rng.below(99) as f64 / 100.0
             );
-            if rng.chance(30) {
+            if rng.chance(10) {
                 let _ = writeln!(text, "    shares: [release-{}]", rng.below(4));
             }
-            let _ = writeln!(
-                text,
-                "    capacity: {}\n    load: {}",
-                100 + rng.below(400),
-                100 + rng.below(1000)
-            );
+            // About half of capacity at peak; 5% of fleets run hot.
+            let load = 100 + rng.below(1000);
+            let headroom = if rng.chance(5) { 1.1 } else { 2.0 };
+            let per_instance = (load as f64 * headroom / instances as f64).ceil();
+            let _ = writeln!(text, "    capacity: {per_instance}\n    load: {load}");
             if layer == 3 {
                 continue;
             }
@@ -108,20 +110,28 @@ pub fn microservices(components: usize, seed: u64) -> String {
             text.push_str("    depends_on:\n");
             for _ in 0..3 {
                 let target = rng.below(next);
+                let retries = rng.below(3);
+                let policy = match (retries, rng.chance(5)) {
+                    (0, _) => String::new(),
+                    (_, true) => format!(", retries: {retries}"),
+                    (_, false) => {
+                        format!(", retries: {retries}, backoff: jittered, retry_budget: 10%")
+                    }
+                };
+                let timeout = timeouts[layer];
                 if rng.chance(10) && next > 1 {
                     let other = (target + 1 + rng.below(next - 1)) % next;
                     let _ = writeln!(
                         text,
-                        "      - {{any_of: [l{}-{target}, l{}-{other}], retries: 1, timeout: 200ms}}",
+                        "      - {{any_of: [l{}-{target}, l{}-{other}], timeout: {timeout}{policy}}}",
                         layer + 1,
                         layer + 1
                     );
                 } else {
                     let _ = writeln!(
                         text,
-                        "      - {{target: l{}-{target}, retries: {}, timeout: 300ms}}",
-                        layer + 1,
-                        rng.below(3)
+                        "      - {{target: l{}-{target}, timeout: {timeout}{policy}}}",
+                        layer + 1
                     );
                 }
             }

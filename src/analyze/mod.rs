@@ -37,6 +37,8 @@ pub use finding::{Finding, Location, Severity, Status};
 pub use slo::availability_rows;
 pub use status::{apply_acceptances, today_utc};
 
+use rayon::prelude::*;
+
 use crate::engine::Figure;
 use crate::model::{ComponentId, Date, Model};
 use crate::report::Report;
@@ -129,11 +131,22 @@ pub fn analyzer(rule: &str) -> Option<&'static dyn Analyzer> {
 }
 
 /// Runs the selected analyzers into `report`, then sorts its findings by id.
-pub fn run(cx: &Context, selected: impl Fn(&str) -> bool, report: &mut Report) {
-    for analyzer in ANALYZERS {
-        if selected(analyzer.doc().name) {
-            analyzer.check(cx, report);
-        }
+///
+/// Analyzers are independent: each runs into a report of its own, in
+/// parallel, and the parts are merged in registry order
+/// ([`Report::absorb`]), so the result does not depend on the threads.
+pub fn run(cx: &Context, selected: impl Fn(&str) -> bool + Sync, report: &mut Report) {
+    let parts: Vec<Report> = ANALYZERS
+        .par_iter()
+        .filter(|analyzer| selected(analyzer.doc().name))
+        .map(|analyzer| {
+            let mut part = Report::new(String::new(), Vec::new());
+            analyzer.check(cx, &mut part);
+            part
+        })
+        .collect();
+    for part in parts {
+        report.absorb(part);
     }
     report.findings.sort_by(|a, b| a.id.cmp(&b.id));
     report.findings.dedup_by(|a, b| a.id == b.id);

@@ -154,7 +154,7 @@ pub fn report(
     model: &model::Model,
     text: &str,
     today: Date,
-    selected: &dyn Fn(&str) -> bool,
+    selected: &(dyn Fn(&str) -> bool + Sync),
 ) -> Report {
     let figures = crate::engine::availability(model);
     let cx = Context {

@@ -265,6 +265,36 @@ impl Report {
         }
     }
 
+    /// Takes in the findings and figures of one analyzer's run. A section
+    /// that several rules fill alike (call paths, start order, recovery rows)
+    /// is taken from the first part that has it.
+    pub fn absorb(&mut self, part: Report) {
+        self.findings.extend(part.findings);
+        if self.headroom.is_empty() {
+            self.headroom = part.headroom;
+        }
+        if self.cascades.is_empty() {
+            self.cascades = part.cascades;
+        }
+        if self.retries.is_empty() {
+            self.retries = part.retries;
+            self.retries_truncated = part.retries_truncated;
+        }
+        let cold = part.cold_start;
+        if self.cold_start.waves.is_empty() {
+            self.cold_start.waves = cold.waves;
+            self.cold_start.wave_warmup_s = cold.wave_warmup_s;
+            self.cold_start.time_to_full_service_s = cold.time_to_full_service_s;
+            self.cold_start.cycles = cold.cycles;
+        }
+        if self.cold_start.stampedes.is_empty() {
+            self.cold_start.stampedes = cold.stampedes;
+        }
+        if self.recovery.is_empty() {
+            self.recovery = part.recovery;
+        }
+    }
+
     /// Fills in each finding's line and column from the model text (one
     /// pass to index the lines, then a binary search per finding).
     pub fn locate(&mut self, text: &str) {
