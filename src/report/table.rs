@@ -293,7 +293,7 @@ fn cold_start(section: &ColdStart, style: Style, out: &mut dyn Write) -> io::Res
 }
 
 /// `30s ≤ 1m`, `45m > 30m (15m over)`, or the figure alone without a target.
-pub(crate) fn against(worst: Option<f64>, target: Option<f64>, missing: &str) -> String {
+fn against(worst: Option<f64>, target: Option<f64>, missing: &str) -> String {
     match (worst, target) {
         (None, Some(t)) => format!("{missing} (target {})", seconds(t)),
         (None, None) => missing.to_owned(),
@@ -310,21 +310,27 @@ fn recovery(rows: &[RecoveryRow], style: Style, out: &mut dyn Write) -> io::Resu
         &["component", "standby", "RPO", "RTO", "detect+decide"],
     );
     for row in rows {
-        table.add_row([
-            row.component.clone(),
-            if row.standby { "yes" } else { "no" }.to_owned(),
-            against(
-                row.worst_rpo_s,
-                row.rpo_target_s,
-                if row.standby { "unknown" } else { "no copy" },
-            ),
-            against(row.worst_rto_s, row.rto_target_s, "unknown"),
-            row.detect_decide_share
-                .map_or_else(|| "-".to_owned(), percent),
-        ]);
+        table.add_row(recovery_cells(row));
     }
     align_right(&mut table, 4..=4);
     writeln!(out, "{table}")
+}
+
+/// One disaster-recovery row as cells: component, standby, RPO and RTO
+/// against their targets, the share spent detecting and deciding.
+pub(crate) fn recovery_cells(row: &RecoveryRow) -> Vec<String> {
+    vec![
+        row.component.clone(),
+        if row.standby { "yes" } else { "no" }.to_owned(),
+        against(
+            row.worst_rpo_s,
+            row.rpo_target_s,
+            if row.standby { "unknown" } else { "no copy" },
+        ),
+        against(row.worst_rto_s, row.rto_target_s, "unknown"),
+        row.detect_decide_share
+            .map_or_else(|| "-".to_owned(), percent),
+    ]
 }
 
 /// The N-k contingencies, highest utilization first, each named by its loss.

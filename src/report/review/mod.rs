@@ -8,7 +8,7 @@ pub mod html;
 pub mod markdown;
 
 use super::diagram::Diagram;
-use super::table::{against, cascade_line, downtime, retry_cells, seconds};
+use super::table::{cascade_line, downtime, recovery_cells, retry_cells, seconds};
 use super::{HeadroomRow, Report};
 use crate::analyze::wording::{number, percent, whole_percent};
 use crate::analyze::{Finding, Severity, Status};
@@ -462,24 +462,7 @@ fn disaster_recovery(report: &Report) -> Section<'static> {
             blocks: vec![none()],
         };
     }
-    let rows = report
-        .recovery
-        .iter()
-        .map(|row| {
-            vec![
-                row.component.clone(),
-                if row.standby { "yes" } else { "no" }.to_owned(),
-                against(
-                    row.worst_rpo_s,
-                    row.rpo_target_s,
-                    if row.standby { "unknown" } else { "no copy" },
-                ),
-                against(row.worst_rto_s, row.rto_target_s, "unknown"),
-                row.detect_decide_share
-                    .map_or_else(|| "-".to_owned(), percent),
-            ]
-        })
-        .collect();
+    let rows = report.recovery.iter().map(recovery_cells).collect();
     Section {
         title: "Disaster recovery",
         blocks: vec![
