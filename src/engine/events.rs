@@ -167,8 +167,14 @@ impl Leaf {
     }
 }
 
-/// `P(X ≥ k)` for `X ~ Binomial(n, p)`: one minus the lower tail, summed
-/// term by term (k is `min_healthy`, small in practice).
+/// Terms summed directly before the tail is taken from the incomplete beta
+/// function instead.
+const DIRECT_TERMS: u64 = 1_000;
+
+/// `P(X ≥ k)` for `X ~ Binomial(n, p)`. With few terms, one minus the lower
+/// tail summed term by term (k is `min_healthy`, small in practice); with
+/// thousands, the regularized incomplete beta function
+/// `P(X ≥ k) = I_p(k, n − k + 1)`, so a fleet of millions costs the same.
 #[must_use]
 pub fn at_least(n: u64, k: u64, p: f64) -> f64 {
     if k == 0 {
@@ -186,6 +192,11 @@ pub fn at_least(n: u64, k: u64, p: f64) -> f64 {
     let q = 1.0 - p;
     if k == n {
         return p.powf(n as f64);
+    }
+    if k > DIRECT_TERMS {
+        return statrs::function::beta::checked_beta_reg(k as f64, (n - k + 1) as f64, p)
+            .unwrap_or(0.0)
+            .clamp(0.0, 1.0);
     }
     // term(j) = C(n, j) p^j q^(n−j); start from j = 0 in log space.
     let mut log_term = (n as f64) * q.ln();
@@ -211,5 +222,19 @@ mod tests {
         // 3 of 3 at 0.999: 0.999³ = 0.997002999
         assert!((at_least(3, 3, 0.999) - 0.997_002_999).abs() < 1e-15);
         assert!((at_least(2, 3, 0.9)).abs() < 1e-15);
+        // Past the direct sum the incomplete beta gives the same tail:
+        // 1500 of 3000 at 50% is just over one half (the median term counts).
+        let direct: f64 = {
+            // Symmetry: P(X ≥ 1500) = (1 + P(X = 1500)) / 2 for n = 3000, p = 0.5;
+            // P(X = 1500) = C(3000, 1500) / 2^3000 ≈ 0.014566.
+            f64::midpoint(1.0, 0.014_566)
+        };
+        assert!(
+            (at_least(3000, 1500, 0.5) - direct).abs() < 1e-5,
+            "{}",
+            at_least(3000, 1500, 0.5)
+        );
+        // A fleet of four billion needing three billion at 80%: certain, and instant.
+        assert!((at_least(4_000_000_000, 3_000_000_000, 0.8) - 1.0).abs() < 1e-12);
     }
 }

@@ -84,27 +84,27 @@ fn run_chunk(model: &Model, seed: u64, chunk: u64) -> Vec<u64> {
                 if c.shares.iter().any(|g| group_down[g.0]) {
                     return false;
                 }
-                let mut running = 0u32;
-                let mut place = |count: u32, reachable: bool, rng: &mut ChaCha8Rng| {
-                    if !reachable {
-                        return;
-                    }
-                    for _ in 0..count {
-                        if c.availability.is_none_or(|a| rng.random::<f64>() < a) {
-                            running += 1;
-                        }
-                    }
-                };
-                if c.placement.is_empty() {
-                    place(c.instances, true, &mut rng);
+                // Instances whose domains are up; whether enough of them are
+                // up on their own is one draw against the binomial tail, the
+                // same distribution as drawing every instance.
+                let reachable: u64 = if c.placement.is_empty() {
+                    u64::from(c.instances)
                 } else {
-                    for &(d, count) in &c.placement {
-                        let reachable = !domain_down[d.0]
-                            && !model.domain(d).ancestors.iter().any(|a| domain_down[a.0]);
-                        place(count, reachable, &mut rng);
-                    }
-                }
-                running >= c.min_healthy
+                    c.placement
+                        .iter()
+                        .filter(|(d, _)| {
+                            !domain_down[d.0]
+                                && !model.domain(*d).ancestors.iter().any(|a| domain_down[a.0])
+                        })
+                        .map(|&(_, count)| u64::from(count))
+                        .sum()
+                };
+                let healthy = super::events::at_least(
+                    reachable,
+                    u64::from(c.min_healthy),
+                    c.availability.unwrap_or(1.0),
+                );
+                healthy >= 1.0 || (healthy > 0.0 && rng.random::<f64>() < healthy)
             })
             .collect();
         let up = scenario::up_given(model, local);

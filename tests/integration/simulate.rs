@@ -19,7 +19,8 @@ fn the_interval_contains_the_analytic_figure_on_every_example() {
     for path in paths {
         let model = nines::model::parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let figures = engine::availability(&model);
-        let simulation = montecarlo::simulate(&model, 100_000, 1, &|_| {});
+        // What `nines simulate MODEL` runs by default: 1,000,000 trials, seed 1.
+        let simulation = montecarlo::simulate(&model, 1_000_000, 1, &|_| {});
         for ((entrypoint, down), (_, figure)) in simulation.down.iter().zip(&figures) {
             if *down < montecarlo::MIN_FAILURES {
                 continue; // too rare to measure at this trial count: the CLI says so
