@@ -156,6 +156,18 @@ fn walk_bounded(model: &Model, max_paths: usize) -> CallPaths<'_> {
     entrypoints.dedup();
     // Each entrypoint gets its share, so one huge subgraph does not hide the others.
     let share = (max_paths / entrypoints.len().max(1)).max(1);
+    // Within a share, retrying edges are walked first (largest multiplier
+    // first), so when the budget runs out it is the paths without retries
+    // that go unvisited, not the ones the retry rules are about.
+    let order: Vec<Vec<usize>> = model
+        .components
+        .iter()
+        .map(|c| {
+            let mut edges: Vec<usize> = (0..c.depends_on.len()).collect();
+            edges.sort_by(|&a, &b| factor(&c.depends_on[b]).total_cmp(&factor(&c.depends_on[a])));
+            edges
+        })
+        .collect();
     for entry in entrypoints {
         let mut budget = share;
         let mut on_path = vec![false; model.components.len()];
@@ -175,7 +187,10 @@ fn walk_bounded(model: &Model, max_paths: usize) -> CallPaths<'_> {
         let mut amplifications = vec![1.0];
         while let Some(top) = stack.last_mut() {
             let component = model.component(top.component);
-            let Some(edge) = component.depends_on.get(top.edge) else {
+            let Some(edge) = order[top.component.0]
+                .get(top.edge)
+                .map(|&e| &component.depends_on[e])
+            else {
                 on_path[top.component.0] = false;
                 stack.pop();
                 if current.edges.pop().is_some_and(|e| e.retries > 0) {

@@ -75,8 +75,14 @@ fn minutes(seconds: f64) -> String {
 }
 
 /// `-log10(1 - a)`, capped for a perfect figure.
+/// `-log10(1 - a)`; a figure of exactly 1 shows as 99 nines (the JSON and
+/// the table say so in docs/json.md), and 0 as 0, never `-0`.
 fn nines(a: f64) -> f64 {
-    if a >= 1.0 { 99.0 } else { -(1.0 - a).log10() }
+    if a >= 1.0 {
+        99.0
+    } else {
+        (-(1.0 - a).log10()).max(0.0)
+    }
 }
 
 // ---- documentation ----
@@ -107,7 +113,9 @@ impl Analyzer for Slo {
             return;
         };
         for (entrypoint, figure) in cx.figures {
-            if figure.availability < objective.availability {
+            // A bounded figure misses the objective only when even its upper
+            // end does: the lower end alone would blame the method.
+            if figure.upper < objective.availability {
                 report.findings.push(below_objective(
                     cx.model,
                     cx.model.component(*entrypoint),

@@ -5,6 +5,9 @@ use clap::{Args, ValueEnum};
 use super::{Outcome, Terminal, input, read_model};
 use crate::engine::mef;
 
+/// Most instances written as basic events.
+const MAX_INSTANCES: u64 = 1_000_000;
+
 /// Export formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ExportFormat {
@@ -30,6 +33,19 @@ pub(super) fn run(args: &ExportArgs, terminal: &mut Terminal) -> Outcome {
     let Some((_, model)) = read_model(&args.model, terminal) else {
         return Outcome::Invalid;
     };
+    // One basic event per instance: a fleet of millions would write
+    // gigabytes that no fault-tree engine can read.
+    let instances: u64 = model
+        .components
+        .iter()
+        .map(|c| u64::from(c.instances))
+        .sum();
+    if instances > MAX_INSTANCES {
+        terminal.error(&format!(
+            "the model has {instances} instances; a fault tree gets one basic event per instance, and {MAX_INSTANCES} is the most nines exports"
+        ));
+        return Outcome::Invalid;
+    }
     let text = match args.format {
         ExportFormat::Mef => mef::export(&model),
     };

@@ -138,6 +138,9 @@ struct Footprint {
     /// Σ P(s) × P(gates | s) × (product of the other footprints), per state
     /// of `events` (for the improvement of the members).
     weight: HashMap<u64, f64>,
+    /// For a footprint too wide to table (one member): its gain, summed
+    /// state by state.
+    direct_gain: f64,
 }
 
 struct Run<'a> {
@@ -190,6 +193,7 @@ impl<'a> Run<'a> {
                     members: vec![index],
                     table: None,
                     weight: HashMap::new(),
+                    direct_gain: 0.0,
                 });
             }
         }
@@ -238,7 +242,13 @@ impl<'a> Run<'a> {
         let masks: Vec<u64> = self
             .footprints
             .iter()
-            .map(|f| mask_of(&f.events, &self.down))
+            .map(|f| {
+                if f.table.is_some() {
+                    mask_of(&f.events, &self.down)
+                } else {
+                    0
+                }
+            })
             .collect();
         let parts: Vec<f64> = self
             .footprints
@@ -280,8 +290,14 @@ impl<'a> Run<'a> {
         // Improvement bookkeeping.
         let (prefix, suffix) = products_without(&parts);
         for (i, footprint) in self.footprints.iter_mut().enumerate() {
-            *footprint.weight.entry(masks[i]).or_insert(0.0) +=
-                p_state * gates * prefix[i] * suffix[i + 1];
+            let weight = p_state * gates * prefix[i] * suffix[i + 1];
+            if footprint.table.is_some() {
+                *footprint.weight.entry(masks[i]).or_insert(0.0) += weight;
+            } else {
+                let leaf = &self.model.leaves[footprint.members[0]];
+                let q = leaf.probability(|e| self.down[e], true);
+                footprint.direct_gain += weight * (q - parts[i]);
+            }
         }
         if !self.var_gain.is_empty() && series > 0.0 {
             let mut d = vec![0.0; self.var_gain.len()];
@@ -383,6 +399,13 @@ impl<'a> Run<'a> {
     fn improvement(&self, model: &Model, components: &[ComponentId]) -> Vec<(Subject, f64)> {
         let mut gains: Vec<(Subject, f64)> = Vec::new();
         for footprint in &self.footprints {
+            if footprint.table.is_none() {
+                gains.push((
+                    Subject::Component(components[footprint.members[0]]),
+                    footprint.direct_gain,
+                ));
+                continue;
+            }
             let mut per_member = vec![0.0; footprint.members.len()];
             let mut states: Vec<(&u64, &f64)> = footprint.weight.iter().collect();
             states.sort_by_key(|(mask, _)| **mask);

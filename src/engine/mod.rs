@@ -206,6 +206,41 @@ mod tests {
     }
 
     #[test]
+    fn a_footprint_wider_than_a_machine_word_is_evaluated_per_state() {
+        // One component spread over 65 zones (more events than bits in a mask),
+        // 99.9999% each, perfect instances, min_healthy 65: up only when every
+        // zone is: 0.999999^65 = 0.999935002, bounded, and no overflow.
+        let mut text = String::from("system: s\ndomains:\n");
+        for z in 0..65 {
+            let _ = writeln!(text, "  z{z}: {{kind: zone, availability: 99.9999%}}");
+        }
+        let zones: Vec<String> = (0..65).map(|z| format!("z{z}")).collect();
+        let _ = writeln!(
+            text,
+            "components:\n  a: {{instances: 65, min_healthy: 65, placement: [{}]}}",
+            zones.join(", ")
+        );
+        let f = figure(&text);
+        let truth = 0.999_999_f64.powi(65);
+        assert_eq!(f.method, Method::Bounded);
+        assert!(
+            f.lower <= truth + 1e-12 && truth <= f.upper + 1e-12,
+            "{} {truth} {}",
+            f.lower,
+            f.upper
+        );
+        assert!(f.upper - f.lower <= 1e-9);
+        // Every zone costs the same: each gains 0.999999^64 − 0.999999^65 ≈ 1e-6.
+        assert!(
+            f.improvement
+                .iter()
+                .all(|(_, gain)| (gain - 1e-6).abs() < 1e-8),
+            "{:?}",
+            &f.improvement[..3]
+        );
+    }
+
+    #[test]
     fn many_events_give_a_tight_bound_around_the_truth() {
         // 20 series components, each in its own 99.9% group: A = 0.999^20 exactly,
         // but 20 events exceed the exhaustive limit, so the figure is bounded.

@@ -66,6 +66,7 @@ fn run_chunk(model: &Model, seed: u64, chunk: u64) -> Vec<u64> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     rng.set_stream(chunk);
     let mut counts = vec![0u64; model.entrypoints.len()];
+    let callers = scenario::callers(model);
     let mut domain_down = vec![false; model.domains.len()];
     let mut group_down = vec![false; model.groups.len()];
     for _ in 0..CHUNK {
@@ -107,7 +108,7 @@ fn run_chunk(model: &Model, seed: u64, chunk: u64) -> Vec<u64> {
                 healthy >= 1.0 || (healthy > 0.0 && rng.random::<f64>() < healthy)
             })
             .collect();
-        let up = scenario::up_given(model, local);
+        let up = scenario::up_given_with(model, &callers, local);
         for (count, e) in counts.iter_mut().zip(&model.entrypoints) {
             if !up[e.0] {
                 *count += 1;

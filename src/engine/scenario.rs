@@ -70,19 +70,51 @@ pub fn locally_up(model: &Model, scenario: &Scenario) -> Vec<bool> {
 
 /// Which components are up, given which survive on their own (the greatest
 /// fixed point of the required-edge conditions).
-pub fn up_given(model: &Model, mut up: Vec<bool>) -> Vec<bool> {
-    loop {
-        let mut changed = false;
-        for id in model.component_ids() {
-            if up[id.0] && !dependencies_hold(model, id, &up) {
-                up[id.0] = false;
-                changed = true;
-            }
-        }
-        if !changed {
-            return up;
+pub fn up_given(model: &Model, up: Vec<bool>) -> Vec<bool> {
+    up_given_with(model, &callers(model), up)
+}
+
+/// [`up_given`] with the callers index already built (see [`callers`]): a
+/// worklist switches off what lacks a dependency and then only re-checks its
+/// callers, so a long chain costs its length, not its length squared.
+pub fn up_given_with(model: &Model, callers: &[Vec<ComponentId>], mut up: Vec<bool>) -> Vec<bool> {
+    let mut work: Vec<ComponentId> = Vec::new();
+    for id in model.component_ids() {
+        if up[id.0] && !dependencies_hold(model, id, &up) {
+            up[id.0] = false;
+            work.push(id);
         }
     }
+    while let Some(id) = work.pop() {
+        for &caller in &callers[id.0] {
+            if up[caller.0] && !dependencies_hold(model, caller, &up) {
+                up[caller.0] = false;
+                work.push(caller);
+            }
+        }
+    }
+    up
+}
+
+/// For each component, who calls it through a required edge.
+#[must_use]
+pub fn callers(model: &Model) -> Vec<Vec<ComponentId>> {
+    let mut callers = vec![Vec::new(); model.components.len()];
+    for id in model.component_ids() {
+        for edge in model
+            .component(id)
+            .depends_on
+            .iter()
+            .filter(|e| !e.degradable)
+        {
+            for t in &edge.targets {
+                if !callers[t.0].contains(&id) {
+                    callers[t.0].push(id);
+                }
+            }
+        }
+    }
+    callers
 }
 
 /// Which components are up in a scenario.
@@ -119,24 +151,9 @@ impl Baseline {
     /// The empty scenario's state of `model`.
     #[must_use]
     pub fn new(model: &Model) -> Self {
-        let mut callers = vec![Vec::new(); model.components.len()];
-        for id in model.component_ids() {
-            for edge in model
-                .component(id)
-                .depends_on
-                .iter()
-                .filter(|e| !e.degradable)
-            {
-                for t in &edge.targets {
-                    if !callers[t.0].contains(&id) {
-                        callers[t.0].push(id);
-                    }
-                }
-            }
-        }
         Self {
             up: up(model, &Scenario::default()),
-            callers,
+            callers: callers(model),
         }
     }
 

@@ -48,7 +48,7 @@ pub fn render(report: &Report, file: &str, style: Style, out: &mut dyn Write) ->
         writeln!(out)?;
         cascades(report, style, out)?;
     }
-    if !report.retries.is_empty() {
+    if !report.retries.is_empty() || report.retries_truncated {
         writeln!(out)?;
         retries(report, style, out)?;
     }

@@ -131,11 +131,14 @@ fn availability(component: &RawComponent, cx: &mut Cx) -> Option<f64> {
                     "give either `availability`, or `mtbf` with `mttr`: remove one",
                 ));
             }
+            if mtbf.value.0 == 0 {
+                cx.report(Problem::zero_duration(mtbf.span, "mtbf"));
+            }
             let (up, down) = (mtbf.value.seconds(), mttr.value.seconds());
             Some(if up + down > 0.0 {
                 up / (up + down)
             } else {
-                1.0
+                0.0
             })
         }
         (_, Some(mtbf), None) => {
