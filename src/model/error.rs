@@ -155,9 +155,7 @@ impl Problem {
             span,
             "zero",
         )
-        .help(format!(
-            "give `{key}` a real length such as `30d`, or leave it out for the default"
-        ))
+        .help(format!("give `{key}` a length above 0s, such as `720h`"))
     }
 
     /// The same name twice in one list.
