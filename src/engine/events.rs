@@ -50,15 +50,29 @@ pub struct Leaf {
     pub min_healthy: u32,
     /// Every event it depends on, sorted.
     pub footprint: Vec<usize>,
+    /// Per entry, the folded events (indices into
+    /// [`EventModel::folded`]) that must also be up: domains that hold this
+    /// entry and nothing else, integrated into the leaf instead of
+    /// conditioned on.
+    pub private: Vec<Vec<usize>>,
 }
 
 /// The events relevant to a set of components, and each component's leaf.
+#[derive(Debug, Clone)]
 pub struct EventModel {
-    /// The events, in model order (domains, then groups).
+    /// The events conditioned on, in model order (domains, then groups).
     pub events: Vec<Event>,
+    /// Events folded into a single leaf's entry (see [`Leaf::private`]).
+    pub folded: Vec<Event>,
     /// One leaf per component of the set, in the same order.
     pub leaves: Vec<Leaf>,
 }
+
+/// Above this many events, domains that hold a single entry of a single
+/// component are folded into that component instead of conditioned on.
+/// (Below it every state is enumerated anyway, and folding would only
+/// change the order of floating-point sums.)
+pub const FOLD_ABOVE: usize = 14;
 
 /// Collects the events that can affect `components`.
 #[must_use]
@@ -138,6 +152,7 @@ pub fn collect(model: &Model, components: &[ComponentId]) -> EventModel {
             footprint.sort_unstable();
             footprint.dedup();
             Leaf {
+                private: vec![Vec::new(); entries.len()],
                 entries,
                 groups,
                 availability: component.availability.unwrap_or(1.0),
@@ -146,12 +161,129 @@ pub fn collect(model: &Model, components: &[ComponentId]) -> EventModel {
             }
         })
         .collect();
-    EventModel { events, leaves }
+    let model = EventModel {
+        events,
+        folded: Vec::new(),
+        leaves,
+    };
+    if model.events.len() > FOLD_ABOVE {
+        fold(model)
+    } else {
+        model
+    }
+}
+
+/// Moves every domain event that holds exactly one entry of one leaf (and
+/// appears nowhere else) out of the conditioned events and into that entry.
+/// Given the other events, such an event is independent of everything but
+/// its entry, so integrating it there is exact and removes a factor of two
+/// from the number of states.
+fn fold(mut model: EventModel) -> EventModel {
+    let mut uses = vec![0usize; model.events.len()];
+    for leaf in &model.leaves {
+        for (_, needs) in &leaf.entries {
+            for &e in needs {
+                uses[e] += 1;
+            }
+        }
+        for &g in &leaf.groups {
+            uses[g] += 2; // groups are never folded
+        }
+    }
+    let foldable: Vec<bool> = model
+        .events
+        .iter()
+        .zip(&uses)
+        .map(|(e, &n)| n == 1 && matches!(e.subject, Subject::Domain(_)))
+        .collect();
+    let mut new_index = vec![usize::MAX; model.events.len()];
+    let mut folded_index = vec![usize::MAX; model.events.len()];
+    let mut kept = Vec::new();
+    for (i, event) in model.events.iter().enumerate() {
+        if foldable[i] {
+            folded_index[i] = model.folded.len();
+            model.folded.push(*event);
+        } else {
+            new_index[i] = kept.len();
+            kept.push(*event);
+        }
+    }
+    model.events = kept;
+    for leaf in &mut model.leaves {
+        for (entry, (_, needs)) in leaf.entries.iter_mut().enumerate() {
+            leaf.private[entry] = needs
+                .iter()
+                .filter(|&&e| foldable[e])
+                .map(|&e| folded_index[e])
+                .collect();
+            needs.retain(|&e| !foldable[e]);
+            for e in needs.iter_mut() {
+                *e = new_index[*e];
+            }
+        }
+        for g in &mut leaf.groups {
+            *g = new_index[*g];
+        }
+        leaf.footprint = leaf
+            .entries
+            .iter()
+            .flat_map(|(_, e)| e.iter().copied())
+            .chain(leaf.groups.iter().copied())
+            .collect();
+        leaf.footprint.sort_unstable();
+        leaf.footprint.dedup();
+    }
+    model
 }
 
 impl Leaf {
-    /// Probability the component is healthy given which events are down;
-    /// with `perfect`, its instances never fail on their own.
+    /// Probability the component is healthy given which conditioned events
+    /// are down, integrating its folded events (`folded` gives their up
+    /// probabilities); with `perfect`, its instances never fail on their own.
+    pub fn healthy(&self, down: impl Fn(usize) -> bool, folded: &[Event], perfect: bool) -> f64 {
+        if self.private.iter().all(Vec::is_empty) {
+            return self.probability(down, perfect);
+        }
+        if self.groups.iter().any(|&g| down(g)) {
+            return 0.0;
+        }
+        // The distribution of running instances, entry by entry: an entry
+        // whose folded domains are all up (probability Π up) adds its count.
+        let mut running: Vec<(u64, f64)> = vec![(0, 1.0)];
+        for ((count, needs), private) in self.entries.iter().zip(&self.private) {
+            if needs.iter().any(|&e| down(e)) {
+                continue;
+            }
+            let up: f64 = private.iter().map(|&f| folded[f].up).product();
+            let mut next: Vec<(u64, f64)> = Vec::with_capacity(running.len() * 2);
+            for &(m, p) in &running {
+                next.push((m + u64::from(*count), p * up));
+                if up < 1.0 {
+                    next.push((m, p * (1.0 - up)));
+                }
+            }
+            next.sort_by_key(|&(m, _)| m);
+            next.dedup_by(|b, a| {
+                if a.0 == b.0 {
+                    a.1 += b.1;
+                    true
+                } else {
+                    false
+                }
+            });
+            running = next;
+        }
+        let availability = if perfect { 1.0 } else { self.availability };
+        running
+            .iter()
+            .map(|&(m, p)| p * at_least(m, u64::from(self.min_healthy), availability))
+            .sum::<f64>()
+            .clamp(0.0, 1.0)
+    }
+
+    /// Probability the component is healthy given which events are down,
+    /// ignoring folded events; with `perfect`, its instances never fail on
+    /// their own.
     pub fn probability(&self, down: impl Fn(usize) -> bool, perfect: bool) -> f64 {
         if self.groups.iter().any(|&g| down(g)) {
             return 0.0;

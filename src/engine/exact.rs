@@ -82,7 +82,12 @@ pub fn evaluate(model: &Model, structure: &Structure) -> Figure {
         Method::Exact => lower,
         Method::Bounded => (lower + (1.0 - run.mass).max(0.0)).min(1.0),
     };
-    let improvement = run.improvement(model, &components);
+    let mut improvement = run.improvement(model, &components);
+    improvement.extend(folded_gains(structure, &event_model, method, run.total));
+    improvement.sort_by(|a, b| {
+        b.1.total_cmp(&a.1)
+            .then_with(|| a.0.name(model).cmp(b.0.name(model)))
+    });
     Figure {
         availability: lower,
         lower,
@@ -93,6 +98,36 @@ pub fn evaluate(model: &Model, structure: &Structure) -> Figure {
         events: n,
         unquantified: unquantified(model, &components),
     }
+}
+
+/// Most folded events whose improvement is computed (each costs one more
+/// evaluation).
+const MAX_FOLDED_GAINS: usize = 256;
+
+/// The improvement of each folded domain: the figure again with that domain
+/// never failing, minus the figure.
+fn folded_gains(
+    structure: &Structure,
+    events: &EventModel,
+    method: Method,
+    total: f64,
+) -> Vec<(Subject, f64)> {
+    if events.folded.len() > MAX_FOLDED_GAINS {
+        return Vec::new();
+    }
+    (0..events.folded.len())
+        .filter_map(|i| {
+            let mut perfect = events.clone();
+            perfect.folded[i].up = 1.0;
+            let mut run = Run::new(structure, &perfect);
+            match method {
+                Method::Exact => run.exhaust(),
+                Method::Bounded => run.best_first(),
+            }
+            let gain = run.total - total;
+            (gain > 1e-15).then_some((events.folded[i].subject, gain))
+        })
+        .collect()
 }
 
 /// When the alternatives' BDD grew too large: rigorous but wide bounds. The
@@ -206,7 +241,7 @@ impl<'a> Run<'a> {
                         footprint
                             .members
                             .iter()
-                            .map(|&m| model.leaves[m].probability(down, false))
+                            .map(|&m| model.leaves[m].healthy(down, &model.folded, false))
                             .product()
                     })
                     .collect();
@@ -259,7 +294,9 @@ impl<'a> Run<'a> {
                 None => f
                     .members
                     .iter()
-                    .map(|&m| self.model.leaves[m].probability(|e| self.down[e], false))
+                    .map(|&m| {
+                        self.model.leaves[m].healthy(|e| self.down[e], &self.model.folded, false)
+                    })
                     .product(),
             })
             .collect();
@@ -275,8 +312,8 @@ impl<'a> Run<'a> {
         p.clear();
         q.clear();
         for leaf in &self.model.leaves[series_len..] {
-            p.push(leaf.probability(|e| self.down[e], false));
-            q.push(leaf.probability(|e| self.down[e], true));
+            p.push(leaf.healthy(|e| self.down[e], &self.model.folded, false));
+            q.push(leaf.healthy(|e| self.down[e], &self.model.folded, true));
         }
         let gates = self
             .structure
@@ -295,7 +332,7 @@ impl<'a> Run<'a> {
                 *footprint.weight.entry(masks[i]).or_insert(0.0) += weight;
             } else {
                 let leaf = &self.model.leaves[footprint.members[0]];
-                let q = leaf.probability(|e| self.down[e], true);
+                let q = leaf.healthy(|e| self.down[e], &self.model.folded, true);
                 footprint.direct_gain += weight * (q - parts[i]);
             }
         }
@@ -414,11 +451,11 @@ impl<'a> Run<'a> {
                 let p: Vec<f64> = footprint
                     .members
                     .iter()
-                    .map(|&m| self.model.leaves[m].probability(down, false))
+                    .map(|&m| self.model.leaves[m].healthy(down, &self.model.folded, false))
                     .collect();
                 let (prefix, suffix) = products_without(&p);
                 for (i, &m) in footprint.members.iter().enumerate() {
-                    let q = self.model.leaves[m].probability(down, true);
+                    let q = self.model.leaves[m].healthy(down, &self.model.folded, true);
                     per_member[i] += weight * prefix[i] * suffix[i + 1] * (q - p[i]);
                 }
             }

@@ -206,10 +206,11 @@ mod tests {
     }
 
     #[test]
-    fn a_footprint_wider_than_a_machine_word_is_evaluated_per_state() {
-        // One component spread over 65 zones (more events than bits in a mask),
-        // 99.9999% each, perfect instances, min_healthy 65: up only when every
-        // zone is: 0.999999^65 = 0.999935002, bounded, and no overflow.
+    fn domains_private_to_one_component_are_folded_into_it() {
+        // One component spread over 65 zones (more events than bits in a mask)
+        // at 99.9999% each, perfect instances, min_healthy 65: up only when
+        // every zone is: 0.999999^65. Each zone holds one entry of this one
+        // component, so the zones fold into it and the figure is exact.
         let mut text = String::from("system: s\ndomains:\n");
         for z in 0..65 {
             let _ = writeln!(text, "  z{z}: {{kind: zone, availability: 99.9999%}}");
@@ -221,23 +222,43 @@ mod tests {
             zones.join(", ")
         );
         let f = figure(&text);
-        let truth = 0.999_999_f64.powi(65);
-        assert_eq!(f.method, Method::Bounded);
-        assert!(
-            f.lower <= truth + 1e-12 && truth <= f.upper + 1e-12,
-            "{} {truth} {}",
-            f.lower,
-            f.upper
-        );
-        assert!(f.upper - f.lower <= 1e-9);
-        // Every zone costs the same: each gains 0.999999^64 − 0.999999^65 ≈ 1e-6.
+        assert_eq!(f.method, Method::Exact);
+        assert!(close(f.availability, 0.999_999_f64.powi(65)));
+        // Every zone costs the same: 0.999999^64 − 0.999999^65 ≈ 1e-6 each.
+        let first = f.improvement[0].1;
         assert!(
             f.improvement
                 .iter()
-                .all(|(_, gain)| (gain - 1e-6).abs() < 1e-8),
-            "{:?}",
-            &f.improvement[..3]
+                .all(|(_, gain)| (gain - first).abs() < 1e-15 && (gain - 1e-6).abs() < 1e-8)
         );
+        assert_eq!(f.improvement.len(), 65);
+        assert_eq!(
+            f.improvement[0].0,
+            Subject::Domain(crate::model::DomainId(0))
+        );
+    }
+
+    #[test]
+    fn thirty_zones_that_fail_often_stay_exact() {
+        // 30 instances at 99.9%, one per zone at 90%, 20 needed: each instance
+        // runs with 0.9 × 0.999 = 0.8991, so A = P(Binomial(30, 0.8991) ≥ 20)
+        // = 0.99990340 (the sum by hand over 20..=30). Conditioning on the 30
+        // zones would need 2^30 states; folded, it is one.
+        let mut text = String::from("system: s\ndomains:\n");
+        for z in 0..30 {
+            let _ = writeln!(text, "  z{z}: {{kind: zone, availability: 90%}}");
+        }
+        let zones: Vec<String> = (0..30).map(|z| format!("z{z}")).collect();
+        let _ = writeln!(
+            text,
+            "components:\n  a: {{instances: 30, min_healthy: 20, availability: 99.9%, placement: [{}]}}",
+            zones.join(", ")
+        );
+        let f = figure(&text);
+        assert_eq!(f.method, Method::Exact);
+        let truth = events::at_least(30, 20, 0.9 * 0.999);
+        assert!(close(f.availability, truth), "{} {truth}", f.availability);
+        assert!((truth - 0.999_903_4).abs() < 1e-6, "{truth}");
     }
 
     #[test]
