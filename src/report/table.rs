@@ -6,7 +6,7 @@ use std::io::{self, Write};
 use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
 
 use super::baseline::refresh_command;
-use super::{Cascade, ColdStart, HeadroomRow, RecoveryRow, Report, RetryPath};
+use super::{Cascade, ColdStart, RecoveryRow, Report, RetryPath};
 use crate::analyze::wording::{amount, number, percent, whole_percent};
 use crate::analyze::{Finding, Severity, Status};
 use crate::model::Duration;
@@ -335,30 +335,13 @@ pub(crate) fn recovery_cells(row: &RecoveryRow) -> Vec<String> {
 
 /// The N-k contingencies, highest utilization first, each named by its loss.
 fn headroom(report: &Report, style: Style) -> String {
-    let mut rows: Vec<&HeadroomRow> = report.headroom.iter().collect();
-    rows.sort_by(|a, b| {
-        b.utilization
-            .total_cmp(&a.utilization)
-            .then_with(|| a.component.cmp(&b.component))
-            .then_with(|| a.lost.cmp(&b.lost))
-    });
+    let rows = super::review::worst_first(&report.headroom);
     let mut table = table(
         style,
         &["component", "lost", "left", "util", "", "sized to pass"],
     );
     for row in rows.into_iter().take(HEADROOM_ROWS) {
-        let sizing = match row.per_domain {
-            Some(per_domain) => format!(
-                "{} ({per_domain} per domain), {}",
-                row.required_instances,
-                whole_percent(row.required_steady_utilization)
-            ),
-            None => format!(
-                "{}, {}",
-                row.required_instances,
-                whole_percent(row.required_steady_utilization)
-            ),
-        };
+        let sizing = super::review::sizing(row);
         table.add_row([
             row.component.clone(),
             row.lost.clone(),
