@@ -3,7 +3,7 @@
 
 use clap::Args;
 
-use super::check::{report, resolve_today};
+use super::check::report;
 use super::{Outcome, Terminal, input, read_model};
 use crate::report::baseline::BaselineFile;
 
@@ -26,7 +26,7 @@ pub struct BaselineArgs {
 }
 
 pub(super) fn run(args: &BaselineArgs, terminal: &mut Terminal) -> Outcome {
-    let today = match resolve_today(args.today.as_deref()) {
+    let today = match super::today(args.today.as_deref()) {
         Ok(today) => today,
         Err(message) => {
             terminal.error(&message);

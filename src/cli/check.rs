@@ -87,7 +87,7 @@ impl CheckConfig {
                 ));
             }
         }
-        let today = resolve_today(args.today.as_deref())?;
+        let today = super::today(args.today.as_deref())?;
         let baseline = match &args.baseline {
             Some(path) => Some((path.clone(), read_baseline(path)?)),
             None => None,
@@ -120,15 +120,6 @@ pub fn report_of(model: &model::Model, text: &str, today: Date) -> Report {
     report(model, text, today, &|_| true)
 }
 
-/// `--today`, or the current date in UTC without it.
-pub(super) fn resolve_today(today: Option<&str>) -> Result<Date, String> {
-    match today {
-        Some(text) => Date::parse(text)
-            .ok_or_else(|| format!("--today `{text}` is not a date: write YYYY-MM-DD")),
-        None => Ok(analyze::today_utc()),
-    }
-}
-
 /// Reads and parses a `--baseline` file.
 fn read_baseline(path: &str) -> Result<BaselineFile, String> {
     let text = std::fs::read_to_string(path).map_err(|err| {
@@ -157,11 +148,7 @@ pub fn report(
     selected: &(dyn Fn(&str) -> bool + Sync),
 ) -> Report {
     let figures = crate::engine::availability(model);
-    let cx = Context {
-        model,
-        today,
-        figures: &figures,
-    };
+    let cx = Context::new(model, today, &figures);
     let mut report = Report::new(model.system.clone(), Vec::new());
     report.availability = analyze::availability_rows(model, &figures);
     analyze::run(&cx, selected, &mut report);

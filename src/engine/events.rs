@@ -282,9 +282,9 @@ impl Leaf {
     }
 
     /// Probability the component is healthy given which events are down,
-    /// ignoring folded events; with `perfect`, its instances never fail on
-    /// their own.
-    pub fn probability(&self, down: impl Fn(usize) -> bool, perfect: bool) -> f64 {
+    /// when it has no folded events; with `perfect`, its instances never
+    /// fail on their own.
+    fn probability(&self, down: impl Fn(usize) -> bool, perfect: bool) -> f64 {
         if self.groups.iter().any(|&g| down(g)) {
             return 0.0;
         }

@@ -51,20 +51,7 @@ pub fn is_lost(model: &Model, domain: DomainId, lost: &[DomainId]) -> bool {
 pub fn locally_up(model: &Model, scenario: &Scenario) -> Vec<bool> {
     model
         .component_ids()
-        .map(|id| {
-            let c = model.component(id);
-            if c.shares.iter().any(|g| scenario.groups.contains(g)) {
-                return false;
-            }
-            let failed: u32 = scenario
-                .failed_instances
-                .iter()
-                .filter(|(f, _)| *f == id)
-                .map(|&(_, n)| n)
-                .sum();
-            surviving_instances(model, id, &scenario.domains).saturating_sub(failed)
-                >= c.min_healthy
-        })
+        .map(|id| survives(model, id, scenario))
         .collect()
 }
 
