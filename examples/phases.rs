@@ -29,11 +29,7 @@ fn main() {
         out.len()
     );
     if std::env::var_os("NINES_PHASES_RULES").is_some() {
-        let cx = nines::analyze::Context {
-            model: &model,
-            today,
-            figures: &figures,
-        };
+        let cx = nines::analyze::Context::new(&model, today, &figures);
         for analyzer in nines::analyze::ANALYZERS {
             let start = Instant::now();
             let mut part = nines::report::Report::new(String::new(), Vec::new());

@@ -145,7 +145,7 @@ impl Analyzer for ColdStart {
         }
         rows.sort_by(|a, b| a.component.cmp(&b.component));
         report.cold_start.stampedes = rows;
-        start_order::fill(cx.model, &start_order::plan(cx.model), report);
+        start_order::fill(cx.model, cx.start_order(), report);
     }
 }
 

@@ -37,6 +37,8 @@ pub use finding::{Finding, Location, Severity, Status};
 pub use slo::availability_rows;
 pub use status::{apply_acceptances, today_utc};
 
+use std::sync::OnceLock;
+
 use rayon::prelude::*;
 
 use crate::engine::Figure;
@@ -51,6 +53,35 @@ pub struct Context<'a> {
     pub today: Date,
     /// The availability of each entrypoint, computed once for all analyzers.
     pub figures: &'a [(ComponentId, Figure)],
+    /// The call paths, walked once for the three retry rules.
+    call_paths: OnceLock<call_paths::CallPaths<'a>>,
+    /// The start order, planned once for cold-start and recovery-order.
+    start_order: OnceLock<start_order::StartOrder<'a>>,
+}
+
+impl<'a> Context<'a> {
+    /// What the analyzers of one run see.
+    #[must_use]
+    pub fn new(model: &'a Model, today: Date, figures: &'a [(ComponentId, Figure)]) -> Self {
+        Self {
+            model,
+            today,
+            figures,
+            call_paths: OnceLock::new(),
+            start_order: OnceLock::new(),
+        }
+    }
+
+    /// Every call path from the entrypoints (walked on first use).
+    pub(crate) fn call_paths(&self) -> &call_paths::CallPaths<'a> {
+        self.call_paths.get_or_init(|| call_paths::walk(self.model))
+    }
+
+    /// The cold-start order (planned on first use).
+    pub(crate) fn start_order(&self) -> &start_order::StartOrder<'a> {
+        self.start_order
+            .get_or_init(|| start_order::plan(self.model))
+    }
 }
 
 /// A rule's documentation, in the fixed sections `nines explain` prints and
@@ -161,11 +192,7 @@ pub(crate) fn check_one(analyzer: &dyn Analyzer, text: &str) -> Report {
     let model = crate::model::parse(text)
         .unwrap_or_else(|problems| panic!("invalid test model: {problems:#?}"));
     let figures = crate::engine::availability(&model);
-    let cx = Context {
-        model: &model,
-        today: Date::parse("2026-11-30").expect("a date"),
-        figures: &figures,
-    };
+    let cx = Context::new(&model, Date::parse("2026-11-30").expect("a date"), &figures);
     let mut report = Report::new(model.system.clone(), Vec::new());
     analyzer.check(&cx, &mut report);
     report.locate(text);

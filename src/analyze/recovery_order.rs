@@ -67,11 +67,11 @@ impl Analyzer for RecoveryOrder {
     }
 
     fn check(&self, cx: &Context, report: &mut Report) {
-        let order = start_order::plan(cx.model);
+        let order = cx.start_order();
         for cycle in &order.cycles {
             report.findings.push(cyclic(cx.model, cycle));
         }
-        start_order::fill(cx.model, &order, report);
+        start_order::fill(cx.model, order, report);
     }
 }
 

@@ -55,7 +55,7 @@ impl Analyzer for RetryAmplification {
     }
 
     fn check(&self, cx: &Context, report: &mut Report) {
-        let paths = call_paths::walk(cx.model);
+        let paths = cx.call_paths();
         let limit = cx.model.policy.max_retry_amplification;
         for path in &paths.paths {
             // Only the shortest path that crosses the limit: its extensions
@@ -64,7 +64,7 @@ impl Analyzer for RetryAmplification {
                 report.findings.push(amplified(cx.model, path));
             }
         }
-        call_paths::fill(cx.model, &paths, report);
+        call_paths::fill(cx.model, paths, report);
     }
 }
 

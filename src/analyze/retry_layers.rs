@@ -66,13 +66,13 @@ impl Analyzer for RetryLayers {
     }
 
     fn check(&self, cx: &Context, report: &mut Report) {
-        let paths = call_paths::walk(cx.model);
+        let paths = cx.call_paths();
         for path in &paths.paths {
             if path.retrying >= 2 && path.previous_retrying() < 2 {
                 report.findings.push(layered(cx.model, path));
             }
         }
-        call_paths::fill(cx.model, &paths, report);
+        call_paths::fill(cx.model, paths, report);
     }
 }
 

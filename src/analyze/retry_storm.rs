@@ -81,7 +81,7 @@ impl Analyzer for RetryStorm {
     }
 
     fn check(&self, cx: &Context, report: &mut Report) {
-        let paths = call_paths::walk(cx.model);
+        let paths = cx.call_paths();
         // The worst path into each component (first in walk order on ties).
         let mut worst: BTreeMap<ComponentId, &CallPath> = BTreeMap::new();
         for path in &paths.paths {
@@ -105,7 +105,7 @@ impl Analyzer for RetryStorm {
                     .push(storm(cx.model, path, figures.load, capacity, critical));
             }
         }
-        call_paths::fill(cx.model, &paths, report);
+        call_paths::fill(cx.model, paths, report);
     }
 }
 
