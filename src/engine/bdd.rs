@@ -161,6 +161,46 @@ impl Bdd {
         row[k]
     }
 
+    /// Drops every node `root` does not reach (the intermediate results of
+    /// building) and the build caches, and returns the new root. Evaluation
+    /// walks every node once per state, so dead nodes would cost every state.
+    pub fn retain(&mut self, root: Ref) -> Ref {
+        if root < 2 {
+            self.nodes.truncate(2);
+            self.unique.clear();
+            self.memo.clear();
+            return root;
+        }
+        let mut reached = vec![false; self.nodes.len()];
+        let mut stack = vec![root];
+        while let Some(r) = stack.pop() {
+            if r < 2 || std::mem::replace(&mut reached[r as usize], true) {
+                continue;
+            }
+            let n = self.nodes[r as usize];
+            stack.extend([n.low, n.high]);
+        }
+        // Children were created before parents, so ascending order keeps
+        // the indices topological.
+        let mut new_index = vec![0 as Ref; self.nodes.len()];
+        new_index[1] = TRUE;
+        let mut nodes = vec![self.nodes[0], self.nodes[1]];
+        for (old, node) in self.nodes.iter().enumerate().skip(2) {
+            if reached[old] {
+                new_index[old] = Ref::try_from(nodes.len()).unwrap_or(Ref::MAX);
+                nodes.push(Node {
+                    var: node.var,
+                    low: new_index[node.low as usize],
+                    high: new_index[node.high as usize],
+                });
+            }
+        }
+        self.nodes = nodes;
+        self.unique.clear();
+        self.memo.clear();
+        new_index[root as usize]
+    }
+
     /// Whether the manager has grown past [`MAX_NODES`].
     #[must_use]
     pub fn too_large(&self) -> bool {
@@ -242,6 +282,10 @@ mod tests {
         let root = bdd.or(left, right);
         let p = [0.99, 0.9, 0.9];
         let mut values = Vec::new();
+        // Building left the two partial conjunctions behind; only the three
+        // nodes of db ∧ (a ∨ b) remain, with the same probability.
+        let root = bdd.retain(root);
+        assert_eq!(bdd.len(), 2 + 3);
         let got = bdd.probability(root, &p, &mut values);
         // 0.99 × (1 − 0.1²) = 0.99 × 0.99 = 0.9801, not the naive 1 − (1 − 0.891)² = 0.988119
         assert!((got - 0.9801).abs() < 1e-12);

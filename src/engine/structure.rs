@@ -73,6 +73,7 @@ pub fn build(model: &Model, entrypoint: ComponentId) -> Structure {
             }
         }
     }
+    let root = builder.bdd.retain(root);
     Structure {
         series,
         root,
