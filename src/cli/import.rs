@@ -78,12 +78,24 @@ fn kubernetes(args: &K8sArgs, terminal: &mut Terminal) -> Outcome {
         return Outcome::Invalid;
     }
     let mut sources = Vec::new();
+    let mut total = 0usize;
     for file in &files {
         match input::read_text(file, "the manifest", "Kubernetes manifests are YAML files") {
-            Ok(text) => sources.push(Source {
-                name: text.name,
-                text: text.text,
-            }),
+            Ok(text) if total + text.text.len() > input::MAX_BYTES => {
+                terminal.error(&format!(
+                    "[model::too-large] the manifests up to {} hold more than 64 MiB ({} bytes) together, the most nines reads; give only the folders with the workloads to import",
+                    text.name,
+                    input::MAX_BYTES
+                ));
+                return Outcome::Invalid;
+            }
+            Ok(text) => {
+                total += text.text.len();
+                sources.push(Source {
+                    name: text.name,
+                    text: text.text,
+                });
+            }
             Err(message) => {
                 terminal.error(&message);
                 return Outcome::Invalid;
@@ -98,9 +110,11 @@ fn kubernetes(args: &K8sArgs, terminal: &mut Terminal) -> Outcome {
                     let (line, column) = origin.span.line_column(&source.text);
                     format!("{}:{line}:{column}: ", source.name)
                 });
-                let _ = writeln!(terminal.err, "note: {at}{}", note.message);
+                let message = crate::report::escape::terminal_lines(&note.message);
+                let _ = writeln!(terminal.err, "note: {at}{message}");
             }
-            let _ = writeln!(terminal.err, "{}", imported.summary);
+            let summary = crate::report::escape::terminal_lines(&imported.summary);
+            let _ = writeln!(terminal.err, "{summary}");
             input::write_output(args.output.as_deref(), &imported.model, terminal)
         }
         Err(failure) => {

@@ -3,15 +3,36 @@
 
 use std::fmt::Write as _;
 
-use miette::{Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, NamedSource};
+use miette::{
+    Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError,
+    MietteSpanContents, NamedSource, SourceCode, SourceSpan, SpanContents,
+};
 
-use crate::model::Problem;
+use crate::model::{Problem, Span};
+
+/// Lines longer than this (in bytes) are shown as a window around the
+/// problem: a minified manifest is one line of megabytes, and the renderer
+/// cannot draw an underline past column 65,535.
+const LONG_LINE: usize = 400;
+
+/// Bytes of context kept on each side of the problem in a clipped line.
+const WINDOW: usize = 80;
+
+/// Longest underline drawn in a clipped line, in bytes.
+const MAX_UNDERLINE: usize = 120;
 
 /// A [`Problem`] with the source it points into, as miette wants it.
-#[derive(Debug)]
 struct Located<'a> {
     problem: &'a Problem,
-    source: &'a NamedSource<String>,
+    source: &'a dyn SourceCode,
+}
+
+impl std::fmt::Debug for Located<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Located")
+            .field("problem", self.problem)
+            .finish_non_exhaustive()
+    }
 }
 
 impl std::fmt::Display for Located<'_> {
@@ -76,17 +97,169 @@ pub fn render_problems(
         GraphicalTheme::unicode_nocolor()
     };
     let handler = GraphicalReportHandler::new_themed(theme).with_width(width);
+    let shown = printable_source(text);
+    let text = shown.as_ref();
     let source = NamedSource::new(file, text.to_owned());
     let mut out = String::new();
     for problem in problems {
-        let located = Located {
-            problem,
-            source: &source,
+        let rendered = match clip(file, text, problem) {
+            Some((clipped, problem)) => {
+                let located = Located {
+                    problem: &problem,
+                    source: &clipped,
+                };
+                handler.render_report(&mut out, &located)
+            }
+            None => {
+                let located = Located {
+                    problem,
+                    source: &source,
+                };
+                handler.render_report(&mut out, &located)
+            }
         };
-        if handler.render_report(&mut out, &located).is_err() {
+        if rendered.is_err() {
             let _ = writeln!(out, "{file}: {}", problem.message);
         }
         out.push('\n');
     }
     out
+}
+
+/// One line of the source cut down to a window around a problem, standing
+/// in for the whole text: miette reads it as line `line` starting at byte
+/// column `column`, so the header keeps the true `file:line:column`.
+struct Clipped {
+    name: String,
+    window: String,
+    /// 0-based line of the window in the whole text.
+    line: usize,
+    /// Byte column in that line where the window's text starts.
+    column: usize,
+    /// Bytes of the `…` the window starts with (0 at the start of a line).
+    marker: usize,
+}
+
+impl SourceCode for Clipped {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        context_lines_before: usize,
+        context_lines_after: usize,
+    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        let inner = self
+            .window
+            .read_span(span, context_lines_before, context_lines_after)?;
+        let column = if inner.line() == 0 {
+            (inner.column() + self.column).saturating_sub(self.marker)
+        } else {
+            inner.column()
+        };
+        Ok(Box::new(MietteSpanContents::new_named(
+            self.name.clone(),
+            inner.data(),
+            *inner.span(),
+            inner.line() + self.line,
+            column,
+            inner.line_count(),
+        )))
+    }
+}
+
+/// The byte range of the line holding `offset` (without its line break).
+fn line_around(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let start = text[..offset].rfind('\n').map_or(0, |at| at + 1);
+    let end = text[offset..].find('\n').map_or(text.len(), |at| offset + at);
+    (start, end)
+}
+
+/// Moves `at` back to the nearest character boundary of `text`.
+fn floor_boundary(text: &str, mut at: usize) -> usize {
+    at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+/// When a problem points into a line too long to draw, the line cut to a
+/// window around the problem and the problem moved into it (labels outside
+/// the window are left out); `None` when every labelled line is short.
+fn clip(file: &str, text: &str, problem: &Problem) -> Option<(Clipped, Problem)> {
+    let long = std::iter::once(problem.span)
+        .chain(problem.related.iter().map(|(span, _)| *span))
+        .any(|span| {
+            let (start, end) = line_around(text, span.offset);
+            end - start > LONG_LINE
+        });
+    if !long {
+        return None;
+    }
+    let (line_start, line_end) = line_around(text, problem.span.offset);
+    let offset = problem.span.offset.clamp(line_start, line_end);
+    let end = problem
+        .span
+        .end()
+        .min(line_end)
+        .min(offset.saturating_add(MAX_UNDERLINE));
+    let start = floor_boundary(text, offset.saturating_sub(WINDOW).max(line_start));
+    let stop = floor_boundary(text, end.saturating_add(WINDOW).min(line_end));
+    let marker = if start > line_start { "…" } else { "" };
+    let window = format!(
+        "{marker}{}{}",
+        &text[start..stop],
+        if stop < line_end { "…" } else { "" }
+    );
+    let end = floor_boundary(text, end).max(offset);
+    let inside = |span: Span| span.offset >= start && span.end() <= stop;
+    let shift = |at: usize| at - start + marker.len();
+    let mut clipped = problem.clone();
+    clipped.span = Span::new(shift(offset), end - offset);
+    clipped.related = problem
+        .related
+        .iter()
+        .filter(|(span, _)| inside(*span))
+        .map(|(span, label)| (Span::new(shift(span.offset), span.len), label.clone()))
+        .collect();
+    let line = text[..line_start].matches('\n').count();
+    Some((
+        Clipped {
+            name: file.to_owned(),
+            window,
+            line,
+            column: start - line_start,
+            marker: marker.len(),
+        },
+        clipped,
+    ))
+}
+
+/// The source with every character that would act on a terminal (escape
+/// sequences, C1 controls, a lone `\r`, bidirectional overrides) replaced
+/// by a visible one of the same length in bytes, so spans stay valid:
+/// `?` for one byte, `¿` for two, `\u{fffd}` for three.
+fn printable_source(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_at = |text: &str, at: usize, c: char| {
+        c != '\n'
+            && c != '\t'
+            && !(c == '\r' && text[at + 1..].starts_with('\n'))
+            && crate::report::escape::is_unsafe_char(c)
+    };
+    if !text.char_indices().any(|(at, c)| unsafe_at(text, at, c)) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for (at, c) in text.char_indices() {
+        if unsafe_at(text, at, c) {
+            out.push(match c.len_utf8() {
+                1 => '?',
+                2 => '¿',
+                _ => '\u{fffd}',
+            });
+        } else {
+            out.push(c);
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }

@@ -6,6 +6,7 @@ pub mod baseline;
 pub mod budget;
 pub mod diagnostics;
 pub mod diagram;
+pub mod escape;
 pub mod github;
 pub mod json;
 pub mod markdown;
