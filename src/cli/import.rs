@@ -113,7 +113,8 @@ fn kubernetes(args: &K8sArgs, terminal: &mut Terminal) -> Outcome {
                 let message = crate::report::escape::terminal_lines(&note.message);
                 let _ = writeln!(terminal.err, "note: {at}{message}");
             }
-            let summary = crate::report::escape::terminal_lines(&imported.summary);
+            let summary = imported.summary.to_string();
+            let summary = crate::report::escape::terminal_lines(&summary);
             let _ = writeln!(terminal.err, "{summary}");
             input::write_output(args.output.as_deref(), &imported.model, terminal)
         }
