@@ -34,7 +34,7 @@ pub struct K8sArgs {
     /// Manifest files, folders (read recursively: *.yaml, *.yml) or `-` for standard input.
     #[arg(required = true)]
     pub paths: Vec<String>,
-    /// Write the model to this file instead of standard output.
+    /// Write the model to this file instead of standard output (`-`: standard output).
     #[arg(short = 'o', long)]
     pub output: Option<String>,
     /// The zones that workloads spread by zone are placed across
@@ -116,7 +116,8 @@ fn kubernetes(args: &K8sArgs, terminal: &mut Terminal) -> Outcome {
             let summary = imported.summary.to_string();
             let summary = crate::report::escape::terminal_lines(&summary);
             let _ = writeln!(terminal.err, "{summary}");
-            input::write_output(args.output.as_deref(), &imported.model, terminal)
+            let inputs: Vec<&str> = files.iter().map(String::as_str).collect();
+            input::write_output(args.output.as_deref(), &imported.model, &inputs, terminal)
         }
         Err(failure) => {
             for (index, source) in sources.iter().enumerate() {

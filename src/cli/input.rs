@@ -1,6 +1,7 @@
 //! Reading the model: a file or `-` for standard input, as UTF-8 text.
 
-use std::io::Read;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 
 /// A model's text and the name to show in diagnostics.
 pub struct ModelText {
@@ -10,17 +11,20 @@ pub struct ModelText {
     pub text: String,
 }
 
-/// Writes `text` to `path`, or to standard output without one.
+/// Writes `text` to `path`, or to standard output without one or for `-`.
+/// A file is written whole or not at all: to a temporary file in the same
+/// folder, then renamed over the target. Writing over one of `inputs` (the
+/// model or a manifest, also through a link) is refused: an `-o` mistake
+/// must not destroy the file it was run on.
 pub fn write_output(
     path: Option<&str>,
     text: &str,
+    inputs: &[&str],
     terminal: &mut super::Terminal,
 ) -> super::Outcome {
     let written = match path {
-        Some(path) => {
-            std::fs::write(path, text).map_err(|err| format!("cannot write {path}: {err}"))
-        }
-        None => terminal
+        Some(path) if path != "-" => write_file(path, text, inputs),
+        _ => terminal
             .out
             .write_all(text.as_bytes())
             .map_err(|err| format!("cannot write the output: {err}")),
@@ -32,6 +36,62 @@ pub fn write_output(
             super::Outcome::Invalid
         }
     }
+}
+
+/// Whether `a` and `b` name the same existing file (links followed).
+fn same_file(a: &Path, b: &Path) -> bool {
+    let (Ok(first), Ok(second)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if first.dev() == second.dev() && first.ino() == second.ino() {
+            return true;
+        }
+    }
+    let _ = (first, second);
+    matches!(
+        (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+        (Ok(x), Ok(y)) if x == y
+    )
+}
+
+/// Writes `text` to the file `path` atomically, unless it is an input.
+fn write_file(path: &str, text: &str, inputs: &[&str]) -> Result<(), String> {
+    let target = Path::new(path);
+    let shown = crate::report::escape::terminal(path);
+    if let Some(input) = inputs
+        .iter()
+        .find(|input| **input != "-" && same_file(Path::new(input), target))
+    {
+        let input = crate::report::escape::terminal(input);
+        return Err(format!(
+            "-o {shown} is the input file {input}: writing there would destroy it; name another file, or `-o -` for standard output"
+        ));
+    }
+    if target.is_dir() {
+        return Err(format!("cannot write {shown}: it is a directory; name a file"));
+    }
+    let folder = match target.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let file_name = target
+        .file_name()
+        .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
+    let temporary = folder.join(format!(".{file_name}.nines-{}.tmp", std::process::id()));
+    let result = std::fs::File::create(&temporary)
+        .and_then(|mut file| {
+            file.write_all(text.as_bytes())?;
+            file.sync_all()
+        })
+        .and_then(|()| std::fs::rename(&temporary, target));
+    if let Err(err) = result {
+        let _ = std::fs::remove_file(&temporary);
+        return Err(format!("cannot write {shown}: {err}"));
+    }
+    Ok(())
 }
 
 /// Reads the model at `path`, or standard input for `-`.

@@ -86,8 +86,9 @@ pub fn truncate(text: &str, max: usize) -> Cow<'_, str> {
 /// backslash-escaped (no link, image, strikethrough, math, heading, issue
 /// reference or column break). A line break becomes `<br>` (a new line
 /// would start a new block); `\r` is dropped; other control characters
-/// show as `\u{…}`. A leading `-`, `+`, `=`, `*` or `1.` / `1)` is escaped
-/// so that the text never starts a list or a rule, and leading blanks are
+/// show as `\u{…}`. A leading list marker (`-`, `+`, `*` before a blank,
+/// `1.`, `1)`), rule (`---`) or `=` is escaped so that the text never starts
+/// a list, a rule or a heading underline, and leading blanks are
 /// removed (they would start an indented code block in a list item).
 /// Emphasis (`*`, `_`) inside the text is left alone: it can only change
 /// how the user's own words look.
@@ -137,7 +138,16 @@ pub fn markdown(text: &str) -> String {
 /// thematic break, a setext underline), then the rest as [`plain_text`].
 fn plain_start(plain: &str, out: &mut String) {
     let digits = plain.len() - plain.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-    let (head, rest) = if matches!(plain.chars().next(), Some('-' | '+' | '=' | '*')) {
+    let first = plain.chars().next();
+    let marker = match first {
+        Some('=') => true,
+        Some(c @ ('-' | '+' | '*')) => {
+            matches!(plain[1..].chars().next(), None | Some(' ' | '\t'))
+                || plain.chars().all(|x| x == c || x == ' ' || x == '\t')
+        }
+        _ => false,
+    };
+    let (head, rest) = if marker {
         out.push('\\');
         plain.split_at(1)
     } else if digits > 0 && matches!(plain[digits..].chars().next(), Some('.' | ')')) {
@@ -339,6 +349,8 @@ mod tests {
         );
         assert_eq!(markdown("[a](http://e) ![i](x)"), "\\[a\\](http://e) \\!\\[i\\](x)");
         assert_eq!(markdown("- item"), "\\- item");
+        assert_eq!(markdown("***"), "\\***");
+        assert_eq!(markdown("**bold** x"), "**bold** x");
         assert_eq!(markdown("12. item"), "12\\. item");
         assert_eq!(markdown("    code"), "code");
         assert_eq!(markdown("&amp; $x$ ~~s~~ #1"), "&amp;amp; \\$x\\$ \\~\\~s\\~\\~ \\#1");
@@ -362,7 +374,7 @@ mod tests {
     fn a_code_span_holds_any_text() {
         assert_eq!(markdown_code("shop"), "`shop`");
         assert_eq!(markdown_code("a`b"), "``a`b``");
-        assert_eq!(markdown_code("`\n<!--"), "`` `  <!-- ``");
+        assert_eq!(markdown_code("`\n<!--"), "`` ` <!-- ``");
     }
 
     #[test]
