@@ -81,18 +81,24 @@ pub fn truncate(text: &str, max: usize) -> Cow<'_, str> {
 ///
 /// Pairs of backticks in `text` stay code spans (finding messages quote
 /// names that way); a backtick without a partner is written `` \` ``. Outside
-/// code spans `&`, `<` and `>` become entities (no HTML, no autolink, no
-/// entity of the user's), and `\`, `[`, `]`, `~`, `$`, `#`, `!` and `|` are
+/// code spans `&` and `<` become entities (no HTML, no autolink, no entity
+/// of the user's; a `>` alone opens nothing but a quote at the start), and `\`, `[`, `]`, `~`, `$`, `#`, `!` and `|` are
 /// backslash-escaped (no link, image, strikethrough, math, heading, issue
 /// reference or column break). A line break becomes `<br>` (a new line
 /// would start a new block); `\r` is dropped; other control characters
-/// show as `\u{…}`. A leading list marker (`-`, `+`, `*` before a blank,
-/// `1.`, `1)`), rule (`---`) or `=` is escaped so that the text never starts
+/// show as `\u{…}`. A leading list marker (`-`, `+`, `*`, `1.` or `1)`
+/// before a blank), rule (`---`), quote (`>`) or `=` is escaped so that the text never starts
 /// a list, a rule or a heading underline, and leading blanks are
 /// removed (they would start an indented code block in a list item).
 /// Emphasis (`*`, `_`) inside the text is left alone: it can only change
 /// how the user's own words look.
 pub fn markdown(text: &str) -> String {
+    inline(text, true)
+}
+
+/// [`markdown`], with the start escaped as a block's start or not (a table
+/// cell holds inline text only, so `-` there is just a dash).
+fn inline(text: &str, block_start: bool) -> String {
     let text = text.trim_start_matches([' ', '\t']);
     let mut out = String::with_capacity(text.len() + 8);
     let mut rest = text;
@@ -123,7 +129,7 @@ pub fn markdown(text: &str) -> String {
         }
         let end = rest.find('`').unwrap_or(rest.len());
         let plain = &rest[..end];
-        if first {
+        if first && block_start {
             plain_start(plain, &mut out);
         } else {
             plain_text(plain, &mut out);
@@ -140,7 +146,7 @@ fn plain_start(plain: &str, out: &mut String) {
     let digits = plain.len() - plain.trim_start_matches(|c: char| c.is_ascii_digit()).len();
     let first = plain.chars().next();
     let marker = match first {
-        Some('=') => true,
+        Some('=' | '>') => true,
         Some(c @ ('-' | '+' | '*')) => {
             matches!(plain[1..].chars().next(), None | Some(' ' | '\t'))
                 || plain.chars().all(|x| x == c || x == ' ' || x == '\t')
@@ -150,7 +156,10 @@ fn plain_start(plain: &str, out: &mut String) {
     let (head, rest) = if marker {
         out.push('\\');
         plain.split_at(1)
-    } else if digits > 0 && matches!(plain[digits..].chars().next(), Some('.' | ')')) {
+    } else if (1..=9).contains(&digits)
+        && matches!(plain[digits..].chars().next(), Some('.' | ')'))
+        && matches!(plain[digits + 1..].chars().next(), None | Some(' ' | '\t'))
+    {
         out.push_str(&plain[..digits]);
         out.push('\\');
         plain[digits..].split_at(1)
@@ -166,7 +175,6 @@ fn plain_text(plain: &str, out: &mut String) {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
             '\\' | '[' | ']' | '~' | '$' | '#' | '!' | '|' => {
                 out.push('\\');
                 out.push(c);
@@ -181,7 +189,7 @@ fn plain_text(plain: &str, out: &mut String) {
 /// [`markdown`] for a table cell: `|` is also escaped inside code spans
 /// (GitHub splits the row before it reads code spans, and takes `\|` there).
 pub fn markdown_cell(text: &str) -> String {
-    let inline = markdown(text);
+    let inline = inline(text, false);
     let mut out = String::with_capacity(inline.len());
     let mut previous = ' ';
     for c in inline.chars() {
@@ -341,7 +349,7 @@ mod tests {
     fn markdown_cannot_open_html_or_blocks() {
         assert_eq!(
             markdown("</details><img src=x onerror=y>"),
-            "&lt;/details&gt;&lt;img src=x onerror=y&gt;"
+            "&lt;/details>&lt;img src=x onerror=y>"
         );
         assert_eq!(
             markdown("x\n**nines**: ✅ no new findings\n<!--"),
@@ -363,11 +371,14 @@ mod tests {
         // text, nor the other way round.
         assert_eq!(
             markdown("a ` </details><img src=x>"),
-            "a \\` &lt;/details&gt;&lt;img src=x&gt;"
+            "a \\` &lt;/details>&lt;img src=x>"
         );
-        assert_eq!(markdown("`x<y` <b>"), "`x<y` &lt;b&gt;");
+        assert_eq!(markdown("`x<y` <b>"), "`x<y` &lt;b>");
+        assert_eq!(markdown("> quote"), "\\> quote");
+        assert_eq!(markdown("99.9% up"), "99.9% up");
         assert_eq!(markdown("``"), "\\`\\`");
         assert_eq!(markdown_cell("a|b `c|d`"), "a\\|b `c\\|d`");
+        assert_eq!(markdown_cell("-"), "-");
     }
 
     #[test]
