@@ -147,32 +147,29 @@ fn syntax_problem(text: &str, err: &serde_saphyr::Error) -> Problem {
 }
 
 /// The parser's own limits, as sentences about the user's file (its
-/// messages name its internals: `Depth { depth: 65 }`,
-/// `use from_str_multiple`).
+/// messages name its internals: `budget breached: Depth { depth: 65 }`,
+/// `use from_str_multiple`). The crate words them as
+/// `budget breached: <Limit> { … }`, whichever error wraps them.
 fn limit_message(err: &serde_saphyr::Error) -> Option<(String, String)> {
-    use serde_saphyr::budget::BudgetBreach;
-    let serde_saphyr::Error::Budget { breach, .. } = err else {
-        return match err {
-            serde_saphyr::Error::MultipleDocuments { .. } => Some((
-                "the file holds more than one YAML document (a second `---` line)".to_owned(),
-                "a model is one document: remove the `---` line, or split the file in two".to_owned(),
-            )),
-            _ => None,
-        };
-    };
-    Some(match breach {
-        BudgetBreach::Depth { .. } => (
+    let text = err.without_snippet().to_string();
+    if text.contains("multiple YAML documents") || text.contains("multiple documents") {
+        return Some((
+            "the file holds more than one YAML document (a second `---` line)".to_owned(),
+            "a model is one document: remove the `---` line, or split the file in two".to_owned(),
+        ));
+    }
+    let (_, breach) = text.split_once("budget breached: ")?;
+    let limit: String = breach.chars().take_while(char::is_ascii_alphanumeric).collect();
+    Some(match limit.as_str() {
+        "Depth" => (
             format!("lists and mappings are nested more than {MAX_DEPTH} levels deep here"),
             "a model nests a few levels: check for an unclosed `[` or `{`, or indentation that keeps growing".to_owned(),
         ),
-        BudgetBreach::Documents { documents } => (
-            format!("the file holds more than {} YAML documents", documents.saturating_sub(1)),
+        "Documents" => (
+            "the file holds more YAML documents than nines reads".to_owned(),
             "split the documents over several files".to_owned(),
         ),
-        BudgetBreach::Aliases { .. }
-        | BudgetBreach::Anchors { .. }
-        | BudgetBreach::AliasAnchorRatio { .. }
-        | BudgetBreach::RecordedAnchorEvents { .. } => (
+        "Aliases" | "Anchors" | "AliasAnchorRatio" | "RecordedAnchorEvents" | "RecordedAnchorBytes" => (
             "the file repeats anchored values (`&name` … `*name`) more than nines expands".to_owned(),
             "write the values out instead of repeating them through aliases".to_owned(),
         ),
