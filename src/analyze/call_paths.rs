@@ -318,7 +318,11 @@ fn walk_bounded(model: &Model, max_paths: usize) -> CallPaths<'_> {
 }
 
 /// The key of the path `before` extended to `component`.
-fn intern(keys: &mut HashMap<(usize, ComponentId), usize>, before: usize, component: ComponentId) -> usize {
+fn intern(
+    keys: &mut HashMap<(usize, ComponentId), usize>,
+    before: usize,
+    component: ComponentId,
+) -> usize {
     let next = keys.len();
     *keys.entry((before, component)).or_insert(next)
 }

@@ -122,15 +122,19 @@ pub fn report_of(model: &model::Model, text: &str, today: Date) -> Report {
 
 /// Reads and parses a `--baseline` file (at most 64 MiB, like the model).
 fn read_baseline(path: &str) -> Result<BaselineFile, String> {
-    let text = input::read_text(path, "the baseline", "a baseline is the JSON file `nines baseline` writes")
-        .map_err(|message| {
-            if message.ends_with("no such file") {
-                format!("{message}; write one with `nines baseline MODEL -o FILE`")
-            } else {
-                message
-            }
-        })?
-        .text;
+    let text = input::read_text(
+        path,
+        "the baseline",
+        "a baseline is the JSON file `nines baseline` writes",
+    )
+    .map_err(|message| {
+        if message.ends_with("no such file") {
+            format!("{message}; write one with `nines baseline MODEL -o FILE`")
+        } else {
+            message
+        }
+    })?
+    .text;
     BaselineFile::parse(&text).map_err(|why| {
         format!("cannot use the baseline {path}: {why}; write it again with `nines baseline MODEL -o {path}`")
     })

@@ -49,5 +49,10 @@ pub(super) fn run(args: &ExportArgs, terminal: &mut Terminal) -> Outcome {
     let text = match args.format {
         ExportFormat::Mef => mef::export(&model),
     };
-    input::write_output(args.output.as_deref(), &text, &[args.model.as_str()], terminal)
+    input::write_output(
+        args.output.as_deref(),
+        &text,
+        &[args.model.as_str()],
+        terminal,
+    )
 }

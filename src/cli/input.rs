@@ -71,7 +71,9 @@ fn write_file(path: &str, text: &str, inputs: &[&str]) -> Result<(), String> {
         ));
     }
     if target.is_dir() {
-        return Err(format!("cannot write {shown}: it is a directory; name a file"));
+        return Err(format!(
+            "cannot write {shown}: it is a directory; name a file"
+        ));
     }
     let folder = match target.parent() {
         Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),

@@ -44,7 +44,12 @@ pub(super) fn run(args: &ReportArgs, terminal: &mut Terminal) -> Outcome {
         return Outcome::Invalid;
     };
     let text = render(&source.name, &source.text, &model, today, args.format);
-    input::write_output(args.output.as_deref(), &text, &[args.model.as_str()], terminal)
+    input::write_output(
+        args.output.as_deref(),
+        &text,
+        &[args.model.as_str()],
+        terminal,
+    )
 }
 
 /// The review document of a valid model, for tests and embedding.

@@ -159,7 +159,10 @@ fn limit_message(err: &serde_saphyr::Error) -> Option<(String, String)> {
         ));
     }
     let (_, breach) = text.split_once("budget breached: ")?;
-    let limit: String = breach.chars().take_while(char::is_ascii_alphanumeric).collect();
+    let limit: String = breach
+        .chars()
+        .take_while(char::is_ascii_alphanumeric)
+        .collect();
     Some(match limit.as_str() {
         "Depth" => (
             format!("lists and mappings are nested more than {MAX_DEPTH} levels deep here"),
@@ -317,7 +320,11 @@ mod tests {
         );
         assert!(!format!("{problem:?}").contains("Depth {"));
         let two = parse("system: s\n---\nsystem: t\n").unwrap_err();
-        assert!(two.message.contains("more than one YAML document"), "{}", two.message);
+        assert!(
+            two.message.contains("more than one YAML document"),
+            "{}",
+            two.message
+        );
         assert!(!two.message.contains("from_str"), "{}", two.message);
     }
 
@@ -330,10 +337,15 @@ mod tests {
     #[test]
     fn location_notes_are_removed_whole() {
         assert_eq!(
-            parser_sentence("line 3 column 7: invalid u16 (defined at line 1, column 10) (used at line 3, column 7)"),
+            parser_sentence(
+                "line 3 column 7: invalid u16 (defined at line 1, column 10) (used at line 3, column 7)"
+            ),
             "invalid u16"
         );
-        assert_eq!(parser_sentence("bad (a note) at line 2, column 1"), "bad (a note)");
+        assert_eq!(
+            parser_sentence("bad (a note) at line 2, column 1"),
+            "bad (a note)"
+        );
     }
 
     #[test]

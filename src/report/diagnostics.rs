@@ -170,7 +170,9 @@ impl SourceCode for Clipped {
 fn line_around(text: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(text.len());
     let start = text[..offset].rfind('\n').map_or(0, |at| at + 1);
-    let end = text[offset..].find('\n').map_or(text.len(), |at| offset + at);
+    let end = text[offset..]
+        .find('\n')
+        .map_or(text.len(), |at| offset + at);
     (start, end)
 }
 

@@ -70,7 +70,10 @@ pub fn truncate(text: &str, max: usize) -> Cow<'_, str> {
         None => Cow::Borrowed(text),
         Some(_) => {
             let keep = max.saturating_sub(1);
-            let end = text.char_indices().nth(keep).map_or(text.len(), |(at, _)| at);
+            let end = text
+                .char_indices()
+                .nth(keep)
+                .map_or(text.len(), |(at, _)| at);
             Cow::Owned(format!("{}…", &text[..end]))
         }
     }
@@ -220,8 +223,7 @@ pub fn markdown_code(text: &str) -> String {
         longest = longest.max(run);
     }
     let fence = "`".repeat(longest + 1);
-    let pad = if content.starts_with('`') || content.ends_with('`') || content.trim().is_empty()
-    {
+    let pad = if content.starts_with('`') || content.ends_with('`') || content.trim().is_empty() {
         " "
     } else {
         ""
@@ -332,7 +334,10 @@ mod tests {
 
     #[test]
     fn terminal_text_shows_escape_sequences() {
-        assert_eq!(terminal("a\u{1b}]52;c;aGk=\u{7}b"), "a\\u{1b}]52;c;aGk=\\u{7}b");
+        assert_eq!(
+            terminal("a\u{1b}]52;c;aGk=\u{7}b"),
+            "a\\u{1b}]52;c;aGk=\\u{7}b"
+        );
         assert_eq!(terminal("\u{202e}gpj.exe"), "\\u{202e}gpj.exe");
         assert_eq!(terminal("plain é"), "plain é");
         assert_eq!(terminal_lines("a\nb\u{9b}"), "a\nb\\u{9b}");
@@ -355,13 +360,19 @@ mod tests {
             markdown("x\n**nines**: ✅ no new findings\n<!--"),
             "x<br>**nines**: ✅ no new findings<br>&lt;\\!--"
         );
-        assert_eq!(markdown("[a](http://e) ![i](x)"), "\\[a\\](http://e) \\!\\[i\\](x)");
+        assert_eq!(
+            markdown("[a](http://e) ![i](x)"),
+            "\\[a\\](http://e) \\!\\[i\\](x)"
+        );
         assert_eq!(markdown("- item"), "\\- item");
         assert_eq!(markdown("***"), "\\***");
         assert_eq!(markdown("**bold** x"), "**bold** x");
         assert_eq!(markdown("12. item"), "12\\. item");
         assert_eq!(markdown("    code"), "code");
-        assert_eq!(markdown("&amp; $x$ ~~s~~ #1"), "&amp;amp; \\$x\\$ \\~\\~s\\~\\~ \\#1");
+        assert_eq!(
+            markdown("&amp; $x$ ~~s~~ #1"),
+            "&amp;amp; \\$x\\$ \\~\\~s\\~\\~ \\#1"
+        );
     }
 
     #[test]
@@ -400,6 +411,9 @@ mod tests {
     fn xml_comments_never_hold_two_dashes() {
         assert_eq!(xml_comment("a--b-"), "a-\u{2010}b\u{2010}");
         assert_eq!(xml_comment("x\u{1}"), "x\\u{1}");
-        assert_eq!(xml("<a & \"b\">\u{0}"), "&lt;a &amp; &quot;b&quot;&gt;\\u{0}");
+        assert_eq!(
+            xml("<a & \"b\">\u{0}"),
+            "&lt;a &amp; &quot;b&quot;&gt;\\u{0}"
+        );
     }
 }

@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use super::Report;
-use super::escape;
 use super::baseline::refresh_command;
+use super::escape;
 use super::table::downtime;
 use crate::analyze::wording::number;
 use crate::analyze::{Finding, Severity, Status};

@@ -334,7 +334,10 @@ impl Report {
 }
 
 /// For `skip_serializing_if`: a count of zero is left out.
-#[allow(clippy::trivially_copy_pass_by_ref, reason = "serde passes a reference")]
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde passes a reference"
+)]
 fn is_zero(count: &usize) -> bool {
     *count == 0
 }
