@@ -330,7 +330,7 @@ mod tests {
 
     #[test]
     fn thousands_of_documents_are_read() {
-        let text: String = (0..5_000).map(|i| format!("---\nn: {i}\n")).collect();
+        let text = "---\nn: 1\n".repeat(5_000);
         assert_eq!(parse_documents(&text).unwrap().len(), 5_000);
     }
 

@@ -102,21 +102,18 @@ pub fn render_problems(
     let source = NamedSource::new(file, text.to_owned());
     let mut out = String::new();
     for problem in problems {
-        let rendered = match clip(file, text, problem) {
-            Some((clipped, problem)) => {
-                let located = Located {
-                    problem: &problem,
-                    source: &clipped,
-                };
-                handler.render_report(&mut out, &located)
-            }
-            None => {
-                let located = Located {
-                    problem,
-                    source: &source,
-                };
-                handler.render_report(&mut out, &located)
-            }
+        let rendered = if let Some((clipped, problem)) = clip(file, text, problem) {
+            let located = Located {
+                problem: &problem,
+                source: &clipped,
+            };
+            handler.render_report(&mut out, &located)
+        } else {
+            let located = Located {
+                problem,
+                source: &source,
+            };
+            handler.render_report(&mut out, &located)
         };
         if rendered.is_err() {
             let _ = writeln!(out, "{file}: {}", problem.message);

@@ -66,17 +66,15 @@ fn push_visible(out: &mut String, c: char) {
 /// At most `max` characters of `text`; a cut text ends with `…` (counted in
 /// `max`).
 pub fn truncate(text: &str, max: usize) -> Cow<'_, str> {
-    match text.char_indices().nth(max) {
-        None => Cow::Borrowed(text),
-        Some(_) => {
-            let keep = max.saturating_sub(1);
-            let end = text
-                .char_indices()
-                .nth(keep)
-                .map_or(text.len(), |(at, _)| at);
-            Cow::Owned(format!("{}…", &text[..end]))
-        }
+    if text.char_indices().nth(max).is_none() {
+        return Cow::Borrowed(text);
     }
+    let keep = max.saturating_sub(1);
+    let end = text
+        .char_indices()
+        .nth(keep)
+        .map_or(text.len(), |(at, _)| at);
+    Cow::Owned(format!("{}…", &text[..end]))
 }
 
 /// Inline Markdown text, safe in a paragraph, a heading, a list item and a
