@@ -265,7 +265,7 @@ pub fn xml(text: &str) -> String {
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&apos;"),
             '\t' | '\n' | '\r' => out.push(c),
-            c if c.is_control() || c == '\u{fffe}' || c == '\u{ffff}' => {
+            c if is_unsafe_char(c) || c == '\u{fffe}' || c == '\u{ffff}' => {
                 let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
             }
             c => out.push(c),
@@ -283,7 +283,7 @@ pub fn xml_comment(text: &str) -> String {
         match c {
             '-' if out.ends_with('-') => out.push('\u{2010}'),
             '\t' | '\n' | '\r' => out.push(' '),
-            c if c.is_control() || c == '\u{fffe}' || c == '\u{ffff}' => {
+            c if is_unsafe_char(c) || c == '\u{fffe}' || c == '\u{ffff}' => {
                 let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
             }
             c => out.push(c),
