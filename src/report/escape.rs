@@ -94,12 +94,12 @@ pub fn truncate(text: &str, max: usize) -> Cow<'_, str> {
 /// Emphasis (`*`, `_`) inside the text is left alone: it can only change
 /// how the user's own words look.
 pub fn markdown(text: &str) -> String {
-    inline(text, true)
+    inline(text, true, false)
 }
 
 /// [`markdown`], with the start escaped as a block's start or not (a table
 /// cell holds inline text only, so `-` there is just a dash).
-fn inline(text: &str, block_start: bool) -> String {
+fn inline(text: &str, block_start: bool, emphasis: bool) -> String {
     let text = text.trim_start_matches([' ', '\t']);
     let mut out = String::with_capacity(text.len() + 8);
     let mut rest = text;
@@ -130,10 +130,16 @@ fn inline(text: &str, block_start: bool) -> String {
         }
         let end = rest.find('`').unwrap_or(rest.len());
         let plain = &rest[..end];
+        let at = out.len();
         if first && block_start {
             plain_start(plain, &mut out);
         } else {
             plain_text(plain, &mut out);
+        }
+        if emphasis {
+            let escaped = escape_emphasis(&out[at..]);
+            out.truncate(at);
+            out.push_str(&escaped);
         }
         first = false;
         rest = &rest[end..];
@@ -187,10 +193,30 @@ fn plain_text(plain: &str, out: &mut String) {
     }
 }
 
+/// `*` always, and `_` where it could open or close emphasis (not between
+/// two letters or digits), backslash-escaped.
+fn escape_emphasis(text: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    for (i, &c) in chars.iter().enumerate() {
+        let intraword = c == '_'
+            && i > 0
+            && chars[i - 1].is_alphanumeric()
+            && chars.get(i + 1).is_some_and(|n| n.is_alphanumeric());
+        let escaped = i > 0 && chars[i - 1] == '\\' && !(i > 1 && chars[i - 2] == '\\');
+        if (c == '*' || (c == '_' && !intraword)) && !escaped {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// [`markdown`] for a table cell: `|` is also escaped inside code spans
-/// (GitHub splits the row before it reads code spans, and takes `\|` there).
+/// (GitHub splits the row before it reads code spans, and takes `\|` there),
+/// and so are emphasis characters, so a cell cannot bold a fake verdict.
 pub fn markdown_cell(text: &str) -> String {
-    let inline = inline(text, false);
+    let inline = inline(text, false, true);
     let mut out = String::with_capacity(inline.len());
     let mut previous = ' ';
     for c in inline.chars() {
@@ -388,6 +414,10 @@ mod tests {
         assert_eq!(markdown("``"), "\\`\\`");
         assert_eq!(markdown_cell("a|b `c|d`"), "a\\|b `c\\|d`");
         assert_eq!(markdown_cell("-"), "-");
+        assert_eq!(
+            markdown_cell("**nines** a_b _c_"),
+            "\\*\\*nines\\*\\* a_b \\_c\\_"
+        );
     }
 
     #[test]

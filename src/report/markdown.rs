@@ -303,7 +303,7 @@ mod tests {
     fn cells_cannot_break_the_table() {
         let text = comment(&sample::report(), "shop.yaml", Some(Severity::Error));
         assert!(text.contains(
-            "cache: 100% of traffic, in no domain \\| &lt;none>, see a*b<br>second line"
+            "cache: 100% of traffic, in no domain \\| &lt;none>, see a\\*b<br>second line"
         ));
         assert!(text.contains("| `retry-budget/api>db` |"));
         assert_eq!(cell("a `x<y|z` <b>"), "a `x<y\\|z` &lt;b>");

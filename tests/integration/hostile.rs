@@ -279,6 +279,54 @@ fn assert_markdown_holds(text: &str) {
     }
 }
 
+/// The comment read by an independent CommonMark parser with GitHub's
+/// extensions (tables, strikethrough, math, autolinks): the only HTML is
+/// nines' own tags, and no link, image, math, strikethrough, heading or
+/// list comes from a user string. `headings` is how many headings nines
+/// itself writes.
+fn assert_gfm_holds(text: &str, headings: usize, lists: usize) {
+    use pulldown_cmark::{Event, Options, Parser, Tag};
+    const OURS: [&str; 8] = [
+        "<!-- nines-report -->",
+        "<details>",
+        "</details>",
+        "<summary>",
+        "</summary>",
+        "<br>",
+        "<sub>",
+        "</sub>",
+    ];
+    let options = Options::ENABLE_TABLES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_MATH
+        | Options::ENABLE_GFM
+        | Options::ENABLE_TASKLISTS;
+    let (mut seen_headings, mut seen_lists, mut strong) = (0, 0, 0);
+    for event in Parser::new_ext(text, options) {
+        match event {
+            Event::Html(html) | Event::InlineHtml(html) => {
+                let mut rest = html.to_string();
+                for tag in OURS {
+                    rest = rest.replace(tag, "");
+                }
+                assert!(!rest.contains('<'), "HTML of the user's: {html:?}\n{text}");
+            }
+            Event::Start(Tag::Link { dest_url, .. }) => panic!("a link to {dest_url}:\n{text}"),
+            Event::Start(Tag::Image { dest_url, .. }) => panic!("an image {dest_url}:\n{text}"),
+            Event::Start(Tag::Strikethrough) => panic!("strikethrough:\n{text}"),
+            Event::InlineMath(m) | Event::DisplayMath(m) => panic!("math {m}:\n{text}"),
+            Event::Start(Tag::Heading { .. }) => seen_headings += 1,
+            Event::Start(Tag::List(_) | Tag::BlockQuote(_) | Tag::CodeBlock(_)) => seen_lists += 1,
+            Event::Start(Tag::Strong) => strong += 1,
+            _ => {}
+        }
+    }
+    // Bold: the verdict's `nines`, and `Fixed` when the baseline has some.
+    assert!(strong <= 2, "bold of the user's:\n{text}");
+    assert_eq!(seen_headings, headings, "headings:\n{text}");
+    assert_eq!(seen_lists, lists, "lists, quotes and code blocks:\n{text}");
+}
+
 /// The text with code spans removed (cmark: a run of n backticks opens a
 /// span closed by the next run of exactly n; a backslash-escaped backtick
 /// opens nothing).
@@ -346,6 +394,8 @@ fn the_pr_comment_cannot_be_forged() {
         let run = check("m.yaml", &text, Format::Markdown);
         assert_ne!(run.outcome, Outcome::Invalid, "case {i}: {}", run.stderr);
         assert_markdown_holds(&run.stdout);
+        // One heading, "New findings at or above error"; no list.
+        assert_gfm_holds(&run.stdout, 1, 0);
         assert!(terminal_controls(&run.stdout).is_empty(), "case {i}");
         assert!(run.stdout.starts_with("<!-- nines-report -->\n**nines**: "));
     }
@@ -805,7 +855,11 @@ proptest! {
         prop_assert!(outputs.len() > 10, "the model is valid: {:?}", outputs[1]);
         for (format, out) in &outputs {
             match format.as_str() {
-                "Markdown" => assert_markdown_holds(out),
+                "Markdown" => {
+                    assert_markdown_holds(out);
+                    let headings = usize::from(out.contains("\n### New findings"));
+                    assert_gfm_holds(out, headings, 0);
+                }
                 "mef" => prop_assert!(well_formed(out).is_ok(), "{:?}\n{out}", well_formed(out)),
                 "Json" | "Sarif" => {
                     prop_assert!(serde_json::from_str::<serde_json::Value>(out).is_ok(), "{format}");
