@@ -279,7 +279,7 @@ fn assert_markdown_holds(text: &str) {
     }
 }
 
-/// The comment read by an independent CommonMark parser with GitHub's
+/// The comment read by an independent `CommonMark` parser with GitHub's
 /// extensions (tables, strikethrough, math, autolinks): the only HTML is
 /// nines' own tags, and no link, image, math, strikethrough, heading or
 /// list comes from a user string. `headings` is how many headings nines
