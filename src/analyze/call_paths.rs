@@ -31,6 +31,9 @@ pub(crate) const MAX_ROW_NAMES: usize = 20_000;
 /// The most rows in the report's `retries` section.
 pub(crate) const MAX_ROWS: usize = 1_000;
 
+/// The most component names spelt out in a path finding's id.
+pub(crate) const MAX_ID_NAMES: usize = 16;
+
 /// The most retrying hops spelt out in a finding's message.
 const MAX_FACTORS: usize = 12;
 
@@ -105,9 +108,27 @@ impl<'a> CallPath<'a> {
         self.retrying - u32::from(self.last_edge().is_some_and(|e| e.retries > 0))
     }
 
-    /// `a>b>c`, the subject of path finding ids.
+    /// `a>b>c`, the subject of path finding ids. A path of more than
+    /// [`MAX_ID_NAMES`] components keeps its first and last names around
+    /// `…` and a hash of the whole path (`a>…>z#0123abcd0123abcd`), so ids
+    /// stay unique and a finding's size does not grow with the path.
     pub fn id(&self, model: &Model) -> String {
-        self.names(model).join(">")
+        let names = self.names(model);
+        if names.len() <= MAX_ID_NAMES {
+            return names.join(">");
+        }
+        // FNV-1a over the names and separators: stable across runs and builds.
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for byte in names.join(">").bytes() {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+        let half = MAX_ID_NAMES / 2;
+        format!(
+            "{}>…>{}#{hash:016x}",
+            names[..half].join(">"),
+            names[names.len() - half..].join(">")
+        )
     }
 
     /// The component names along the path.
@@ -528,6 +549,30 @@ mod tests {
         assert!((rows[0].amplification - 2f64.powi(29)).abs() < 1.0);
         // Aggregated per last hop: at most one row per component but l0a.
         assert!(rows.len() <= 59, "{}", rows.len());
+    }
+
+    #[test]
+    fn long_paths_get_short_unique_ids() {
+        // A chain of 40: the path to c39 has 40 names; its id keeps 8 + 8.
+        let mut text = String::from("system: s\nentrypoints: [c0]\ncomponents:\n");
+        for i in 0..39 {
+            let _ = writeln!(text, "  c{i}: {{depends_on: [c{}]}}", i + 1);
+        }
+        text.push_str("  c39: {}\n");
+        let m = model(&text);
+        let paths = walk(&m);
+        let ids: Vec<String> = paths.paths.iter().map(|p| p.id(&m)).collect();
+        assert_eq!(
+            ids[14],
+            "c0>c1>c2>c3>c4>c5>c6>c7>c8>c9>c10>c11>c12>c13>c14>c15"
+        );
+        let long = &ids[38];
+        assert!(
+            long.starts_with("c0>c1>c2>c3>c4>c5>c6>c7>…>c32>c33>c34>c35>c36>c37>c38>c39#"),
+            "{long}"
+        );
+        let unique: std::collections::BTreeSet<&String> = ids.iter().collect();
+        assert_eq!(unique.len(), ids.len());
     }
 
     #[test]

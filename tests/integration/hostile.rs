@@ -219,6 +219,52 @@ fn a_long_retry_chain_gives_output_linear_in_the_model() {
     );
 }
 
+#[test]
+fn many_long_amplifying_paths_give_findings_of_bounded_size() {
+    // A broom: a 2,000-hop chain that does not amplify (a 0% budget
+    // multiplies by 1), then 2,000 leaves called with 20 retries: 2,000
+    // paths cross the limit, each 2,001 components long.
+    let (chain, leaves) = (2_000, 2_000);
+    let mut text = String::from("system: broom\nentrypoints: [c0]\ncomponents:\n");
+    for i in 0..chain - 1 {
+        let _ = writeln!(
+            text,
+            "  c{i}: {{depends_on: [{{target: c{}, retries: 1, retry_budget: 0%}}]}}",
+            i + 1
+        );
+    }
+    let targets: Vec<String> = (0..leaves).map(|j| format!("l{j}")).collect();
+    let _ = writeln!(
+        text,
+        "  c{}: {{depends_on: [{{any_of: [{}], retries: 20}}]}}",
+        chain - 1,
+        targets.join(", ")
+    );
+    for j in 0..leaves {
+        let _ = writeln!(text, "  l{j}: {{}}");
+    }
+    let run = nines_check_only(&text, "retry-amplification");
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), leaves);
+    for finding in findings {
+        let id = finding["id"].as_str().unwrap();
+        // 16 names, `…` and a 16-digit hash: far below the 2,001 names.
+        assert!(id.len() < 200, "{id}");
+        assert!(id.contains(">…>"), "{id}");
+    }
+    // Every id is different: the leaf differs, and the hash covers the
+    // names left out.
+    let ids: std::collections::BTreeSet<&str> =
+        findings.iter().map(|f| f["id"].as_str().unwrap()).collect();
+    assert_eq!(ids.len(), leaves);
+    assert!(
+        run.stdout.len() < 40 * text.len(),
+        "{} bytes of JSON",
+        run.stdout.len()
+    );
+}
+
 fn nines_check_only(text: &str, only: &str) -> Run {
     let args = nines::cli::CheckArgs {
         model: "chain.yaml".to_owned(),
