@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use miette::{
     Diagnostic, GraphicalReportHandler, GraphicalTheme, LabeledSpan, MietteError,
-    MietteSpanContents, NamedSource, SourceCode, SourceSpan, SpanContents,
+    MietteSpanContents, SourceCode, SourceSpan, SpanContents,
 };
 
 use crate::model::{Problem, Span};
@@ -17,6 +17,10 @@ const LONG_LINE: usize = 400;
 
 /// Bytes of context kept on each side of the problem in a clipped line.
 const WINDOW: usize = 80;
+
+/// Problems drawn in full; the rest are counted (a generated file can hold
+/// a million mistakes).
+const MAX_SHOWN: usize = 500;
 
 /// Longest underline drawn in a clipped line, in bytes.
 const MAX_UNDERLINE: usize = 120;
@@ -99,10 +103,18 @@ pub fn render_problems(
     let handler = GraphicalReportHandler::new_themed(theme).with_width(width);
     let shown = printable_source(text);
     let text = shown.as_ref();
-    let source = NamedSource::new(file, text.to_owned());
+    let source = Indexed::new(file, text);
     let mut out = String::new();
-    for problem in problems {
-        let rendered = if let Some((clipped, problem)) = clip(file, text, problem) {
+    for (index, problem) in problems.iter().enumerate() {
+        if index == MAX_SHOWN {
+            let _ = writeln!(
+                out,
+                "… and {} more problem(s) not shown: fix these first\n",
+                problems.len() - MAX_SHOWN
+            );
+            break;
+        }
+        let rendered = if let Some((clipped, problem)) = clip(&source, problem) {
             let located = Located {
                 problem: &problem,
                 source: &clipped,
@@ -185,7 +197,8 @@ fn floor_boundary(text: &str, mut at: usize) -> usize {
 /// When a problem points into a line too long to draw, the line cut to a
 /// window around the problem and the problem moved into it (labels outside
 /// the window are left out); `None` when every labelled line is short.
-fn clip(file: &str, text: &str, problem: &Problem) -> Option<(Clipped, Problem)> {
+fn clip(source: &Indexed, problem: &Problem) -> Option<(Clipped, Problem)> {
+    let (file, text) = (source.name.as_str(), source.text);
     let long = std::iter::once(problem.span)
         .chain(problem.related.iter().map(|(span, _)| *span))
         .any(|span| {
@@ -221,7 +234,7 @@ fn clip(file: &str, text: &str, problem: &Problem) -> Option<(Clipped, Problem)>
         .filter(|(span, _)| inside(*span))
         .map(|(span, label)| (Span::new(shift(span.offset), span.len), label.clone()))
         .collect();
-    let line = text[..line_start].matches('\n').count();
+    let line = source.line_of(line_start);
     Some((
         Clipped {
             name: file.to_owned(),
@@ -261,4 +274,69 @@ fn printable_source(text: &str) -> std::borrow::Cow<'_, str> {
         }
     }
     std::borrow::Cow::Owned(out)
+}
+
+/// The source as miette reads it, with the start of every line indexed:
+/// miette finds a span's line by scanning from the start of the text, which
+/// made a file with many problems quadratic; here each read looks at the
+/// lines around the span only.
+struct Indexed<'t> {
+    name: String,
+    text: &'t str,
+    /// Byte offset of the start of each line.
+    line_starts: Vec<usize>,
+}
+
+impl<'t> Indexed<'t> {
+    fn new(name: &str, text: &'t str) -> Self {
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(at, _)| at + 1))
+            .collect();
+        Self {
+            name: name.to_owned(),
+            text,
+            line_starts,
+        }
+    }
+
+    /// The 0-based line holding byte `offset`.
+    fn line_of(&self, offset: usize) -> usize {
+        self.line_starts.partition_point(|&start| start <= offset) - 1
+    }
+}
+
+impl SourceCode for Indexed<'_> {
+    fn read_span<'a>(
+        &'a self,
+        span: &SourceSpan,
+        context_lines_before: usize,
+        context_lines_after: usize,
+    ) -> Result<Box<dyn SpanContents<'a> + 'a>, MietteError> {
+        let len = self.text.len();
+        let start = span.offset().min(len);
+        let end = (span.offset() + span.len()).min(len);
+        let first = self.line_of(start);
+        let last = self.line_of(end.saturating_sub(1).max(start));
+        let base_line = first.saturating_sub(context_lines_before);
+        let base = self.line_starts[base_line];
+        let stop = self
+            .line_starts
+            .get(last + context_lines_after + 2)
+            .copied()
+            .unwrap_or(len);
+        let local = SourceSpan::new((start - base).into(), end - start);
+        let inner = self.text.as_bytes()[base..stop].read_span(
+            &local,
+            context_lines_before,
+            context_lines_after,
+        )?;
+        Ok(Box::new(MietteSpanContents::new_named(
+            self.name.clone(),
+            inner.data(),
+            SourceSpan::new((inner.span().offset() + base).into(), inner.span().len()),
+            inner.line() + base_line,
+            inner.column(),
+            inner.line_count() + base_line,
+        )))
+    }
 }
