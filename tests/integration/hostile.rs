@@ -948,6 +948,32 @@ proptest! {
     }
 
     #[test]
+    fn random_models_render_in_every_format(text in crate::properties::valid_model()) {
+        let outputs = every_output("valid.yaml", &text);
+        prop_assert!(outputs.len() > 10, "the model is valid: {:?}", outputs[1]);
+        for (format, out) in &outputs {
+            match format.as_str() {
+                "Markdown" => assert_markdown_holds(out),
+                "mef" => prop_assert!(well_formed(out).is_ok(), "{:?}\n{out}", well_formed(out)),
+                "Json" | "Sarif" => {
+                    prop_assert!(serde_json::from_str::<serde_json::Value>(out).is_ok(), "{format}");
+                }
+                _ => {}
+            }
+        }
+    }
+
+    #[test]
+    fn random_model_like_text_renders_or_is_refused(text in crate::properties::model_like_text()) {
+        // Every format on near-models: no panic, and a refusal explains itself.
+        for (format, out) in every_output("near.yaml", &text) {
+            if format == "Table stderr" && !out.is_empty() && !out.starts_with("error") {
+                prop_assert!(out.contains("problem"), "{out}");
+            }
+        }
+    }
+
+    #[test]
     fn imports_of_random_manifests_pass_check(
         names in prop::collection::vec("[ -~]{1,40}|a{1000,1100}", 1..4),
         replicas in 0u32..5,
