@@ -189,8 +189,13 @@ fn collect(path: &Path, depth: usize, files: &mut Vec<String>) -> Result<(), Str
     if depth > MAX_DEPTH {
         return Ok(());
     }
-    let entries = std::fs::read_dir(path)
-        .map_err(|err| format!("cannot read the folder {}: {err}", path.display()))?;
+    let entries = std::fs::read_dir(path).map_err(|err| {
+        let shown = path.to_string_lossy();
+        format!(
+            "cannot read the folder {}: {err}",
+            crate::report::escape::terminal(&shown)
+        )
+    })?;
     let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
     entries.sort_by_key(std::fs::DirEntry::file_name);
     for entry in entries {
