@@ -120,20 +120,21 @@ pub fn report_of(model: &model::Model, text: &str, today: Date) -> Report {
     report(model, text, today, &|_| true)
 }
 
-/// Reads and parses a `--baseline` file.
+/// Reads and parses a `--baseline` file (at most 64 MiB, like the model).
 fn read_baseline(path: &str) -> Result<BaselineFile, String> {
-    let text = std::fs::read_to_string(path).map_err(|err| {
-        let why = match err.kind() {
-            std::io::ErrorKind::NotFound => {
-                "no such file; write one with `nines baseline MODEL -o FILE`".to_owned()
-            }
-            std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
-            std::io::ErrorKind::IsADirectory => "it is a directory".to_owned(),
-            std::io::ErrorKind::InvalidData => "it is not UTF-8 text".to_owned(),
-            _ => err.to_string(),
-        };
-        format!("cannot read the baseline {path}: {why}")
-    })?;
+    let text = input::read_text(
+        path,
+        "the baseline",
+        "a baseline is the JSON file `nines baseline` writes",
+    )
+    .map_err(|message| {
+        if message.ends_with("no such file") {
+            format!("{message}; write one with `nines baseline MODEL -o FILE`")
+        } else {
+            message
+        }
+    })?
+    .text;
     BaselineFile::parse(&text).map_err(|why| {
         format!("cannot use the baseline {path}: {why}; write it again with `nines baseline MODEL -o {path}`")
     })
@@ -216,6 +217,7 @@ fn check_text(source: &input::ModelText, config: &CheckConfig, terminal: &mut Te
     }
     let written = match config.format {
         Format::Table => {
+            crate::report::escape::terminal_report(&mut report);
             let style = table::Style {
                 width: terminal.width,
                 color: terminal.color_out,

@@ -115,9 +115,17 @@ pub struct Terminal<'a> {
 
 impl Terminal<'_> {
     /// Writes an error line to stderr (write failures are ignored: there is
-    /// nowhere left to report them).
+    /// nowhere left to report them). A message that starts with a code in
+    /// brackets (`[model::too-large] …`) is shown as `error[model::too-large]: …`.
     pub fn error(&mut self, message: &str) {
-        let _ = writeln!(self.err, "error: {message}");
+        let coded = message
+            .strip_prefix('[')
+            .and_then(|rest| rest.split_once("] "))
+            .filter(|(code, _)| code.contains("::") && !code.contains(' '));
+        let _ = match coded {
+            Some((code, rest)) => writeln!(self.err, "error[{code}]: {rest}"),
+            None => writeln!(self.err, "error: {message}"),
+        };
     }
 }
 

@@ -24,7 +24,7 @@ pub struct ReportArgs {
     /// Document format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Markdown)]
     pub format: ReportFormat,
-    /// Write to this file instead of standard output.
+    /// Write to this file instead of standard output (`-`: standard output).
     #[arg(short = 'o', long)]
     pub output: Option<String>,
     /// "Now" for expiry dates and drill ages, YYYY-MM-DD (default: today, UTC).
@@ -44,7 +44,12 @@ pub(super) fn run(args: &ReportArgs, terminal: &mut Terminal) -> Outcome {
         return Outcome::Invalid;
     };
     let text = render(&source.name, &source.text, &model, today, args.format);
-    input::write_output(args.output.as_deref(), &text, terminal)
+    input::write_output(
+        args.output.as_deref(),
+        &text,
+        &[args.model.as_str()],
+        terminal,
+    )
 }
 
 /// The review document of a valid model, for tests and embedding.

@@ -132,7 +132,7 @@ pub fn what_if_source(
         &lost_domains,
         args.scale_load.is_some() || !args.set.is_empty(),
     );
-    let outcome = WhatIf {
+    let mut outcome = WhatIf {
         scenario,
         before,
         after,
@@ -140,6 +140,13 @@ pub fn what_if_source(
         resolved,
         headroom,
     };
+    if args.format == WhatIfFormat::Table {
+        crate::report::escape::terminal_report(&mut outcome.before);
+        crate::report::escape::terminal_report(&mut outcome.after);
+        for line in &mut outcome.scenario {
+            *line = crate::report::escape::terminal(line).into_owned();
+        }
+    }
     let written = match args.format {
         WhatIfFormat::Table => what_if::render_table(
             &outcome,

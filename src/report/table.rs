@@ -183,6 +183,13 @@ fn retries(report: &Report, style: Style, out: &mut dyn Write) -> io::Result<()>
     if hidden > 0 {
         writeln!(out, "… and {hidden} more path(s) in `--format json`.")?;
     }
+    if report.retries_omitted > 0 {
+        writeln!(
+            out,
+            "… and {} more amplifying path(s), left out of every format (the worst are listed).",
+            report.retries_omitted
+        )?;
+    }
     if report.retries_truncated {
         for line in wrap(
             "The walk stopped after 10000 call paths (the graph has more): each row is the worst path visited into its last hop, and the retry findings cover the paths visited.",

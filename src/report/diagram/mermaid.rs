@@ -6,6 +6,7 @@
 use std::fmt::Write as _;
 
 use super::Diagram;
+use crate::report::escape;
 
 /// The flowchart text, ending with a newline.
 #[must_use]
@@ -79,20 +80,10 @@ fn cluster_body(diagram: &Diagram, cluster: Option<usize>, depth: usize, out: &m
 }
 
 /// Text inside a quoted Mermaid label: entity codes for the characters
-/// Mermaid or the HTML it produces would read as syntax.
+/// Mermaid or the HTML it produces would read as syntax, directives
+/// (`%%{init: …}%%`) included (see [`escape::mermaid`]).
 fn quote(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("#quot;"),
-            '<' => out.push_str("#lt;"),
-            '>' => out.push_str("#gt;"),
-            '|' => out.push_str("#124;"),
-            '#' => out.push_str("#35;"),
-            c => out.push(c),
-        }
-    }
-    out
+    escape::mermaid(text)
 }
 
 #[cfg(test)]

@@ -266,7 +266,8 @@ fn layers(model: &Model, links: &[Link]) -> Vec<usize> {
     layer
 }
 
-/// Escapes text for XML and HTML (text and attribute values).
+/// Escapes text for XML and HTML (text and attribute values); control
+/// characters show as `\u{…}`.
 #[must_use]
 pub fn escape_xml(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -277,6 +278,10 @@ pub fn escape_xml(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
+            // Not allowed in XML, and acted on by a terminal showing the file.
+            c if c != '\n' && c != '\t' && crate::report::escape::is_unsafe_char(c) => {
+                out.push_str(&crate::report::escape::terminal(c.encode_utf8(&mut [0; 4])));
+            }
             c => out.push(c),
         }
     }

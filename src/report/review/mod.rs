@@ -375,6 +375,12 @@ fn retries(report: &Report) -> Section<'static> {
             right: vec![1, 2, 3, 4, 5, 6, 7],
         },
     ];
+    if report.retries_omitted > 0 {
+        blocks.push(Block::Text(format!(
+            "{} more amplifying path(s) are left out (the list stops at 1000 rows or 20000 component names; the worst are listed).",
+            report.retries_omitted
+        )));
+    }
     if report.retries_truncated {
         blocks.push(Block::Text("The walk stopped after 10000 call paths: each row is the worst path visited into its last hop.".to_owned()));
     }
