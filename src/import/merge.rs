@@ -21,7 +21,7 @@
 use std::fmt;
 
 use super::service_graph::{Graph, call_reason, load_reason, number};
-use super::writer::comment;
+use super::writer::{comment, scalar};
 use crate::model::{self, Component, Model, Problem};
 
 /// What the merge changed and found.
@@ -202,8 +202,10 @@ pub fn merge(text: &str, graph: &Graph, factor: f64) -> Result<Merged, (String, 
                 .filter(|(target, _)| !declared.contains(target))
                 .map(|(target, call)| {
                     let entry = match call.per_request {
-                        Some(per) => format!("{{target: {target}, calls: {}}}", number(per)),
-                        None => target.clone(),
+                        Some(per) => {
+                            format!("{{target: {}, calls: {}}}", scalar(target), number(per))
+                        }
+                        None => scalar(target),
                     };
                     (target, entry)
                 })

@@ -500,6 +500,9 @@ impl Reader {
             let line = raw.trim_end_matches(['\n', '\r']);
             let content = line.trim_start();
             if content.is_empty() || content.starts_with('#') {
+                // `# TYPE traces_service_graph_request_total counter` with no
+                // sample yet: the right file, with no call in it.
+                found |= content.starts_with("# TYPE") && content.contains("service_graph_request");
                 continue;
             }
             let start = line_start + (line.len() - content.len());
