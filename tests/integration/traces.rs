@@ -258,28 +258,34 @@ fn merging_into_the_k8s_skeleton_only_adds_lines() {
     });
 }
 
-/// The lines the merge added (`+`) or replaced (`-`), with their line
-/// numbers in the merged text: what a reviewer sees.
+/// A line diff (longest common subsequence): `-` for a line of `before`
+/// that is gone, `+` with its line number for a line of `after` that is
+/// new. What a reviewer sees.
 fn diff(before: &str, after: &str) -> String {
     let old: Vec<&str> = before.lines().collect();
-    let mut out = String::new();
-    let mut i = 0;
-    for (n, line) in after.lines().enumerate() {
-        if old.get(i) == Some(&line) {
+    let new: Vec<&str> = after.lines().collect();
+    let mut common = vec![vec![0usize; new.len() + 1]; old.len() + 1];
+    for i in (0..old.len()).rev() {
+        for j in (0..new.len()).rev() {
+            common[i][j] = if old[i] == new[j] {
+                common[i + 1][j + 1] + 1
+            } else {
+                common[i + 1][j].max(common[i][j + 1])
+            };
+        }
+    }
+    let (mut i, mut j, mut out) = (0, 0, String::new());
+    while i < old.len() || j < new.len() {
+        if i < old.len() && j < new.len() && old[i] == new[j] {
             i += 1;
-            continue;
-        }
-        // A replaced line: the old one is skipped if the next one matches.
-        if old.get(i + 1) == Some(&line) {
-            out.push_str(&format!("{:>4} - {}\n", n + 1, old[i]));
-            i += 2;
-            continue;
-        }
-        if i < old.len() && !after.lines().skip(n + 1).any(|l| l == old[i]) {
-            out.push_str(&format!("{:>4} - {}\n", n + 1, old[i]));
+            j += 1;
+        } else if i < old.len() && (j == new.len() || common[i + 1][j] >= common[i][j + 1]) {
+            out.push_str(&format!("     - {}\n", old[i]));
             i += 1;
+        } else {
+            out.push_str(&format!("{:>4} + {}\n", j + 1, new[j]));
+            j += 1;
         }
-        out.push_str(&format!("{:>4} + {line}\n", n + 1));
     }
     out
 }
