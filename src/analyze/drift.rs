@@ -103,9 +103,9 @@ fn unseen(
 pub static DOC: RuleDoc = RuleDoc {
     name: "drift",
     id: "drift/<caller>><target>, drift/<component>",
-    severity: "error (undeclared call or service), warning (load), note (edge not seen)",
+    severity: "error",
     summary: "The model and the service graph measured by traces disagree (`check --observed`).",
-    checks: "Only with `nines check MODEL --observed FILE…`, where the files are what `nines import traces` reads. A call seen in the traces that no `depends_on` entry has (error), a traced service the model lacks (error), a component whose measured rate is more than `--load-factor` (default 2) times its `load` (warning), and an edge of the model the traces never saw over `--window` (note).",
+    checks: "Only with `nines check MODEL --observed FILE…`, where the files are what `nines import traces` reads. A call seen in the traces that no `depends_on` entry has (error), a traced service the model lacks (error), a component whose measured rate is more than `--load-factor` (default 2) times its `load` (warning), and an edge of the model the traces never saw over `--window` (note). Rates are requests per second, averaged over the window.",
     why: "The model is only as good as its edges: a call nobody wrote down is a dependency no analysis sees, so a single point of failure behind it goes unreported. A load that grew past the model's makes every headroom figure optimistic. An edge that no longer exists makes findings about it noise.",
     example: "components:\n  web: {depends_on: [db]}    # traces: web → db, web → cache\n  db: {}\n  cache: {}                  # drift/web>cache",
     fix: "Run `nines import traces FILE --merge MODEL` to add what the traces saw, then review the diff; correct `load`; remove dead edges or accept them with the reason.",

@@ -77,10 +77,10 @@ impl Graph {
             );
         }
         for ((parent, child), link) in &observed.links {
-            let (caller, callee) = (&names[parent.as_str()], &names[child.as_str()]);
-            if let Some(service) = services.get_mut(callee) {
+            let (from, to) = (&names[parent.as_str()], &names[child.as_str()]);
+            if let Some(service) = services.get_mut(to) {
                 service.received += link.calls;
-                service.callers.insert(caller.clone());
+                service.callers.insert(from.clone());
             }
         }
         let received: BTreeMap<String, f64> = services
@@ -88,11 +88,11 @@ impl Graph {
             .map(|(name, s)| (name.clone(), s.received))
             .collect();
         for ((parent, child), link) in &observed.links {
-            let (caller, callee) = (&names[parent.as_str()], &names[child.as_str()]);
-            let own = received[caller];
-            if let Some(service) = services.get_mut(caller) {
+            let (from, to) = (&names[parent.as_str()], &names[child.as_str()]);
+            let own = received[from];
+            if let Some(service) = services.get_mut(from) {
                 service.calls.insert(
-                    callee.clone(),
+                    to.clone(),
                     Call {
                         count: link.calls,
                         per_request: (own > 0.0).then(|| link.calls / own),
@@ -158,7 +158,7 @@ fn names<'a>(traced: &BTreeSet<&'a str>) -> BTreeMap<&'a str, String> {
 /// A rate or ratio as the model writes it: whole numbers as they are, others
 /// to four significant digits.
 pub fn number(value: f64) -> String {
-    if value == value.trunc() && value.abs() < 1e15 {
+    if value.fract() == 0.0 && value.abs() < 1e15 {
         return format!("{value:.0}");
     }
     // The clamp keeps the exponent within -12..=3, so the cast is exact.

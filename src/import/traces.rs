@@ -145,7 +145,7 @@ pub fn read(sources: &[Source], notes: &mut Vec<Note>) -> Result<Observed, Vec<(
             }
             Measure::Bucket(le, n) => {
                 let list = buckets.entry(key).or_default();
-                match list.iter_mut().find(|(b, _)| *b == le) {
+                match list.iter_mut().find(|(b, _)| b.total_cmp(&le).is_eq()) {
                     Some(entry) => entry.1 += n,
                     None => list.push((le, n)),
                 }
@@ -437,20 +437,19 @@ impl Reader {
         };
         let vpath = format!("{path}.value");
         let number = match &value.value {
-            JsonValue::Array(pair) if pair.len() == 2 => match &pair[1].value {
-                JsonValue::Str(text) => match parse_sample(text) {
-                    Some(n) => Some(n),
-                    None => {
+            JsonValue::Array(pair) if pair.len() == 2 => {
+                if let JsonValue::Str(text) = &pair[1].value {
+                    let number = parse_sample(text);
+                    if number.is_none() {
                         self.problems.push(Problem::trace_value(
                             pair[1].span,
                             &format!("{vpath}[1]"),
                             "a count of at least 0",
                             &json_text(&pair[1]),
                         ));
-                        None
                     }
-                },
-                _ => {
+                    number
+                } else {
                     self.problems.push(Problem::trace_value(
                         pair[1].span,
                         &format!("{vpath}[1]"),
@@ -459,7 +458,7 @@ impl Reader {
                     ));
                     None
                 }
-            },
+            }
             _ => {
                 self.problems.push(Problem::trace_value(
                     value.span,
@@ -539,7 +538,7 @@ impl Reader {
                     }
                     match classify(name, get("le").as_deref()) {
                         Ok(Some(series)) => {
-                            self.push(&client, &server, series.measure(value), span)
+                            self.push(&client, &server, series.measure(value), span);
                         }
                         Ok(None) => {}
                         Err(why) => self.problems.push(Problem::exposition_line(span, &why)),
@@ -634,12 +633,12 @@ fn parse_sample(text: &str) -> Option<f64> {
     (n.is_finite() && n >= 0.0).then_some(n)
 }
 
+/// The labels and value of a sample.
+type Parsed = (Vec<(String, String)>, f64);
+
 /// The labels and value of an exposition line whose name is `name_len`
 /// bytes long; an error gives the byte offset in the line and why.
-fn sample_line(
-    line: &str,
-    name_len: usize,
-) -> Result<(Vec<(String, String)>, f64), (usize, String)> {
+fn sample_line(line: &str, name_len: usize) -> Result<Parsed, (usize, String)> {
     let bytes = line.as_bytes();
     let mut at = name_len;
     let mut labels = Vec::new();
@@ -712,6 +711,10 @@ fn sample_line(
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::float_cmp,
+    reason = "the counts are small integers, exact in f64"
+)]
 mod tests {
     use super::*;
 

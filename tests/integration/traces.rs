@@ -1,12 +1,14 @@
-//! `nines import traces` and `check --observed`: the Jaeger HotROD topology
+//! `nines import traces` and `check --observed`: the Jaeger `HotROD` topology
 //! written by hand in every format (`tests/fixtures/traces/`) gives one
 //! model; the merge into the `import k8s` skeleton of the same services;
 //! drift; located errors; and no panic or invalid model on any input.
 //!
-//! HotROD: frontend → customer, driver, route; customer → mysql; driver →
+//! `HotROD`: frontend → customer, driver, route; customer → mysql; driver →
 //! redis. The fixtures count, over one hour, 360 requests to customer and
 //! driver, 10 route calls per request (3600), one mysql query per customer
 //! request (360) and 15 redis calls per driver request (5400).
+
+use std::fmt::Write as _;
 
 use clap::Parser;
 use nines::cli::{Cli, Format, Outcome, Terminal, run};
@@ -100,10 +102,10 @@ fn every_format_of_hotrod_gives_the_same_model() {
     // frontend's own rate is not in the traces: `calls` stays the default 1
     // and is not written.
     assert!(
-        !edge(&model, "frontend", "route")
+        edge(&model, "frontend", "route")
             .fields
             .get("calls")
-            .is_some()
+            .is_none()
     );
     // route receives 3600 calls in 3600 s: 1 per second.
     assert!(
@@ -187,7 +189,7 @@ fn entrypoint_overrides_the_roots() {
     );
 }
 
-/// The k8s skeleton of HotROD, then the metrics merged into it.
+/// The k8s skeleton of `HotROD`, then the metrics merged into it.
 fn merged() -> (String, Run) {
     let skeleton = nines(&["import", "k8s", &format!("{FIXTURES}/hotrod-k8s.yaml")]);
     assert_eq!(skeleton.outcome, Outcome::Pass, "{}", skeleton.stderr);
@@ -280,10 +282,10 @@ fn diff(before: &str, after: &str) -> String {
             i += 1;
             j += 1;
         } else if i < old.len() && (j == new.len() || common[i + 1][j] >= common[i][j + 1]) {
-            out.push_str(&format!("     - {}\n", old[i]));
+            let _ = writeln!(out, "     - {}", old[i]);
             i += 1;
         } else {
-            out.push_str(&format!("{:>4} + {}\n", j + 1, new[j]));
+            let _ = writeln!(out, "{:>4} + {}", j + 1, new[j]);
             j += 1;
         }
     }
@@ -512,19 +514,20 @@ fn render(format: usize, edges: &[(usize, usize, u32, u32)]) -> String {
             let mut out = String::from("# TYPE traces_service_graph_request_total counter\n");
             for (a, b, n, e) in edges {
                 let labels = format!("client=\"{}\",server=\"{}\"", NAMES[*a], NAMES[*b]);
-                out.push_str(&format!(
-                    "traces_service_graph_request_total{{{labels}}} {n}\n"
-                ));
-                out.push_str(&format!(
-                    "traces_service_graph_request_failed_total{{{labels}}} {e}\n"
-                ));
-                out.push_str(&format!(
-                    "traces_service_graph_request_server_seconds_bucket{{{labels},le=\"0.5\"}} {}\n",
+                let _ = writeln!(out, "traces_service_graph_request_total{{{labels}}} {n}");
+                let _ = writeln!(
+                    out,
+                    "traces_service_graph_request_failed_total{{{labels}}} {e}"
+                );
+                let _ = writeln!(
+                    out,
+                    "traces_service_graph_request_server_seconds_bucket{{{labels},le=\"0.5\"}} {}",
                     n / 2
-                ));
-                out.push_str(&format!(
-                    "traces_service_graph_request_server_seconds_bucket{{{labels},le=\"+Inf\"}} {n}\n"
-                ));
+                );
+                let _ = writeln!(
+                    out,
+                    "traces_service_graph_request_server_seconds_bucket{{{labels},le=\"+Inf\"}} {n}"
+                );
             }
             out
         }
