@@ -294,6 +294,9 @@ pub fn merge(text: &str, graph: &Graph, factor: f64) -> Result<Merged, (String, 
                 changes.uncalled.push((*name).clone());
             }
         }
+        if at < text_nl.len() {
+            block.push('\n'); // a blank line before the key that follows
+        }
         edits.push(Edit {
             at,
             remove: 0,
@@ -464,10 +467,11 @@ fn fill_load(
 ) {
     let Some(block) = block(lines, component) else {
         changes.by_hand.push(format!(
-            "{}: measured load {} per second ({}); add `load` with `capacity`",
+            "{}: measured load {} per second ({} calls in {}, an average, not a peak); write it as `load` with `capacity`",
             component.name,
             number(rate),
-            load_reason(service, graph)
+            number(service.received),
+            graph.window_text
         ));
         return;
     };

@@ -216,6 +216,11 @@ impl Reader {
                     self.links(items, "data", Format::Jaeger);
                     Some(Format::Jaeger)
                 }
+                // Jaeger answers `"data": null` when it has no dependency.
+                Some(Json {
+                    value: JsonValue::Null,
+                    ..
+                }) => Some(Format::Jaeger),
                 Some(data) => {
                     self.problems.push(Problem::trace_value(
                         data.span,

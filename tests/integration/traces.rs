@@ -324,7 +324,7 @@ fn merge_keeps_one_line_lists_and_reports_differing_loads() {
     let file = dir.join("m.yaml");
     std::fs::write(
         &file,
-        "# hand-written\nsystem: hotrod\ncomponents:\n  frontend:\n    depends_on: [customer]   # the main path\n  customer: {depends_on: [mysql]}\n  mysql: {}\n  route:\n    capacity: 100\n    load: 10     # measured last year\n",
+        "# hand-written\nsystem: hotrod\ncomponents:\n  frontend:\n    depends_on: [customer]   # the main path\n  customer: {instances: 2}\n  mysql: {}\n  route:\n    capacity: 100\n    load: 10     # measured last year\n",
     )
     .unwrap();
     let run = nines(&[
@@ -358,6 +358,22 @@ fn merge_keeps_one_line_lists_and_reports_differing_loads() {
     assert!(
         run.stdout
             .contains("    load: 10     # measured last year\n")
+    );
+    // A one-line component is left as written; what it lacks is listed.
+    assert!(run.stdout.contains("  customer: {instances: 2}\n"));
+    assert!(
+        run.stderr.contains(
+            "to write by hand (one-line component): customer: add `{target: mysql, calls: 1}` to `depends_on`"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains(
+            "to write by hand (one-line component): customer: measured load 0.1 per second"
+        ),
+        "{}",
+        run.stderr
     );
     // driver and redis are new: appended as components.
     let model = parse(&run.stdout).unwrap_or_else(|p| panic!("{p:?}\n{}", run.stdout));
