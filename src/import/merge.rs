@@ -598,3 +598,78 @@ impl fmt::Display for Changes {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::traces::{Link, Observed};
+
+    fn graph(edges: &[(&str, &str, f64)]) -> Graph {
+        let mut observed = Observed::default();
+        for (a, b, n) in edges {
+            observed.links.insert(
+                ((*a).to_owned(), (*b).to_owned()),
+                Link {
+                    calls: *n,
+                    ..Link::default()
+                },
+            );
+        }
+        Graph::new(&observed, 3600.0, "1h")
+    }
+
+    #[test]
+    fn a_new_edge_goes_after_the_last_item_of_a_block_list() {
+        let text = "system: s\ncomponents:\n  web:\n    depends_on:\n      - target: db\n        timeout: 1s\n      - cache\n    instances: 2\n  db: {}\n  cache: {}\n  queue: {}\n";
+        let merged = merge(
+            text,
+            &graph(&[
+                ("web", "db", 1.0),
+                ("web", "cache", 1.0),
+                ("web", "queue", 7.0),
+            ]),
+            2.0,
+        )
+        .expect("valid");
+        // web's own rate is not traced: a plain name, the count in the comment.
+        assert_eq!(
+            merged.model,
+            "system: s\ncomponents:\n  web:\n    depends_on:\n      - target: db\n        timeout: 1s\n      - cache\n      - queue                           # added from traces: 7 calls in 1h; calls per request unknown: web's own rate is not in the traces\n    instances: 2\n  db: {}\n  cache: {}\n  queue: {}\n"
+        );
+        assert_eq!(
+            merged.changes.edges,
+            [("web".to_owned(), "queue".to_owned())]
+        );
+    }
+
+    #[test]
+    fn items_at_the_key_indentation_and_multi_line_flow_lists() {
+        let text = "system: s\ncomponents:\n  web:\n    depends_on:\n    - db\n    instances: 2\n  api:\n    depends_on: [\n      db]\n  db: {}\n  q: {}\n";
+        let merged =
+            merge(text, &graph(&[("web", "q", 1.0), ("api", "q", 1.0)]), 2.0).expect("valid");
+        assert!(
+            merged.model.contains("    - db\n    - q  "),
+            "{}",
+            merged.model
+        );
+        // A flow list over several lines is not rewritten: it is listed.
+        assert!(merged.model.contains("    depends_on: [\n      db]\n"));
+        assert!(merged.changes.by_hand[0].starts_with("api: add `q`"));
+        // q, on one line, takes no `# load:` line: 2 calls in 3600 s is
+        // 0.000555… per second.
+        assert!(merged.changes.by_hand[1].starts_with("q: measured load 0.0005556 per second"));
+        assert_eq!(merged.changes.by_hand.len(), 2);
+    }
+
+    #[test]
+    fn a_file_without_a_final_newline_and_a_quoted_name() {
+        let text = "system: s\ncomponents:\n  web:\n    instances: 1";
+        let merged = merge(text, &graph(&[("web", "null", 3.0)]), 2.0).expect("valid");
+        assert!(
+            merged.model.contains("    depends_on:\n      - \"null\""),
+            "{}",
+            merged.model
+        );
+        assert!(merged.model.contains("\n  \"null\":\n    kind: service\n"));
+    }
+}
