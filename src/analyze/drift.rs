@@ -2,6 +2,8 @@
 //! service graph the traces measured disagree. Raised by `check --observed`
 //! rather than by an analyzer, because it needs the observed graph.
 
+use std::collections::BTreeSet;
+
 use super::{Finding, RuleDoc, Severity};
 use crate::import::service_graph::{Graph, number};
 use crate::model::{Component, Edge, Model};
@@ -116,17 +118,20 @@ pub static DOC: RuleDoc = RuleDoc {
 /// The drift findings of a model against a measured graph; `factor` is how
 /// far above the model's load a measured rate may be.
 pub fn findings(model: &Model, graph: &Graph, factor: f64) -> Vec<Finding> {
+    let names: BTreeSet<&str> = model.components.iter().map(|c| c.name.as_str()).collect();
     let mut out = Vec::new();
     for name in graph.services.keys() {
-        if !model.components.iter().any(|c| &c.name == name) {
+        if !names.contains(name.as_str()) {
             out.push(unknown(model, name, graph));
         }
     }
     for component in &model.components {
         let service = graph.find(&component.name).map(|n| &graph.services[n]);
+        let mut declared: BTreeSet<&str> = BTreeSet::new();
         for edge in &component.depends_on {
             for &target in &edge.targets {
                 let target = model.component(target);
+                declared.insert(&target.name);
                 let seen = service.is_some_and(|s| s.calls.contains_key(&target.name));
                 if !seen {
                     out.push(unseen(component, target, edge, service.is_some(), graph));
@@ -137,13 +142,7 @@ pub fn findings(model: &Model, graph: &Graph, factor: f64) -> Vec<Finding> {
             continue;
         };
         for (target, call) in &service.calls {
-            let declared = component.depends_on.iter().any(|e| {
-                e.targets
-                    .iter()
-                    .any(|&t| &model.component(t).name == target)
-            });
-            let known = model.components.iter().any(|c| &c.name == target);
-            if !declared && known {
+            if !declared.contains(target.as_str()) && names.contains(target.as_str()) {
                 out.push(undeclared(component, target, call.count, graph));
             }
         }
