@@ -578,6 +578,8 @@ proptest! {
             Ok(imported) => {
                 let model = parse(&imported.model);
                 prop_assert!(model.is_ok(), "{:?}\n{}", model.err(), imported.model);
+                let checked = check("g.yaml", &imported.model, Format::Json);
+                prop_assert!(checked.outcome != Outcome::Invalid, "{}", checked.stderr);
                 let again = import::traces(&sources, &options).map(|i| i.model);
                 prop_assert_eq!(again.ok(), Some(imported.model.clone()));
                 let merged = import::merge::merge(&skeleton(), &imported.graph, 2.0);
