@@ -113,9 +113,12 @@ pub(super) fn report_failure(failure: &TraceFailure, sources: &[Source], termina
                 if count == 1 { "" } else { "s" }
             );
         }
-        TraceFailure::Empty => terminal.error(
-            "no call between two services in the inputs (or none with a count above 0): nothing to import; widen the query's window",
-        ),
+        TraceFailure::Empty(notes) => {
+            print_notes(notes, sources, terminal);
+            terminal.error(
+                "no call between two services in the inputs (or none with a count above 0): nothing to import; widen the query's window",
+            );
+        }
         TraceFailure::UnknownEntrypoint(name, known) => terminal.error(&format!(
             "--entrypoint `{}` is not a service of the traces; they have: {}",
             crate::model::error::printable(name),

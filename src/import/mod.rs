@@ -269,8 +269,9 @@ pub struct TraceImport {
 pub enum TraceFailure {
     /// Located problems, by source index, in input order.
     Problems(Vec<(usize, Problem)>),
-    /// The inputs hold no call between two services.
-    Empty,
+    /// The inputs hold no call between two services; what the user should
+    /// know (calls of a service to itself).
+    Empty(Vec<Note>),
     /// An `--entrypoint` names no service of the traces.
     UnknownEntrypoint(String, Vec<String>),
 }
@@ -287,7 +288,7 @@ pub fn observed(
 ) -> Result<service_graph::Graph, TraceFailure> {
     let observed = traces::read(sources, notes).map_err(TraceFailure::Problems)?;
     if observed.links.is_empty() {
-        return Err(TraceFailure::Empty);
+        return Err(TraceFailure::Empty(std::mem::take(notes)));
     }
     Ok(service_graph::Graph::new(
         &observed,
@@ -304,7 +305,7 @@ pub fn traces(sources: &[Source], options: &TraceOptions) -> Result<TraceImport,
     let mut notes = Vec::new();
     let observed = traces::read(sources, &mut notes).map_err(TraceFailure::Problems)?;
     if observed.links.is_empty() {
-        return Err(TraceFailure::Empty);
+        return Err(TraceFailure::Empty(notes));
     }
     let graph = service_graph::Graph::new(&observed, options.window, &options.window_text);
     let mut entrypoints = Vec::new();

@@ -588,7 +588,7 @@ proptest! {
                     .expect("a model merges with its own graph");
                 prop_assert!(merged.changes.edges.is_empty());
             }
-            Err(import::TraceFailure::Empty | import::TraceFailure::UnknownEntrypoint(..)) => {}
+            Err(import::TraceFailure::Empty(_) | import::TraceFailure::UnknownEntrypoint(..)) => {}
             Err(import::TraceFailure::Problems(p)) => prop_assert!(false, "{p:?}"),
         }
     }
@@ -616,4 +616,60 @@ proptest! {
             prop_assert!(parse(&imported.model).is_ok(), "{}", imported.model);
         }
     }
+}
+
+#[test]
+fn bad_options_are_refused_before_reading() {
+    let path = format!("{FIXTURES}/{}", FORMATS[0]);
+    let run = nines(&["import", "traces", &path, "--window", "0s"]);
+    assert_eq!(run.outcome, Outcome::Invalid);
+    assert!(
+        run.stderr.contains("--window must be longer than 0"),
+        "{}",
+        run.stderr
+    );
+    let run = nines(&["import", "traces", &path, "--window", "an hour"]);
+    assert_eq!(run.outcome, Outcome::Invalid);
+    assert!(
+        run.stderr.contains("--window `an hour` is not a duration"),
+        "{}",
+        run.stderr
+    );
+    let run = nines(&["import", "traces", &path, "--load-factor", "0.5"]);
+    assert_eq!(run.outcome, Outcome::Invalid);
+    assert!(
+        run.stderr
+            .contains("--load-factor must be a number above 1"),
+        "{}",
+        run.stderr
+    );
+    let run = nines(&["import", "traces", "tests/fixtures/traces/none.json"]);
+    assert_eq!(run.outcome, Outcome::Invalid);
+    assert!(run.stderr.contains("no such file"), "{}", run.stderr);
+}
+
+#[test]
+fn a_file_with_no_call_imports_nothing() {
+    let dir = std::env::temp_dir().join(format!("nines-empty-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("deps.json");
+    // Jaeger answers `"data": null` when it saw no dependency; a self-call
+    // is no dependency either.
+    std::fs::write(&file, "{\"data\": null}").unwrap();
+    let run = nines(&["import", "traces", file.to_str().unwrap()]);
+    assert_eq!(run.outcome, Outcome::Invalid);
+    assert!(
+        run.stderr.contains("no call between two services"),
+        "{}",
+        run.stderr
+    );
+    std::fs::write(
+        &file,
+        "[{\"parent\": \"a\", \"child\": \"a\", \"callCount\": 4}]",
+    )
+    .unwrap();
+    let run = nines(&["import", "traces", file.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(run.outcome, Outcome::Invalid);
+    assert!(run.stderr.contains("`a` calls itself"), "{}", run.stderr);
 }
