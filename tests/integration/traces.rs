@@ -673,3 +673,39 @@ fn a_file_with_no_call_imports_nothing() {
     assert_eq!(run.outcome, Outcome::Invalid);
     assert!(run.stderr.contains("`a` calls itself"), "{}", run.stderr);
 }
+
+#[test]
+fn drift_findings_can_be_accepted() {
+    let dir = std::env::temp_dir().join(format!("nines-accept-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("m.yaml");
+    // The traces have frontend → customer → mysql, not frontend → backup.
+    std::fs::write(
+        &file,
+        "system: s\nentrypoints: [frontend]\ncomponents:\n  frontend:\n    depends_on: [customer, {target: backup, degradable: true}]\n  customer: {depends_on: [mysql]}\n  mysql: {}\n  backup: {}\naccepted:\n  - id: drift/frontend>backup\n    reason: failover path, called only when customer is down\n",
+    )
+    .unwrap();
+    let traces = dir.join("deps.json");
+    std::fs::write(
+        &traces,
+        r#"{"data": [{"parent": "frontend", "child": "customer", "callCount": 10}, {"parent": "customer", "child": "mysql", "callCount": 10}]}"#,
+    )
+    .unwrap();
+    let run = nines(&[
+        "check",
+        file.to_str().unwrap(),
+        "--observed",
+        traces.to_str().unwrap(),
+        "--only",
+        "drift",
+        "--format",
+        "json",
+    ]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(run.outcome, Outcome::Pass, "{}", run.stderr);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let findings = report["findings"].as_array().unwrap();
+    assert_eq!(findings.len(), 1, "{findings:?}");
+    assert_eq!(findings[0]["id"], "drift/frontend>backup");
+    assert_eq!(findings[0]["status"], "accepted");
+}
