@@ -9,6 +9,7 @@ mod cold_start;
 mod common_cause;
 mod deadline;
 mod disaster_recovery;
+pub mod drift;
 mod drill;
 mod expiry;
 mod fallback;
@@ -146,7 +147,7 @@ pub fn docs() -> impl Iterator<Item = &'static RuleDoc> {
     ANALYZERS
         .iter()
         .map(|a| a.doc())
-        .chain(std::iter::once(&status::STALE))
+        .chain([&status::STALE, &drift::DOC])
 }
 
 /// The documentation of one rule, if it is implemented.

@@ -5,6 +5,7 @@ use clap::{Args, ValueEnum};
 use super::input;
 use super::{Outcome, Terminal};
 use crate::analyze::{self, Context, Severity};
+use crate::import::service_graph::Graph;
 use crate::model::error::closest;
 use crate::model::validate::RULES;
 use crate::model::{self, Date};
@@ -63,6 +64,17 @@ pub struct CheckArgs {
     /// "Now" for expiry dates and drill ages, YYYY-MM-DD (default: today, UTC).
     #[arg(long)]
     pub today: Option<String>,
+    /// The service graph measured by traces (files `nines import traces`
+    /// reads): where it disagrees with the model is reported as `drift/…`.
+    #[arg(long, value_name = "FILE")]
+    pub observed: Vec<String>,
+    /// With --observed: the time the counts cover.
+    #[arg(long, default_value = "1h")]
+    pub window: String,
+    /// With --observed: a measured rate more than this many times the
+    /// model's `load` is drift.
+    #[arg(long, default_value_t = 2.0, value_name = "FACTOR")]
+    pub load_factor: f64,
 }
 
 /// `check` arguments resolved and checked before any work starts.
@@ -74,6 +86,8 @@ struct CheckConfig {
     only: Vec<String>,
     skip: Vec<String>,
     today: Date,
+    /// `--observed`, read, and `--load-factor`.
+    observed: Option<(Graph, f64)>,
 }
 
 impl CheckConfig {
@@ -104,6 +118,7 @@ impl CheckConfig {
             only: args.only.clone(),
             skip: args.skip.clone(),
             today,
+            observed: None,
         })
     }
 
@@ -148,11 +163,27 @@ pub fn report(
     today: Date,
     selected: &(dyn Fn(&str) -> bool + Sync),
 ) -> Report {
+    report_with(model, text, today, selected, Vec::new())
+}
+
+/// [`report`] with findings raised outside the analyzers (`drift`), before
+/// acceptances apply.
+fn report_with(
+    model: &model::Model,
+    text: &str,
+    today: Date,
+    selected: &(dyn Fn(&str) -> bool + Sync),
+    extra: Vec<analyze::Finding>,
+) -> Report {
     let figures = crate::engine::availability(model);
     let cx = Context::new(model, today, &figures);
     let mut report = Report::new(model.system.clone(), Vec::new());
     report.availability = analyze::availability_rows(model, &figures);
     analyze::run(&cx, selected, &mut report);
+    report
+        .findings
+        .extend(extra.into_iter().filter(|f| selected(f.rule)));
+    report.findings.sort_by(|a, b| a.id.cmp(&b.id));
     analyze::apply_acceptances(&cx, &mut report.findings, selected);
     report.locate(text);
     report
@@ -162,7 +193,10 @@ pub fn report(
 /// `nines check` but the reading, for tests and embedding.
 pub fn check_source(name: &str, text: &str, args: &CheckArgs, terminal: &mut Terminal) -> Outcome {
     match CheckConfig::resolve(args) {
-        Ok(config) => {
+        Ok(mut config) => {
+            if !observe(&mut config, args, terminal) {
+                return Outcome::Invalid;
+            }
             let source = input::ModelText {
                 name: name.to_owned(),
                 text: text.to_owned(),
@@ -176,14 +210,39 @@ pub fn check_source(name: &str, text: &str, args: &CheckArgs, terminal: &mut Ter
     }
 }
 
+/// Reads `--observed` into the configuration; false when it cannot be
+/// read (the problems are printed).
+fn observe(config: &mut CheckConfig, args: &CheckArgs, terminal: &mut Terminal) -> bool {
+    if args.observed.is_empty() {
+        return true;
+    }
+    let factor = match super::traces::factor(args.load_factor) {
+        Ok(f) => f,
+        Err(message) => {
+            terminal.error(&message);
+            return false;
+        }
+    };
+    match super::traces::observed(&args.observed, &args.window, terminal) {
+        Some(graph) => {
+            config.observed = Some((graph, factor));
+            true
+        }
+        None => false,
+    }
+}
+
 pub(super) fn run(args: &CheckArgs, terminal: &mut Terminal) -> Outcome {
-    let config = match CheckConfig::resolve(args) {
+    let mut config = match CheckConfig::resolve(args) {
         Ok(config) => config,
         Err(message) => {
             terminal.error(&message);
             return Outcome::Invalid;
         }
     };
+    if !observe(&mut config, args, terminal) {
+        return Outcome::Invalid;
+    }
     let source = match input::read(&args.model) {
         Ok(source) => source,
         Err(message) => {
@@ -211,7 +270,12 @@ fn check_text(source: &input::ModelText, config: &CheckConfig, terminal: &mut Te
         }
     };
     let selected = |rule: &str| config.selected(rule);
-    let mut report = report(&model, &source.text, config.today, &selected);
+    let drift = config
+        .observed
+        .as_ref()
+        .map(|(graph, factor)| analyze::drift::findings(&model, graph, *factor))
+        .unwrap_or_default();
+    let mut report = report_with(&model, &source.text, config.today, &selected, drift);
     if let Some((path, baseline)) = &config.baseline {
         baseline.apply(path, &mut report, selected);
     }

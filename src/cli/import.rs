@@ -26,6 +26,10 @@ pub enum ImportFrom {
     /// components, Services and ConfigMaps give dependencies (docs/import.md).
     #[command(name = "k8s", visible_alias = "kubernetes")]
     K8s(K8sArgs),
+    /// The service graph a tracing backend measured: Jaeger or Zipkin
+    /// dependency lists, or the OpenTelemetry service-graph metrics
+    /// (docs/import.md); `--merge` adds it to an existing model.
+    Traces(super::traces::TracesArgs),
 }
 
 /// Arguments of `nines import k8s`.
@@ -49,6 +53,7 @@ pub struct K8sArgs {
 pub(super) fn run(args: &ImportArgs, terminal: &mut Terminal) -> Outcome {
     match &args.from {
         ImportFrom::K8s(args) => kubernetes(args, terminal),
+        ImportFrom::Traces(args) => super::traces::run(args, terminal),
     }
 }
 

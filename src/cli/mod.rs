@@ -14,6 +14,7 @@ mod report;
 mod schema;
 mod set;
 mod simulate;
+mod traces;
 mod what_if;
 
 use std::io::{IsTerminal, Write};
@@ -29,6 +30,7 @@ pub use graph::{GraphFormat, graph};
 pub use import::{ImportArgs, ImportFrom, K8sArgs};
 pub use report::{ReportFormat, render as review};
 pub use schema::schema_json;
+pub use traces::TracesArgs;
 pub use what_if::{WhatIfArgs, WhatIfFormat, what_if_source};
 
 /// Reliability planning and audit for a distributed system described in one YAML file.
@@ -62,7 +64,7 @@ pub enum Command {
     Export(export::ExportArgs),
     /// Monte Carlo availability per entrypoint with a 95% interval, beside the analytic figure.
     Simulate(simulate::SimulateArgs),
-    /// Write a first model from what already describes the system (Kubernetes manifests).
+    /// Write a first model from what already describes the system (Kubernetes manifests, traces).
     Import(ImportArgs),
     /// The review document: summary, availability, findings, headroom,
     /// cascades, retries, recovery order, DR and a dependency diagram.

@@ -647,6 +647,65 @@ impl Problem {
         )
         .help("render the chart first (`helm template RELEASE CHART > manifests.yaml`) and import the rendered file")
     }
+
+    // ---- importing a service graph from traces ----
+
+    /// A dependency list that is not valid JSON.
+    pub fn trace_json(span: Span, message: &str) -> Self {
+        Self::new(
+            "import::json",
+            format!("invalid JSON: {message}"),
+            span,
+            "here",
+        )
+        .help("save the response body as it is (`curl -s URL > deps.json`); check that every `[`, `{` and quote is closed")
+    }
+
+    /// A value of a dependency list with the wrong type or range; `path` is
+    /// its JSON path (`data[3].callCount`).
+    pub fn trace_value(span: Span, path: &str, expected: &str, found: &str) -> Self {
+        Self::new(
+            "import::trace-value",
+            format!("`{path}` must be {expected}, found {found}"),
+            span,
+            format!("expected {expected}"),
+        )
+        .help("docs/import.md shows each format nines reads; give the response of the tracing backend unchanged")
+    }
+
+    /// A key a dependency entry needs is missing; `path` is the entry's
+    /// JSON path.
+    pub fn trace_missing(span: Span, path: &str, key: &str, format: &str) -> Self {
+        Self::new(
+            "import::trace-missing",
+            format!("`{path}` has no `{key}`"),
+            span,
+            format!("a {format} entry needs `{key}`"),
+        )
+        .help("docs/import.md shows each format nines reads; give the response of the tracing backend unchanged")
+    }
+
+    /// A file that is none of the formats `import traces` reads.
+    pub fn not_dependencies(span: Span, why: &str) -> Self {
+        Self::new(
+            "import::not-traces",
+            format!("this is not a dependency list nines reads: {why}"),
+            span,
+            "not a dependency list",
+        )
+        .help("give a Jaeger `/api/dependencies` or Zipkin `/api/v2/dependencies` response, a Prometheus query result (`/api/v1/query`, resultType vector) or the text exposition of `traces_service_graph_request_total`")
+    }
+
+    /// A line of Prometheus text exposition that cannot be read.
+    pub fn exposition_line(span: Span, why: &str) -> Self {
+        Self::new(
+            "import::exposition",
+            format!("cannot read this sample: {why}"),
+            span,
+            "here",
+        )
+        .help("a sample is `name{label=\"value\",…} value [timestamp]`, as `/metrics` serves it")
+    }
 }
 
 /// The closest candidate by edit distance, when close enough to be a typo.

@@ -33,6 +33,7 @@ pub const RULES: &[&str] = &[
     "drill",
     "recovery-access",
     "stale-acceptance",
+    "drift",
 ];
 
 pub(super) fn accepted(raw: &RawModel, names: &Names, cx: &mut Cx) -> Vec<Accepted> {
