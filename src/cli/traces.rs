@@ -198,7 +198,8 @@ pub(super) fn run(args: &TracesArgs, terminal: &mut Terminal) -> Outcome {
     print_notes(&imported.notes, &sources, terminal);
     let Some(path) = &args.merge else {
         let _ = writeln!(terminal.err, "{}", imported.summary);
-        return input::write_output(args.output.as_deref(), &imported.model, terminal);
+        let inputs: Vec<&str> = args.files.iter().map(String::as_str).collect();
+        return input::write_output(args.output.as_deref(), &imported.model, &inputs, terminal);
     };
     let Some((model, _)) = super::read_model(path, terminal) else {
         return Outcome::Invalid;
@@ -207,7 +208,9 @@ pub(super) fn run(args: &TracesArgs, terminal: &mut Terminal) -> Outcome {
         Ok(merged) => {
             let _ = writeln!(terminal.err, "{}", imported.summary);
             let _ = write!(terminal.err, "{}", merged.changes);
-            input::write_output(args.output.as_deref(), &merged.model, terminal)
+            let mut inputs: Vec<&str> = args.files.iter().map(String::as_str).collect();
+            inputs.push(path);
+            input::write_output(args.output.as_deref(), &merged.model, &inputs, terminal)
         }
         Err((text, problems)) => {
             let text = diagnostics::render(
