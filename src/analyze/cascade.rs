@@ -1,26 +1,57 @@
 //! `cascade/<component>`: a component failing at peak sends its whole load
 //! along its `failover_to` chain, and the chain fails too. Every walk, failing
 //! or not, becomes a row of the report's `cascades` section.
+//!
+//! The walk is the load flow of [`State`] step by step ([`settle`]): the
+//! origin fails, the state is computed, whatever it overloads fails, and so
+//! on until nothing more fails.
 
 use std::fmt::Write as _;
 
 use super::wording::amount;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::engine::scenario::Scenario;
+use crate::engine::state::{State, overloaded};
 use crate::model::{Component, ComponentId, Model};
 use crate::report::{Cascade, CascadeStep, Report};
 
 // ---- finding constructors ----
 
-fn chain_fails(model: &Model, origin: &Component, walk: &Cascade) -> Finding {
+fn chain_fails(model: &Model, before: &State, origin: &Component, walk: &Cascade) -> Finding {
     let load = walk.load;
     let mut text = format!(
         "{} failing at peak moves its load of {} along failover_to:",
         origin.name,
         amount(load)
     );
-    let mut carried = load;
-    for step in &walk.steps {
-        let own = step.load - carried;
+    text.push_str(&steps_text(model, before, &walk.steps));
+    finish(model, origin, walk, &mut text);
+    Finding::new(
+        "cascade",
+        &origin.name,
+        Severity::Error,
+        origin.span,
+        text,
+    )
+    .help(format!(
+        "fail {} over to a dedicated fallback that carries no traffic of its own, sized {} × {} = {} (policy.fallback_headroom × the load that fails over into it), or give each target in the chain room for the load it takes over",
+        origin.name,
+        model.policy.fallback_headroom,
+        amount(load),
+        amount(walk.recommended_fallback_capacity)
+    ))
+}
+
+/// ` cell-b 560 + 620 = 1180 > 1000, fails; …`: each step with the load it
+/// had before and the load it took over.
+pub fn steps_text(model: &Model, before: &State, steps: &[CascadeStep]) -> String {
+    let mut text = String::new();
+    for step in steps {
+        let own = component_id(model, &step.component)
+            .and_then(|id| before.load(id))
+            .unwrap_or(0.0)
+            .min(step.load);
+        let carried = step.load - own;
         let _ = match step.capacity {
             Some(capacity) => write!(
                 text,
@@ -39,8 +70,12 @@ fn chain_fails(model: &Model, origin: &Component, walk: &Cascade) -> Finding {
                 step.component
             ),
         };
-        carried = step.load;
     }
+    text
+}
+
+/// How the walk ends: what is left unserved, or who absorbed it.
+fn finish(model: &Model, origin: &Component, walk: &Cascade, text: &mut String) {
     let last = walk.steps.last();
     if walk.unserved > 0.0 {
         let why = match last.and_then(|s| component(model, &s.component)?.failover_to) {
@@ -58,24 +93,18 @@ fn chain_fails(model: &Model, origin: &Component, walk: &Cascade) -> Finding {
             " the last target absorbs it, but {failed} failed on the way"
         );
     }
-    Finding::new(
-        "cascade",
-        &origin.name,
-        Severity::Error,
-        origin.span,
-        text,
-    )
-    .help(format!(
-        "fail {} over to a dedicated fallback that carries no traffic of its own, sized {} × {} = {} (policy.fallback_headroom × the load that fails over into it), or give each target in the chain room for the load it takes over",
-        origin.name,
-        model.policy.fallback_headroom,
-        amount(load),
-        amount(walk.recommended_fallback_capacity)
-    ))
 }
 
 fn component<'m>(model: &'m Model, name: &str) -> Option<&'m Component> {
     model.components.iter().find(|c| c.name == name)
+}
+
+fn component_id(model: &Model, name: &str) -> Option<ComponentId> {
+    model
+        .components
+        .iter()
+        .position(|c| c.name == name)
+        .map(ComponentId)
 }
 
 // ---- documentation ----
@@ -93,56 +122,88 @@ static DOC: RuleDoc = RuleDoc {
 
 // ---- the check ----
 
-/// The failover walk from `origin` at peak, or `None` when it has no
-/// `failover_to` or no load to move.
-pub fn walk(model: &Model, origin: ComponentId) -> Option<Cascade> {
-    let o = model.component(origin);
-    let load = o.capacity?.load;
-    let mut next = Some(o.failover_to?);
-    let mut failed = vec![origin];
-    let mut moving = load;
+/// The failures that follow `failed` in the checked scenario, step by step,
+/// each step one [`State`]: a running component without `load_shedding`
+/// whose load rose above `reference` and above what its instances up can
+/// carry fails, and its load moves along its `failover_to`; until nothing
+/// more fails. Returns the steps (the components that failed, in order,
+/// then those that absorbed failover load) and the final state.
+pub fn settle(
+    cx: &Context,
+    reference: &State,
+    mut failed: Vec<ComponentId>,
+) -> (Vec<CascadeStep>, State) {
+    let model = cx.model;
     let mut steps = Vec::new();
-    let mut unserved = 0.0;
     loop {
-        let Some(id) = next else {
-            unserved = moving;
-            break;
+        let event = Scenario {
+            failed_instances: failed
+                .iter()
+                .map(|&c| (c, model.component(c).instances))
+                .collect(),
+            ..Scenario::default()
         };
-        if failed.contains(&id) {
-            unserved = moving;
-            break;
+        let state = cx.state_with(&event);
+        let newly: Vec<ComponentId> = model
+            .component_ids()
+            .filter(|&id| {
+                let c = model.component(id);
+                !c.load_shedding
+                    && !failed.contains(&id)
+                    && overloaded(model, &state, id)
+                    && state.of(id).offered.unwrap_or(0.0)
+                        > reference.of(id).offered.unwrap_or(0.0) + 1e-9
+            })
+            .collect();
+        if newly.is_empty() || failed.len() >= model.components.len() {
+            let mut absorbing: Vec<ComponentId> = state
+                .moves
+                .iter()
+                .map(|&(_, to, _)| to)
+                .filter(|to| !failed.contains(to))
+                .collect();
+            absorbing.sort_unstable();
+            absorbing.dedup();
+            for id in absorbing {
+                steps.push(CascadeStep {
+                    component: model.component(id).name.clone(),
+                    load: state.of(id).offered.unwrap_or(0.0),
+                    capacity: state.capacity(model, id),
+                    failed: false,
+                });
+            }
+            return (steps, state);
         }
-        let target = model.component(id);
-        let Some(cap) = target.capacity else {
+        for &id in &newly {
             steps.push(CascadeStep {
-                component: target.name.clone(),
-                load: moving,
-                capacity: None,
-                failed: false,
+                component: model.component(id).name.clone(),
+                load: state.of(id).offered.unwrap_or(0.0),
+                capacity: state.capacity(model, id),
+                failed: true,
             });
-            break;
-        };
-        let total = cap.load + moving;
-        let capacity = f64::from(target.instances) * cap.per_instance;
-        let fails = total > capacity;
-        steps.push(CascadeStep {
-            component: target.name.clone(),
-            load: total,
-            capacity: Some(capacity),
-            failed: fails,
-        });
-        if !fails {
-            break;
         }
-        failed.push(id);
-        moving = total;
-        next = target.failover_to;
+        failed.extend(newly);
     }
+}
+
+/// The failover walk from `origin` at peak in the checked state, or `None`
+/// when it has no `failover_to`, no capacity figures or is not running.
+pub fn walk(cx: &Context, origin: ComponentId) -> Option<Cascade> {
+    let model = cx.model;
+    let o = model.component(origin);
+    o.capacity?;
+    o.failover_to?;
+    let now = cx.state();
+    if !now.of(origin).running {
+        return None;
+    }
+    let load = now.of(origin).offered?;
+    let (steps, after) = settle(cx, now, vec![origin]);
     Some(Cascade {
         origin: o.name.clone(),
         load,
         steps,
-        unserved,
+        unserved: (after.unserved - now.unserved).max(0.0),
         recommended_fallback_capacity: model.policy.fallback_headroom * load,
     })
 }
@@ -157,12 +218,14 @@ impl Analyzer for FailoverCascade {
 
     fn check(&self, cx: &Context, report: &mut Report) {
         for id in cx.model.component_ids() {
-            let Some(walk) = walk(cx.model, id) else {
+            let Some(walk) = walk(cx, id) else {
                 continue;
             };
             let origin = cx.model.component(id);
             if walk.steps.iter().any(|s| s.failed) || walk.unserved > 0.0 {
-                report.findings.push(chain_fails(cx.model, origin, &walk));
+                report
+                    .findings
+                    .push(chain_fails(cx.model, cx.state(), origin, &walk));
             }
             report.cascades.push(walk);
         }

@@ -2,10 +2,18 @@
 //! kind (`policy.survive: 2`) or one instance, the survivors of a component
 //! run above `policy.max_utilization`. Every contingency, passing or not,
 //! becomes a row of the report's `headroom` section, named after its loss.
+//!
+//! N-k is the analysis of each k-loss scenario: a domain loss is the
+//! [`State`] of the checked scenario with that domain lost too (its
+//! survivors, and the load the flow brings them there); under a `what-if`
+//! scenario the rows are the next losses from the changed state.
 
 use super::wording::{amount, percent_against, whole_percent};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
-use crate::engine::scenario::surviving_instances;
+use std::collections::BTreeMap;
+
+use crate::engine::scenario::{self, Scenario, surviving_instances};
+use crate::engine::state::State;
 use crate::model::{Capacity, Component, ComponentId, DomainId, Model};
 use crate::report::{HeadroomRow, Report};
 
@@ -17,6 +25,7 @@ fn overloaded(
     cap: Capacity,
     loss: &Loss,
     row: &HeadroomRow,
+    load: f64,
 ) -> Finding {
     let max = model.policy.max_utilization;
     let what = match &loss.lost {
@@ -33,8 +42,8 @@ fn overloaded(
         format!(
             "with load_shedding the survivors shed the excess and still serve {} / {} = {} of peak",
             amount(served),
-            amount(cap.load),
-            whole_percent(served / cap.load)
+            amount(load),
+            whole_percent(served / load)
         )
     } else {
         "without load_shedding the survivors overload and fail in turn, each failure moving its load onto fewer instances until none is left (a capacity redistribution cascade)".to_owned()
@@ -53,14 +62,14 @@ fn overloaded(
             c.name,
             row.survivors,
             c.instances,
-            amount(cap.load),
+            amount(load),
             row.survivors,
             amount(cap.per_instance),
             percent_against(row.utilization, max),
             whole_percent(max),
         ),
     )
-    .help(sizing_help(model, c, cap, loss, row))
+    .help(sizing_help(model, c, cap, loss, row, load))
 }
 
 fn sizing_help(
@@ -69,14 +78,15 @@ fn sizing_help(
     cap: Capacity,
     loss: &Loss,
     row: &HeadroomRow,
+    load: f64,
 ) -> String {
     let max = model.policy.max_utilization;
-    let at_peak = at_peak(cap, max);
+    let at_peak = at_peak(cap.per_instance, load, max);
     let steady = whole_percent(row.required_steady_utilization);
     let head = format!(
         "at peak {at_peak} instances are needed at {} (ceil({} / ({} × {})))",
         whole_percent(max),
-        amount(cap.load),
+        amount(load),
         amount(cap.per_instance),
         max
     );
@@ -139,13 +149,23 @@ struct Loss {
     used: u32,
 }
 
-/// Every contingency of `id`, in model order: single domains, pairs (when
+/// Every next contingency of `id` from the checked state, in model order:
+/// single domains still holding some of its instances up, pairs (when
 /// `survive` is 2 or more), then one instance.
-fn losses(model: &Model, id: ComponentId) -> Vec<Loss> {
-    let c = model.component(id);
+fn losses(cx: &Context, id: ComponentId) -> Vec<Loss> {
+    let model = cx.model;
+    let up_now = cx.state().of(id).instances_up;
+    let left = |lost: &[DomainId]| {
+        let event = Scenario {
+            domains: lost.to_vec(),
+            ..Scenario::default()
+        };
+        scenario::instances_up(model, id, &cx.scenario.and(&event))
+    };
     let holds: Vec<DomainId> = (0..model.domains.len())
         .map(DomainId)
-        .filter(|&d| surviving_instances(model, id, &[d]) < c.instances)
+        .filter(|d| !scenario::is_lost(model, *d, &cx.scenario.domains))
+        .filter(|&d| surviving_instances(model, id, &[d]) < model.component(id).instances)
         .collect();
     let used = |kind: &str| -> u32 {
         let n = holds
@@ -154,10 +174,13 @@ fn losses(model: &Model, id: ComponentId) -> Vec<Loss> {
             .count();
         u32::try_from(n).unwrap_or(u32::MAX)
     };
-    let leaves_some = |lost: &[DomainId]| surviving_instances(model, id, lost) > 0;
+    let takes_some = |lost: &[DomainId]| {
+        let n = left(lost);
+        n < up_now && n > 0
+    };
     let mut out = Vec::new();
     for &d in &holds {
-        if leaves_some(&[d]) {
+        if takes_some(&[d]) {
             out.push(Loss {
                 lost: Lost::Domains(vec![d]),
                 name: model.domain(d).name.clone(),
@@ -170,7 +193,7 @@ fn losses(model: &Model, id: ComponentId) -> Vec<Loss> {
         for (i, &a) in holds.iter().enumerate() {
             for &b in &holds[i + 1..] {
                 let kind = &model.domain(a).kind;
-                if model.domain(b).kind != *kind || !leaves_some(&[a, b]) {
+                if model.domain(b).kind != *kind || !takes_some(&[a, b]) {
                     continue;
                 }
                 let mut names = [model.domain(a).name.as_str(), model.domain(b).name.as_str()];
@@ -184,7 +207,7 @@ fn losses(model: &Model, id: ComponentId) -> Vec<Loss> {
             }
         }
     }
-    if c.instances >= 2 {
+    if up_now >= 2 {
         out.push(Loss {
             lost: Lost::Instance,
             name: "instance".to_owned(),
@@ -195,26 +218,55 @@ fn losses(model: &Model, id: ComponentId) -> Vec<Loss> {
     out
 }
 
-/// Instances needed at peak to stay within `max_utilization` (at least 1).
-fn at_peak(cap: Capacity, max_utilization: f64) -> u32 {
+/// Instances needed to carry `load` within `max_utilization` (at least 1).
+fn at_peak(per_instance: f64, load: f64, max_utilization: f64) -> u32 {
     #[allow(
         clippy::cast_possible_truncation,
         clippy::cast_sign_loss,
         reason = "a non-negative count; `as` saturates at u32::MAX when the ceiling is 0"
     )]
-    let n = (cap.load / (cap.per_instance * max_utilization)).ceil() as u32;
+    let n = (load / (per_instance * max_utilization)).ceil() as u32;
     n.max(1)
 }
 
-fn row(model: &Model, id: ComponentId, cap: Capacity, loss: &Loss) -> HeadroomRow {
+/// The states after each domain loss, computed once per loss and shared by
+/// every component that loses instances in it.
+#[derive(Default)]
+struct LossStates(BTreeMap<Vec<DomainId>, State>);
+
+impl LossStates {
+    fn get(&mut self, cx: &Context, domains: &[DomainId]) -> &State {
+        self.0.entry(domains.to_vec()).or_insert_with(|| {
+            cx.state_with(&Scenario {
+                domains: domains.to_vec(),
+                ..Scenario::default()
+            })
+        })
+    }
+}
+
+/// The row of one contingency: survivors and the load that reaches them in
+/// the state after it, and the sizing that would pass.
+fn row(
+    cx: &Context,
+    states: &mut LossStates,
+    id: ComponentId,
+    cap: Capacity,
+    loss: &Loss,
+) -> Option<(HeadroomRow, f64)> {
+    let model = cx.model;
     let max = model.policy.max_utilization;
     let c = model.component(id);
-    let survivors = match &loss.lost {
-        Lost::Instance => c.instances - 1,
-        Lost::Domains(domains) => surviving_instances(model, id, domains),
+    let now = cx.state().of(id);
+    let (survivors, load) = match &loss.lost {
+        Lost::Instance => (now.instances_up - 1, now.offered?),
+        Lost::Domains(domains) => {
+            let after = states.get(cx, domains).of(id);
+            (after.instances_up, after.offered?)
+        }
     };
-    let utilization = cap.load / (f64::from(survivors) * cap.per_instance);
-    let at_peak = at_peak(cap, max);
+    let utilization = load / (f64::from(survivors) * cap.per_instance);
+    let at_peak = at_peak(cap.per_instance, load, max);
     let (required_instances, per_domain) = match loss.lost {
         Lost::Instance => (at_peak.saturating_add(1), None),
         Lost::Domains(_) if loss.used > loss.k => {
@@ -225,17 +277,20 @@ fn row(model: &Model, id: ComponentId, cap: Capacity, loss: &Loss) -> HeadroomRo
         // lost ones and add enough elsewhere to carry the peak alone.
         Lost::Domains(_) => (at_peak.saturating_add(c.instances - survivors), None),
     };
-    HeadroomRow {
-        component: c.name.clone(),
-        lost: loss.name.clone(),
-        instances: c.instances,
-        survivors,
-        utilization,
-        ok: utilization <= max + 1e-12,
-        required_instances,
-        per_domain,
-        required_steady_utilization: cap.load / (f64::from(required_instances) * cap.per_instance),
-    }
+    Some((
+        HeadroomRow {
+            component: c.name.clone(),
+            lost: loss.name.clone(),
+            instances: c.instances,
+            survivors,
+            utilization,
+            ok: utilization <= max + 1e-12,
+            required_instances,
+            per_domain,
+            required_steady_utilization: load / (f64::from(required_instances) * cap.per_instance),
+        },
+        load,
+    ))
 }
 
 /// The `headroom` rule.
@@ -247,19 +302,23 @@ impl Analyzer for Headroom {
     }
 
     fn check(&self, cx: &Context, report: &mut Report) {
+        let mut states = LossStates::default();
         for id in cx.model.component_ids() {
             let c = cx.model.component(id);
             let Some(cap) = c.capacity else { continue };
-            // A capacity of 0 carries nothing in any contingency.
-            if cap.per_instance <= 0.0 {
+            // A capacity of 0 carries nothing in any contingency; a component
+            // not running in the checked state has no survivors to judge.
+            if cap.per_instance <= 0.0 || !cx.state().of(id).running {
                 continue;
             }
-            for loss in losses(cx.model, id) {
-                let row = row(cx.model, id, cap, &loss);
+            for loss in losses(cx, id) {
+                let Some((row, load)) = row(cx, &mut states, id, cap, &loss) else {
+                    continue;
+                };
                 if !row.ok {
                     report
                         .findings
-                        .push(overloaded(cx.model, c, cap, &loss, &row));
+                        .push(overloaded(cx.model, c, cap, &loss, &row, load));
                 }
                 report.headroom.push(row);
             }
