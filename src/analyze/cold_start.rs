@@ -112,12 +112,7 @@ fn cached_calls(cx: &Context) -> Vec<Vec<Hidden>> {
 
 /// The stampede row of a component behind caches: its load in the checked
 /// state against the same state with every cache cold.
-fn row(
-    cx: &Context,
-    cold: &State,
-    id: ComponentId,
-    hidden: &[Hidden],
-) -> Option<Stampede> {
+fn row(cx: &Context, cold: &State, id: ComponentId, hidden: &[Hidden]) -> Option<Stampede> {
     let state = cx.state();
     if hidden.is_empty() || !state.of(id).running {
         return None;

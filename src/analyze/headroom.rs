@@ -174,9 +174,22 @@ fn losses(cx: &Context, id: ComponentId) -> Vec<Loss> {
             .count();
         u32::try_from(n).unwrap_or(u32::MAX)
     };
+    // `policy.survive` counts the domains of one kind lost at once,
+    // including those the checked scenario already lost.
+    let already = |kind: &str| -> u32 {
+        let n = cx
+            .scenario
+            .domains
+            .iter()
+            .filter(|d| model.domain(**d).kind == kind)
+            .count();
+        u32::try_from(n).unwrap_or(u32::MAX)
+    };
     let takes_some = |lost: &[DomainId]| {
         let n = left(lost);
-        n < up_now && n > 0
+        let kind = &model.domain(lost[0]).kind;
+        let k = u32::try_from(lost.len()).unwrap_or(u32::MAX);
+        n < up_now && n > 0 && already(kind).saturating_add(k) <= model.policy.survive
     };
     let mut out = Vec::new();
     for &d in &holds {

@@ -4,6 +4,7 @@
 
 use super::wording::{amount, whole_percent};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::engine::state::State;
 use crate::model::{ComponentId, Model};
 use crate::report::Report;
 
@@ -21,7 +22,11 @@ fn over(model: &Model, id: ComponentId, up: u32, load: f64, per_instance: f64) -
     let fleet = if up == c.instances {
         format!("{up} × {}", amount(per_instance))
     } else {
-        format!("{up} of {} instances up × {}", c.instances, amount(per_instance))
+        format!(
+            "{up} of {} instances up × {}",
+            c.instances,
+            amount(per_instance)
+        )
     };
     let figures = format!(
         "{} gets {} against {fleet} = {}: {} of capacity",
@@ -78,6 +83,28 @@ fn over(model: &Model, id: ComponentId, up: u32, load: f64, per_instance: f64) -
     }
 }
 
+/// What the overloads of the checked state lead to, step by step (the
+/// cascade of [`super::cascade::settle`] from this state), as a sentence to
+/// append, when more than one component fails or load is left unserved.
+fn what_follows(cx: &Context) -> Option<String> {
+    let intact = State::intact(cx.model, cx.flow());
+    let (steps, after) = super::cascade::settle(cx, &intact, Vec::new());
+    let unserved = after.unserved - cx.state().unserved;
+    if steps.iter().filter(|s| s.failed).count() < 2 && unserved <= 1e-9 {
+        return None;
+    }
+    let mut text = format!(
+        "; step by step:{}",
+        super::cascade::steps_text(cx.model, &intact, &steps)
+    );
+    if unserved > 1e-9 {
+        text.push_str(&format!(" {} is left unserved", amount(unserved)));
+    } else {
+        text.pop();
+    }
+    Some(text)
+}
+
 /// Instances that carry `load` within `max_utilization` (at least 1).
 fn instances_needed(load: f64, per_instance: f64, max_utilization: f64) -> u32 {
     #[allow(
@@ -115,6 +142,7 @@ impl Analyzer for Overload {
     fn check(&self, cx: &Context, report: &mut Report) {
         let state = cx.state();
         let max = cx.model.policy.max_utilization;
+        let mut walk: Option<Option<String>> = None;
         for id in cx.model.component_ids() {
             let Some(cap) = cx.model.component(id).capacity else {
                 continue;
@@ -125,13 +153,20 @@ impl Analyzer for Overload {
                 continue;
             };
             if utilization > max + 1e-12 {
-                report.findings.push(over(
+                let mut finding = over(
                     cx.model,
                     id,
                     state.of(id).instances_up,
                     load,
                     cap.per_instance,
-                ));
+                );
+                if utilization > 1.0 + 1e-12 && !cx.model.component(id).load_shedding {
+                    let walk = walk.get_or_insert_with(|| what_follows(cx));
+                    if let Some(text) = walk {
+                        finding.message.push_str(text);
+                    }
+                }
+                report.findings.push(finding);
             }
         }
     }
@@ -150,7 +185,8 @@ mod tests {
     #[test]
     fn four_instances_at_five_hundred() {
         // 500 / (4 × 100) = 125% > 100%: 100 behind.
-        let found = findings("system: s\ncomponents:\n  api: {instances: 4, capacity: 100, load: 500}\n");
+        let found =
+            findings("system: s\ncomponents:\n  api: {instances: 4, capacity: 100, load: 500}\n");
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].id, "overload/api");
         assert_eq!(found[0].severity, Severity::Error);
@@ -159,19 +195,31 @@ mod tests {
             "api gets 500 against 4 × 100 = 400: 125% of capacity; it falls 100 behind for every unit of time at this load and, without load_shedding, queues, times out and fails"
         );
         // ceil(500 / (100 × 1)) = 5.
-        assert!(found[0].help.as_deref().unwrap().starts_with("run 5 instances"));
+        assert!(
+            found[0]
+                .help
+                .as_deref()
+                .unwrap()
+                .starts_with("run 5 instances")
+        );
     }
 
     #[test]
     fn a_single_server_sheds_or_falls_behind() {
         // 1200 / 1000 = 120%: 200 behind; with shedding it serves 1000 / 1200 = 83%.
         let found = findings("system: s\ncomponents:\n  server: {capacity: 1000, load: 1200}\n");
-        assert!(found[0].message.contains("it falls 200 behind"), "{}", found[0].message);
+        assert!(
+            found[0].message.contains("it falls 200 behind"),
+            "{}",
+            found[0].message
+        );
         let shed = findings(
             "system: s\ncomponents:\n  server: {capacity: 1000, load: 1200, load_shedding: true}\n",
         );
         assert!(
-            shed[0].message.ends_with("with load_shedding it serves 1000 / 1200 = 83% and refuses the rest"),
+            shed[0]
+                .message
+                .ends_with("with load_shedding it serves 1000 / 1200 = 83% and refuses the rest"),
             "{}",
             shed[0].message
         );
@@ -184,7 +232,10 @@ mod tests {
             "system: s\npolicy: {max_utilization: 0.8}\ncomponents:\n  a: {capacity: 100, load: 90}\n  b: {capacity: 100, load: 70}\n",
         );
         assert_eq!(warn.len(), 1);
-        assert_eq!((warn[0].id.as_str(), warn[0].severity), ("overload/a", Severity::Warning));
+        assert_eq!(
+            (warn[0].id.as_str(), warn[0].severity),
+            ("overload/a", Severity::Warning)
+        );
         assert_eq!(
             warn[0].message,
             "a gets 90 against 1 × 100 = 100: 90% of capacity, above the 80% ceiling of policy.max_utilization"

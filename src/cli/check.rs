@@ -5,6 +5,7 @@ use clap::{Args, ValueEnum};
 use super::input;
 use super::{Outcome, Terminal};
 use crate::analyze::{self, Context, Severity};
+use crate::engine::scenario::Scenario;
 use crate::model::error::closest;
 use crate::model::validate::RULES;
 use crate::model::{self, Date};
@@ -148,9 +149,24 @@ pub fn report(
     selected: &(dyn Fn(&str) -> bool + Sync),
 ) -> Report {
     let figures = crate::engine::availability(model);
-    let cx = Context::new(model, today, &figures);
+    report_under(model, text, today, &figures, Scenario::default(), selected)
+}
+
+/// Builds the report of `model` judged in `scenario`, with the availability
+/// figures already computed (for `what-if`, from a copy where what is lost
+/// is down for certain).
+#[must_use]
+pub fn report_under(
+    model: &model::Model,
+    text: &str,
+    today: Date,
+    figures: &[(model::ComponentId, crate::engine::Figure)],
+    scenario: Scenario,
+    selected: &(dyn Fn(&str) -> bool + Sync),
+) -> Report {
+    let cx = Context::under(model, today, figures, scenario);
     let mut report = Report::new(model.system.clone(), Vec::new());
-    report.availability = analyze::availability_rows(model, &figures);
+    report.availability = analyze::availability_rows(model, figures);
     analyze::run(&cx, selected, &mut report);
     analyze::apply_acceptances(&cx, &mut report.findings, selected);
     report.locate(text);

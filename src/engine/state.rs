@@ -35,7 +35,7 @@
 //!   scenario. Failover moves are applied in rounds until they settle.
 
 use super::scenario::{self, Scenario};
-use crate::model::{Component, ComponentId, Edge, EdgeKind, Model};
+use crate::model::{ComponentId, Edge, EdgeKind, Model};
 
 /// What is needed to compute any state of one model, built once: the
 /// dependency order, who calls whom, and the intact loads.
@@ -246,7 +246,11 @@ impl State {
     #[must_use]
     pub fn load(&self, id: ComponentId) -> Option<f64> {
         let c = self.of(id);
-        if c.up { c.offered } else { c.offered.map(|_| 0.0) }
+        if c.up {
+            c.offered
+        } else {
+            c.offered.map(|_| 0.0)
+        }
     }
 
     /// What the instances up can carry, for a component with `capacity`.
@@ -283,7 +287,7 @@ impl State {
         let mut failover_in = vec![0.0_f64; model.components.len()];
         for _round in 0..=model.components.len() {
             self.offer(model, flow, scenario, &failover_in);
-            let (next, moves, unserved) = self.failovers(model);
+            let (next, moves, unserved) = self.failovers(model, flow);
             self.moves = moves;
             self.unserved = unserved;
             if next == failover_in {
@@ -308,14 +312,14 @@ impl State {
                     continue;
                 };
                 let edge = &model.component(caller).depends_on[e];
-                let before = carried(intact_caller * factor, edge, edge.hit_rate) * intact_share(edge);
+                let before =
+                    carried(intact_caller * factor, edge, edge.hit_rate) * intact_share(edge);
                 let after = self.sent(model, scenario, caller, edge, id);
                 delta += after - before;
             }
             let offered = base.map(|b| (b + delta + failover_in[id.0]).max(0.0));
-            self.components[id.0].offered = offered.or_else(|| {
-                (failover_in[id.0] > 0.0).then_some(failover_in[id.0])
-            });
+            self.components[id.0].offered =
+                offered.or_else(|| (failover_in[id.0] > 0.0).then_some(failover_in[id.0]));
         }
     }
 
@@ -332,9 +336,8 @@ impl State {
         let Some(load) = c.offered.filter(|_| c.running) else {
             return 0.0;
         };
-        let reachable = |t: &ComponentId| {
-            self.of(*t).running || model.component(*t).failover_to.is_some()
-        };
+        let reachable =
+            |t: &ComponentId| self.of(*t).running || model.component(*t).failover_to.is_some();
         let share = match edge.kind {
             EdgeKind::Target => 1.0,
             EdgeKind::AnyOf | EdgeKind::AtLeast => {
@@ -350,17 +353,19 @@ impl State {
                 share
             }
         };
-        let cache_lost = scenario.cold
-            || edge
-                .cached_by
-                .is_some_and(|cache| !self.of(cache).running);
+        let cache_lost =
+            scenario.cold || edge.cached_by.is_some_and(|cache| !self.of(cache).running);
         let hit_rate = if cache_lost { None } else { edge.hit_rate };
         carried(load, edge, hit_rate) * share
     }
 
     /// Where the load of each component that is not running goes: the
     /// first running component along its `failover_to` chain.
-    fn failovers(&self, model: &Model) -> (Vec<f64>, Vec<(ComponentId, ComponentId, f64)>, f64) {
+    fn failovers(
+        &self,
+        model: &Model,
+        flow: &Flow,
+    ) -> (Vec<f64>, Vec<(ComponentId, ComponentId, f64)>, f64) {
         let mut into = vec![0.0; model.components.len()];
         let mut moves = Vec::new();
         let mut unserved = 0.0;
@@ -377,11 +382,24 @@ impl State {
                     into[to.0] += load;
                     moves.push((id, to, load));
                 }
-                None => unserved += load,
+                // Calls over degradable edges only (a cache in front of a
+                // store) fail over to the caller's own fallback path: the
+                // flow already moved them, nothing is lost here.
+                None if needed(model, flow, id) => unserved += load,
+                None => {}
             }
         }
         (into, moves, unserved)
     }
+}
+
+/// Whether losing `id` loses the load that reaches it: it is an entrypoint
+/// or someone calls it through a required edge.
+fn needed(model: &Model, flow: &Flow, id: ComponentId) -> bool {
+    model.entrypoints.contains(&id)
+        || flow.inbound[id.0]
+            .iter()
+            .any(|&(caller, e)| !model.component(caller).depends_on[e].degradable)
 }
 
 /// The first running component along `id`'s `failover_to` chain.
@@ -405,13 +423,9 @@ fn failover_target(model: &Model, state: &State, id: ComponentId) -> Option<Comp
 /// carry.
 #[must_use]
 pub fn overloaded(model: &Model, state: &State, id: ComponentId) -> bool {
-    state.utilization(model, id).is_some_and(|u| u > 1.0 + 1e-12)
-}
-
-/// The instance count of `c` as a phrase: `3 of 4 instances`.
-#[must_use]
-pub fn instances_phrase(c: &Component, up: u32) -> String {
-    format!("{up} of {} instances", c.instances)
+    state
+        .utilization(model, id)
+        .is_some_and(|u| u > 1.0 + 1e-12)
 }
 
 #[cfg(test)]
@@ -467,7 +481,10 @@ mod tests {
             "system: s\ncomponents:\n  lb: {capacity: 2000, load: 1000, depends_on: [{target: api, calls: 2}]}\n  api: {instances: 2, capacity: 1500, depends_on: [{target: db, hit_rate: 75%}]}\n  db: {capacity: 500}\n",
         );
         let flow = Flow::new(&m);
-        assert_eq!(flow.intact_loads(), [Some(1000.0), Some(2000.0), Some(500.0)]);
+        assert_eq!(
+            flow.intact_loads(),
+            [Some(1000.0), Some(2000.0), Some(500.0)]
+        );
         assert_eq!(m.components[2].capacity.unwrap().load, 500.0);
     }
 
@@ -495,7 +512,11 @@ mod tests {
         assert_eq!(s.unserved, 0.0);
         // Everything down: all 1660 is unserved.
         let all = Scenario {
-            failed_instances: vec![(ComponentId(0), 5), (ComponentId(1), 5), (ComponentId(2), 5)],
+            failed_instances: vec![
+                (ComponentId(0), 5),
+                (ComponentId(1), 5),
+                (ComponentId(2), 5),
+            ],
             ..Scenario::default()
         };
         assert_eq!(State::new(&m, &flow, &all).unserved, 1660.0);
@@ -536,6 +557,9 @@ mod tests {
                 ..Scenario::default()
             },
         );
-        assert_eq!((s.load(ComponentId(0)), s.load(ComponentId(1))), (Some(30.0), Some(60.0)));
+        assert_eq!(
+            (s.load(ComponentId(0)), s.load(ComponentId(1))),
+            (Some(30.0), Some(60.0))
+        );
     }
 }

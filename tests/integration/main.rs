@@ -16,6 +16,7 @@ mod rules;
 mod sarif;
 mod scram;
 mod simulate;
+mod state;
 
 use nines::cli::{CheckArgs, FailOn, Format, Outcome, Terminal, check_source};
 

@@ -206,7 +206,9 @@ fn derive_loads(model: &mut Model, cx: &mut Cx) {
     {
         return;
     }
-    let loads = crate::engine::state::Flow::new(model).intact_loads().to_vec();
+    let loads = crate::engine::state::Flow::new(model)
+        .intact_loads()
+        .to_vec();
     for (component, load) in model.components.iter_mut().zip(loads) {
         let Some(capacity) = component.capacity.as_mut().filter(|c| c.derived) else {
             continue;
