@@ -2,6 +2,8 @@
 //! the changed one for `what-if`), the load that reaches a component is
 //! above what its instances up can carry.
 
+use std::fmt::Write as _;
+
 use super::wording::{amount, whole_percent};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use crate::engine::state::State;
@@ -98,7 +100,7 @@ fn what_follows(cx: &Context) -> Option<String> {
         super::cascade::steps_text(cx.model, &intact, &steps)
     );
     if unserved > 1e-9 {
-        text.push_str(&format!(" {} is left unserved", amount(unserved)));
+        let _ = write!(text, " {} is left unserved", amount(unserved));
     } else {
         text.pop();
     }

@@ -503,11 +503,11 @@ mod tests {
         assert_eq!(s.load(ComponentId(1)), Some(1180.0));
         assert_eq!(s.load(ComponentId(0)), Some(0.0));
         // a and b down: both move past b to c: 480 + 620 + 560 = 1660.
-        let ab_down = Scenario {
+        let both_down = Scenario {
             failed_instances: vec![(ComponentId(0), 5), (ComponentId(1), 5)],
             ..Scenario::default()
         };
-        let s = State::new(&m, &flow, &ab_down);
+        let s = State::new(&m, &flow, &both_down);
         assert_eq!(s.load(ComponentId(2)), Some(1660.0));
         assert_eq!(s.unserved, 0.0);
         // Everything down: all 1660 is unserved.

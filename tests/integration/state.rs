@@ -2,6 +2,7 @@
 //! through `nines what-if` and `nines check`, with the numbers worked by
 //! hand, and the load-flow properties over random models and scenarios.
 
+use std::fmt::Write as _;
 use std::path::Path;
 
 use nines::cli::{Outcome, Terminal, WhatIfArgs, WhatIfFormat, what_if_source};
@@ -192,13 +193,13 @@ fn random_model() -> impl Strategy<Value = String> {
                 line = format!("  c{i}: {{instances: 1, placement: [z{}]", 1 + next(2));
             }
             if i == 0 || next(3) == 0 {
-                line.push_str(&format!(", capacity: {}, load: {}", 50 + next(100), 10 + next(100)));
+                let _ = write!(line, ", capacity: {}, load: {}", 50 + next(100), 10 + next(100));
             }
             if next(4) == 0 {
                 line.push_str(", shares: [g]");
             }
             if i + 1 < n && next(3) == 0 {
-                line.push_str(&format!(", failover_to: c{}", i + 1));
+                let _ = write!(line, ", failover_to: c{}", i + 1);
             }
             let mut deps = Vec::new();
             for j in i + 1..n {
@@ -216,7 +217,7 @@ fn random_model() -> impl Strategy<Value = String> {
                 }
             }
             if !deps.is_empty() {
-                line.push_str(&format!(", depends_on: [{}]", deps.join(", ")));
+                let _ = write!(line, ", depends_on: [{}]", deps.join(", "));
             }
             line.push_str("}\n");
             text.push_str(&line);
