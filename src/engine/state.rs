@@ -283,7 +283,6 @@ impl State {
     /// The offered loads, in dependency order, with failover moves applied
     /// in rounds until they stop changing (at most one round per component).
     fn flow_loads(&mut self, model: &Model, flow: &Flow, scenario: &Scenario) {
-        let factor = scenario.load_factor;
         let mut failover_in = vec![0.0_f64; model.components.len()];
         for _round in 0..=model.components.len() {
             self.offer(model, flow, scenario, &failover_in);
@@ -295,7 +294,6 @@ impl State {
             }
             failover_in = next;
         }
-        debug_assert!(factor > 0.0);
     }
 
     /// One pass over the dependency order.

@@ -155,6 +155,44 @@ fn one_instance_can_be_lost() {
 }
 
 #[test]
+fn a_count_must_fit_the_component() {
+    let text = "system: s\ncomponents:\n  api: {instances: 4}\n";
+    for (lose, says) in [
+        ("api:5", "--lose `api:5`: api has 4 instances"),
+        (
+            "api:0",
+            "the count after `:` must be a whole number above 0",
+        ),
+        ("apx:1", "no component is called `apx`"),
+    ] {
+        let args = WhatIfArgs {
+            model: "api.yaml".to_owned(),
+            lose: vec![lose.to_owned()],
+            cold: false,
+            scale_load: None,
+            set: Vec::new(),
+            format: WhatIfFormat::Json,
+            today: Some("2026-11-30".to_owned()),
+        };
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let outcome = {
+            let mut terminal = Terminal {
+                out: &mut out,
+                err: &mut err,
+                color_out: false,
+                color_err: false,
+                width: 100,
+                progress: false,
+            };
+            what_if_source("api.yaml", text, &args, &mut terminal)
+        };
+        assert_eq!(outcome, Outcome::Invalid);
+        let err = String::from_utf8(err).unwrap();
+        assert!(err.contains(says), "{lose}: {err}");
+    }
+}
+
+#[test]
 fn overload_at_peak_with_nothing_lost_is_reported_by_check() {
     // 500 / (4 × 100) = 125%; 1200 / 1000 = 120%.
     let run = crate::check(
@@ -204,10 +242,10 @@ fn random_model() -> impl Strategy<Value = String> {
             let mut deps = Vec::new();
             for j in i + 1..n {
                 if next(2) == 0 {
-                    let hit = if next(3) == 0 {
-                        format!(", hit_rate: {}%", 10 * (1 + next(9)))
-                    } else {
-                        String::new()
+                    let hit = match next(4) {
+                        0 => format!(", hit_rate: {}%", 10 * (1 + next(9))),
+                        1 => format!(", hit_rate: {}%, cached_by: c{}", 10 * (1 + next(9)), (i as u64 + 1 + next(n as u64 - 1)) % n as u64),
+                        _ => String::new(),
                     };
                     deps.push(format!(
                         "{{target: c{j}, calls: {}, degradable: {}{hit}}}",
