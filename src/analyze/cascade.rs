@@ -77,7 +77,13 @@ pub fn steps_text(model: &Model, before: &State, steps: &[CascadeStep]) -> Strin
 /// How the walk ends: what is left unserved, or who absorbed it.
 fn finish(model: &Model, origin: &Component, walk: &Cascade, text: &mut String) {
     let last = walk.steps.last();
-    if walk.unserved > 0.0 {
+    if walk.unserved > 0.0 && last.is_some_and(|s| !s.failed) {
+        let _ = write!(
+            text,
+            " {} is left unserved: what failed on the way has no running failover",
+            amount(walk.unserved)
+        );
+    } else if walk.unserved > 0.0 {
         let why = match last.and_then(|s| component(model, &s.component)?.failover_to) {
             Some(next) => format!("{} has already failed", model.component(next).name),
             None => format!(
@@ -311,5 +317,26 @@ mod tests {
             run("system: s\ncomponents:\n  a: {capacity: 10, load: 5, failover_to: b}\n  b: {}\n");
         assert!(report.findings.is_empty());
         assert_eq!(report.cascades[0].steps[0].capacity, None);
+    }
+
+    #[test]
+    fn the_walk_follows_the_load_flow_downstream() {
+        // a fails: b takes its 50 (100 <= 2 × 100), and b's calls bring db
+        // 50 + 50 = 100 > 80: db fails, and its 100 has nowhere to go.
+        let report = run(
+            "system: s\nentrypoints: [a, b]\ncomponents:\n  a: {capacity: 100, load: 50, failover_to: b}\n  b: {instances: 2, capacity: 100, load: 50, depends_on: [db]}\n  db: {capacity: 80}\n",
+        );
+        let a = &report.cascades[0];
+        let steps: Vec<(&str, f64, bool)> = a
+            .steps
+            .iter()
+            .map(|s| (s.component.as_str(), s.load, s.failed))
+            .collect();
+        assert_eq!(steps, [("db", 100.0, true), ("b", 100.0, false)]);
+        assert_eq!(a.unserved, 100.0);
+        assert_eq!(
+            report.findings[0].message,
+            "a failing at peak moves its load of 50 along failover_to: db 50 + 50 = 100 > 80, fails; b 50 + 50 = 100 <= 200, holds; 100 is left unserved: what failed on the way has no running failover"
+        );
     }
 }

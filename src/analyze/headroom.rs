@@ -500,4 +500,41 @@ mod tests {
         let lost: Vec<&str> = report.headroom.iter().map(|r| r.lost.as_str()).collect();
         assert_eq!(lost, ["instance"]);
     }
+
+    fn run_under(text: &str, lost: &[usize]) -> Report {
+        let model = crate::model::parse(text).unwrap();
+        let figures = crate::engine::availability(&model);
+        let scenario = Scenario {
+            domains: lost.iter().map(|&d| DomainId(d)).collect(),
+            ..Scenario::default()
+        };
+        let today = crate::model::Date::parse("2026-11-30").unwrap();
+        let cx = Context::under(&model, today, &figures, scenario);
+        let mut report = Report::new(String::new(), Vec::new());
+        Headroom.check(&cx, &mut report);
+        report
+    }
+
+    #[test]
+    fn under_a_lost_zone_the_rows_are_the_next_losses_policy_allows() {
+        let model = |survive: u32| {
+            format!(
+                "system: s\npolicy: {{survive: {survive}}}\ndomains: {{az-a: {{kind: zone}}, az-b: {{kind: zone}}, az-c: {{kind: zone}}}}\ncomponents:\n  api: {{instances: 6, placement: [az-a, az-b, az-c], capacity: 100, load: 300}}\n"
+            )
+        };
+        // After az-a: 4 of 6 up. survive 1 is spent: only one more instance,
+        // 300 / (3 × 100) = 100%, ok.
+        let one = run_under(&model(1), &[0]);
+        let rows: Vec<(&str, u32, bool)> = one
+            .headroom
+            .iter()
+            .map(|r| (r.lost.as_str(), r.survivors, r.ok))
+            .collect();
+        assert_eq!(rows, [("instance", 3, true)]);
+        // survive 2: losing az-b or az-c too leaves 2: 300 / 200 = 150%.
+        let two = run_under(&model(2), &[0]);
+        let ids: Vec<&str> = two.findings.iter().map(|f| f.id.as_str()).collect();
+        assert_eq!(ids, ["headroom/api/az-b", "headroom/api/az-c"]);
+        assert!((two.headroom[0].utilization - 1.5).abs() < 1e-12);
+    }
 }
