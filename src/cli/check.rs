@@ -5,6 +5,7 @@ use clap::{Args, ValueEnum};
 use super::input;
 use super::{Outcome, Terminal};
 use crate::analyze::{self, Context, Severity};
+use crate::engine::scenario::Scenario;
 use crate::import::service_graph::Graph;
 use crate::model::error::closest;
 use crate::model::validate::RULES;
@@ -176,9 +177,34 @@ fn report_with(
     extra: Vec<analyze::Finding>,
 ) -> Report {
     let figures = crate::engine::availability(model);
-    let cx = Context::new(model, today, &figures);
+    report_under(
+        model,
+        text,
+        today,
+        &figures,
+        Scenario::default(),
+        selected,
+        extra,
+    )
+}
+
+/// Builds the report of `model` judged in `scenario`, with the availability
+/// figures already computed (for `what-if`, from a copy where what is lost
+/// is down for certain), and with findings raised outside the analyzers
+/// (`drift`) added before acceptances apply.
+#[must_use]
+pub fn report_under(
+    model: &model::Model,
+    text: &str,
+    today: Date,
+    figures: &[(model::ComponentId, crate::engine::Figure)],
+    scenario: Scenario,
+    selected: &(dyn Fn(&str) -> bool + Sync),
+    extra: Vec<analyze::Finding>,
+) -> Report {
+    let cx = Context::under(model, today, figures, scenario);
     let mut report = Report::new(model.system.clone(), Vec::new());
-    report.availability = analyze::availability_rows(model, &figures);
+    report.availability = analyze::availability_rows(model, figures);
     analyze::run(&cx, selected, &mut report);
     report
         .findings

@@ -191,6 +191,8 @@ raw_struct! {
         pub timeout: Option<Spanned<Duration>>,
         /// Share of calls answered by a cache in front of the target.
         pub hit_rate: Option<Spanned<Probability>>,
+        /// The component that provides `hit_rate` (a cache): when it is down, or caches are cold, every call reaches the target.
+        pub cached_by: Option<Spanned<Name>>,
         /// Calls per request to this dependency (default 1).
         pub calls: Option<Spanned<Rate>>,
         /// true: the caller still works without it. Default: true when the target is not critical.

@@ -302,6 +302,9 @@ fn nines_check_only(text: &str, only: &str) -> Run {
         only: only.split(',').map(str::to_owned).collect(),
         skip: Vec::new(),
         today: Some("2026-11-30".to_owned()),
+        observed: Vec::new(),
+        window: "1h".to_owned(),
+        load_factor: 2.0,
     };
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let outcome = {

@@ -17,6 +17,7 @@ mod rules;
 mod sarif;
 mod scram;
 mod simulate;
+mod state;
 mod traces;
 
 use nines::cli::{CheckArgs, FailOn, Format, Outcome, Terminal, check_source};

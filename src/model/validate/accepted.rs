@@ -16,6 +16,7 @@ pub const RULES: &[&str] = &[
     "shared-fate",
     "common-cause",
     "expiry",
+    "overload",
     "headroom",
     "cascade",
     "fallback",
