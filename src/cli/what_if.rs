@@ -204,7 +204,12 @@ pub fn what_if_source(
         for line in &mut outcome.scenario {
             *line = crate::report::escape::terminal(line).into_owned();
         }
-        for row in outcome.states.0.iter_mut().chain(outcome.states.1.iter_mut()) {
+        for row in outcome
+            .states
+            .0
+            .iter_mut()
+            .chain(outcome.states.1.iter_mut())
+        {
             row.component = crate::report::escape::terminal(&row.component).into_owned();
         }
     }
