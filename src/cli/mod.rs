@@ -121,6 +121,21 @@ impl Terminal<'_> {
     }
 }
 
+/// The width of the terminal on standard output: `COLUMNS` when set (a user
+/// or a script asking for a width), else the terminal's own size, else 80;
+/// never below 40.
+fn terminal_width() -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .or_else(|| {
+            terminal_size::terminal_size_of(std::io::stdout())
+                .map(|(terminal_size::Width(w), _)| usize::from(w))
+        })
+        .filter(|&w| w >= 40)
+        .unwrap_or(80)
+}
+
 /// Runs the binary.
 #[must_use]
 pub fn main() -> ExitCode {
@@ -139,11 +154,7 @@ pub fn main() -> ExitCode {
     let stderr = std::io::stderr();
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let width = if stdout.is_terminal() {
-        std::env::var("COLUMNS")
-            .ok()
-            .and_then(|c| c.parse().ok())
-            .filter(|&w| w >= 40)
-            .unwrap_or(80)
+        terminal_width()
     } else {
         80
     };

@@ -344,6 +344,18 @@ impl Problem {
 
     /// A negative or non-finite rate.
     pub fn bad_rate(span: Span, key: &str, text: &str) -> Self {
+        if text.replace('_', "").parse::<f64>().is_ok_and(f64::is_infinite) {
+            return Self::new(
+                "model::rate",
+                format!(
+                    "`{key}` is `{}`, beyond the largest number nines can compute with (about 1.8 × 10³⁰⁸)",
+                    printable(text)
+                ),
+                span,
+                "too large",
+            )
+            .help("check the number and its unit: no real load or capacity comes near it");
+        }
         Self::new(
             "model::rate",
             format!(
@@ -662,28 +674,7 @@ pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
 
 /// Damerau-Levenshtein distance (optimal string alignment), by characters.
 fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in rows.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in rows[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (rows[i - 1][j] + 1)
-                .min(rows[i][j - 1] + 1)
-                .min(rows[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(rows[i - 2][j - 2] + 1);
-            }
-            rows[i][j] = best;
-        }
-    }
-    rows[a.len()][b.len()]
+    strsim::osa_distance(a, b)
 }
 
 /// User text made safe to echo into a terminal or CI log: control characters

@@ -127,7 +127,7 @@ pub fn render_table(
     if what_if.headroom.is_empty() {
         writeln!(
             out,
-            "Headroom under the scenario: no rows (nothing with capacity and load is affected)"
+            "Headroom under the scenario: nothing with capacity and load is affected"
         )?;
     } else {
         writeln!(
@@ -136,12 +136,12 @@ pub fn render_table(
         )?;
         let mut rows = table(
             style,
-            &["component", "lost", "left", "util", "", "sized to pass"],
+            &["component", "lost", "left", "util", "verdict", "to pass"],
         );
         for (before, after) in &what_if.headroom {
             rows.add_row([
                 after.component.clone(),
-                after.lost.clone(),
+                super::review::lost(after),
                 format!("{} of {}", after.survivors, after.instances),
                 format!(
                     "{} → {}",

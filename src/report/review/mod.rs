@@ -218,7 +218,7 @@ fn availability(report: &Report) -> Section<'static> {
                         vec![
                             i.component.clone(),
                             i.kind.to_owned(),
-                            format!("+{:.2e}", i.gain),
+                            crate::human::gain(i.gain),
                             downtime(i.gain * row.window_s),
                         ]
                     })
@@ -289,17 +289,33 @@ pub fn worst_first(rows: &[HeadroomRow]) -> Vec<&HeadroomRow> {
 /// The sizing that would pass: `6 (2 per domain), 42%` or `4, 63%`.
 #[must_use]
 pub fn sizing(row: &HeadroomRow) -> String {
-    match row.per_domain {
-        Some(per_domain) => format!(
-            "{} ({per_domain} per domain), {}",
-            row.required_instances,
-            whole_percent(row.required_steady_utilization)
-        ),
-        None => format!(
-            "{}, {}",
-            row.required_instances,
-            whole_percent(row.required_steady_utilization)
-        ),
+    if row.ok {
+        return "-".to_owned();
+    }
+    let limit = crate::analyze::LARGEST_SENSIBLE_FLEET;
+    if row.required_instances > limit {
+        return format!("over {limit}: check units");
+    }
+    let add = row.required_instances.saturating_sub(row.instances);
+    let spread = row
+        .per_domain
+        .map_or_else(String::new, |n| format!(", {n} per domain"));
+    let steady = whole_percent(row.required_steady_utilization);
+    if add == 0 {
+        format!("respread: {}{spread}, {steady}", row.required_instances)
+    } else {
+        format!("+{add} → {}{spread}, {steady}", row.required_instances)
+    }
+}
+
+/// What a headroom row loses, as a reader says it: `az-a`, `az-a+az-b`,
+/// `1 instance` (the JSON keeps the key `instance`).
+#[must_use]
+pub fn lost(row: &HeadroomRow) -> String {
+    if row.lost == "instance" {
+        "1 instance".to_owned()
+    } else {
+        row.lost.clone()
     }
 }
 
@@ -315,7 +331,7 @@ fn headroom(report: &Report) -> Section<'static> {
         .map(|row| {
             vec![
                 row.component.clone(),
-                row.lost.clone(),
+                lost(row),
                 format!("{} of {}", row.survivors, row.instances),
                 whole_percent(row.utilization),
                 (if row.ok { "ok" } else { "OVER" }).to_owned(),
@@ -326,9 +342,9 @@ fn headroom(report: &Report) -> Section<'static> {
     Section {
         title: "Headroom (N-k)",
         blocks: vec![
-            Block::Text("Peak load over the capacity left after each loss, worst first, with the fleet that would pass and its steady-state utilization.".to_owned()),
+            Block::Text("Peak load over the capacity left after each loss, worst first; for a loss that is over, the instances to add, the fleet that would pass and its steady-state utilization.".to_owned()),
             Block::Table {
-                header: vec!["component", "lost", "left", "utilization", "verdict", "sized to pass"],
+                header: vec!["component", "lost", "left", "utilization", "verdict", "to pass (add → fleet, steady)"],
                 rows,
                 right: vec![2, 3],
             },
