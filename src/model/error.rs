@@ -105,7 +105,24 @@ impl Problem {
             span,
             "not a key of the format",
         );
-        match closest(key, known.iter().copied()) {
+        // Words from other tools (Kubernetes, Compose) that mean a key here.
+        const SYNONYMS: &[(&str, &str)] = &[
+            ("replicas", "instances"),
+            ("replica", "instances"),
+            ("count", "instances"),
+            ("zones", "placement"),
+            ("zone", "placement"),
+            ("depends", "depends_on"),
+            ("dependencies", "depends_on"),
+            ("calls", "depends_on"),
+            ("failover", "failover_to"),
+        ];
+        let synonym = SYNONYMS
+            .iter()
+            .find(|(word, _)| *word == key)
+            .map(|&(_, meant)| meant)
+            .filter(|meant| known.contains(meant));
+        match synonym.or_else(|| closest(key, known.iter().copied())) {
             Some(best) => problem.help(format!("did you mean `{best}`?")),
             None => problem.help(format!("the keys here are: {}", known.join(", "))),
         }
@@ -408,17 +425,44 @@ impl Problem {
         candidates: impl IntoIterator<Item = &'a str>,
         other_kind: Option<&str>,
     ) -> Self {
+        // A name declared as something else gets one story: the label, the
+        // message and the help all say what it is.
+        if let Some(kind) = other_kind {
+            let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                "an"
+            } else {
+                "a"
+            };
+            return Self::new(
+                "model::unknown-reference",
+                format!(
+                    "`{}` is {article} {kind}, not a {expected}",
+                    printable(name)
+                ),
+                span,
+                format!("{article} {kind}, where a {expected} is expected"),
+            )
+            .help(match kind {
+                k if k.contains("group") => format!(
+                    "a group is not called: its members fail with it; to say a component fails with `{0}`, list it under that component's `shares: [{0}]`",
+                    printable(name)
+                ),
+                k if k.contains("domain") => format!(
+                    "a domain is not called: it holds instances; to run a component there, write `placement: [{}]`",
+                    printable(name)
+                ),
+                _ => format!(
+                    "only a {expected} can be named here; name the {expected} you mean, or remove `{}`",
+                    printable(name)
+                ),
+            });
+        }
         let problem = Self::new(
             "model::unknown-reference",
             format!("unknown {expected} `{}`", printable(name)),
             span,
             "nothing of that name is declared",
         );
-        if let Some(kind) = other_kind {
-            return problem.help(format!(
-                "`{name}` is a {kind}, but a {expected} is expected here"
-            ));
-        }
         match closest(name, candidates) {
             Some(best) => problem.help(format!("did you mean `{best}`?")),
             None => problem.help(format!("declare the {expected} `{name}`, or fix the name")),

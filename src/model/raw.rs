@@ -145,6 +145,8 @@ impl Decode for RawPlacement {
         match &node.value {
             Value::Seq(_) => Vec::decode(node, key, cx).map(RawPlacement::Spread),
             Value::Map(_) => Entries::decode(node, key, cx).map(RawPlacement::Counts),
+            // `placement: az-a`: the list form is what was meant.
+            Value::Str(_) => Vec::decode(node, key, cx).map(RawPlacement::Spread),
             _ => cx.wrong(node, key, "a list of domains or a map of counts per domain"),
         }
     }
