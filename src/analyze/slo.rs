@@ -199,9 +199,9 @@ mod tests {
             "{}",
             f.message
         );
-        // Each of api and postgres would give back 0.000999 × 43200 = 43.2 min, written "43 min" (two significant figures).
+        // Each of api and postgres would give back 0.000999 × 43200 = 43.2 min.
         assert!(
-            f.help.as_deref().unwrap_or("").contains("api (+43 min)"),
+            f.help.as_deref().unwrap_or("").contains("api (+43.2 min)"),
             "{:?}",
             f.help
         );

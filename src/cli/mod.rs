@@ -27,7 +27,7 @@ pub use check::{CheckArgs, FailOn, Format, check_source, report, report_of};
 pub use explain::{rule_list, rule_text, rules_markdown};
 pub use graph::{GraphFormat, graph};
 pub use import::{ImportArgs, ImportFrom, K8sArgs};
-pub use report::{ReportFormat, render as review};
+pub use report::{DIAGRAM_LIMIT, ReportFormat, render as review};
 pub use schema::schema_json;
 pub use what_if::{WhatIfArgs, WhatIfFormat, what_if_source};
 

@@ -131,7 +131,7 @@ fn component(out: &mut String, part: &Part) {
             out,
             4,
             &format!("# min_healthy: {k}"),
-            &format!("fill in: {why} is a disruption budget, not the fewest instances that serve"),
+            &format!("fill in: {why}; a disruption budget, not the fewest instances that serve"),
         ),
         Some((None, why)) => line(out, 4, "# min_healthy: N", why),
         None => {}

@@ -447,10 +447,10 @@ fn headroom(report: &Report, style: Style) -> String {
     let rows = super::review::worst_first(&report.headroom);
     let mut table = table(
         style,
-        &["component", "lost", "left", "util", "verdict", "to pass"],
+        &["component", "lost", "left", "util", "verdict", "add to pass"],
     );
     for row in rows.into_iter().take(HEADROOM_ROWS) {
-        let sizing = super::review::sizing(row);
+        let sizing = super::review::sizing_with(row, false);
         table.add_row([
             row.component.clone(),
             super::review::lost(row),

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::review::sizing;
+use super::review::sizing_with;
 use super::table::{Style, align_right, downtime, finding_block, table, wrap};
 use super::{HeadroomRow, Report};
 use crate::analyze::wording::whole_percent;
@@ -136,7 +136,7 @@ pub fn render_table(
         )?;
         let mut rows = table(
             style,
-            &["component", "lost", "left", "util", "verdict", "to pass"],
+            &["component", "lost", "left", "util", "verdict", "add to pass"],
         );
         for (before, after) in &what_if.headroom {
             rows.add_row([
@@ -151,7 +151,7 @@ pub fn render_table(
                     whole_percent(after.utilization)
                 ),
                 (if after.ok { "ok" } else { "OVER" }).to_owned(),
-                sizing(after),
+                sizing_with(after, false),
             ]);
         }
         align_right(&mut rows, 2..=3);

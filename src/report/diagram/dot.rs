@@ -1,6 +1,6 @@
 //! The diagram in Graphviz DOT (`nines graph --format dot | dot -Tsvg`):
-//! domains as nested `cluster_` subgraphs, degradable edges dashed, SPOFs
-//! with a red border. Every id and label is a quoted, escaped string.
+//! domains as nested `cluster_` subgraphs, degradable edges dashed,
+//! `failover_to` dotted purple, SPOFs with a red border. Every id and label is a quoted, escaped string.
 
 use std::fmt::Write as _;
 
@@ -30,6 +30,15 @@ pub fn render(diagram: &Diagram) -> String {
             "  {} -> {}{attributes};",
             quote(&diagram.nodes[link.from].name),
             quote(&diagram.nodes[link.to].name)
+        );
+    }
+    // Failover moves load, not requests: dotted purple, not ranked.
+    for &(from, to) in &diagram.failovers {
+        let _ = writeln!(
+            out,
+            "  {} -> {} [style=dotted, color=\"#8e44ad\", label=\"failover\", constraint=false];",
+            quote(&diagram.nodes[from].name),
+            quote(&diagram.nodes[to].name)
         );
     }
     out.push_str("}\n");

@@ -21,6 +21,10 @@ pub fn render(diagram: &Diagram) -> String {
         };
         let _ = writeln!(out, "  c{} {arrow} c{}", link.from, link.to);
     }
+    // Failover moves load, not requests: a thick arrow labelled so.
+    for &(from, to) in &diagram.failovers {
+        let _ = writeln!(out, "  c{from} ==>|failover| c{to}");
+    }
     let spofs: Vec<String> = diagram
         .nodes
         .iter()

@@ -268,11 +268,28 @@ impl Router<'_> {
                     .filter(|l| l.y < bottom && l.y + l.height > top)
                     .copied(),
             )
+            // A cluster's sides, as lines an arrow should not run along.
+            .chain(
+                self.placed
+                    .clusters
+                    .iter()
+                    .flatten()
+                    .filter(|c| c.y < bottom && c.y + c.height > top)
+                    .flat_map(|c| {
+                        [c.x, c.x + c.width].map(|x| Rect {
+                            x,
+                            y: c.y,
+                            width: 0.0,
+                            height: c.height,
+                        })
+                    }),
+            )
             .collect();
         let mut candidates = vec![dx, ex, 8.0, self.placed.width - 8.0];
         for o in &obstacles {
-            candidates.push(o.x - 14.0);
-            candidates.push(o.x + o.width + 14.0);
+            let gap = if o.width == 0.0 { 7.0 } else { 14.0 };
+            candidates.push(o.x - gap);
+            candidates.push(o.x + o.width + gap);
         }
         candidates.sort_by(|a, b| {
             let cost = |x: f64| (x - dx).abs() + (x - ex).abs();

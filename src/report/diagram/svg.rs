@@ -162,7 +162,7 @@ fn node_box(out: &mut String, node: &super::Node, rect: &Rect) {
     if !node.shares.is_empty() {
         let _ = write!(
             out,
-            r#"<text class="shares" x="{:.1}" y="{:.1}" text-anchor="middle" font-size="10" fill="{SHARED}">⛓ {}</text>"#,
+            r#"<text class="shares" x="{:.1}" y="{:.1}" text-anchor="middle" font-size="10" fill="{SHARED}">shares {}</text>"#,
             rect.x + rect.width / 2.0,
             rect.y + 50.0,
             escape_xml(&node.shares.join(", "))
@@ -188,7 +188,7 @@ fn legend(out: &mut String, y: f64, shares: bool) {
     if shares {
         let _ = write!(
             out,
-            r#"<text x="396" y="{t2:.1}" fill="{SHARED}">⛓ shared-fate group</text>"#
+            r#"<text x="396" y="{t2:.1}" fill="{SHARED}">shares X: member of shared-fate group X</text>"#
         );
     }
     out.push_str("</g>\n");

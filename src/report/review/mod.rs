@@ -299,6 +299,13 @@ pub fn worst_first(rows: &[HeadroomRow]) -> Vec<&HeadroomRow> {
 /// The sizing that would pass: `6 (2 per domain), 42%` or `4, 63%`.
 #[must_use]
 pub fn sizing(row: &HeadroomRow) -> String {
+    sizing_with(row, true)
+}
+
+/// [`sizing`], with or without the steady-state utilization (the terminal
+/// leaves it to the finding's help, to fit in 80 columns).
+#[must_use]
+pub fn sizing_with(row: &HeadroomRow, steady: bool) -> String {
     if row.ok {
         return "-".to_owned();
     }
@@ -310,11 +317,15 @@ pub fn sizing(row: &HeadroomRow) -> String {
     let spread = row
         .per_domain
         .map_or_else(String::new, |n| format!(", {n} per domain"));
-    let steady = whole_percent(row.required_steady_utilization);
-    if add == 0 {
-        format!("respread: {}{spread}, {steady}", row.required_instances)
+    let steady = if steady {
+        format!(", {}", whole_percent(row.required_steady_utilization))
     } else {
-        format!("+{add} → {}{spread}, {steady}", row.required_instances)
+        String::new()
+    };
+    if add == 0 {
+        format!("respread: {}{spread}{steady}", row.required_instances)
+    } else {
+        format!("+{add} → {}{spread}{steady}", row.required_instances)
     }
 }
 
