@@ -260,7 +260,11 @@ mod tests {
             form: Form::ServiceDns
         }));
         // Not a pod name: no ordinal.
-        assert!(addresses("api.example:80").iter().all(|a| a.form != Form::Pod));
+        assert!(
+            addresses("api.example:80")
+                .iter()
+                .all(|a| a.form != Form::Pod)
+        );
     }
 
     #[test]

@@ -99,12 +99,6 @@ impl Problem {
 
     /// A key that the format does not have.
     pub fn unknown_key(span: Span, key: &str, place: &str, known: &[&str]) -> Self {
-        let problem = Self::new(
-            "model::unknown-key",
-            format!("unknown key `{key}` in {place}"),
-            span,
-            "not a key of the format",
-        );
         // Words from other tools (Kubernetes, Compose) that mean a key here.
         const SYNONYMS: &[(&str, &str)] = &[
             ("replicas", "instances"),
@@ -117,6 +111,12 @@ impl Problem {
             ("calls", "depends_on"),
             ("failover", "failover_to"),
         ];
+        let problem = Self::new(
+            "model::unknown-key",
+            format!("unknown key `{key}` in {place}"),
+            span,
+            "not a key of the format",
+        );
         let synonym = SYNONYMS
             .iter()
             .find(|(word, _)| *word == key)
@@ -361,7 +361,11 @@ impl Problem {
 
     /// A negative or non-finite rate.
     pub fn bad_rate(span: Span, key: &str, text: &str) -> Self {
-        if text.replace('_', "").parse::<f64>().is_ok_and(f64::is_infinite) {
+        if text
+            .replace('_', "")
+            .parse::<f64>()
+            .is_ok_and(f64::is_infinite)
+        {
             return Self::new(
                 "model::rate",
                 format!(

@@ -143,10 +143,10 @@ impl Default for RawPlacement {
 impl Decode for RawPlacement {
     fn decode(node: &Node, key: &str, cx: &mut Cx) -> Option<Self> {
         match &node.value {
-            Value::Seq(_) => Vec::decode(node, key, cx).map(RawPlacement::Spread),
+            // A list, or one name (`placement: az-a`), which the list
+            // decoder rejects with the list form as its help.
+            Value::Seq(_) | Value::Str(_) => Vec::decode(node, key, cx).map(RawPlacement::Spread),
             Value::Map(_) => Entries::decode(node, key, cx).map(RawPlacement::Counts),
-            // `placement: az-a`: the list form is what was meant.
-            Value::Str(_) => Vec::decode(node, key, cx).map(RawPlacement::Spread),
             _ => cx.wrong(node, key, "a list of domains or a map of counts per domain"),
         }
     }

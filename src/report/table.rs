@@ -1,6 +1,7 @@
 //! The terminal view: availability per entrypoint, then the findings grouped
 //! by severity, each with its model line and fix, fitted to a fixed width.
 
+use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
@@ -447,7 +448,14 @@ fn headroom(report: &Report, style: Style) -> String {
     let rows = super::review::worst_first(&report.headroom);
     let mut table = table(
         style,
-        &["component", "lost", "left", "util", "verdict", "add to pass"],
+        &[
+            "component",
+            "lost",
+            "left",
+            "util",
+            "verdict",
+            "add to pass",
+        ],
     );
     for row in rows.into_iter().take(HEADROOM_ROWS) {
         let sizing = super::review::sizing_with(row, false);
@@ -598,11 +606,12 @@ fn summary(report: &Report) -> String {
     // "New" means something only against a baseline.
     if report.baseline.is_some() {
         let status = |s: Status| report.findings.iter().filter(|f| f.status == s).count();
-        text.push_str(&format!(
+        let _ = write!(
+            text,
             "; {} new, {} in the baseline",
             status(Status::New),
             status(Status::Baseline)
-        ));
+        );
     }
     text
 }

@@ -136,7 +136,14 @@ pub fn render_table(
         )?;
         let mut rows = table(
             style,
-            &["component", "lost", "left", "util", "verdict", "add to pass"],
+            &[
+                "component",
+                "lost",
+                "left",
+                "util",
+                "verdict",
+                "add to pass",
+            ],
         );
         for (before, after) in &what_if.headroom {
             rows.add_row([

@@ -213,7 +213,10 @@ fn disruption_budgets_are_offered_as_min_healthy_comments() {
         .map(|rest| rest.split_whitespace().next().unwrap_or(""))
         .collect();
     assert_eq!(offered, ["2", "2", "4", "1", "2", "N"], "{}", run.stdout);
-    assert!(run.stdout.contains("; a disruption budget, not the fewest instances"));
+    assert!(
+        run.stdout
+            .contains("; a disruption budget, not the fewest instances")
+    );
 }
 
 #[test]

@@ -109,5 +109,10 @@ fn a_group_named_where_a_component_belongs_gets_one_story() {
     assert_eq!(p.message, "`vault` is a shared-fate group, not a component");
     let text = format!("{p:?}");
     assert!(!text.contains("nothing of that name is declared"), "{text}");
-    assert!(p.help.as_deref().unwrap_or("").contains("`shares: [vault]`"));
+    assert!(
+        p.help
+            .as_deref()
+            .unwrap_or("")
+            .contains("`shares: [vault]`")
+    );
 }

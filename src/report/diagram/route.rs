@@ -111,8 +111,7 @@ pub fn route(diagram: &Diagram, placed: &Layout) -> Routes {
     // Where each departure and arrival sits along its box.
     let mut departure_x = vec![0.0; departures.len()];
     let mut arrival_x = vec![0.0; wires.len()];
-    for node in 0..nodes.len() {
-        let rect = &nodes[node];
+    for (node, rect) in nodes.iter().enumerate() {
         // Bottom ports: departures ordered by where their callees are, then
         // arrivals from below ordered by their callers.
         let mut bottom: Vec<(f64, Port)> = Vec::new();
@@ -166,7 +165,7 @@ pub fn route(diagram: &Diagram, placed: &Layout) -> Routes {
             arrival_x[w] = spread(lo, hi, k, top.len());
         }
     }
-    let mut router = Router {
+    let mut lanes = Router {
         placed,
         diagram,
         lanes: vec![0; placed.channels.len()],
@@ -174,14 +173,14 @@ pub fn route(diagram: &Diagram, placed: &Layout) -> Routes {
     };
     let departure_lane: Vec<f64> = departures
         .iter()
-        .map(|&(from, _)| router.lane(layer(from)))
+        .map(|&(from, _)| lanes.lane(layer(from)))
         .collect();
     let mut routes = Routes::default();
     for (d, (_, label)) in departures.iter().enumerate() {
-        if let Some(label) = label {
+        if let Some(text) = label {
             routes.junctions.push(Junction {
                 at: (departure_x[d], departure_lane[d]),
-                label: label.clone(),
+                label: text.clone(),
             });
         }
     }
@@ -194,8 +193,8 @@ pub fn route(diagram: &Diagram, placed: &Layout) -> Routes {
         let mut points = vec![(dx, from.y + from.height), (dx, y_a)];
         if b > a {
             if b > a + 1 {
-                let y_b = router.lane(b - 1);
-                let cx = router.corridor(a + 1..b, (y_a, y_b), dx, ex);
+                let y_b = lanes.lane(b - 1);
+                let cx = lanes.corridor(a + 1..b, (y_a, y_b), dx, ex);
                 points.extend([(cx, y_a), (cx, y_b), (ex, y_b)]);
             } else {
                 points.push((ex, y_a));
@@ -203,8 +202,8 @@ pub fn route(diagram: &Diagram, placed: &Layout) -> Routes {
             points.push((ex, to.y));
         } else {
             if b < a {
-                let y_b = router.lane(b);
-                let cx = router.corridor(b + 1..a + 1, (y_b, y_a), dx, ex);
+                let y_b = lanes.lane(b);
+                let cx = lanes.corridor(b + 1..a + 1, (y_b, y_a), dx, ex);
                 points.extend([(cx, y_a), (cx, y_b), (ex, y_b)]);
             } else {
                 points.push((ex, y_a));
@@ -369,7 +368,10 @@ mod tests {
                 for pair in arrow.points.windows(2) {
                     let (a, b) = (pair[0], pair[1]);
                     // Axis-parallel segments only.
-                    assert!(a.0 == b.0 || a.1 == b.1, "{path:?} arrow {r}: {a:?} {b:?}");
+                    assert!(
+                        (a.0 - b.0).abs() < 1e-9 || (a.1 - b.1).abs() < 1e-9,
+                        "{path:?} arrow {r}: {a:?} {b:?}"
+                    );
                     for (n, rect) in placed.nodes.iter().enumerate() {
                         assert!(
                             !enters(a, b, rect),

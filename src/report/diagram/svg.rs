@@ -63,9 +63,12 @@ pub fn render(diagram: &Diagram) -> String {
     for arrow in &routes.routes {
         let (stroke, dash, marker, class) = match arrow.kind {
             Kind::Call { degradable: false } => ("#555", "", "arrow", "edge"),
-            Kind::Call { degradable: true } => {
-                ("#555", r#" stroke-dasharray="6 4""#, "arrow", "edge degradable")
-            }
+            Kind::Call { degradable: true } => (
+                "#555",
+                r#" stroke-dasharray="6 4""#,
+                "arrow",
+                "edge degradable",
+            ),
             Kind::Failover => (
                 FAILOVER,
                 r#" stroke-dasharray="2 3""#,
@@ -79,7 +82,7 @@ pub fn render(diagram: &Diagram) -> String {
         }
         let _ = writeln!(
             out,
-            r##"<path class="{class}" d="{d}" fill="none" stroke="{stroke}" stroke-width="1.3" stroke-linejoin="round"{dash} marker-end="url(#{marker})"/>"##
+            r#"<path class="{class}" d="{d}" fill="none" stroke="{stroke}" stroke-width="1.3" stroke-linejoin="round"{dash} marker-end="url(#{marker})"/>"#
         );
     }
     // Cluster labels after the arrows, with a halo, though no arrow passes

@@ -79,7 +79,7 @@ pub fn document<'a>(report: &'a Report, file: &str, diagram: &'a Diagram) -> Doc
 }
 
 fn diagram_section(diagram: &Diagram) -> Section<'static> {
-    let mut blocks = vec![Block::Text("Callers above what they call; failure domains as boxes; dashed calls are degradable (the caller works without them); each group of alternatives (`any_of`, `at_least`) leaves its caller at one marked point; dotted purple arrows are `failover_to`; a red border marks a single point of failure. The legend under the diagram names every mark.".to_owned())];
+    let mut blocks = vec![Block::Text("Callers above what they call; failure domains as boxes; dashed calls are degradable (the caller works without them); `any of` and `k of n` mark the alternatives of one `any_of` or `at_least`; failover (`failover_to`) is drawn apart from the calls; a red border marks a single point of failure.".to_owned())];
     if diagram.hidden > 0 {
         blocks.push(Block::Text(format!(
             "The model is too large to draw whole: the diagram shows the entrypoints, the {} components named by a finding or on the shortest call path to one; the other {} are left out (`nines graph` draws them all).",
