@@ -8,9 +8,9 @@ use crate::report::diagram::Diagram;
 use crate::report::review::{self, html, markdown};
 
 /// Components drawn at most in the review's diagram: past this, a wall of
-/// boxes helps no reviewer, so the diagram keeps the entrypoints, the
-/// components with findings and the calls that reach them.
-pub const DIAGRAM_LIMIT: usize = 60;
+/// boxes helps no reviewer, so the diagram keeps the components with the
+/// most serious findings and the calls from an entrypoint that reach them.
+pub const DIAGRAM_LIMIT: usize = 24;
 
 /// Formats of the review document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

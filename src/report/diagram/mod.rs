@@ -170,10 +170,11 @@ impl Diagram {
     }
 
     /// The diagram of a large model cut down to what a reviewer reads: the
-    /// entrypoints, the components named by a finding, and the calls from
-    /// an entrypoint down to each of them (a shortest call path), at most
-    /// `limit` components. [`Diagram::hidden`] counts the rest. A diagram
-    /// within the limit is returned as it is.
+    /// components named by findings, most serious first (errors, then
+    /// warnings, then notes, by how many name them, then model order), each
+    /// with a shortest call path from an entrypoint down to it, as many as
+    /// fit in `limit` components. [`Diagram::hidden`] counts the rest. A
+    /// diagram within the limit is returned as it is.
     #[must_use]
     pub fn focus(self, findings: &[Finding], limit: usize) -> Self {
         let n = self.nodes.len();
@@ -186,12 +187,19 @@ impl Diagram {
             .enumerate()
             .map(|(i, node)| (node.name.as_str(), i))
             .collect();
-        let mut named = vec![false; n];
+        // How much the findings naming a component weigh: an error counts
+        // more than any number of warnings, a warning more than notes.
+        let mut weight = vec![0u64; n];
         for finding in findings {
             let subject = finding.id.split_once('/').map_or("", |(_, rest)| rest);
+            let add = match finding.severity {
+                crate::analyze::Severity::Error => 1 << 40,
+                crate::analyze::Severity::Warning => 1 << 20,
+                crate::analyze::Severity::Note => 1,
+            };
             for part in subject.split(['/', '>']) {
                 if let Some(&i) = index.get(part) {
-                    named[i] = true;
+                    weight[i] = weight[i].saturating_add(add);
                 }
             }
         }
@@ -218,9 +226,11 @@ impl Diagram {
         }
         let mut keep = vec![false; n];
         let mut kept = 0;
-        let wanted = (0..n)
-            .filter(|&i| self.nodes[i].entrypoint)
-            .chain((0..n).filter(|&i| named[i] && !self.nodes[i].entrypoint));
+        let mut wanted: Vec<usize> = (0..n).filter(|&i| weight[i] > 0).collect();
+        wanted.sort_by_key(|&i| (std::cmp::Reverse(weight[i]), i));
+        if wanted.is_empty() {
+            wanted = (0..n).filter(|&i| self.nodes[i].entrypoint).collect();
+        }
         for start in wanted {
             let mut path = Vec::new();
             let mut at = Some(start);

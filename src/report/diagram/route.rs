@@ -341,58 +341,86 @@ mod tests {
     use super::super::layout::layout;
     use super::*;
 
+    /// Panics when a segment of an arrow is not axis-parallel, or enters a
+    /// box or a cluster label.
+    fn assert_clear(diagram: &Diagram, placed: &Layout, routes: &Routes, what: &str) {
+        assert_eq!(
+            routes.routes.len(),
+            diagram.edges.len() + diagram.failovers.len()
+        );
+        for (r, arrow) in routes.routes.iter().enumerate() {
+            for pair in arrow.points.windows(2) {
+                let (a, b) = (pair[0], pair[1]);
+                assert!(
+                    (a.0 - b.0).abs() < 1e-9 || (a.1 - b.1).abs() < 1e-9,
+                    "{what} arrow {r}: {a:?} {b:?}"
+                );
+                for (n, rect) in placed.nodes.iter().enumerate() {
+                    assert!(
+                        !enters(a, b, rect),
+                        "{what}: arrow {r} crosses the box of {}",
+                        diagram.nodes[n].name
+                    );
+                }
+                for (c, label) in placed.labels.iter().enumerate() {
+                    if let Some(label) = label {
+                        assert!(
+                            !enters(a, b, label),
+                            "{what}: arrow {r} strikes the label of {}",
+                            diagram.clusters[c].name
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    fn findings(model: &crate::model::Model, text: &str) -> Vec<crate::analyze::Finding> {
+        crate::cli::report(
+            model,
+            text,
+            crate::model::Date::parse("2026-11-30").unwrap(),
+            &|_| true,
+        )
+        .findings
+    }
+
     /// Every segment of every arrow of every example model stays out of
     /// every box and every cluster label.
     #[test]
     fn no_arrow_crosses_a_box_or_a_label_in_any_example() {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
-        let mut checked = 0;
+        let mut arrows = 0;
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
             let text = std::fs::read_to_string(&path).unwrap();
             let model = crate::model::parse(&text).unwrap();
-            let report = crate::cli::report(
-                &model,
-                &text,
-                crate::model::Date::parse("2026-11-30").unwrap(),
-                &|_| true,
-            );
-            let diagram = Diagram::new(&model, &report.findings);
+            let diagram = Diagram::new(&model, &findings(&model, &text));
             let placed = layout(&diagram);
             let routes = route(&diagram, &placed);
-            assert_eq!(
-                routes.routes.len(),
-                diagram.edges.len() + diagram.failovers.len()
-            );
-            for (r, arrow) in routes.routes.iter().enumerate() {
-                for pair in arrow.points.windows(2) {
-                    let (a, b) = (pair[0], pair[1]);
-                    // Axis-parallel segments only.
-                    assert!(
-                        (a.0 - b.0).abs() < 1e-9 || (a.1 - b.1).abs() < 1e-9,
-                        "{path:?} arrow {r}: {a:?} {b:?}"
-                    );
-                    for (n, rect) in placed.nodes.iter().enumerate() {
-                        assert!(
-                            !enters(a, b, rect),
-                            "{path:?}: arrow {r} crosses the box of {}",
-                            diagram.nodes[n].name
-                        );
-                    }
-                    for (c, label) in placed.labels.iter().enumerate() {
-                        if let Some(label) = label {
-                            assert!(
-                                !enters(a, b, label),
-                                "{path:?}: arrow {r} strikes the label of {}",
-                                diagram.clusters[c].name
-                            );
-                        }
-                    }
-                }
-                checked += 1;
+            assert_clear(&diagram, &placed, &routes, &path.display().to_string());
+            arrows += routes.routes.len();
+        }
+        assert!(arrows > 50, "{arrows}");
+    }
+
+    /// The same on generated models, whole and focused as the review draws
+    /// them.
+    #[test]
+    fn no_arrow_crosses_a_box_in_generated_models() {
+        for (size, seed) in [(30, 1), (60, 2), (300, 3)] {
+            let text = crate::generate::microservices(size, seed);
+            let model = crate::model::parse(&text).unwrap();
+            let found = findings(&model, &text);
+            let whole = Diagram::new(&model, &found);
+            let focused = whole.clone().focus(&found, 24);
+            assert!(focused.nodes.len() <= 24);
+            for diagram in [whole, focused] {
+                let placed = layout(&diagram);
+                let routes = route(&diagram, &placed);
+                assert_clear(&diagram, &placed, &routes, &format!("generated {size}"));
             }
         }
-        assert!(checked > 50, "{checked}");
     }
 
     #[test]

@@ -82,7 +82,7 @@ fn diagram_section(diagram: &Diagram) -> Section<'static> {
     let mut blocks = vec![Block::Text("Callers above what they call; failure domains as boxes; dashed calls are degradable (the caller works without them); `any of` and `k of n` mark the alternatives of one `any_of` or `at_least`; failover (`failover_to`) is drawn apart from the calls; a red border marks a single point of failure.".to_owned())];
     if diagram.hidden > 0 {
         blocks.push(Block::Text(format!(
-            "The model is too large to draw whole: the diagram shows the entrypoints, the {} components named by a finding or on the shortest call path to one; the other {} are left out (`nines graph` draws them all).",
+            "The model is too large to draw whole: the diagram shows {} components, those named by the most serious findings (errors first) each with a shortest call path from an entrypoint; the other {} are left out (`nines graph` draws them all).",
             diagram.nodes.len(),
             diagram.hidden
         )));
