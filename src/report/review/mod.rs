@@ -429,27 +429,41 @@ fn recovery_order(report: &Report) -> Section<'static> {
             blocks: vec![none()],
         };
     }
-    let mut blocks = vec![
-        Block::Text(format!(
+    // Without any `warmup` the time to full service is unknown, not zero.
+    let timed = section.wave_warmup_s.iter().any(|&w| w > 0.0);
+    let intro = if timed {
+        format!(
             "After a full outage, start in waves, dependencies first (degradable edges dropped); about {} to full service (the longest warmup of each wave, summed).",
             seconds(section.time_to_full_service_s)
-        )),
+        )
+    } else {
+        "After a full outage, start in waves, dependencies first (degradable edges dropped). Warm-up times are not modelled: no component declares `warmup`.".to_owned()
+    };
+    let rows = section
+        .waves
+        .iter()
+        .enumerate()
+        .map(|(index, wave)| {
+            let mut row = vec![index.to_string()];
+            if timed {
+                row.push(
+                    seconds(section.wave_warmup_s.get(index).copied().unwrap_or(0.0)).to_string(),
+                );
+            }
+            row.push(wave.join(", "));
+            row
+        })
+        .collect();
+    let mut blocks = vec![
+        Block::Text(intro),
         Block::Table {
-            header: vec!["wave", "warmup", "components"],
-            rows: section
-                .waves
-                .iter()
-                .enumerate()
-                .map(|(index, wave)| {
-                    vec![
-                        index.to_string(),
-                        seconds(section.wave_warmup_s.get(index).copied().unwrap_or(0.0))
-                            .to_string(),
-                        wave.join(", "),
-                    ]
-                })
-                .collect(),
-            right: vec![0, 1],
+            header: if timed {
+                vec!["wave", "warmup", "components"]
+            } else {
+                vec!["wave", "components"]
+            },
+            rows,
+            right: if timed { vec![0, 1] } else { vec![0] },
         },
     ];
     if !section.cycles.is_empty() {
