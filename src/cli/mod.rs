@@ -33,7 +33,7 @@ pub use what_if::{WhatIfArgs, WhatIfFormat, what_if_source};
 
 /// Reliability planning and audit for a distributed system described in one YAML file.
 #[derive(Debug, Parser)]
-#[command(name = "nines", version, about, long_about = None, max_term_width = 100)]
+#[command(name = "nines", version, about, long_about = None, max_term_width = 80)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]

@@ -641,7 +641,10 @@ fn paint(text: &str, severity: Severity, color: bool) -> String {
 /// a path must stay searchable).
 #[must_use]
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
-    let options = textwrap::Options::new(width.max(20)).break_words(false);
+    let options = textwrap::Options::new(width.max(20))
+        .break_words(false)
+        .word_separator(textwrap::WordSeparator::AsciiSpace)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation);
     textwrap::wrap(text, options)
         .into_iter()
         .map(std::borrow::Cow::into_owned)
