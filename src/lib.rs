@@ -21,6 +21,7 @@ pub mod analyze;
 pub mod cli;
 pub mod engine;
 pub mod generate;
+pub mod human;
 pub mod import;
 pub mod model;
 pub mod report;

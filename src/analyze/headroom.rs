@@ -81,6 +81,13 @@ fn sizing_help(
     load: f64,
 ) -> String {
     let max = model.policy.max_utilization;
+    if row.required_instances > LARGEST_SENSIBLE_FLEET {
+        return format!(
+            "no fleet of a sensible size passes: a peak of {} over {} per instance needs more than {LARGEST_SENSIBLE_FLEET} instances; check that `load` and `capacity` are in the same unit",
+            amount(load),
+            amount(cap.per_instance),
+        );
+    }
     let at_peak = at_peak(cap.per_instance, load, max);
     let steady = whole_percent(row.required_steady_utilization);
     let head = format!(
@@ -107,6 +114,11 @@ fn sizing_help(
         ),
     }
 }
+
+/// Sizing advice above this many instances is not advice: the figures are
+/// most likely in different units (a load in requests per second against a
+/// capacity per millisecond).
+pub(crate) const LARGEST_SENSIBLE_FLEET: u32 = 100_000;
 
 /// `1 zone`, `2 zones`.
 fn count(n: u32, kind: &str) -> String {

@@ -15,6 +15,7 @@ mod expiry;
 mod fallback;
 pub mod finding;
 mod headroom;
+pub(crate) use headroom::LARGEST_SENSIBLE_FLEET;
 pub mod outage;
 mod overload;
 mod placement;

@@ -28,14 +28,14 @@ pub use check::{CheckArgs, FailOn, Format, check_source, report, report_of};
 pub use explain::{rule_list, rule_text, rules_markdown};
 pub use graph::{GraphFormat, graph};
 pub use import::{ImportArgs, ImportFrom, K8sArgs};
-pub use report::{ReportFormat, render as review};
+pub use report::{DIAGRAM_LIMIT, ReportFormat, render as review};
 pub use schema::schema_json;
 pub use traces::TracesArgs;
 pub use what_if::{WhatIfArgs, WhatIfFormat, what_if_source};
 
 /// Reliability planning and audit for a distributed system described in one YAML file.
 #[derive(Debug, Parser)]
-#[command(name = "nines", version, about, long_about = None, max_term_width = 100)]
+#[command(name = "nines", version, about, long_about = None, max_term_width = 80)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -131,6 +131,21 @@ impl Terminal<'_> {
     }
 }
 
+/// The width of the terminal on standard output: `COLUMNS` when set (a user
+/// or a script asking for a width), else the terminal's own size, else 80;
+/// never below 40.
+fn terminal_width() -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .or_else(|| {
+            terminal_size::terminal_size_of(std::io::stdout())
+                .map(|(terminal_size::Width(w), _)| usize::from(w))
+        })
+        .filter(|&w| w >= 40)
+        .unwrap_or(80)
+}
+
 /// Runs the binary.
 #[must_use]
 pub fn main() -> ExitCode {
@@ -149,11 +164,7 @@ pub fn main() -> ExitCode {
     let stderr = std::io::stderr();
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let width = if stdout.is_terminal() {
-        std::env::var("COLUMNS")
-            .ok()
-            .and_then(|c| c.parse().ok())
-            .filter(|&w| w >= 40)
-            .unwrap_or(80)
+        terminal_width()
     } else {
         80
     };

@@ -7,6 +7,11 @@ use super::{Outcome, Terminal, input, read_model, today};
 use crate::report::diagram::Diagram;
 use crate::report::review::{self, html, markdown};
 
+/// Components drawn at most in the review's diagram: past this, a wall of
+/// boxes helps no reviewer, so the diagram keeps the components with the
+/// most serious findings and the calls from an entrypoint that reach them.
+pub const DIAGRAM_LIMIT: usize = 24;
+
 /// Formats of the review document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
@@ -62,7 +67,7 @@ pub fn render(
     format: ReportFormat,
 ) -> String {
     let report = super::check::report(model, text, today, &|_| true);
-    let diagram = Diagram::new(model, &report.findings);
+    let diagram = Diagram::new(model, &report.findings).focus(&report.findings, DIAGRAM_LIMIT);
     let document = review::document(&report, name, &diagram);
     match format {
         ReportFormat::Markdown => markdown::render(&document),

@@ -125,7 +125,14 @@ fn component(out: &mut String, part: &Part) {
         );
     }
     match &part.min_healthy {
-        Some((Some(k), why)) => line(out, 4, &format!("min_healthy: {k}"), why),
+        // A disruption budget bounds voluntary evictions; the functional
+        // minimum may be higher or lower, so the figure is only offered.
+        Some((Some(k), why)) => line(
+            out,
+            4,
+            &format!("# min_healthy: {k}"),
+            &format!("fill in: {why}; a disruption budget, not the fewest instances that serve"),
+        ),
         Some((None, why)) => line(out, 4, "# min_healthy: N", why),
         None => {}
     }

@@ -143,7 +143,9 @@ impl Default for RawPlacement {
 impl Decode for RawPlacement {
     fn decode(node: &Node, key: &str, cx: &mut Cx) -> Option<Self> {
         match &node.value {
-            Value::Seq(_) => Vec::decode(node, key, cx).map(RawPlacement::Spread),
+            // A list, or one name (`placement: az-a`), which the list
+            // decoder rejects with the list form as its help.
+            Value::Seq(_) | Value::Str(_) => Vec::decode(node, key, cx).map(RawPlacement::Spread),
             Value::Map(_) => Entries::decode(node, key, cx).map(RawPlacement::Counts),
             _ => cx.wrong(node, key, "a list of domains or a map of counts per domain"),
         }

@@ -278,7 +278,7 @@ fn state_table(what_if: &WhatIf, style: Style, out: &mut dyn Write) -> io::Resul
                     |w| {
                         format!(
                             "{}: {}{}",
-                            w.lost,
+                            super::review::lost(w),
                             whole_percent(w.utilization),
                             if w.ok { "" } else { " OVER" }
                         )

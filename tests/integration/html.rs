@@ -71,6 +71,12 @@ fn html_reports_render_in_headless_chromium() {
             String::from_utf8_lossy(&output.stderr)
         );
         let dom = String::from_utf8_lossy(&output.stdout);
+        // Scaled to the page, never clipped: the diagram takes the width it
+        // is given (at most its natural width) and keeps its proportions.
+        assert!(
+            dom.contains("width=\"100%\" viewBox=\"0 0 "),
+            "{stem}: the diagram does not scale to the page"
+        );
         let start = dom
             .find("<svg")
             .unwrap_or_else(|| panic!("{stem}: no <svg> in the rendered page"));
@@ -98,7 +104,7 @@ fn html_reports_render_in_headless_chromium() {
                 &browser,
                 &work.join("profile-screenshot"),
                 &[
-                    "--window-size=1280,2000",
+                    "--window-size=1400,2000",
                     &format!("--screenshot={}", shot.display()),
                 ],
                 &page,

@@ -306,3 +306,23 @@ fn every_rule_of_the_format_is_explained() {
         );
     }
 }
+
+/// The review of a 2,000-component model stays readable: its diagram draws
+/// at most `DIAGRAM_LIMIT` components (the entrypoints, those with findings
+/// and the calls reaching them), says how many it left out, and every
+/// arrow still stays out of every box.
+#[test]
+fn a_large_models_diagram_is_focused() {
+    let text = nines::generate::microservices(2000, 7);
+    let model = nines::model::parse(&text).unwrap();
+    let html = review("big.yaml", &text, &model, today(), ReportFormat::Html);
+    let start = html.find("<svg").unwrap();
+    let svg = &html[start..html[start..].find("</svg>").unwrap() + start];
+    let boxes = svg.matches("<g class=\"node").count();
+    assert!(
+        (1..=nines::cli::DIAGRAM_LIMIT).contains(&boxes),
+        "{boxes} boxes"
+    );
+    assert!(html.contains("too large to draw whole"), "no summary line");
+    assert!(html.contains(&format!("the other {} are left out", 2000 - boxes)));
+}

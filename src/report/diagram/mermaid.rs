@@ -13,14 +13,29 @@ use crate::report::escape;
 pub fn render(diagram: &Diagram) -> String {
     let mut out = String::from("flowchart TD\n");
     cluster_body(diagram, None, 1, &mut out);
+    // A group of alternatives (`any_of`, `at_least`) is drawn once: the
+    // caller points at a small round node labelled `any of` or `2 of 3`,
+    // which points at each alternative.
+    let mut drawn: Vec<usize> = Vec::new();
     for link in &diagram.edges {
-        let arrow = match (&link.label, link.degradable) {
-            (None, false) => "-->".to_owned(),
-            (None, true) => "-.->".to_owned(),
-            (Some(label), false) => format!("-->|{}|", quote(label)),
-            (Some(label), true) => format!("-.->|{}|", quote(label)),
-        };
-        let _ = writeln!(out, "  c{} {arrow} c{}", link.from, link.to);
+        let arrow = if link.degradable { "-.->" } else { "-->" };
+        match &link.label {
+            None => {
+                let _ = writeln!(out, "  c{} {arrow} c{}", link.from, link.to);
+            }
+            Some(label) => {
+                if !drawn.contains(&link.group) {
+                    drawn.push(link.group);
+                    let _ = writeln!(out, "  g{}((\"{}\"))", link.group, quote(label));
+                    let _ = writeln!(out, "  c{} {arrow} g{}", link.from, link.group);
+                }
+                let _ = writeln!(out, "  g{} {arrow} c{}", link.group, link.to);
+            }
+        }
+    }
+    // Failover moves load, not requests: a thick arrow labelled so.
+    for &(from, to) in &diagram.failovers {
+        let _ = writeln!(out, "  c{from} ==>|failover| c{to}");
     }
     let spofs: Vec<String> = diagram
         .nodes
@@ -97,7 +112,7 @@ mod tests {
         let out = render(&Diagram::new(&model, &[]));
         assert_eq!(
             out,
-            "flowchart TD\n  subgraph d0[\"r (region)\"]\n    c0[\"web<br/>2 instances\"]\n    subgraph d1[\"a (zone)\"]\n      c1[\"db<br/>x#quot;y · 1 instance\"]\n    end\n  end\n  c0 -.->|any of| c1\n"
+            "flowchart TD\n  subgraph d0[\"r (region)\"]\n    c0[\"web<br/>2 instances\"]\n    subgraph d1[\"a (zone)\"]\n      c1[\"db<br/>x#quot;y · 1 instance\"]\n    end\n  end\n  g1((\"any of\"))\n  c0 -.-> g1\n  g1 -.-> c1\n"
         );
     }
 }
