@@ -1,5 +1,10 @@
 //! Times the phases of `check` on one model: `cargo run --release --example phases -- model.yaml`.
 
+#![allow(
+    clippy::disallowed_macros,
+    reason = "a command-line example: printing is its job"
+)]
+
 use std::time::Instant;
 
 fn main() {

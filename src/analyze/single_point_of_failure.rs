@@ -232,7 +232,9 @@ mod tests {
             found[1].message,
             "losing az-a (zone) takes down postgres (1 of 1 instances) and with it checkout; entrypoint checkout goes down"
         );
-        // The domain finding points at the domain: line 2, column 12.
+        // The domain finding points at the domain: line 2, column 11 (`az-a`
+        // after the 10 characters of `domains: {`); the component finding at
+        // `postgres` on line 5, column 3.
         assert_eq!((found[1].location.line, found[1].location.column), (2, 11));
         assert_eq!((found[0].location.line, found[0].location.column), (5, 3));
     }

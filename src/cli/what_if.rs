@@ -69,6 +69,10 @@ pub(super) fn run(args: &WhatIfArgs, terminal: &mut Terminal) -> Outcome {
 }
 
 /// The whole of `nines what-if` on a model text read from `name`.
+#[expect(
+    clippy::too_many_lines,
+    reason = "resolving the scenario, two checks and their comparison; split when its errors become values"
+)]
 pub fn what_if_source(
     name: &str,
     text: &str,

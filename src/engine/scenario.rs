@@ -19,7 +19,8 @@ pub struct Scenario {
     pub domains: Vec<DomainId>,
     /// Shared-fate groups that fired.
     pub groups: Vec<GroupId>,
-    /// Instances failed on their own, per component (index = component id).
+    /// Instances failed on their own, as (component, how many) pairs; pairs
+    /// naming the same component add up.
     pub failed_instances: Vec<(ComponentId, u32)>,
     /// Factor on every written `load` (1: as written).
     pub load_factor: f64,
@@ -168,18 +169,7 @@ pub fn up(model: &Model, scenario: &Scenario) -> Vec<bool> {
 
 /// Whether every required edge of `component` is satisfied by `up`.
 pub fn dependencies_hold(model: &Model, component: ComponentId, up: &[bool]) -> bool {
-    model
-        .component(component)
-        .depends_on
-        .iter()
-        .filter(|e| !e.degradable)
-        .all(|edge| {
-            let alive = edge.targets.iter().filter(|t| up[t.0]).count();
-            match edge.kind {
-                EdgeKind::Target => alive == edge.targets.len(),
-                EdgeKind::AnyOf | EdgeKind::AtLeast => alive >= edge.at_least as usize,
-            }
-        })
+    holds(model, component, |t| up[t.0])
 }
 
 /// The components up with nothing failed, and who calls whom through

@@ -80,6 +80,10 @@ fn compare(name: &str, model: &Model, dir: &Path) -> usize {
 }
 
 #[test]
+#[expect(
+    clippy::disallowed_macros,
+    reason = "says how many entrypoints it compared (shown with --nocapture)"
+)]
 #[ignore = "slow: runs the external SCRAM engine on every example model; .ci/run runs it with --include-ignored"]
 fn unavailability_agrees_with_scram() {
     if !scram_available() {

@@ -76,6 +76,10 @@ struct Wire {
 
 /// Routes every call and failover of `diagram` on `placed`.
 #[must_use]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one pass over the departures and lanes; its state is shared by every step"
+)]
 pub fn route(diagram: &Diagram, placed: &Layout) -> Routes {
     let nodes = &placed.nodes;
     let center = |i: usize| nodes[i].x + nodes[i].width / 2.0;
