@@ -41,7 +41,7 @@ fn main() {
             analyzer.check(&cx, &mut part);
             eprintln!(
                 "  {:<22} {:?} ({} findings)",
-                analyzer.doc().name,
+                analyzer.doc().name(),
                 start.elapsed(),
                 part.findings.len()
             );

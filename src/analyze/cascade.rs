@@ -12,6 +12,7 @@ use super::wording::amount;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use crate::engine::scenario::Scenario;
 use crate::engine::state::{State, overloaded};
+use crate::model::Rule;
 use crate::model::{Component, ComponentId, Model};
 use crate::report::{Cascade, CascadeStep, Report};
 
@@ -27,7 +28,7 @@ fn chain_fails(model: &Model, before: &State, origin: &Component, walk: &Cascade
     text.push_str(&steps_text(model, before, &walk.steps));
     finish(model, origin, walk, &mut text);
     Finding::new(
-        "cascade",
+        DOC.rule,
         &origin.name,
         Severity::Error,
         origin.span,
@@ -116,7 +117,7 @@ fn component_id(model: &Model, name: &str) -> Option<ComponentId> {
 // ---- documentation ----
 
 static DOC: RuleDoc = RuleDoc {
-    name: "cascade",
+    rule: Rule::Cascade,
     id: "cascade/<component>",
     severity: "error",
     summary: "A component failing at peak makes its `failover_to` chain fail too.",

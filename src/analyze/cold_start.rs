@@ -6,6 +6,7 @@ use super::wording::{number, percent};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use crate::engine::scenario::Scenario;
 use crate::engine::state::State;
+use crate::model::Rule;
 use crate::model::{ComponentId, Model};
 use crate::report::{Report, Stampede};
 
@@ -35,7 +36,7 @@ fn stampede(model: &Model, id: ComponentId, hidden: &[Hidden], row: &Stampede) -
         component.instances.to_string()
     };
     Finding::new(
-        "cold-start",
+        DOC.rule,
         &component.name,
         Severity::Warning,
         component.fields.get("capacity").unwrap_or(component.span),
@@ -63,7 +64,7 @@ fn stampede(model: &Model, id: ComponentId, hidden: &[Hidden], row: &Stampede) -
 // ---- documentation ----
 
 static DOC: RuleDoc = RuleDoc {
-    name: "cold-start",
+    rule: Rule::ColdStart,
     id: "cold-start/<component>",
     severity: "warning",
     summary: "After a full restart, with caches empty, a component receives more than its capacity.",

@@ -4,6 +4,7 @@
 
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use crate::engine::scenario::surviving_instances;
+use crate::model::Rule;
 use crate::model::{Component, ComponentId, DomainId, Model};
 use crate::report::Report;
 
@@ -11,7 +12,7 @@ use crate::report::Report;
 
 fn dominated(c: &Component, risk: &CommonCause) -> Finding {
     Finding::new(
-        "common-cause",
+        DOC.rule,
         &c.name,
         Severity::Warning,
         c.span,
@@ -61,7 +62,7 @@ fn probability(p: f64) -> String {
 // ---- documentation ----
 
 static DOC: RuleDoc = RuleDoc {
-    name: "common-cause",
+    rule: Rule::CommonCause,
     id: "common-cause/<component>",
     severity: "warning",
     summary: "A redundant component's common-cause failure outweighs its independent one.",

@@ -3,6 +3,7 @@
 
 use super::call_paths::calls;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::model::Rule;
 use crate::model::{ComponentId, Duration, Edge, Model};
 use crate::report::Report;
 
@@ -17,7 +18,7 @@ fn too_short(
     let (caller, target) = (model.component(caller), model.component(target));
     let inner_name = &model.component(inner_target).name;
     Finding::new(
-        "deadline",
+        DOC.rule,
         &format!("{}>{}", caller.name, target.name),
         Severity::Warning,
         edge.fields.get("timeout").unwrap_or(edge.span),
@@ -48,7 +49,7 @@ fn too_short(
 // ---- documentation ----
 
 static DOC: RuleDoc = RuleDoc {
-    name: "deadline",
+    rule: Rule::Deadline,
     id: "deadline/<caller>><target>",
     severity: "warning",
     summary: "A caller gives up before its target's own worst-case call to a dependency ends.",

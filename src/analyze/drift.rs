@@ -6,13 +6,14 @@ use std::collections::BTreeSet;
 
 use super::{Finding, RuleDoc, Severity};
 use crate::import::service_graph::{Graph, number};
+use crate::model::Rule;
 use crate::model::{Component, Edge, Model};
 
 // ---- finding constructors ----
 
 fn undeclared(caller: &Component, target: &str, count: f64, graph: &Graph) -> Finding {
     Finding::new(
-        DOC.name,
+        DOC.rule,
         &format!("{}>{target}", caller.name),
         Severity::Error,
         caller.fields.get("depends_on").unwrap_or(caller.span),
@@ -41,7 +42,7 @@ fn unknown(model: &Model, name: &str, graph: &Graph) -> Finding {
         how.push(format!("calling {}", calls.join(", ")));
     }
     Finding::new(
-        DOC.name,
+        DOC.rule,
         name,
         Severity::Error,
         model.span,
@@ -55,7 +56,7 @@ fn unknown(model: &Model, name: &str, graph: &Graph) -> Finding {
 
 fn overload(component: &Component, declared: f64, measured: f64, graph: &Graph) -> Finding {
     Finding::new(
-        DOC.name,
+        DOC.rule,
         &component.name,
         Severity::Warning,
         component.fields.get("load").unwrap_or(component.span),
@@ -90,7 +91,7 @@ fn unseen(
         )
     };
     Finding::new(
-        DOC.name,
+        DOC.rule,
         &format!("{}>{}", caller.name, target.name),
         Severity::Note,
         edge.span,
@@ -103,7 +104,7 @@ fn unseen(
 
 /// The documentation of `drift`.
 pub static DOC: RuleDoc = RuleDoc {
-    name: "drift",
+    rule: Rule::Drift,
     id: "drift/<caller>><target>, drift/<component>",
     severity: "error",
     summary: "The model and the service graph measured by traces disagree (`check --observed`).",

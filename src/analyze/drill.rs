@@ -2,6 +2,7 @@
 //! than `policy.drill_max_age`.
 
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::model::Rule;
 use crate::model::{Component, Date, Duration, Recovery};
 use crate::report::Report;
 
@@ -11,7 +12,7 @@ const DAY_MS: u64 = 86_400_000;
 
 fn never(component: &Component, recovery: &Recovery) -> Finding {
     Finding::new(
-        "drill",
+        DOC.rule,
         &component.name,
         Severity::Warning,
         recovery.span,
@@ -31,7 +32,7 @@ fn stale(
     max: Duration,
 ) -> Finding {
     Finding::new(
-        "drill",
+        DOC.rule,
         &component.name,
         Severity::Warning,
         recovery.fields.get("last_drill").unwrap_or(recovery.span),
@@ -47,7 +48,7 @@ fn stale(
 // ---- documentation ----
 
 static DOC: RuleDoc = RuleDoc {
-    name: "drill",
+    rule: Rule::Drill,
     id: "drill/<component>",
     severity: "warning",
     summary: "A recovery never rehearsed, or rehearsed longer ago than `policy.drill_max_age`.",

@@ -3,6 +3,7 @@
 //! every member down at once.
 
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::model::Rule;
 use crate::model::{Date, Group, GroupId, Model};
 use crate::report::Report;
 
@@ -37,7 +38,7 @@ fn lapsing(model: &Model, id: GroupId, expires: Date, today: Date) -> Finding {
         .as_deref()
         .map_or_else(String::new, |k| format!(" ({k})"));
     Finding::new(
-        "expiry",
+        DOC.rule,
         &g.name,
         severity,
         g.fields.get("expires").unwrap_or(g.span),
@@ -69,7 +70,7 @@ fn members(model: &Model, id: GroupId) -> String {
 // ---- documentation ----
 
 static DOC: RuleDoc = RuleDoc {
-    name: "expiry",
+    rule: Rule::Expiry,
     id: "expiry/<group>",
     severity: "warning",
     summary: "A shared-fate group with `expires` lapses soon, or has lapsed.",

@@ -4,6 +4,7 @@
 
 use super::wording::amount;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::model::Rule;
 use crate::model::{Component, ComponentId, Model};
 use crate::report::Report;
 
@@ -40,7 +41,7 @@ fn undersized(model: &Model, target: &Component, size: &Sizing) -> Finding {
         )
     };
     Finding::new(
-        "fallback",
+        DOC.rule,
         &target.name,
         severity,
         target.span,
@@ -82,7 +83,7 @@ fn needed_instances(capacity: f64, per_instance: f64) -> u64 {
 // ---- documentation ----
 
 static DOC: RuleDoc = RuleDoc {
-    name: "fallback",
+    rule: Rule::Fallback,
     id: "fallback/<component>",
     severity: "warning",
     summary: "A dedicated failover target is smaller than `policy.fallback_headroom` × the largest load failing over to it.",

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::Span;
+use crate::model::{Rule, Span};
 
 /// How bad a finding is. Ordered from least to most severe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -80,16 +80,10 @@ impl Finding {
     /// A new finding about `subject` at `span`; the location is filled in
     /// when the report is assembled.
     #[must_use]
-    pub fn new(
-        rule: &'static str,
-        subject: &str,
-        severity: Severity,
-        span: Span,
-        message: String,
-    ) -> Self {
+    pub fn new(rule: Rule, subject: &str, severity: Severity, span: Span, message: String) -> Self {
         Self {
-            id: format!("{rule}/{subject}"),
-            rule,
+            id: format!("{}/{subject}", rule.name()),
+            rule: rule.name(),
             severity,
             status: Status::New,
             message,

@@ -14,6 +14,7 @@ use std::collections::BTreeMap;
 
 use crate::engine::scenario::{self, Scenario, surviving_instances};
 use crate::engine::state::State;
+use crate::model::Rule;
 use crate::model::{Capacity, Component, ComponentId, DomainId, Model};
 use crate::report::{HeadroomRow, Report};
 
@@ -49,7 +50,7 @@ fn overloaded(
         "without load_shedding the survivors overload and fail in turn, each failure moving its load onto fewer instances until none is left (a capacity redistribution cascade)".to_owned()
     };
     Finding::new(
-        "headroom",
+        DOC.rule,
         &format!("{}/{}", c.name, loss.name),
         if c.load_shedding {
             Severity::Warning
@@ -128,7 +129,7 @@ fn count(n: u32, kind: &str) -> String {
 // ---- documentation ----
 
 static DOC: RuleDoc = RuleDoc {
-    name: "headroom",
+    rule: Rule::Headroom,
     id: "headroom/<component>/<lost>",
     severity: "error",
     summary: "After losing a domain or an instance, the survivors run above `policy.max_utilization`.",

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use super::wording::{amount, whole_percent};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use crate::engine::state::State;
+use crate::model::Rule;
 use crate::model::{ComponentId, Model};
 use crate::report::Report;
 
@@ -63,7 +64,7 @@ fn over(model: &Model, id: ComponentId, up: u32, load: f64, per_instance: f64) -
             )
         };
         Finding::new(
-            "overload",
+            DOC.rule,
             &c.name,
             Severity::Error,
             c.fields.get("capacity").unwrap_or(c.span),
@@ -72,7 +73,7 @@ fn over(model: &Model, id: ComponentId, up: u32, load: f64, per_instance: f64) -
         .help(help)
     } else {
         Finding::new(
-            "overload",
+            DOC.rule,
             &c.name,
             Severity::Warning,
             c.fields.get("capacity").unwrap_or(c.span),
@@ -121,7 +122,7 @@ fn instances_needed(load: f64, per_instance: f64, max_utilization: f64) -> u32 {
 // ---- documentation ----
 
 static DOC: RuleDoc = RuleDoc {
-    name: "overload",
+    rule: Rule::Overload,
     id: "overload/<component>",
     severity: "error",
     summary: "The load reaching a component is above what its instances up can carry.",

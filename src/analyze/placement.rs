@@ -1,6 +1,7 @@
 //! `placement/<component>`: a component outside every declared failure domain.
 
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::model::Rule;
 use crate::model::{Component, Model};
 use crate::report::Report;
 
@@ -9,7 +10,7 @@ use crate::report::Report;
 fn unplaced(model: &Model, component: &Component) -> Finding {
     let kinds = domain_kinds(model);
     Finding::new(
-        "placement",
+        DOC.rule,
         &component.name,
         Severity::Warning,
         component.span,
@@ -54,7 +55,7 @@ fn domain_kinds(model: &Model) -> String {
 // ---- documentation ----
 
 static DOC: RuleDoc = RuleDoc {
-    name: "placement",
+    rule: Rule::Placement,
     id: "placement/<component>",
     severity: "warning",
     summary: "A component is outside every declared failure domain.",

@@ -2,6 +2,7 @@
 //! component and something its recovery procedure needs.
 
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::model::Rule;
 use crate::model::{Component, ComponentId, Model, Recovery};
 use crate::report::Report;
 
@@ -17,7 +18,7 @@ fn locked_out(
     let down = |c: &Component, lost: u32| format!("{lost} of {}", c.instances);
     let (own_lost, need_lost) = (event.lost(model, component), event.lost(model, need));
     Finding::new(
-        "recovery-access",
+        DOC.rule,
         &format!("{}/{}", component.name, need.name),
         Severity::Error,
         recovery.fields.get("needs").unwrap_or(recovery.span),
@@ -39,7 +40,7 @@ fn locked_out(
 // ---- documentation ----
 
 static DOC: RuleDoc = RuleDoc {
-    name: "recovery-access",
+    rule: Rule::RecoveryAccess,
     id: "recovery-access/<component>/<need>",
     severity: "error",
     summary: "A single event that takes a component down also takes down something its recovery needs.",

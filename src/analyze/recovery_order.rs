@@ -5,6 +5,7 @@ use super::start_order::{self, Cycle};
 use super::wording::{and_list, or_list};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use crate::model::Model;
+use crate::model::Rule;
 use crate::report::Report;
 
 // ---- finding constructors ----
@@ -27,7 +28,7 @@ fn cyclic(model: &Model, cycle: &Cycle) -> Finding {
         String::new()
     };
     Finding::new(
-        "recovery-order",
+        DOC.rule,
         &members.join("+"),
         Severity::Error,
         span,
@@ -46,7 +47,7 @@ fn cyclic(model: &Model, cycle: &Cycle) -> Finding {
 // ---- documentation ----
 
 static DOC: RuleDoc = RuleDoc {
-    name: "recovery-order",
+    rule: Rule::RecoveryOrder,
     id: "recovery-order/<a>+<b>+…",
     severity: "error",
     summary: "A cycle of required edges: no valid cold-start order.",

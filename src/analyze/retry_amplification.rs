@@ -5,6 +5,7 @@ use super::call_paths::{self, CallPath};
 use super::wording::number;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use crate::model::Model;
+use crate::model::Rule;
 use crate::report::Report;
 
 // ---- finding constructors ----
@@ -13,7 +14,7 @@ fn amplified(model: &Model, path: &CallPath) -> Finding {
     let last = &model.component(path.last()).name;
     let limit = model.policy.max_retry_amplification;
     Finding::new(
-        "retry-amplification",
+        DOC.rule,
         &path.id(model),
         Severity::Error,
         path.innermost_retries_span(),
@@ -34,7 +35,7 @@ fn amplified(model: &Model, path: &CallPath) -> Finding {
 // ---- documentation ----
 
 static DOC: RuleDoc = RuleDoc {
-    name: "retry-amplification",
+    rule: Rule::RetryAmplification,
     id: "retry-amplification/<a>><b>>…",
     severity: "error",
     summary: "Retries along a call path multiply beyond `policy.max_retry_amplification`.",

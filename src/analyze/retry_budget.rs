@@ -3,6 +3,7 @@
 use super::call_paths::{calls, retries_span};
 use super::wording::times;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::model::Rule;
 use crate::model::{Component, Edge};
 use crate::report::Report;
 
@@ -10,7 +11,7 @@ use crate::report::Report;
 
 fn unbudgeted(caller: &Component, target: &Component, edge: &Edge) -> Finding {
     Finding::new(
-        "retry-budget",
+        DOC.rule,
         &format!("{}>{}", caller.name, target.name),
         Severity::Note,
         retries_span(edge),
@@ -33,7 +34,7 @@ fn unbudgeted(caller: &Component, target: &Component, edge: &Edge) -> Finding {
 // ---- documentation ----
 
 static DOC: RuleDoc = RuleDoc {
-    name: "retry-budget",
+    rule: Rule::RetryBudget,
     id: "retry-budget/<caller>><target>",
     severity: "note",
     summary: "An edge retries without a `retry_budget`.",

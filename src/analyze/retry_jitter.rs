@@ -3,6 +3,7 @@
 use super::call_paths::calls;
 use super::wording::times;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::model::Rule;
 use crate::model::{Backoff, Component, Edge};
 use crate::report::Report;
 
@@ -15,7 +16,7 @@ fn unjittered(caller: &Component, target: &Component, edge: &Edge) -> Finding {
         Backoff::Jittered => "with jitter",
     };
     Finding::new(
-        "retry-jitter",
+        DOC.rule,
         &format!("{}>{}", caller.name, target.name),
         Severity::Warning,
         edge.fields
@@ -36,7 +37,7 @@ fn unjittered(caller: &Component, target: &Component, edge: &Edge) -> Finding {
 // ---- documentation ----
 
 static DOC: RuleDoc = RuleDoc {
-    name: "retry-jitter",
+    rule: Rule::RetryJitter,
     id: "retry-jitter/<caller>><target>",
     severity: "warning",
     summary: "An edge retries with `backoff` other than `jittered`.",

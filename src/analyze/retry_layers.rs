@@ -4,6 +4,7 @@ use super::call_paths::{self, CallPath};
 use super::wording::{and_list, number};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use crate::model::Model;
+use crate::model::Rule;
 use crate::report::Report;
 
 // ---- finding constructors ----
@@ -27,7 +28,7 @@ fn layered(model: &Model, path: &CallPath) -> Finding {
         .collect();
     let last = &model.component(path.last()).name;
     Finding::new(
-        "retry-layers",
+        DOC.rule,
         &path.id(model),
         Severity::Warning,
         path.innermost_retries_span(),
@@ -45,7 +46,7 @@ fn layered(model: &Model, path: &CallPath) -> Finding {
 // ---- documentation ----
 
 static DOC: RuleDoc = RuleDoc {
-    name: "retry-layers",
+    rule: Rule::RetryLayers,
     id: "retry-layers/<a>><b>>…",
     severity: "warning",
     summary: "More than one hop on a call path retries.",

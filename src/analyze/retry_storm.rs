@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use super::call_paths::{self, CallPath, critical_failure_rate, storm_load};
 use super::wording::{number, percent};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::model::Rule;
 use crate::model::{ComponentId, Model};
 use crate::report::Report;
 
@@ -37,7 +38,7 @@ fn storm(model: &Model, path: &CallPath, load: f64, capacity: f64, critical: f64
         "already over it before any failure".to_owned()
     };
     Finding::new(
-        "retry-storm",
+        DOC.rule,
         &component.name,
         Severity::Warning,
         path.innermost_retries_span(),
@@ -65,7 +66,7 @@ fn storm(model: &Model, path: &CallPath, load: f64, capacity: f64, critical: f64
 // ---- documentation ----
 
 static DOC: RuleDoc = RuleDoc {
-    name: "retry-storm",
+    rule: Rule::RetryStorm,
     id: "retry-storm/<component>",
     severity: "warning",
     summary: "A small failure rate already pushes a component's retry load over its capacity.",

@@ -3,6 +3,7 @@
 
 use super::disaster_recovery::{self, Rpo};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::model::Rule;
 use crate::model::{Component, Duration, Recovery};
 use crate::report::Report;
 
@@ -16,7 +17,7 @@ fn over_target(
     target: Duration,
 ) -> Finding {
     Finding::new(
-        "rpo",
+        DOC.rule,
         &component.name,
         Severity::Error,
         recovery.fields.get("rpo").unwrap_or(recovery.span),
@@ -38,7 +39,7 @@ fn no_copy(component: &Component, recovery: &Recovery) -> Finding {
         .rpo
         .map_or_else(String::new, |t| format!(" against an rpo of {t}"));
     Finding::new(
-        "rpo",
+        DOC.rule,
         &component.name,
         Severity::Error,
         recovery.fields.get("rpo").unwrap_or(recovery.span),
@@ -52,7 +53,7 @@ fn no_copy(component: &Component, recovery: &Recovery) -> Finding {
 
 fn unknown_lag(component: &Component, recovery: &Recovery, target: Duration) -> Finding {
     Finding::new(
-        "rpo",
+        DOC.rule,
         &component.name,
         Severity::Error,
         recovery.fields.get("replication").unwrap_or(recovery.span),
@@ -67,7 +68,7 @@ fn unknown_lag(component: &Component, recovery: &Recovery, target: Duration) -> 
 // ---- documentation ----
 
 static DOC: RuleDoc = RuleDoc {
-    name: "rpo",
+    rule: Rule::Rpo,
     id: "rpo/<component>",
     severity: "error",
     summary: "The worst-case data loss exceeds the `rpo` target, or no durable copy exists.",

@@ -2,6 +2,7 @@
 
 use super::disaster_recovery::{self, Rto};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::model::Rule;
 use crate::model::{Component, Duration, Recovery};
 use crate::report::Report;
 
@@ -17,7 +18,7 @@ fn over_target(component: &Component, recovery: &Recovery, rto: Rto, target: Dur
         "no standby".to_owned()
     };
     Finding::new(
-        "rto",
+        DOC.rule,
         &component.name,
         Severity::Error,
         recovery.fields.get("rto").unwrap_or(recovery.span),
@@ -39,7 +40,7 @@ fn over_target(component: &Component, recovery: &Recovery, rto: Rto, target: Dur
 // ---- documentation ----
 
 static DOC: RuleDoc = RuleDoc {
-    name: "rto",
+    rule: Rule::Rto,
     id: "rto/<component>",
     severity: "error",
     summary: "The worst-case recovery time exceeds the `rto` target.",

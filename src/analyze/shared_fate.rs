@@ -4,6 +4,7 @@
 use super::outage::{Outage, outage};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use crate::engine::scenario::{Baseline, Scenario};
+use crate::model::Rule;
 use crate::model::{GroupId, Model};
 use crate::report::Report;
 
@@ -16,7 +17,7 @@ fn group_takes_down(model: &Model, id: GroupId, outage: &Outage) -> Finding {
         .as_deref()
         .map_or_else(String::new, |k| format!(" ({k})"));
     Finding::new(
-        "shared-fate",
+        DOC.rule,
         &g.name,
         Severity::Error,
         g.span,
@@ -52,7 +53,7 @@ fn remedy(kind: Option<&str>) -> &'static str {
 // ---- documentation ----
 
 static DOC: RuleDoc = RuleDoc {
-    name: "shared-fate",
+    rule: Rule::SharedFate,
     id: "shared-fate/<group>",
     severity: "error",
     summary: "One shared-fate group firing takes an entrypoint down.",

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use super::outage::{Outage, outage, required_closure};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use crate::engine::scenario::{Baseline, Scenario};
+use crate::model::Rule;
 use crate::model::{ComponentId, DomainId, Model, Plane};
 use crate::report::Report;
 
@@ -22,7 +23,7 @@ fn instance_spof(model: &Model, id: ComponentId, outage: &Outage) -> Finding {
         ""
     };
     Finding::new(
-        "spof",
+        DOC.rule,
         &c.name,
         Severity::Error,
         c.span,
@@ -48,7 +49,7 @@ fn domain_spof(model: &Model, id: DomainId, outage: &Outage) -> Finding {
         .map(|&(c, _)| model.component(c).name.clone())
         .collect();
     Finding::new(
-        "spof",
+        DOC.rule,
         &d.name,
         Severity::Error,
         d.span,
@@ -77,7 +78,7 @@ fn domain_spof(model: &Model, id: DomainId, outage: &Outage) -> Finding {
 // ---- documentation ----
 
 static DOC: RuleDoc = RuleDoc {
-    name: "spof",
+    rule: Rule::Spof,
     id: "spof/<component or domain>",
     severity: "error",
     summary: "One instance failing, or one domain lost, takes an entrypoint down.",

@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use crate::engine::{Figure, Method, Subject};
+use crate::model::Rule;
 use crate::model::{Component, ComponentId, Model, Objective};
 use crate::report::{AvailabilityRow, Improvement, Report};
 
@@ -35,7 +36,7 @@ fn below_objective(
         })
         .collect();
     let finding = Finding::new(
-        "slo",
+        DOC.rule,
         &component.name,
         Severity::Error,
         component.span,
@@ -85,7 +86,7 @@ fn nines(a: f64) -> f64 {
 // ---- documentation ----
 
 static DOC: RuleDoc = RuleDoc {
-    name: "slo",
+    rule: Rule::Slo,
     id: "slo/<entrypoint>",
     severity: "error",
     summary: "An entrypoint's availability is below `objective.availability`.",

@@ -2,6 +2,7 @@
 
 use super::call_paths::calls;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::model::Rule;
 use crate::model::{Component, Edge};
 use crate::report::Report;
 
@@ -9,7 +10,7 @@ use crate::report::Report;
 
 fn missing(caller: &Component, target: &Component, edge: &Edge) -> Finding {
     Finding::new(
-        "timeout",
+        DOC.rule,
         &format!("{}>{}", caller.name, target.name),
         Severity::Note,
         edge.span,
@@ -27,7 +28,7 @@ fn missing(caller: &Component, target: &Component, edge: &Edge) -> Finding {
 // ---- documentation ----
 
 static DOC: RuleDoc = RuleDoc {
-    name: "timeout",
+    rule: Rule::Timeout,
     id: "timeout/<caller>><target>",
     severity: "note",
     summary: "An edge has no `timeout`.",

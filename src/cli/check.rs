@@ -8,8 +8,7 @@ use crate::analyze::{self, Context, Severity};
 use crate::engine::scenario::Scenario;
 use crate::import::service_graph::Graph;
 use crate::model::error::closest;
-use crate::model::validate::RULES;
-use crate::model::{self, Date};
+use crate::model::{self, Date, Rule};
 use crate::report::baseline::BaselineFile;
 use crate::report::{Report, diagnostics, github, json, markdown, sarif, table};
 
@@ -94,8 +93,8 @@ struct CheckConfig {
 impl CheckConfig {
     fn resolve(args: &CheckArgs) -> Result<Self, String> {
         for rule in args.only.iter().chain(&args.skip) {
-            if !RULES.contains(&rule.as_str()) {
-                let hint = closest(rule, RULES.iter().copied())
+            if Rule::from_name(rule).is_none() {
+                let hint = closest(rule, Rule::names())
                     .map_or_else(String::new, |b| format!(" (did you mean `{b}`?)"));
                 return Err(format!(
                     "no rule is called `{rule}`{hint}; `nines explain` lists the rules"

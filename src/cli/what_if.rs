@@ -17,7 +17,7 @@ use crate::analyze::{Severity, Status};
 use crate::engine::scenario::Scenario;
 use crate::engine::state::{Flow, State};
 use crate::model::error::closest;
-use crate::model::{self, ComponentId, Date, DomainId, GroupId, Model};
+use crate::model::{self, ComponentId, Date, DomainId, GroupId, Model, Rule};
 use crate::report::what_if::{self, WhatIf};
 use crate::report::{diagnostics, table};
 
@@ -181,7 +181,7 @@ pub fn what_if_source(
         let mut parts = id.split('/');
         let rule = parts.next().unwrap_or_default();
         let subject = parts.next().unwrap_or_default();
-        (entrypoint_lost && matches!(rule, "spof" | "shared-fate"))
+        (entrypoint_lost && matches!(Rule::from_name(rule), Some(Rule::Spof | Rule::SharedFate)))
             || changed
                 .components
                 .iter()

@@ -118,7 +118,13 @@ fn grouped(
     style: Style,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    writeln!(out, "  {} ({}): {}", doc.name, findings.len(), doc.summary)?;
+    writeln!(
+        out,
+        "  {} ({}): {}",
+        doc.name(),
+        findings.len(),
+        doc.summary
+    )?;
     for (index, line) in wrap(doc.fix, style.width.saturating_sub(10))
         .into_iter()
         .enumerate()
