@@ -181,6 +181,8 @@ pub struct Component {
     pub shares: Vec<GroupId>,
     /// Where its load goes when it fails.
     pub failover_to: Option<ComponentId>,
+    /// How long its own clients wait (meant for entrypoints).
+    pub timeout: Option<Duration>,
     /// What it calls.
     pub depends_on: Vec<Edge>,
     /// How its data is recovered.

@@ -51,6 +51,10 @@ pub struct Report {
     /// every path (the rows are then the worst path visited per last hop).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub retries_truncated: bool,
+    /// Worst-case latency per entrypoint: its slowest call path, each hop
+    /// counted as `timeout × (1 + retries)`, against the entrypoint's own
+    /// `timeout` when it has one.
+    pub latency: Vec<LatencyRow>,
     /// Cold-start order and cache stampedes.
     pub cold_start: ColdStart,
     /// Disaster-recovery figures per component.
@@ -177,6 +181,26 @@ pub struct RetryPath {
     pub storm_load: Vec<StormPoint>,
 }
 
+/// The slowest call path from one entrypoint.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LatencyRow {
+    /// The entrypoint.
+    pub entrypoint: String,
+    /// Components from the entrypoint to the last hop of its slowest path.
+    pub path: Vec<String>,
+    /// `Σ timeout × (1 + retries)` over the path's hops, seconds.
+    pub worst_latency_s: f64,
+    /// Hops of that path without a `timeout` (not counted: the worst case
+    /// is then unbounded, the figure a floor).
+    pub untimed_hops: u32,
+    /// The entrypoint's own `timeout`, seconds, when given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_s: Option<f64>,
+    /// Whether the worst case reaches the entrypoint's timeout (absent without one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub over: Option<bool>,
+}
+
 /// The load on a path's last hop at one failure rate.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct StormPoint {
@@ -260,6 +284,7 @@ impl Report {
             cascades: Vec::new(),
             retries: Vec::new(),
             retries_truncated: false,
+            latency: Vec::new(),
             cold_start: ColdStart::default(),
             recovery: Vec::new(),
         }
@@ -279,6 +304,9 @@ impl Report {
         if self.retries.is_empty() {
             self.retries = part.retries;
             self.retries_truncated = part.retries_truncated;
+        }
+        if self.latency.is_empty() {
+            self.latency = part.latency;
         }
         let cold = part.cold_start;
         if self.cold_start.waves.is_empty() {

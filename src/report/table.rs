@@ -52,6 +52,18 @@ pub fn render(report: &Report, file: &str, style: Style, out: &mut dyn Write) ->
         writeln!(out)?;
         retries(report, style, out)?;
     }
+    if !report.latency.is_empty() {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Worst-case latency per entrypoint (Σ timeout × attempts on its slowest path)"
+        )?;
+        for line in latency_lines(report) {
+            for line in wrap(&line, style.width) {
+                writeln!(out, "{line}")?;
+            }
+        }
+    }
     if !report.cold_start.waves.is_empty() {
         writeln!(out)?;
         cold_start(&report.cold_start, style, out)?;
@@ -192,6 +204,31 @@ fn retries(report: &Report, style: Style, out: &mut dyn Write) -> io::Result<()>
         }
     }
     Ok(())
+}
+
+/// `web: web > api > db: 8s (clients wait 10s: within)`, one per entrypoint.
+pub(crate) fn latency_lines(report: &Report) -> Vec<String> {
+    report
+        .latency
+        .iter()
+        .map(|row| {
+            let untimed = match row.untimed_hops {
+                0 => String::new(),
+                n => format!(", {n} hop(s) without a timeout not counted"),
+            };
+            let against = match (row.timeout_s, row.over) {
+                (Some(t), Some(true)) => format!(" (clients wait {}: too short)", seconds(t)),
+                (Some(t), _) => format!(" (clients wait {}: within)", seconds(t)),
+                _ => String::new(),
+            };
+            format!(
+                "{}: {}: {}{untimed}{against}",
+                row.entrypoint,
+                row.path.join(" > "),
+                seconds(row.worst_latency_s)
+            )
+        })
+        .collect()
 }
 
 /// A figure for a narrow column: `1.1`, `9050`, `5.37e8`.

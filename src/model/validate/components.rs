@@ -84,6 +84,7 @@ pub(super) fn components(
                 warmup: component.warmup.as_ref().map(|v| v.value),
                 shares: shares(component, names, cx),
                 failover_to,
+                timeout: component.timeout.as_ref().map(|v| v.value),
                 depends_on,
                 recovery: component.recovery.as_ref().map(|r| recovery(r, names, cx)),
                 span: name.span,

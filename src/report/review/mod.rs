@@ -351,11 +351,24 @@ fn cascades(report: &Report) -> Section<'static> {
     }
 }
 
+/// The worst-case latency lines, under the retry table.
+fn latency(report: &Report, blocks: &mut Vec<Block<'static>>) {
+    if !report.latency.is_empty() {
+        blocks.push(Block::Heading(
+            "Worst-case latency per entrypoint (Σ timeout × attempts on its slowest path)"
+                .to_owned(),
+        ));
+        blocks.push(Block::List(super::table::latency_lines(report)));
+    }
+}
+
 fn retries(report: &Report) -> Section<'static> {
     if report.retries.is_empty() {
+        let mut blocks = vec![none()];
+        latency(report, &mut blocks);
         return Section {
             title: "Retry paths",
-            blocks: vec![none()],
+            blocks,
         };
     }
     let mut blocks = vec![
@@ -378,6 +391,7 @@ fn retries(report: &Report) -> Section<'static> {
     if report.retries_truncated {
         blocks.push(Block::Text("The walk stopped after 10000 call paths: each row is the worst path visited into its last hop.".to_owned()));
     }
+    latency(report, &mut blocks);
     Section {
         title: "Retry paths",
         blocks,
