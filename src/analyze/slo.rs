@@ -34,8 +34,17 @@ fn below_objective(
         Severity::Error,
         component.span,
         format!(
-            "{} reaches {} ({:.2} nines) against an objective of {}: {} min of downtime per {} window against a budget of {} min, {} min over",
+            "{} reaches {}{} ({:.2} nines) against an objective of {}: {} min of downtime per {} window against a budget of {} min, {} min over",
             component.name,
+            if figure
+                .unquantified
+                .iter()
+                .any(|s| matches!(s, Subject::Component(_)))
+            {
+                "at most "
+            } else {
+                ""
+            },
             percent(figure.availability),
             nines(figure.availability),
             percent(objective.availability),
@@ -114,8 +123,10 @@ impl Analyzer for Slo {
         };
         for (entrypoint, figure) in cx.figures {
             // A bounded figure misses the objective only when even its upper
-            // end does: the lower end alone would blame the method.
-            if figure.upper < objective.availability {
+            // end does: the lower end alone would blame the method. A path
+            // with no figure at all cannot be judged (its row says n/a); one
+            // with unquantified parts is an upper bound, so a miss stands.
+            if figure.quantified && figure.upper < objective.availability {
                 report.findings.push(below_objective(
                     cx.model,
                     cx.model.component(*entrypoint),
@@ -139,18 +150,28 @@ pub fn availability_rows(
     figures
         .iter()
         .map(|(entrypoint, figure)| {
+            let unquantified_components = figure
+                .unquantified
+                .iter()
+                .filter(|s| matches!(s, Subject::Component(_)))
+                .count();
+            // Quantified parts that are all perfect say nothing about the
+            // unquantified rest: n/a, not "≤ 100%, ≤ 99 nines".
+            let known = (figure.quantified
+                && !(figure.availability >= 1.0 && unquantified_components > 0))
+                .then_some(figure.availability);
             let row = AvailabilityRow {
-                availability: figure.availability,
+                availability: known,
                 method: match figure.method {
                     Method::Exact => "exact",
                     Method::Bounded => "bounded",
                 },
                 lower: figure.lower,
                 upper: figure.upper,
-                nines: (nines(figure.availability) * 100.0).round() / 100.0,
-                downtime_per_year_s: (1.0 - figure.availability) * YEAR_S,
+                nines: known.map(|a| (nines(a) * 100.0).round() / 100.0),
+                downtime_per_year_s: known.map(|a| (1.0 - a) * YEAR_S),
                 window_s: window,
-                downtime_per_window_s: (1.0 - figure.availability) * window,
+                downtime_per_window_s: known.map(|a| (1.0 - a) * window),
                 objective: model.objective.map(|o| o.availability),
                 error_budget_s: model.objective.map(|o| (1.0 - o.availability) * window),
                 improvement: figure
@@ -171,6 +192,7 @@ pub fn availability_rows(
                     .iter()
                     .map(|s| s.name(model).to_owned())
                     .collect(),
+                unquantified_components,
             };
             (model.component(*entrypoint).name.clone(), row)
         })
@@ -225,9 +247,9 @@ mod tests {
         let rows = availability_rows(&model, &figures);
         let row = &rows["api"];
         // 0.001 × 365.25 × 86400 = 31557.6 s a year; 0.001 × 30 × 86400 = 2592 s a window.
-        assert!((row.downtime_per_year_s - 31_557.6).abs() < 1e-6);
-        assert!((row.downtime_per_window_s - 2592.0).abs() < 1e-6);
+        assert!((row.downtime_per_year_s.unwrap() - 31_557.6).abs() < 1e-6);
+        assert!((row.downtime_per_window_s.unwrap() - 2592.0).abs() < 1e-6);
         assert!((row.error_budget_s.unwrap() - 2592.0).abs() < 1e-6);
-        assert!((row.nines - 3.0).abs() < 1e-9);
+        assert!((row.nines.unwrap() - 3.0).abs() < 1e-9);
     }
 }

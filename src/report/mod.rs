@@ -64,22 +64,24 @@ pub struct Report {
 /// The availability of one entrypoint.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AvailabilityRow {
-    /// Probability the entrypoint is up.
-    pub availability: f64,
+    /// Probability the entrypoint is up; `null` when nothing on its paths
+    /// has a figure (n/a). With `unquantified` names it is an upper bound:
+    /// they count as never failing.
+    pub availability: Option<f64>,
     /// `exact` or `bounded`.
     pub method: &'static str,
-    /// Lower bound.
+    /// Lower bound (of the quantified part).
     pub lower: f64,
-    /// Upper bound.
+    /// Upper bound (of the quantified part).
     pub upper: f64,
-    /// `-log10(1 - availability)`.
-    pub nines: f64,
-    /// Expected downtime per year, in seconds.
-    pub downtime_per_year_s: f64,
+    /// `-log10(1 - availability)`; `null` with the availability.
+    pub nines: Option<f64>,
+    /// Expected downtime per year, in seconds; `null` with the availability.
+    pub downtime_per_year_s: Option<f64>,
     /// The objective's window, in seconds (30 days without an objective).
     pub window_s: f64,
-    /// Expected downtime per window, in seconds.
-    pub downtime_per_window_s: f64,
+    /// Expected downtime per window, in seconds; `null` with the availability.
+    pub downtime_per_window_s: Option<f64>,
     /// The objective, when the model has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub objective: Option<f64>,
@@ -90,6 +92,49 @@ pub struct AvailabilityRow {
     pub improvement: Vec<Improvement>,
     /// Names that matter but have no figure (counted as never failing).
     pub unquantified: Vec<String>,
+    /// How many of those are components: a component without a figure
+    /// makes the availability an upper bound (a domain or group without one
+    /// is, by the format, one that only scenario checks use).
+    pub unquantified_components: usize,
+}
+
+impl AvailabilityRow {
+    /// `99.950000%`, `≤ 99.950000%, 3 unquantified` or `n/a (12 unquantified)`.
+    #[must_use]
+    pub fn figure_text(&self) -> String {
+        let bounded = if self.method == "exact" {
+            ""
+        } else {
+            " (bounded)"
+        };
+        match self.availability {
+            None => format!("n/a ({} unquantified)", self.unquantified.len()),
+            Some(a) if self.unquantified_components == 0 => {
+                format!("{:.6}%{bounded}", a * 100.0)
+            }
+            Some(a) => format!(
+                "≤ {:.6}%{bounded}, {} unquantified",
+                a * 100.0,
+                self.unquantified_components
+            ),
+        }
+    }
+
+    /// `3.30`, `≤ 3.30` (an upper bound) or `n/a`.
+    #[must_use]
+    pub fn nines_text(&self) -> String {
+        match self.nines {
+            None => "n/a".to_owned(),
+            Some(n) if self.unquantified_components == 0 => format!("{n:.2}"),
+            Some(n) => format!("≤ {n:.2}"),
+        }
+    }
+
+    /// Whether the figure is a complete one (nothing unquantified).
+    #[must_use]
+    pub fn complete(&self) -> bool {
+        self.availability.is_some() && self.unquantified_components == 0
+    }
 }
 
 /// What one component, domain or group costs an entrypoint.

@@ -133,21 +133,26 @@ fn availability(report: &Report, style: Style) -> String {
             || "-".to_owned(),
             |i| format!("{} (+{:.2e})", i.component, i.gain),
         );
-        let figure = if row.method == "exact" {
-            format!("{:.6}%", row.availability * 100.0)
-        } else {
-            format!("{:.6}% (bounded)", row.availability * 100.0)
-        };
         table.add_row([
             name.clone(),
-            figure,
-            format!("{:.2}", row.nines),
-            downtime(row.downtime_per_year_s),
+            row.figure_text(),
+            row.nines_text(),
+            row_downtime(row, row.downtime_per_year_s),
             weakest,
         ]);
     }
     align_right(&mut table, 1..=3);
     table.to_string()
+}
+
+/// A downtime of an availability row: `n/a` without a figure, `≥ 4h 23m`
+/// when unquantified things count as never failing.
+pub(crate) fn row_downtime(row: &super::AvailabilityRow, seconds: Option<f64>) -> String {
+    match seconds {
+        None => "n/a".to_owned(),
+        Some(s) if row.unquantified_components == 0 => downtime(s),
+        Some(s) => format!("≥ {}", downtime(s)),
+    }
 }
 
 pub(crate) fn table(style: Style, header: &[&str]) -> Table {

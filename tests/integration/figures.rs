@@ -58,3 +58,54 @@ fn retries_multiply_each_hops_timeout_in_the_path_latency() {
     assert_eq!(row["over"], false);
     assert!(!ids(&report).contains(&"deadline/web".to_owned()));
 }
+
+#[test]
+fn a_path_without_figures_is_not_available_and_a_partial_one_is_a_bound() {
+    // Nothing has a figure: n/a, with the three names that would need one.
+    let text = "system: s\nobjective: {availability: 99.9%}\ncomponents:\n  web: {depends_on: [api]}\n  api: {depends_on: [db]}\n  db: {}\n";
+    let report = json(text);
+    let row = &report["availability"]["web"];
+    assert_eq!(row["availability"], Value::Null);
+    assert_eq!(row["nines"], Value::Null);
+    assert_eq!(row["downtime_per_year_s"], Value::Null);
+    assert_eq!(row["unquantified"], serde_json::json!(["web", "api", "db"]));
+    // Nothing to judge: slo stays silent rather than calling it met or missed.
+    assert!(!ids(&report).contains(&"slo/web".to_owned()));
+    let table = check("figures.yaml", text, Format::Table).stdout;
+    let line = table.lines().find(|l| l.contains("│ web")).expect("row");
+    assert!(
+        line.contains("n/a (3 unquantified) ┆   n/a ┆         n/a"),
+        "{table}"
+    );
+    assert!(!line.contains("99.00") && !line.contains("0s"), "{table}");
+    // db at 99.95%, web and api unquantified: at most 99.95%, 2 unquantified,
+    // and since that bound is above 99.9%, no slo finding; at 99.8% the bound
+    // itself misses: slo fires with "at most".
+    let report = json(&text.replace("db: {}", "db: {availability: 99.95%}"));
+    let row = &report["availability"]["web"];
+    assert_eq!(row["availability"], 0.9995);
+    assert_eq!(row["unquantified_components"], 2);
+    let table = check(
+        "figures.yaml",
+        &text.replace("db: {}", "db: {availability: 99.95%}"),
+        Format::Markdown,
+    )
+    .stdout;
+    assert!(
+        table.contains("| web | ≤ 99.950000%, 2 unquantified | ≤ 3.30 | 99.9% | ≥ 4h 22m |"),
+        "{table}"
+    );
+    let report = json(&text.replace("db: {}", "db: {availability: 99.8%}"));
+    let slo = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "slo/web")
+        .expect("slo/web");
+    assert!(
+        slo["message"]
+            .as_str()
+            .unwrap()
+            .contains("reaches at most 99.8%")
+    );
+}
