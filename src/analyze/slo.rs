@@ -64,6 +64,24 @@ fn below_objective(
     }
 }
 
+/// The figure meets the objective only by assuming instant failover.
+fn met_only_if(component: &Component, figure: &Figure, objective: &Objective) -> Finding {
+    Finding::new(
+        "slo",
+        &component.name,
+        Severity::Warning,
+        component.span,
+        format!(
+            "{} reaches {} against an objective of {} only if failover is instant: {}",
+            component.name,
+            percent(figure.availability),
+            percent(objective.availability),
+            figure.caveats.join("; "),
+        ),
+    )
+    .help("give the active side `mttr` (with `availability` or `mtbf`) so the switchover time can be counted, or make the alternatives hot (`switchover: 0s`)")
+}
+
 fn percent(a: f64) -> String {
     let text = format!("{:.6}", a * 100.0);
     let text = text.trim_end_matches('0').trim_end_matches('.');
@@ -101,7 +119,7 @@ static DOC: RuleDoc = RuleDoc {
     id: "slo/<entrypoint>",
     severity: "error",
     summary: "An entrypoint's availability is below `objective.availability`.",
-    checks: "For every entrypoint, the probability that it is up, computed from the instances, domains and shared-fate groups that have a figure, with shared dependencies counted once and correlated failures (a zone, a config push) conditioned on. The finding fires when that figure is below the objective.",
+    checks: "For every entrypoint, the probability that it is up, computed from the instances, domains and shared-fate groups that have a figure, with shared dependencies counted once and correlated failures (a zone, a config push) conditioned on, minus the time standbys take to switch over (docs/availability.md). The finding fires (error) when that figure is below the entrypoint's objective; it fires as a warning when the figure meets the objective only by assuming instant failover (a standby edge whose active side has no `mttr`). An entrypoint with no figure at all (n/a) is not judged.",
     why: "The objective is what the system promises. Multiplying figures along a call chain is wrong both ways: it double-counts a database two front ends share, and it treats replicas in one zone or behind one config push as independent. A design review needs the real figure and the component that limits it.",
     example: "objective: {availability: 99.95%}\ncomponents:\n  api: {instances: 3, availability: 99.9%, depends_on: [postgres]}\n  postgres: {availability: 99.9%}   # slo/api: 99.9% < 99.95%",
     fix: "Look at the improvement table: the first rows name what limits the entrypoint. Add redundancy there (a standby, a second zone), remove a shared cause, or make a dependency degradable. If the objective is wrong, change the objective.",
@@ -129,6 +147,12 @@ impl Analyzer for Slo {
             if figure.quantified && figure.upper < objective.availability {
                 report.findings.push(below_objective(
                     cx.model,
+                    cx.model.component(*entrypoint),
+                    figure,
+                    objective,
+                ));
+            } else if figure.quantified && !figure.caveats.is_empty() {
+                report.findings.push(met_only_if(
                     cx.model.component(*entrypoint),
                     figure,
                     objective,
@@ -193,6 +217,8 @@ pub fn availability_rows(
                     .map(|s| s.name(model).to_owned())
                     .collect(),
                 unquantified_components,
+                switchover: figure.switchover,
+                caveats: figure.caveats.clone(),
             };
             (model.component(*entrypoint).name.clone(), row)
         })

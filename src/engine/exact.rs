@@ -61,6 +61,12 @@ pub struct Figure {
     /// Whether anything that matters has a figure; when not, the
     /// availability (1) says nothing and is shown as n/a.
     pub quantified: bool,
+    /// Unavailability added by switchovers to standbys (already taken off
+    /// `availability`, `lower` and `upper`).
+    pub switchover: f64,
+    /// What the figure assumes that the model does not say (instant
+    /// failover where the switchover frequency is unknown).
+    pub caveats: Vec<String>,
 }
 
 /// Computes the figure of one entrypoint from its structure.
@@ -101,6 +107,8 @@ pub fn evaluate(model: &Model, structure: &Structure) -> Figure {
         events: n,
         unquantified: unquantified(model, &components),
         quantified: quantified(model, &components),
+        switchover: 0.0,
+        caveats: Vec::new(),
     }
 }
 
@@ -165,6 +173,8 @@ fn relaxed(model: &Model, structure: &Structure) -> Figure {
         events: low.events,
         unquantified: low.unquantified,
         quantified: low.quantified,
+        switchover: 0.0,
+        caveats: Vec::new(),
     }
 }
 

@@ -171,6 +171,9 @@ pub struct Component {
     pub min_healthy: u32,
     /// Availability of one instance; `None` when not given (unquantified).
     pub availability: Option<f64>,
+    /// Mean time to repair one instance, when given (with `mtbf` or with
+    /// `availability`): with the availability it gives the failure frequency.
+    pub mttr: Option<Duration>,
     /// Capacity and load, when given.
     pub capacity: Option<Capacity>,
     /// Whether overload sheds instead of collapsing.
@@ -227,6 +230,9 @@ pub struct Edge {
     pub calls: f64,
     /// Whether the caller still works without it.
     pub degradable: bool,
+    /// Time a standby takes to serve after an active alternative fails
+    /// (`any_of`/`at_least` only); `None` for hot alternatives.
+    pub switchover: Option<Duration>,
     /// Where the entry is written.
     pub span: Span,
     /// Where each key is written (empty for the short form `- name`).

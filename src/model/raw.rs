@@ -103,7 +103,7 @@ raw_struct! {
         pub availability: Option<Spanned<Probability>>,
         /// Mean time between failures of one instance (with mttr).
         pub mtbf: Option<Spanned<Duration>>,
-        /// Mean time to repair one instance (with mtbf).
+        /// Mean time to repair one instance (with mtbf, or with availability: then it only gives the failure frequency for switchovers).
         pub mttr: Option<Spanned<Duration>>,
         /// Capacity of one instance, in the model's unit of load (with load).
         pub capacity: Option<Spanned<Rate>>,
@@ -197,6 +197,8 @@ raw_struct! {
         pub calls: Option<Spanned<Rate>>,
         /// true: the caller still works without it. Default: true when the target is not critical.
         pub degradable: Option<Spanned<bool>>,
+        /// On `any_of`/`at_least`: the first `at_least` alternatives are active and the rest standby; each failure of an active one costs this long (detect + decide + failover) before a standby serves. Default: hot (0s), or detect + decide + failover of the active one's `recovery` when it names a standby here in `failover_to`.
+        pub switchover: Option<Spanned<Duration>>,
     }
 }
 

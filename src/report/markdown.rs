@@ -137,6 +137,13 @@ fn availability(report: &Report, page: &mut String) {
             "\n… and {hidden} more entrypoint(s) in `--format json`."
         );
     }
+    let notes = super::table::availability_notes(report);
+    if !notes.is_empty() {
+        page.push('\n');
+        for note in notes {
+            let _ = writeln!(page, "- {note}");
+        }
+    }
     page.push('\n');
 }
 

@@ -96,10 +96,17 @@ pub struct AvailabilityRow {
     /// makes the availability an upper bound (a domain or group without one
     /// is, by the format, one that only scenario checks use).
     pub unquantified_components: usize,
+    /// Unavailability from switchovers to standbys, already included in
+    /// `availability` (`Σ frequency × switchover`, docs/availability.md).
+    pub switchover: f64,
+    /// What the figure assumes that the model does not say, one line each
+    /// (instant failover where the switchover frequency is unknown).
+    pub caveats: Vec<String>,
 }
 
 impl AvailabilityRow {
-    /// `99.950000%`, `≤ 99.950000%, 3 unquantified` or `n/a (12 unquantified)`.
+    /// `99.950000%`, `≤ 99.950000%, 3 unquantified` or `n/a (12 unquantified)`;
+    /// a figure that assumes instant failover is a bound too and says so.
     #[must_use]
     pub fn figure_text(&self) -> String {
         let bounded = if self.method == "exact" {
@@ -107,17 +114,28 @@ impl AvailabilityRow {
         } else {
             " (bounded)"
         };
-        match self.availability {
-            None => format!("n/a ({} unquantified)", self.unquantified.len()),
-            Some(a) if self.unquantified_components == 0 => {
-                format!("{:.6}%{bounded}", a * 100.0)
-            }
-            Some(a) => format!(
-                "≤ {:.6}%{bounded}, {} unquantified",
-                a * 100.0,
-                self.unquantified_components
-            ),
+        let Some(a) = self.availability else {
+            return format!("n/a ({} unquantified)", self.unquantified.len());
+        };
+        let mut why = Vec::new();
+        if self.unquantified_components > 0 {
+            why.push(format!("{} unquantified", self.unquantified_components));
         }
+        if !self.caveats.is_empty() {
+            why.push("assumes instant failover".to_owned());
+        }
+        if why.is_empty() {
+            format!("{:.6}%{bounded}", a * 100.0)
+        } else {
+            format!("≤ {:.6}%{bounded}, {}", a * 100.0, why.join(", "))
+        }
+    }
+
+    /// Whether the figure is only an upper bound: unquantified components,
+    /// or instant failover assumed.
+    #[must_use]
+    pub fn upper_bound(&self) -> bool {
+        self.unquantified_components > 0 || !self.caveats.is_empty()
     }
 
     /// `3.30`, `≤ 3.30` (an upper bound) or `n/a`.
@@ -125,7 +143,7 @@ impl AvailabilityRow {
     pub fn nines_text(&self) -> String {
         match self.nines {
             None => "n/a".to_owned(),
-            Some(n) if self.unquantified_components == 0 => format!("{n:.2}"),
+            Some(n) if !self.upper_bound() => format!("{n:.2}"),
             Some(n) => format!("≤ {n:.2}"),
         }
     }
@@ -133,7 +151,7 @@ impl AvailabilityRow {
     /// Whether the figure is a complete one (nothing unquantified).
     #[must_use]
     pub fn complete(&self) -> bool {
-        self.availability.is_some() && self.unquantified_components == 0
+        self.availability.is_some() && self.unquantified_components == 0 && self.caveats.is_empty()
     }
 }
 

@@ -86,6 +86,8 @@ pub(crate) fn report() -> Report {
             improvement: Vec::new(),
             unquantified: Vec::new(),
             unquantified_components: 0,
+            switchover: 0.0,
+            caveats: Vec::new(),
         },
     );
     report.headroom.push(HeadroomRow {

@@ -34,6 +34,11 @@ pub fn render(report: &Report, file: &str, style: Style, out: &mut dyn Write) ->
     if !report.availability.is_empty() {
         writeln!(out)?;
         writeln!(out, "{}", availability(report, style))?;
+        for line in availability_notes(report) {
+            for line in wrap(&line, style.width) {
+                writeln!(out, "{line}")?;
+            }
+        }
     }
     if !report.headroom.is_empty() {
         writeln!(out)?;
@@ -145,12 +150,34 @@ fn availability(report: &Report, style: Style) -> String {
     table.to_string()
 }
 
+/// The lines under the availability table: what switchovers cost and what
+/// the figures assume (caveats), per entrypoint.
+pub(crate) fn availability_notes(report: &Report) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (name, row) in &report.availability {
+        if row.switchover > 0.0 {
+            lines.push(format!(
+                "{name}: includes {:.2e} of switchovers to standbys ({} per {}).",
+                row.switchover,
+                downtime(row.switchover * row.window_s),
+                seconds(row.window_s)
+            ));
+        }
+        for caveat in &row.caveats {
+            lines.push(format!("Caveat, {name}: {caveat}."));
+        }
+    }
+    lines
+}
+
 /// A downtime of an availability row: `n/a` without a figure, `≥ 4h 23m`
 /// when unquantified things count as never failing.
 pub(crate) fn row_downtime(row: &super::AvailabilityRow, seconds: Option<f64>) -> String {
     match seconds {
         None => "n/a".to_owned(),
-        Some(s) if row.unquantified_components == 0 => downtime(s),
+        Some(s) if !row.upper_bound() => downtime(s),
+        // A floor of 0s says nothing: the unknown part is all there is.
+        Some(s) if downtime(s) == "0s" => "unknown".to_owned(),
         Some(s) => format!("≥ {}", downtime(s)),
     }
 }

@@ -109,3 +109,68 @@ fn a_path_without_figures_is_not_available_and_a_partial_one_is_a_bound() {
             .contains("reaches at most 99.8%")
     );
 }
+
+#[test]
+fn a_standby_costs_its_switchover_time_the_worked_example() {
+    // primary mtbf 720h, mttr 4h; standby perfect; switchover 45m:
+    // 0.75h / 724h = 1.0359e-3, so api is at most 1 − 1.0359e-3 = 99.896%,
+    // below 99.9%: slo/api fires. Static figure (hot): 100%.
+    let text = "system: s\nobjective: {availability: 99.9%}\ncomponents:\n  api: {availability: 100%, depends_on: [{any_of: [primary, standby], switchover: 45m}]}\n  primary: {mtbf: 720h, mttr: 4h}\n  standby: {availability: 100%}\n";
+    let report = json(text);
+    let row = &report["availability"]["api"];
+    let a = row["availability"].as_f64().unwrap();
+    assert!((a - (1.0 - 0.75 / 724.0)).abs() < 1e-12, "{a}");
+    assert!((a * 100.0 - 99.896).abs() < 0.001, "{a}");
+    assert!((row["switchover"].as_f64().unwrap() - 1.0359e-3).abs() < 1e-7);
+    assert!(ids(&report).contains(&"slo/api".to_owned()));
+    // Hot (no switchover): 100%, no slo.
+    let report = json(&text.replace(", switchover: 45m", ""));
+    assert_eq!(report["availability"]["api"]["availability"], 1.0);
+    assert!(!ids(&report).contains(&"slo/api".to_owned()));
+}
+
+#[test]
+fn an_unknown_switchover_frequency_is_a_caveat_not_a_pass() {
+    // The active side has a figure but no mttr: the figure (1 − 0.001² =
+    // 99.9999%) assumes instant failover; slo/api is a warning saying so.
+    let text = "system: s\nobjective: {availability: 99.9%}\ncomponents:\n  api: {availability: 100%, depends_on: [{any_of: [a, b], switchover: 30m}]}\n  a: {availability: 99.9%}\n  b: {availability: 99.9%}\n";
+    let report = json(text);
+    let row = &report["availability"]["api"];
+    assert!((row["availability"].as_f64().unwrap() - 0.999_999).abs() < 1e-12);
+    assert_eq!(
+        row["caveats"],
+        serde_json::json!([
+            "assumes instant failover from a (30m of switchover in api): a has a figure but no mttr, so how often it fails over is unknown"
+        ])
+    );
+    let slo = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "slo/api")
+        .expect("slo/api");
+    assert_eq!(slo["severity"], "warning");
+    assert!(
+        slo["message"]
+            .as_str()
+            .unwrap()
+            .contains("only if failover is instant")
+    );
+    let table = check("figures.yaml", text, Format::Markdown).stdout;
+    assert!(
+        table.contains("≤ 99.999900%, assumes instant failover"),
+        "{table}"
+    );
+    assert!(
+        table.contains("- Caveat, api: assumes instant failover from a"),
+        "{table}"
+    );
+    // With mttr 1h on a: (1 − 0.999) / 1h × 0.5h = 5e-4 off: 0.999999 − 0.0005 = 0.999499.
+    let report = json(&text.replace(
+        "a: {availability: 99.9%}",
+        "a: {availability: 99.9%, mttr: 1h}",
+    ));
+    let row = &report["availability"]["api"];
+    assert!((row["availability"].as_f64().unwrap() - 0.999_499).abs() < 1e-12);
+    assert_eq!(row["caveats"], serde_json::json!([]));
+}

@@ -79,6 +79,7 @@ pub(super) fn components(
                 placement: placement(component, instances, names, domains, cx),
                 min_healthy,
                 availability: availability(component, cx),
+                mttr: component.mttr.as_ref().map(|v| v.value),
                 capacity: capacity(component, cx),
                 load_shedding: component.load_shedding.as_ref().is_some_and(|v| v.value),
                 warmup: component.warmup.as_ref().map(|v| v.value),
@@ -152,13 +153,15 @@ fn availability(component: &RawComponent, cx: &mut Cx) -> Option<f64> {
             ));
             None
         }
-        (_, None, Some(mttr)) => {
+        // With an availability, mttr gives the failure frequency (1 − A) / mttr.
+        (Some(a), None, Some(_)) => Some(a.value.0),
+        (None, None, Some(mttr)) => {
             let span = component.key_span("mttr").unwrap_or(mttr.span);
             cx.report(Problem::needs_partner(
                 span,
                 "mttr",
                 "mtbf",
-                "availability = mtbf / (mtbf + mttr) needs both",
+                "availability = mtbf / (mtbf + mttr) needs both (or give `availability` with it)",
             ));
             None
         }
@@ -333,6 +336,7 @@ fn edge(
                 hit_rate: None,
                 calls: 1.0,
                 degradable,
+                switchover: None,
                 span: name.span,
                 fields: Fields::default(),
             });
@@ -359,9 +363,25 @@ fn edge(
         hit_rate: raw.hit_rate.as_ref().map(|h| h.value.0),
         calls: raw.calls.as_ref().map_or(1.0, |c| c.value.0),
         degradable,
+        switchover: switchover(raw, kind, cx),
         span: raw.span,
         fields: Fields(raw.keys.clone()),
     })
+}
+
+/// The `switchover` of an edge: only between alternatives.
+fn switchover(raw: &RawEdge, kind: EdgeKind, cx: &mut Cx) -> Option<super::super::Duration> {
+    let value = raw.switchover.as_ref()?;
+    if kind == EdgeKind::Target {
+        cx.report(Problem::needs_partner(
+            raw.key_span("switchover").unwrap_or(value.span),
+            "switchover",
+            "any_of",
+            "a switchover moves traffic from an active alternative to a standby: list them with `any_of` (or `at_least` with `of`), the active ones first",
+        ));
+        return None;
+    }
+    Some(value.value)
 }
 
 /// Which of the three forms an edge takes, reporting a mix or none.

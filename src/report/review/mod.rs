@@ -249,6 +249,10 @@ fn availability(report: &Report) -> Section<'static> {
             )));
         }
     }
+    let notes = super::table::availability_notes(report);
+    if !notes.is_empty() {
+        blocks.push(Block::List(notes));
+    }
     Section {
         title: "Availability",
         blocks,
