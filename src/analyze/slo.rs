@@ -118,7 +118,7 @@ static DOC: RuleDoc = RuleDoc {
     name: "slo",
     id: "slo/<entrypoint>",
     severity: "error",
-    summary: "An entrypoint's availability is below `objective.availability`.",
+    summary: "An entrypoint's availability is below its objective (its own `objective`, else `objective.availability`).",
     checks: "For every entrypoint, the probability that it is up, computed from the instances, domains and shared-fate groups that have a figure, with shared dependencies counted once and correlated failures (a zone, a config push) conditioned on, minus the time standbys take to switch over (docs/availability.md). The finding fires (error) when that figure is below the entrypoint's objective; it fires as a warning when the figure meets the objective only by assuming instant failover (a standby edge whose active side has no `mttr`). An entrypoint with no figure at all (n/a) is not judged.",
     why: "The objective is what the system promises. Multiplying figures along a call chain is wrong both ways: it double-counts a database two front ends share, and it treats replicas in one zone or behind one config push as independent. A design review needs the real figure and the component that limits it.",
     example: "objective: {availability: 99.95%}\ncomponents:\n  api: {instances: 3, availability: 99.9%, depends_on: [postgres]}\n  postgres: {availability: 99.9%}   # slo/api: 99.9% < 99.95%",
@@ -136,10 +136,10 @@ impl Analyzer for Slo {
     }
 
     fn check(&self, cx: &Context, report: &mut Report) {
-        let Some(objective) = &cx.model.objective else {
-            return;
-        };
         for (entrypoint, figure) in cx.figures {
+            let Some(objective) = &cx.model.objective_of(*entrypoint) else {
+                continue;
+            };
             // A bounded figure misses the objective only when even its upper
             // end does: the lower end alone would blame the method. A path
             // with no figure at all cannot be judged (its row says n/a); one
@@ -168,9 +168,6 @@ pub fn availability_rows(
     model: &Model,
     figures: &[(ComponentId, Figure)],
 ) -> BTreeMap<String, AvailabilityRow> {
-    let window = model
-        .objective
-        .map_or(30.0 * 86_400.0, |o| o.window.seconds());
     figures
         .iter()
         .map(|(entrypoint, figure)| {
@@ -184,6 +181,8 @@ pub fn availability_rows(
             let known = (figure.quantified
                 && !(figure.availability >= 1.0 && unquantified_components > 0))
                 .then_some(figure.availability);
+            let objective = model.objective_of(*entrypoint);
+            let window = objective.map_or(30.0 * 86_400.0, |o| o.window.seconds());
             let row = AvailabilityRow {
                 availability: known,
                 method: match figure.method {
@@ -196,8 +195,8 @@ pub fn availability_rows(
                 downtime_per_year_s: known.map(|a| (1.0 - a) * YEAR_S),
                 window_s: window,
                 downtime_per_window_s: known.map(|a| (1.0 - a) * window),
-                objective: model.objective.map(|o| o.availability),
-                error_budget_s: model.objective.map(|o| (1.0 - o.availability) * window),
+                objective: objective.map(|o| o.availability),
+                error_budget_s: objective.map(|o| (1.0 - o.availability) * window),
                 improvement: figure
                     .improvement
                     .iter()

@@ -184,6 +184,9 @@ pub struct Component {
     pub shares: Vec<GroupId>,
     /// Where its load goes when it fails.
     pub failover_to: Option<ComponentId>,
+    /// Its own availability objective (meant for entrypoints) and where it
+    /// is written.
+    pub objective: Option<(f64, Span)>,
     /// How long its own clients wait (meant for entrypoints).
     pub timeout: Option<Duration>,
     /// What it calls.
@@ -302,6 +305,22 @@ impl Model {
     #[must_use]
     pub fn group(&self, id: GroupId) -> &Group {
         &self.groups[id.0]
+    }
+
+    /// The objective of an entrypoint: its own `objective` with the model's
+    /// window (30 days without one), else the model-wide objective.
+    #[must_use]
+    pub fn objective_of(&self, entrypoint: ComponentId) -> Option<Objective> {
+        match self.component(entrypoint).objective {
+            Some((availability, span)) => Some(Objective {
+                availability,
+                window: self
+                    .objective
+                    .map_or(Duration(30 * 86_400_000), |o| o.window),
+                span,
+            }),
+            None => self.objective,
+        }
     }
 
     /// Component ids in model order.

@@ -117,6 +117,8 @@ raw_struct! {
         pub shares: Option<Vec<Spanned<Name>>>,
         /// Where its load goes when it fails (cells, peers, fallbacks).
         pub failover_to: Option<Spanned<Name>>,
+        /// On an entrypoint: its own availability objective (`99.5%`), instead of `objective.availability`; the window stays the model's.
+        pub objective: Option<Spanned<Probability>>,
         /// On an entrypoint: how long its clients wait for an answer; the worst-case latency of each call path from it is compared with this.
         pub timeout: Option<Spanned<Duration>>,
         /// What it calls.

@@ -174,3 +174,54 @@ fn an_unknown_switchover_frequency_is_a_caveat_not_a_pass() {
     assert!((row["availability"].as_f64().unwrap() - 0.999_499).abs() < 1e-12);
     assert_eq!(row["caveats"], serde_json::json!([]));
 }
+
+#[test]
+fn each_entrypoint_is_judged_against_its_own_objective() {
+    // Model-wide 99.9% is the default; search promises 99.5%, reporting 99%.
+    // checkout 99.95% ≥ 99.9%: fine. search 99.6% ≥ 99.5% (it would miss
+    // 99.9%): fine. reporting 98.5% < 99%: slo/reporting, 1.5% × 43200 min
+    // = 648 min against a budget of 1% × 43200 = 432 min, 216 over.
+    let text = "system: s\nobjective: {availability: 99.9%, window: 30d}\nentrypoints: [checkout, search, reporting]\ncomponents:\n  checkout: {availability: 99.95%}\n  search: {objective: 99.5%, availability: 99.6%}\n  reporting: {objective: 99%, availability: 98.5%}\n";
+    let report = json(text);
+    let slo: Vec<String> = ids(&report)
+        .into_iter()
+        .filter(|id| id.starts_with("slo/"))
+        .collect();
+    assert_eq!(slo, ["slo/reporting"]);
+    let rows = &report["availability"];
+    assert_eq!(rows["checkout"]["objective"], 0.999);
+    assert_eq!(rows["search"]["objective"], 0.995);
+    assert_eq!(rows["reporting"]["objective"], 0.99);
+    // Budgets per 30d window: 0.1% → 2592s, 0.5% → 12960s, 1% → 25920s.
+    for (name, budget) in [
+        ("checkout", 2592.0),
+        ("search", 12_960.0),
+        ("reporting", 25_920.0),
+    ] {
+        let got = rows[name]["error_budget_s"].as_f64().unwrap();
+        assert!((got - budget).abs() < 1e-6, "{name}: {got}");
+    }
+    let message = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "slo/reporting")
+        .unwrap()["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(message.contains("against an objective of 99%: 648.0 min of downtime per 30d window against a budget of 432.0 min, 216.0 min over"), "{message}");
+    // The review table shows each one's own objective.
+    let markdown = check("figures.yaml", text, Format::Markdown).stdout;
+    assert!(
+        markdown.contains("| search | 99.600000% | 2.40 | 99.5% |"),
+        "{markdown}"
+    );
+    // Without a model-wide objective, only the entrypoints that have one are judged (30d window).
+    let report = json(&text.replace("objective: {availability: 99.9%, window: 30d}\n", ""));
+    assert_eq!(report["availability"]["checkout"].get("objective"), None);
+    let budget = report["availability"]["reporting"]["error_budget_s"]
+        .as_f64()
+        .unwrap();
+    assert!((budget - 25_920.0).abs() < 1e-6, "{budget}");
+}

@@ -86,6 +86,7 @@ pub(super) fn components(
                 shares: shares(component, names, cx),
                 failover_to,
                 timeout: component.timeout.as_ref().map(|v| v.value),
+                objective: component.objective.as_ref().map(|v| (v.value.0, v.span)),
                 depends_on,
                 recovery: component.recovery.as_ref().map(|r| recovery(r, names, cx)),
                 span: name.span,
