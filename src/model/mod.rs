@@ -184,6 +184,8 @@ pub struct Component {
     pub shares: Vec<GroupId>,
     /// Where its load goes when it fails.
     pub failover_to: Option<ComponentId>,
+    /// Whether the team does not run it (a managed or external service).
+    pub managed: bool,
     /// Its own availability objective (meant for entrypoints) and where it
     /// is written.
     pub objective: Option<(f64, Span)>,

@@ -225,3 +225,43 @@ fn each_entrypoint_is_judged_against_its_own_objective() {
         .unwrap();
     assert!((budget - 25_920.0).abs() < 1e-6, "{budget}");
 }
+
+#[test]
+fn a_managed_service_gets_the_advice_that_applies() {
+    // s3-raw is managed (one provider): spof advises a second provider, a
+    // cached fallback, a degradable edge or the SLA, never "run 2 or more
+    // instances"; dns (kind: saas implies managed) is not asked for a placement,
+    // while the self-run api is.
+    let text = "system: s\ndomains: {use1-a: {kind: zone}, use1-b: {kind: zone}}\ncomponents:\n  edge: {instances: 2, placement: [use1-a, use1-b], depends_on: [dns, s3-raw, api]}\n  dns: {kind: saas, availability: 100%}\n  s3-raw: {kind: objectstore, managed: true, availability: 99.99%}\n  api: {instances: 2}\n";
+    let report = json(text);
+    let found = ids(&report);
+    assert!(!found.contains(&"placement/dns".to_owned()), "{found:?}");
+    assert!(!found.contains(&"placement/s3-raw".to_owned()), "{found:?}");
+    assert!(found.contains(&"placement/api".to_owned()), "{found:?}");
+    let spof = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "spof/s3-raw")
+        .expect("spof/s3-raw");
+    let help = spof["help"].as_str().unwrap();
+    assert!(
+        help.contains("second provider") && help.contains("provider's SLA"),
+        "{help}"
+    );
+    assert!(!help.contains("instances (min_healthy"), "{help}");
+    // Self-run: the instance advice stays.
+    let report = json(&text.replace(", managed: true", ""));
+    let spof = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "spof/s3-raw")
+        .unwrap();
+    assert!(
+        spof["help"]
+            .as_str()
+            .unwrap()
+            .starts_with("run 2 or more instances")
+    );
+}

@@ -13,6 +13,9 @@ use super::super::{
 };
 use super::Names;
 
+/// Kinds that mean a service the team does not run (`managed` defaults to true).
+pub const MANAGED_KINDS: &[&str] = &["saas", "external"];
+
 /// The validated components, in model order.
 pub(super) fn components(
     raw: &RawModel,
@@ -87,6 +90,15 @@ pub(super) fn components(
                 failover_to,
                 timeout: component.timeout.as_ref().map(|v| v.value),
                 objective: component.objective.as_ref().map(|v| (v.value.0, v.span)),
+                managed: component.managed.as_ref().map_or_else(
+                    || {
+                        component
+                            .kind
+                            .as_ref()
+                            .is_some_and(|k| MANAGED_KINDS.contains(&k.value.as_str()))
+                    },
+                    |v| v.value,
+                ),
                 depends_on,
                 recovery: component.recovery.as_ref().map(|r| recovery(r, names, cx)),
                 span: name.span,
