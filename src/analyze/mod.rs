@@ -14,6 +14,7 @@ mod expiry;
 mod fallback;
 pub mod finding;
 mod headroom;
+mod loss;
 pub mod outage;
 mod placement;
 mod recovery_access;

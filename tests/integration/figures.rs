@@ -265,3 +265,57 @@ fn a_managed_service_gets_the_advice_that_applies() {
             .starts_with("run 2 or more instances")
     );
 }
+
+#[test]
+fn redundancy_between_regions_is_judged_at_the_entrypoint() {
+    // Two regions, active-active: edge needs any_of [api-east, api-west],
+    // each api needs its region's ddb (3 nodes at 99.9% in one 99.99% region).
+    // On its own, ddb-east's region fails with 1e-4 against 0.001³ = 1e-9 for
+    // its nodes (1e5 times as likely), but losing us-east leaves api-west:
+    // the entrypoint stays up, so no common-cause finding and no advice to
+    // spread ddb-east over regions. Availability: 1 − (1e-4 + 1e-9)² ≈ 1 − 1e-8.
+    let text = "system: s\ndomains:\n  us-east: {kind: region, availability: 99.99%}\n  us-west: {kind: region, availability: 99.99%}\ncomponents:\n  edge: {availability: 100%, depends_on: [{any_of: [api-east, api-west]}]}\n  api-east: {instances: 2, availability: 100%, placement: [us-east], depends_on: [ddb-east]}\n  api-west: {instances: 2, availability: 100%, placement: [us-west], depends_on: [ddb-west]}\n  ddb-east: {instances: 3, availability: 99.9%, placement: [us-east], recovery: {backup_interval: 1h, needs: [sso]}}\n  ddb-west: {instances: 3, availability: 99.9%, placement: [us-west]}\n  sso: {instances: 2, availability: 100%, placement: [us-east]}\nentrypoints: [edge]\n";
+    let report = json(text);
+    let found = ids(&report);
+    assert!(
+        !found.iter().any(|id| id.starts_with("common-cause/")),
+        "{found:?}"
+    );
+    assert!(!found.iter().any(|id| id.starts_with("spof/")), "{found:?}");
+    // Losing us-east takes ddb-east and sso down together, but the entrypoint
+    // is served from us-west: no recovery is needed to serve, no finding.
+    assert!(
+        !found.iter().any(|id| id.starts_with("recovery-access/")),
+        "{found:?}"
+    );
+    let a = report["availability"]["edge"]["availability"]
+        .as_f64()
+        .unwrap();
+    let east = 1.0 - 0.9999 * (1.0 - 0.001_f64.powi(3));
+    assert!((a - (1.0 - east * east)).abs() < 1e-15, "{a}");
+    // One region only (us-west gone): losing us-east breaks the entrypoint,
+    // so common-cause/ddb-east fires (1.0e-4 against 1.0e-9); recovery-access
+    // does not, as spof does not judge a kind the model has one domain of.
+    let single = text
+        .replace("  us-west: {kind: region, availability: 99.99%}\n", "")
+        .replace("{any_of: [api-east, api-west]}", "api-east")
+        .replace("  api-west: {instances: 2, availability: 100%, placement: [us-west], depends_on: [ddb-west]}\n", "")
+        .replace("  ddb-west: {instances: 3, availability: 99.9%, placement: [us-west]}\n", "");
+    let report = json(&single);
+    let found = ids(&report);
+    assert!(
+        found.contains(&"common-cause/ddb-east".to_owned()),
+        "{found:?}"
+    );
+    assert!(
+        !found.iter().any(|id| id.starts_with("recovery-access/")),
+        "{found:?}"
+    );
+    // With a standby between the regions (switchover: 45m), losing us-east
+    // stops the entrypoint for the switchover: the recovery needs sso there.
+    let report = json(&text.replace(
+        "{any_of: [api-east, api-west]}",
+        "{any_of: [api-east, api-west], switchover: 45m}",
+    ));
+    assert!(ids(&report).contains(&"recovery-access/ddb-east/sso".to_owned()));
+}
