@@ -117,7 +117,7 @@ raw_struct! {
         pub shares: Option<Vec<Spanned<Name>>>,
         /// Where its load goes when it fails (cells, peers, fallbacks).
         pub failover_to: Option<Spanned<Name>>,
-        /// true: a service the team does not run (a cloud-managed store, a SaaS API, a global DNS): it cannot be given instances or a placement, so `placement` does not ask for one and `spof` advises a second provider, a cached or stale fallback, a degradable edge or the provider's SLA. Default: true for `kind: saas` or `kind: external`, else false.
+        /// true: a service the team does not run (a cloud-managed store, a `SaaS` API, a global `DNS`): it cannot be given instances or a placement, so `placement` does not ask for one and `spof` advises a second provider, a cached or stale fallback, a degradable edge or the provider's SLA. Default: true for `kind: saas` or `kind: external`, else false.
         pub managed: Option<Spanned<bool>>,
         /// On an entrypoint: its own availability objective (`99.5%`), instead of `objective.availability`; the window stays the model's.
         pub objective: Option<Spanned<Probability>>,

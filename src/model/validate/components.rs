@@ -135,7 +135,9 @@ fn min_healthy(component: &RawComponent, instances: u32, cx: &mut Cx) -> u32 {
 
 fn availability(component: &RawComponent, cx: &mut Cx) -> Option<f64> {
     match (&component.availability, &component.mtbf, &component.mttr) {
-        (Some(a), None, None) => Some(a.value.0),
+        // With an availability, mttr only gives the failure frequency
+        // (1 − A) / mttr that switchovers need.
+        (Some(a), None, _) => Some(a.value.0),
         (a, Some(mtbf), Some(mttr)) => {
             if let Some(a) = a {
                 cx.report(Problem::exclusive(
@@ -166,8 +168,6 @@ fn availability(component: &RawComponent, cx: &mut Cx) -> Option<f64> {
             ));
             None
         }
-        // With an availability, mttr gives the failure frequency (1 − A) / mttr.
-        (Some(a), None, Some(_)) => Some(a.value.0),
         (None, None, Some(mttr)) => {
             let span = component.key_span("mttr").unwrap_or(mttr.span);
             cx.report(Problem::needs_partner(
