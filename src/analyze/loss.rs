@@ -9,23 +9,50 @@
 //! needs: the standby serves only after the switchover, so the entrypoint
 //! is down for that long.
 
+use std::cell::RefCell;
+
 use super::outage::required_closure;
 use crate::engine::scenario::{Baseline, Scenario};
 use crate::engine::switchover;
-use crate::model::{DomainId, Model};
+use crate::model::{ComponentId, DomainId, Model};
 
 /// What one model needs to judge losses: computed once per rule run.
 pub(crate) struct LossJudge {
     baseline: Baseline,
-    needed: Vec<bool>,
+    /// The active alternatives of the standby edges an entrypoint needs.
+    standby_active: Vec<ComponentId>,
+    /// Each domain's answer, once asked (many components share a zone).
+    domains: RefCell<Vec<Option<bool>>>,
 }
 
 impl LossJudge {
     /// The judge of `model`'s losses.
     pub(crate) fn new(model: &Model) -> Self {
+        let baseline = Baseline::new(model);
+        let needed = required_closure(model);
+        let mut standby_active: Vec<ComponentId> = model
+            .component_ids()
+            .filter(|c| needed[c.0] && baseline.is_up(*c))
+            .flat_map(|caller| {
+                model
+                    .component(caller)
+                    .depends_on
+                    .iter()
+                    .filter(|e| !e.degradable && switchover::duration(model, e).is_some())
+                    .flat_map(|edge| {
+                        let active = usize::try_from(edge.at_least)
+                            .unwrap_or(usize::MAX)
+                            .min(edge.targets.len());
+                        edge.targets[..active].iter().copied()
+                    })
+            })
+            .collect();
+        standby_active.sort_unstable();
+        standby_active.dedup();
         Self {
-            baseline: Baseline::new(model),
-            needed: required_closure(model),
+            baseline,
+            standby_active,
+            domains: RefCell::new(vec![None; model.domains.len()]),
         }
     }
 
@@ -39,32 +66,25 @@ impl LossJudge {
         {
             return true;
         }
-        model
-            .component_ids()
-            .filter(|c| self.needed[c.0] && self.baseline.is_up(*c))
-            .any(|caller| {
-                model.component(caller).depends_on.iter().any(|edge| {
-                    let active = usize::try_from(edge.at_least)
-                        .unwrap_or(usize::MAX)
-                        .min(edge.targets.len());
-                    !edge.degradable
-                        && switchover::duration(model, edge).is_some()
-                        && edge.targets[..active]
-                            .iter()
-                            .any(|t| down.binary_search(t).is_ok())
-                })
-            })
+        self.standby_active
+            .iter()
+            .any(|t| down.binary_search(t).is_ok())
     }
 
     /// Whether losing `domain` breaks an entrypoint.
     pub(crate) fn domain_breaks(&self, model: &Model, domain: DomainId) -> bool {
-        self.breaks_an_entrypoint(
+        if let Some(known) = self.domains.borrow()[domain.0] {
+            return known;
+        }
+        let breaks = self.breaks_an_entrypoint(
             model,
             &Scenario {
                 domains: vec![domain],
                 ..Scenario::default()
             },
-        )
+        );
+        self.domains.borrow_mut()[domain.0] = Some(breaks);
+        breaks
     }
 }
 
