@@ -319,3 +319,24 @@ fn redundancy_between_regions_is_judged_at_the_entrypoint() {
     ));
     assert!(ids(&report).contains(&"recovery-access/ddb-east/sso".to_owned()));
 }
+
+#[test]
+fn a_switchover_on_a_single_target_is_an_error_with_the_fix() {
+    let text =
+        "system: s\ncomponents:\n  api: {depends_on: [{target: db, switchover: 5m}]}\n  db: {}\n";
+    let run = check("figures.yaml", text, Format::Json);
+    assert_eq!(run.outcome, Outcome::Invalid);
+    // Line 3, under `switchover`, with the help to list alternatives.
+    assert!(
+        run.stderr
+            .contains("`switchover` is given without `any_of`"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("[figures.yaml:3:35]"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("list them with `any_of`"),
+        "{}",
+        run.stderr
+    );
+}
