@@ -9,13 +9,16 @@
 //! active alternative and what it needs in series (`target` edges, not
 //! degradable), `q` being a component's unavailability from its instances;
 //! for one instance with `mtbf` and `mttr` that is `1 / (mtbf + mttr)`.
-//! A component with a figure but no `mttr` leaves it unknown: the figure then
-//! assumes instant failover and says so in a caveat.
+//! A domain whose loss alone takes an active-side component down adds
+//! `(1 − availability) / mttr` of its own. A component or such a domain
+//! with a figure but no `mttr` leaves it unknown: the figure then assumes
+//! instant failover and says so in a caveat.
 
 use std::collections::BTreeSet;
 
 use super::events;
-use crate::model::{ComponentId, Duration, Edge, EdgeKind, Model};
+use super::scenario::surviving_instances;
+use crate::model::{ComponentId, DomainId, Duration, Edge, EdgeKind, Model};
 
 /// What the switchovers of one entrypoint cost.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -85,6 +88,30 @@ fn frequency(model: &Model, active: ComponentId) -> Result<f64, Vec<String>> {
         match component.mttr {
             Some(mttr) if mttr.0 > 0 => rate += q / mttr.seconds(),
             _ => unknown.push(component.name.clone()),
+        }
+    }
+    // Domains whose loss alone takes an active-side component down (a
+    // zone holding all its instances, the region around it), once each.
+    let mut lost_with = BTreeSet::new();
+    for c in active_side(model, active) {
+        let component = model.component(c);
+        if component.placement.is_empty() {
+            continue;
+        }
+        for (index, domain) in model.domains.iter().enumerate() {
+            if domain.availability.is_some_and(|a| a < 1.0)
+                && surviving_instances(model, c, &[DomainId(index)]) < component.min_healthy
+            {
+                lost_with.insert(index);
+            }
+        }
+    }
+    for index in lost_with {
+        let domain = &model.domains[index];
+        let q = 1.0 - domain.availability.unwrap_or(1.0);
+        match domain.mttr {
+            Some(mttr) if mttr.0 > 0 => rate += q / mttr.seconds(),
+            _ => unknown.push(domain.name.clone()),
         }
     }
     if unknown.is_empty() {
@@ -167,6 +194,28 @@ mod tests {
             [
                 "assumes instant failover from a (30m of switchover in api): a has a figure but no mttr, so how often it fails over is unknown"
             ]
+        );
+    }
+
+    #[test]
+    fn a_zone_holding_the_active_side_adds_its_own_losses() {
+        // a: 99.9%, mttr 1h -> 1e-3 per hour; its zone z: 99.99%, mttr 2h ->
+        // 1e-4 / 2h = 5e-5 per hour. Σ 1.05e-3 per hour × 1h switchover.
+        let text = "system: s\ndomains: {z: {kind: zone, availability: 99.99%, mttr: 2h}}\ncomponents:\n  api: {depends_on: [{any_of: [a, b], switchover: 1h}]}\n  a: {availability: 99.9%, mttr: 1h, placement: [z]}\n  b: {}\n";
+        let m = model(text);
+        let c = cost(&m, m.component_ids());
+        assert!(
+            (c.unavailability - 1.05e-3).abs() < 1e-12,
+            "{}",
+            c.unavailability
+        );
+        // Without the zone's mttr, its losses' frequency is unknown.
+        let m = model(&text.replace(", mttr: 2h", ""));
+        let c = cost(&m, m.component_ids());
+        assert!(
+            c.caveats[0].contains(": z has a figure but no mttr"),
+            "{:?}",
+            c.caveats
         );
     }
 

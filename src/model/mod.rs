@@ -120,6 +120,8 @@ pub struct Domain {
     pub ancestors: Vec<DomainId>,
     /// Chance it is up; `None` counts as never failing in the figure.
     pub availability: Option<f64>,
+    /// Mean time to restore it, when given (the frequency of its losses).
+    pub mttr: Option<Duration>,
     /// Where its name is written.
     pub span: Span,
     /// Where each key is written.

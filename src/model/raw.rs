@@ -69,6 +69,8 @@ raw_struct! {
         pub r#in: Option<Spanned<Name>>,
         /// Chance the domain is up; without it the domain never fails in the availability figure.
         pub availability: Option<Spanned<Probability>>,
+        /// Mean time to restore the domain (with availability): its losses happen (1 − availability) / mttr often, which switchovers to standbys need.
+        pub mttr: Option<Spanned<Duration>>,
     }
 }
 
