@@ -26,6 +26,8 @@ pub const EXACT_EVENTS: usize = 14;
 pub const BOUND_WIDTH: f64 = 1e-10;
 /// Most states visited for a bounded figure.
 pub const MAX_STATES: usize = 2_000_000;
+/// Most steps (states × per-state cost) a bounded figure takes.
+pub const MAX_VISIT_WORK: usize = 400_000_000;
 /// Footprints wider than this are evaluated per state instead of tabled.
 const MAX_TABLE_EVENTS: usize = 16;
 
@@ -140,6 +142,7 @@ fn relaxed(model: &Model, structure: &Structure) -> Figure {
         bdd: super::bdd::Bdd::new(),
         root: super::bdd::TRUE,
         vars: Vec::new(),
+        modules: Vec::new(),
         truncated: false,
     };
     let series_only = Structure {
@@ -147,6 +150,7 @@ fn relaxed(model: &Model, structure: &Structure) -> Figure {
         bdd: super::bdd::Bdd::new(),
         root: super::bdd::TRUE,
         vars: Vec::new(),
+        modules: Vec::new(),
         truncated: false,
     };
     let low = evaluate(model, &all);
@@ -191,6 +195,8 @@ struct Run<'a> {
     /// Per BDD variable: Σ P(s) × P(series | s) × ∂G/∂p × (q − p).
     var_gain: Vec<f64>,
     scratch: Scratch,
+    /// The Poisson-binomial row of a module.
+    tail: Vec<f64>,
 }
 
 /// Buffers reused from state to state.
@@ -257,8 +263,9 @@ impl<'a> Run<'a> {
             mass: 0.0,
             states: 0,
             event_up: vec![0.0; model.events.len()],
-            var_gain: vec![0.0; structure.vars.len()],
+            var_gain: vec![0.0; structure.vars.len() + structure.modules.len()],
             scratch: Scratch::default(),
+            tail: Vec::new(),
         }
     }
 
@@ -311,9 +318,25 @@ impl<'a> Run<'a> {
         } = &mut self.scratch;
         p.clear();
         q.clear();
-        for leaf in &self.model.leaves[series_len..] {
+        let vars_end = series_len + self.structure.vars.len();
+        for leaf in &self.model.leaves[series_len..vars_end] {
             p.push(leaf.healthy(|e| self.down[e], &self.model.folded, false));
             q.push(leaf.healthy(|e| self.down[e], &self.model.folded, true));
+        }
+        let mut start = vars_end;
+        for module in &self.structure.modules {
+            let members = &self.model.leaves[start..start + module.members.len()];
+            start += module.members.len();
+            let held = events::tail(
+                module.k,
+                members
+                    .iter()
+                    .map(|leaf| leaf.healthy(|e| self.down[e], &self.model.folded, false)),
+                &mut self.tail,
+            );
+            // A module's members have no improvement row: q = p.
+            p.push(held);
+            q.push(held);
         }
         let gates = self
             .structure
@@ -391,16 +414,20 @@ impl<'a> Run<'a> {
         self.down.clone_from(&base);
         self.visit();
         let mut heap = BinaryHeap::new();
+        let mut flips: Vec<Vec<usize>> = Vec::new();
         if !order.is_empty() {
+            flips.push(vec![0]);
             heap.push(Candidate {
                 weight: order[0].0,
-                flipped: vec![0],
+                sequence: 0,
             });
         }
-        while let Some(Candidate { weight, flipped }) = heap.pop() {
-            if 1.0 - self.mass <= BOUND_WIDTH || self.states >= MAX_STATES {
+        let limit = self.state_limit();
+        while let Some(Candidate { weight, sequence }) = heap.pop() {
+            if 1.0 - self.mass <= BOUND_WIDTH || self.states >= limit {
                 break;
             }
+            let flipped = std::mem::take(&mut flips[sequence]);
             self.down.clone_from(&base);
             for &k in &flipped {
                 let e = order[k].1;
@@ -413,8 +440,9 @@ impl<'a> Run<'a> {
                 extended.push(last + 1);
                 heap.push(Candidate {
                     weight: weight * order[last + 1].0,
-                    flipped: extended,
+                    sequence: flips.len(),
                 });
+                flips.push(extended);
                 let mut moved = flipped;
                 if let Some(l) = moved.last_mut() {
                     *l = last + 1;
@@ -426,10 +454,28 @@ impl<'a> Run<'a> {
                 };
                 heap.push(Candidate {
                     weight: weight * ratio,
-                    flipped: moved,
+                    sequence: flips.len(),
                 });
+                flips.push(moved);
             }
         }
+    }
+
+    /// Most states a bounded figure visits: [`MAX_STATES`], fewer when one
+    /// state costs much (many events, footprints or BDD nodes), so that a
+    /// bounded figure costs at most about [`MAX_VISIT_WORK`] steps.
+    fn state_limit(&self) -> usize {
+        let per_state = 4 * self.model.events.len()
+            + self.footprints.len()
+            + self.structure.bdd.len()
+            + self
+                .structure
+                .modules
+                .iter()
+                .map(|m| m.members.len() * m.k)
+                .sum::<usize>()
+            + 1;
+        (MAX_VISIT_WORK / per_state).clamp(1_000, MAX_STATES)
     }
 
     /// The improvement table: components, then events, by gain.
@@ -463,7 +509,7 @@ impl<'a> Run<'a> {
                 gains.push((Subject::Component(components[m]), per_member[i]));
             }
         }
-        for (v, &gain) in self.var_gain.iter().enumerate() {
+        for (v, &gain) in self.var_gain.iter().enumerate().take(self.structure.vars.len()) {
             gains.push((Subject::Component(self.structure.vars[v]), gain));
         }
         for (i, event) in self.model.events.iter().enumerate() {
@@ -533,16 +579,18 @@ fn products_without(items: &[f64]) -> (Vec<f64>, Vec<f64>) {
     (prefix, suffix)
 }
 
-/// A set of flipped events (positions in the ratio order) and its weight
-/// relative to the base state.
+/// A set of flipped events (positions in the ratio order, kept apart under
+/// `sequence`) and its weight relative to the base state. Ties are broken
+/// by the sequence number (first pushed, first visited), never by
+/// comparing the sets.
 struct Candidate {
     weight: f64,
-    flipped: Vec<usize>,
+    sequence: usize,
 }
 
 impl PartialEq for Candidate {
     fn eq(&self, other: &Self) -> bool {
-        self.weight.total_cmp(&other.weight).is_eq() && self.flipped == other.flipped
+        self.cmp(other).is_eq()
     }
 }
 impl Eq for Candidate {}
@@ -555,6 +603,6 @@ impl Ord for Candidate {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         self.weight
             .total_cmp(&other.weight)
-            .then_with(|| other.flipped.cmp(&self.flipped))
+            .then_with(|| other.sequence.cmp(&self.sequence))
     }
 }
