@@ -509,7 +509,12 @@ impl<'a> Run<'a> {
                 gains.push((Subject::Component(components[m]), per_member[i]));
             }
         }
-        for (v, &gain) in self.var_gain.iter().enumerate().take(self.structure.vars.len()) {
+        for (v, &gain) in self
+            .var_gain
+            .iter()
+            .enumerate()
+            .take(self.structure.vars.len())
+        {
             gains.push((Subject::Component(self.structure.vars[v]), gain));
         }
         for (i, event) in self.model.events.iter().enumerate() {

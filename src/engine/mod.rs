@@ -31,9 +31,8 @@ pub fn availability(model: &Model) -> Vec<(ComponentId, Figure)> {
         .entrypoints
         .par_iter()
         .map(|&entrypoint| {
-            let structure = structure::build_with(model, entrypoint, |components| {
-                states(model, components)
-            });
+            let structure =
+                structure::build_with(model, entrypoint, |components| states(model, components));
             (entrypoint, exact::evaluate(model, &structure))
         })
         .collect()

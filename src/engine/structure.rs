@@ -263,7 +263,12 @@ fn reachable(model: &Model, series: &[ComponentId]) -> Vec<ComponentId> {
     let mut next = 0;
     while let Some(&c) = order.get(next) {
         next += 1;
-        for edge in model.component(c).depends_on.iter().filter(|e| !e.degradable) {
+        for edge in model
+            .component(c)
+            .depends_on
+            .iter()
+            .filter(|e| !e.degradable)
+        {
             for t in &edge.targets {
                 if seen.insert(*t) {
                     order.push(*t);
@@ -283,7 +288,12 @@ fn private_leaves(
 ) -> HashSet<ComponentId> {
     let mut uses: HashMap<ComponentId, usize> = HashMap::new();
     for c in reachable(model, series) {
-        for edge in model.component(c).depends_on.iter().filter(|e| !e.degradable) {
+        for edge in model
+            .component(c)
+            .depends_on
+            .iter()
+            .filter(|e| !e.degradable)
+        {
             for &t in &edge.targets {
                 *uses.entry(t).or_insert(0) += 1;
             }
@@ -364,7 +374,9 @@ impl Builder<'_> {
             .collect();
         keyed.sort_by(|a, b| {
             let by_size = if widest { b.0.cmp(&a.0) } else { a.0.cmp(&b.0) };
-            by_size.then_with(|| a.1.cmp(&b.1)).then_with(|| a.2.0.cmp(&b.2.0))
+            by_size
+                .then_with(|| a.1.cmp(&b.1))
+                .then_with(|| a.2.0.cmp(&b.2.0))
         });
         keyed.into_iter().map(|(_, _, edge)| edge).collect()
     }
@@ -381,7 +393,13 @@ impl Builder<'_> {
             if seen.len() >= REACH_CAP {
                 break;
             }
-            for edge in self.model.component(x).depends_on.iter().filter(|e| !e.degradable) {
+            for edge in self
+                .model
+                .component(x)
+                .depends_on
+                .iter()
+                .filter(|e| !e.degradable)
+            {
                 for &t in &edge.targets {
                     if seen.insert(t) {
                         stack.push(t);
