@@ -72,8 +72,7 @@ pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Outcome {
     // A run costs trials × model size: past the work bound, fewer trials
     // are run and the output says so.
     let size = montecarlo::size(&model);
-    let affordable = (montecarlo::MAX_WORK / size.max(1)) / montecarlo::CHUNK * montecarlo::CHUNK;
-    let trials = args.trials.min(affordable.max(montecarlo::CHUNK));
+    let trials = montecarlo::affordable_trials(&model, args.trials);
     if trials < args.trials {
         let _ = writeln!(
             terminal.err,

@@ -27,7 +27,7 @@ pub const BOUND_WIDTH: f64 = 1e-10;
 /// Most states visited for a bounded figure.
 pub const MAX_STATES: usize = 2_000_000;
 /// Most steps (states × per-state cost) a bounded figure takes.
-pub const MAX_VISIT_WORK: usize = 400_000_000;
+pub const MAX_VISIT_WORK: usize = 100_000_000;
 /// Footprints wider than this are evaluated per state instead of tabled.
 const MAX_TABLE_EVENTS: usize = 16;
 

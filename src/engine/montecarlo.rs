@@ -38,6 +38,15 @@ pub fn size(model: &Model) -> u64 {
     (model.components.len() + links) as u64
 }
 
+/// The trials a run of `requested` trials performs on `model`: all of
+/// them up to [`MAX_WORK`] component-trials, else as many whole chunks as
+/// fit (at least one).
+#[must_use]
+pub fn affordable_trials(model: &Model, requested: u64) -> u64 {
+    let fit = (MAX_WORK / size(model).max(1)) / CHUNK * CHUNK;
+    requested.min(fit.max(CHUNK))
+}
+
 /// Failures an entrypoint must show before its interval means anything.
 pub const MIN_FAILURES: u64 = 10;
 

@@ -7,6 +7,7 @@ mod cli;
 mod cut_sets;
 mod docs;
 mod examples;
+mod hostile_perf;
 mod html;
 mod import;
 mod invalid;
