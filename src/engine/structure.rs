@@ -309,6 +309,9 @@ fn private_leaves(
         .collect()
 }
 
+/// A required edge as (how many targets must be up, the targets).
+type Gate = (usize, Vec<ComponentId>);
+
 struct Builder<'a> {
     model: &'a Model,
     in_series: HashSet<ComponentId>,
@@ -335,7 +338,7 @@ impl Builder<'_> {
             .component(c)
             .depends_on
             .iter()
-            .filter(|e| !e.degradable && !(gates_only && e.kind == EdgeKind::Target))
+            .filter(|e| !(e.degradable || gates_only && e.kind == EdgeKind::Target))
             .map(|e| {
                 // A single-target edge needs its (one) target: "at least all of them".
                 let k = if e.kind == EdgeKind::Target {
@@ -360,7 +363,7 @@ impl Builder<'_> {
             });
             *targets = keyed.into_iter().map(|(_, t)| t).collect();
         }
-        let mut keyed: Vec<(usize, Vec<&str>, (usize, Vec<ComponentId>))> = edges
+        let mut keyed: Vec<(usize, Vec<&str>, Gate)> = edges
             .into_iter()
             .map(|edge| {
                 let size = edge.1.iter().map(|&t| self.reach_of(t)).sum::<usize>();

@@ -265,3 +265,32 @@ fn simulate_bounds_the_trials_and_the_work() {
     assert_eq!(figure.method, Method::Exact);
     assert!((figure.availability - 1.0).abs() < 1e-15);
 }
+
+#[test]
+fn spof_on_a_twenty_thousand_component_chain_is_linear() {
+    // c0 → c1 → … → c19999, each one instance at 99.9%: every one is a
+    // SPOF of the entrypoint c0, and losing c_i drags c0..c_{i−1} (i of
+    // them). Walking up the chain for each would be 2e8 steps and keep
+    // every list (2.9 GB); each loss is its caller's plus one.
+    let n = 20_000;
+    let mut text = String::from("system: s\ncomponents:\n");
+    for i in 0..n - 1 {
+        let _ = writeln!(
+            text,
+            "  c{i}: {{availability: 99.9%, depends_on: [c{}]}}",
+            i + 1
+        );
+    }
+    let _ = writeln!(text, "  c{}: {{availability: 99.9%}}", n - 1);
+    let model = parse(&text);
+    let events = nines::analyze::single_point_of_failure::single_events(&model);
+    assert_eq!(events.len(), n);
+    let (_, last) = &events[n - 1];
+    assert_eq!(last.dragged_total, n - 1);
+    assert_eq!(
+        last.describe(&model),
+        "c19999 (1 of 1 instances) and with it c0, c1, c2, c3, c4, c5 and 19993 more; entrypoint c0 goes down"
+    );
+    let (_, first) = &events[0];
+    assert_eq!(first.dragged_total, 0);
+}
