@@ -210,6 +210,17 @@ struct Scratch {
     values: Vec<f64>,
     /// Per-node derivatives.
     derivative: Vec<f64>,
+    /// Probability of each event's value in the state.
+    factors: Vec<f64>,
+    /// Each footprint's local state.
+    masks: Vec<u64>,
+    /// Each footprint's series product.
+    parts: Vec<f64>,
+    /// Prefix and suffix products (see [`products_without`]).
+    prefix: Vec<f64>,
+    suffix: Vec<f64>,
+    /// Derivative per BDD variable.
+    d: Vec<f64>,
 }
 
 impl<'a> Run<'a> {
@@ -269,34 +280,44 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// Evaluates the current state of `down`.
+    /// Evaluates the current state of `down`. Allocates nothing: every
+    /// per-state vector lives in `scratch`.
     fn visit(&mut self) {
         let events = &self.model.events;
-        let factors: Vec<f64> = events
-            .iter()
-            .zip(&self.down)
-            .map(|(e, &d)| if d { 1.0 - e.up } else { e.up })
-            .collect();
+        let Scratch {
+            p,
+            q,
+            values,
+            derivative,
+            factors,
+            masks,
+            parts,
+            prefix,
+            suffix,
+            d,
+        } = &mut self.scratch;
+        factors.clear();
+        factors.extend(
+            events
+                .iter()
+                .zip(&self.down)
+                .map(|(e, &down)| if down { 1.0 - e.up } else { e.up }),
+        );
         let p_state: f64 = factors.iter().product();
         self.states += 1;
         self.mass += p_state;
         // The series product, footprint by footprint.
-        let masks: Vec<u64> = self
-            .footprints
-            .iter()
-            .map(|f| {
-                if f.table.is_some() {
-                    mask_of(&f.events, &self.down)
-                } else {
-                    0
-                }
-            })
-            .collect();
-        let parts: Vec<f64> = self
-            .footprints
-            .iter()
-            .zip(&masks)
-            .map(|(f, &mask)| match &f.table {
+        masks.clear();
+        masks.extend(self.footprints.iter().map(|f| {
+            if f.table.is_some() {
+                mask_of(&f.events, &self.down)
+            } else {
+                0
+            }
+        }));
+        parts.clear();
+        parts.extend(self.footprints.iter().zip(masks.iter()).map(|(f, &mask)| {
+            match &f.table {
                 Some(table) => table[usize::try_from(mask).unwrap_or(0)],
                 None => f
                     .members
@@ -305,17 +326,11 @@ impl<'a> Run<'a> {
                         self.model.leaves[m].healthy(|e| self.down[e], &self.model.folded, false)
                     })
                     .product(),
-            })
-            .collect();
+            }
+        }));
         let series: f64 = parts.iter().product();
         // The alternatives.
         let series_len = self.structure.series.len();
-        let Scratch {
-            p,
-            q,
-            values,
-            derivative,
-        } = &mut self.scratch;
         p.clear();
         q.clear();
         let vars_end = series_len + self.structure.vars.len();
@@ -348,7 +363,7 @@ impl<'a> Run<'a> {
             return;
         }
         // Improvement bookkeeping.
-        let (prefix, suffix) = products_without(&parts);
+        products_without(parts, prefix, suffix);
         for (i, footprint) in self.footprints.iter_mut().enumerate() {
             let weight = p_state * gates * prefix[i] * suffix[i + 1];
             if footprint.table.is_some() {
@@ -360,23 +375,19 @@ impl<'a> Run<'a> {
             }
         }
         if !self.var_gain.is_empty() && series > 0.0 {
-            let mut d = vec![0.0; self.var_gain.len()];
-            self.structure.bdd.add_derivatives(
-                self.structure.root,
-                p,
-                values,
-                1.0,
-                derivative,
-                &mut d,
-            );
+            d.clear();
+            d.resize(self.var_gain.len(), 0.0);
+            self.structure
+                .bdd
+                .add_derivatives(self.structure.root, p, values, 1.0, derivative, d);
             for (v, gain) in self.var_gain.iter_mut().enumerate() {
                 *gain += p_state * series * d[v] * (q[v] - p[v]);
             }
         }
-        let (event_prefix, event_suffix) = products_without(&factors);
+        products_without(factors, prefix, suffix);
         for (i, up_sum) in self.event_up.iter_mut().enumerate() {
             if !self.down[i] {
-                *up_sum += event_prefix[i] * event_suffix[i + 1] * f;
+                *up_sum += prefix[i] * suffix[i + 1] * f;
             }
         }
     }
@@ -499,7 +510,8 @@ impl<'a> Run<'a> {
                     .iter()
                     .map(|&m| self.model.leaves[m].healthy(down, &self.model.folded, false))
                     .collect();
-                let (prefix, suffix) = products_without(&p);
+                let (mut prefix, mut suffix) = (Vec::new(), Vec::new());
+                products_without(&p, &mut prefix, &mut suffix);
                 for (i, &m) in footprint.members.iter().enumerate() {
                     let q = self.model.leaves[m].healthy(down, &self.model.folded, true);
                     per_member[i] += weight * prefix[i] * suffix[i + 1] * (q - p[i]);
@@ -569,19 +581,20 @@ fn mask_of(events: &[usize], down: &[bool]) -> u64 {
     )
 }
 
-/// Prefix and suffix products, so `prefix[i] × suffix[i + 1]` is the product
-/// of all but item i, without dividing (an item may be zero).
-fn products_without(items: &[f64]) -> (Vec<f64>, Vec<f64>) {
-    let mut prefix = Vec::with_capacity(items.len() + 1);
+/// Prefix and suffix products into `prefix` and `suffix`, so
+/// `prefix[i] × suffix[i + 1]` is the product of all but item i, without
+/// dividing (an item may be zero).
+fn products_without(items: &[f64], prefix: &mut Vec<f64>, suffix: &mut Vec<f64>) {
+    prefix.clear();
     prefix.push(1.0);
     for &x in items {
         prefix.push(prefix.last().copied().unwrap_or(1.0) * x);
     }
-    let mut suffix = vec![1.0; items.len() + 1];
+    suffix.clear();
+    suffix.resize(items.len() + 1, 1.0);
     for i in (0..items.len()).rev() {
         suffix[i] = suffix[i + 1] * items[i];
     }
-    (prefix, suffix)
 }
 
 /// A set of flipped events (positions in the ratio order, kept apart under
