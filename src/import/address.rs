@@ -4,7 +4,7 @@
 //! counts as naming a Service; nothing else is guessed.
 
 /// How an address was written, which decides what it may match.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Form {
     /// A bare word (`foo`): counts only when a declared Service has that name.
     Bare,
@@ -27,7 +27,7 @@ impl Form {
 }
 
 /// A Service named in a value.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Address {
     /// The Service's name.
     pub name: String,
@@ -53,12 +53,16 @@ pub fn addresses(value: &str) -> Vec<Address> {
         [flag, _] => flag.starts_with('-') && value.contains('='),
         _ => false,
     };
+    // Order kept, repeats dropped through a set: one value may list
+    // hundreds of thousands of addresses.
     let mut found: Vec<Address> = Vec::new();
+    let mut seen: std::collections::HashSet<Address> = std::collections::HashSet::new();
     for word in words {
         if let Some(address) = address(word)
             && (alone || address.form != Form::Bare)
-            && !found.contains(&address)
+            && !seen.contains(&address)
         {
+            seen.insert(address.clone());
             found.push(address);
         }
     }
