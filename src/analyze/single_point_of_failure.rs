@@ -166,6 +166,8 @@ struct Effects {
     sole_caller: Vec<Option<ComponentId>>,
     /// Memoised effect of each component's loss.
     memo: Vec<Option<Effect>>,
+    /// Whether each component is an entrypoint.
+    entrypoint: Vec<bool>,
 }
 
 #[derive(Clone)]
@@ -205,9 +207,14 @@ impl Effects {
                 _ => None,
             })
             .collect();
+        let mut entrypoint = vec![false; model.components.len()];
+        for e in &model.entrypoints {
+            entrypoint[e.0] = true;
+        }
         Self {
             sole_caller,
             memo: vec![None; model.components.len()],
+            entrypoint,
         }
     }
 
@@ -260,10 +267,10 @@ impl Effects {
             }
             first.truncate(LISTED + 1);
             let mut entrypoints = up.entrypoints;
-            if model.entrypoints.contains(&below) {
-                if let Err(at) = entrypoints.binary_search(&below) {
-                    entrypoints.insert(at, below);
-                }
+            if self.entrypoint[below.0]
+                && let Err(at) = entrypoints.binary_search(&below)
+            {
+                entrypoints.insert(at, below);
             }
             self.memo[below.0] = Some(Effect {
                 first,
