@@ -27,7 +27,7 @@ pub const BOUND_WIDTH: f64 = 1e-10;
 /// Most states visited for a bounded figure.
 pub const MAX_STATES: usize = 2_000_000;
 /// Most steps (states × per-state cost) a bounded figure takes.
-pub const MAX_VISIT_WORK: usize = 100_000_000;
+pub const MAX_VISIT_WORK: usize = 50_000_000;
 /// Footprints wider than this are evaluated per state instead of tabled.
 const MAX_TABLE_EVENTS: usize = 16;
 
@@ -474,11 +474,15 @@ impl<'a> Run<'a> {
 
     /// Most states a bounded figure visits: [`MAX_STATES`], fewer when one
     /// state costs much (many events, footprints or BDD nodes), so that a
-    /// bounded figure costs at most about [`MAX_VISIT_WORK`] steps.
+    /// bounded figure costs at most about [`MAX_VISIT_WORK`] steps (about a
+    /// second of one core).
     fn state_limit(&self) -> usize {
+        // A BDD variable's health is worked out per state (twice, with and
+        // without its own failures): it weighs more than a node.
         let per_state = 4 * self.model.events.len()
-            + self.footprints.len()
+            + 8 * self.footprints.len()
             + self.structure.bdd.len()
+            + 128 * self.structure.vars.len()
             + self
                 .structure
                 .modules
