@@ -16,6 +16,7 @@ mod fallback;
 pub mod finding;
 mod headroom;
 pub(crate) use headroom::LARGEST_SENSIBLE_FLEET;
+mod loss;
 pub mod outage;
 mod overload;
 mod placement;

@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use super::outage::{Outage, outage, required_closure};
+use super::outage::{LISTED, Outage, outage, required_closure};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use crate::engine::scenario::{Baseline, Scenario};
 use crate::model::Rule;
@@ -15,8 +15,29 @@ use crate::report::Report;
 
 // ---- finding constructors ----
 
+/// The advice for a service the team does not run.
+fn managed_help(name: &str) -> String {
+    format!(
+        "{name} is a managed service: it cannot be given instances or a placement. Add a second provider behind an `any_of`, serve a cached or stale copy when it fails (a cache with `hit_rate` and a degradable edge), make the edges to {name} degradable, or accept the risk under `accepted:` with the provider's SLA as its `availability`"
+    )
+}
+
 fn instance_spof(model: &Model, id: ComponentId, outage: &Outage) -> Finding {
     let c = model.component(id);
+    if c.managed {
+        return Finding::new(
+            DOC.rule,
+            &c.name,
+            Severity::Error,
+            c.span,
+            format!(
+                "{} (managed) failing takes down {}",
+                c.name,
+                outage.describe(model)
+            ),
+        )
+        .help(managed_help(&c.name));
+    }
     let plane = if c.plane == Plane::Control {
         " (control plane)"
     } else {
@@ -60,19 +81,23 @@ fn domain_spof(model: &Model, id: DomainId, outage: &Outage) -> Finding {
             outage.describe(model)
         ),
     )
-    .help(if lost.len() == 1 {
-        format!(
-            "spread {} over at least two {}s, so that no one {} is needed",
-            lost[0], d.kind, d.kind
-        )
-    } else {
-        format!(
-            "place {} in different {}s, so that no one {} holds all that is needed",
-            super::outage::list(&lost),
-            d.kind,
-            d.kind
-        )
-    })
+    .help(
+        if outage.lost.len() == 1 && model.component(outage.lost[0].0).managed {
+            managed_help(&lost[0])
+        } else if lost.len() == 1 {
+            format!(
+                "spread {} over at least two {}s, so that no one {} is needed",
+                lost[0], d.kind, d.kind
+            )
+        } else {
+            format!(
+                "place {} in different {}s, so that no one {} holds all that is needed",
+                super::outage::list(&lost),
+                d.kind,
+                d.kind
+            )
+        },
+    )
 }
 
 // ---- documentation ----
@@ -85,7 +110,7 @@ static DOC: RuleDoc = RuleDoc {
     checks: "Every single event that could happen on its own: one instance of a component failing (for components whose instances can fail, that is with an availability below 100% or none given), and the loss of one failure domain (for kinds with at least two domains in the model, so a design that is single-region on purpose is not flooded). For each, it works out what is still up, following required edges, `any_of` and `at_least` alike, and reports the event when an entrypoint that was up goes down. Degradable edges never count. Control-plane components (`plane: control`) are checked like the rest, and the message says so.",
     why: "A single point of failure is an outage waiting for one bad disk, one kernel panic or one zone event, and no amount of per-instance reliability removes it: the system is never more available than that one thing. Alternatives that share a zone (`any_of: [db-a, db-b]` with both in az-a) look redundant but fail together, and a control plane (a config store, a secrets service) is as much a SPOF as the database when requests cannot be served without it.",
     example: "domains:\n  az-a: {kind: zone}\n  az-b: {kind: zone}\ncomponents:\n  checkout: {instances: 4, placement: [az-a, az-b], depends_on: [postgres]}\n  postgres: {instances: 1, placement: [az-a]}   # spof/postgres and spof/az-a",
-    fix: "Give the component more instances than `min_healthy` needs, in different domains (`instances: 2, placement: [az-a, az-b]`); place alternatives of an `any_of` in different domains; or, when callers really can work without it, make the edge `degradable: true`. A component that must stay single (a licence server) can be accepted with a reason under `accepted:`.",
+    fix: "Give the component more instances than `min_healthy` needs, in different domains (`instances: 2, placement: [az-a, az-b]`); place alternatives of an `any_of` in different domains; or, when callers really can work without it, make the edge `degradable: true`. A component that must stay single (a licence server) can be accepted with a reason under `accepted:`. A managed service (`managed: true`, or `kind: saas`/`external`) gets other advice: a second provider, a cached or stale fallback, a degradable edge, or the provider's SLA as its `availability` and an accepted risk.",
 };
 
 // ---- the check ----
@@ -127,6 +152,7 @@ pub fn single_events_under(model: &Model, scenario: &Scenario) -> Vec<(Event, Ou
     let baseline = Baseline::under(model, scenario);
     let needed = required_closure(model);
     let mut events = Vec::new();
+    let mut effects = Effects::new(model, &baseline);
     for id in model.component_ids().filter(|id| needed[id.0]) {
         let c = model.component(id);
         if c.availability.is_some_and(|a| a >= 1.0) {
@@ -136,7 +162,18 @@ pub fn single_events_under(model: &Model, scenario: &Scenario) -> Vec<(Event, Ou
             failed_instances: vec![(id, 1)],
             ..Scenario::default()
         });
-        if let Some(outage) = outage(model, &baseline, &event) {
+        // One instance failing takes the component down only when it is
+        // up and left with too few (of the instances up in the scenario);
+        // what follows is the effect of its loss.
+        let found = if effects.sole_caller[id.0].is_some() {
+            let up = crate::engine::scenario::instances_up(model, id, scenario);
+            (baseline.is_up(id) && up.saturating_sub(1) < c.min_healthy)
+                .then(|| effects.outage(model, &baseline, id))
+                .flatten()
+        } else {
+            outage(model, &baseline, &event)
+        };
+        if let Some(outage) = found {
             events.push((Event::Instance(id), outage));
         }
     }
@@ -153,6 +190,158 @@ pub fn single_events_under(model: &Model, scenario: &Scenario) -> Vec<(Event, Ou
         }
     }
     events
+}
+
+/// What the loss of one component takes down, shared along chains: when a
+/// component's only caller through required edges needs it through a
+/// single-target edge, its loss takes down exactly itself and what its
+/// caller's loss takes down. A chain of n components then costs n steps,
+/// not n²/2 walks up the chain, and each effect is kept as a summary (the
+/// first names in model order, a count, the entrypoints), not a list.
+struct Effects {
+    /// For each component: its one caller, when that caller is up in the
+    /// baseline and needs it through a single-target edge.
+    sole_caller: Vec<Option<ComponentId>>,
+    /// Memoised effect of each component's loss.
+    memo: Vec<Option<Effect>>,
+    /// Whether each component is an entrypoint.
+    entrypoint: Vec<bool>,
+}
+
+#[derive(Clone)]
+struct Effect {
+    /// The smallest ids of the components down (the lost one included),
+    /// at most `LISTED + 1`.
+    first: Vec<ComponentId>,
+    /// How many are down.
+    total: usize,
+    /// The entrypoints down, sorted by id.
+    entrypoints: Vec<ComponentId>,
+}
+
+impl Effects {
+    fn new(model: &Model, baseline: &Baseline) -> Self {
+        let mut callers: Vec<Vec<(ComponentId, bool)>> = vec![Vec::new(); model.components.len()];
+        // Every caller counts, needed or not: a component outside the
+        // entrypoints' closure still goes down with what it requires, and
+        // the message names it.
+        for id in model.component_ids() {
+            for edge in model
+                .component(id)
+                .depends_on
+                .iter()
+                .filter(|e| !e.degradable)
+            {
+                let single = edge.kind == crate::model::EdgeKind::Target;
+                for &t in &edge.targets {
+                    callers[t.0].push((id, single));
+                }
+            }
+        }
+        let sole_caller = callers
+            .iter()
+            .map(|list| match list.as_slice() {
+                [(caller, true)] if baseline.is_up(*caller) => Some(*caller),
+                _ => None,
+            })
+            .collect();
+        let mut entrypoint = vec![false; model.components.len()];
+        for e in &model.entrypoints {
+            entrypoint[e.0] = true;
+        }
+        Self {
+            sole_caller,
+            memo: vec![None; model.components.len()],
+            entrypoint,
+        }
+    }
+
+    /// The effect of `id`'s loss (`id` up in the baseline).
+    fn effect(&mut self, model: &Model, baseline: &Baseline, id: ComponentId) -> Effect {
+        // Walk up the chain of sole callers to the first known effect (or
+        // one computed by a full walk), then fill the memo back down.
+        let mut chain = vec![id];
+        let mut at = id;
+        while self.memo[at.0].is_none() {
+            match self.sole_caller[at.0] {
+                Some(caller) if !chain.contains(&caller) => {
+                    chain.push(caller);
+                    at = caller;
+                }
+                _ => break,
+            }
+        }
+        let top = *chain.last().unwrap_or(&id);
+        if self.memo[top.0].is_none() {
+            let event = Scenario {
+                failed_instances: vec![(top, model.component(top).instances)],
+                ..Scenario::default()
+            };
+            let down = baseline.down_under(model, &event);
+            let mut entrypoints: Vec<ComponentId> = model
+                .entrypoints
+                .iter()
+                .copied()
+                .filter(|e| down.binary_search(e).is_ok())
+                .collect();
+            entrypoints.sort_unstable();
+            self.memo[top.0] = Some(Effect {
+                total: down.len(),
+                first: down.into_iter().take(LISTED + 1).collect(),
+                entrypoints,
+            });
+        }
+        for pair in chain.windows(2).rev() {
+            let (below, above) = (pair[0], pair[1]);
+            if self.memo[below.0].is_some() {
+                continue;
+            }
+            let Some(up) = self.memo[above.0].clone() else {
+                continue;
+            };
+            let mut first = up.first;
+            if let Err(at) = first.binary_search(&below) {
+                first.insert(at, below);
+            }
+            first.truncate(LISTED + 1);
+            let mut entrypoints = up.entrypoints;
+            if self.entrypoint[below.0]
+                && let Err(at) = entrypoints.binary_search(&below)
+            {
+                entrypoints.insert(at, below);
+            }
+            self.memo[below.0] = Some(Effect {
+                first,
+                total: up.total + 1,
+                entrypoints,
+            });
+        }
+        self.memo[id.0].clone().unwrap_or(Effect {
+            first: vec![id],
+            total: 1,
+            entrypoints: Vec::new(),
+        })
+    }
+
+    /// The outage of `id` failing on its own: `id` lost (one instance),
+    /// the rest of its effect dragged.
+    fn outage(&mut self, model: &Model, baseline: &Baseline, id: ComponentId) -> Option<Outage> {
+        let effect = self.effect(model, baseline, id);
+        if effect.entrypoints.is_empty() {
+            return None;
+        }
+        let position = |e: &ComponentId| model.entrypoints.iter().position(|x| x == e);
+        let mut entrypoints = effect.entrypoints;
+        entrypoints.sort_by_key(position);
+        let mut dragged: Vec<ComponentId> = effect.first.into_iter().filter(|&c| c != id).collect();
+        dragged.truncate(LISTED);
+        Some(Outage {
+            lost: vec![(id, 1)],
+            dragged,
+            dragged_total: effect.total - 1,
+            entrypoints,
+        })
+    }
 }
 
 /// Domains whose kind has at least two domains in the model and that hold

@@ -149,8 +149,12 @@ fn figures(report: &Report, finding: &Finding) -> BTreeMap<String, f64> {
     let rule = Rule::from_name(finding.rule);
     match rule {
         Some(Rule::Slo) => {
-            if let Some(row) = report.availability.get(subject) {
-                figures.insert("availability".to_owned(), row.availability);
+            if let Some(a) = report
+                .availability
+                .get(subject)
+                .and_then(|r| r.availability)
+            {
+                figures.insert("availability".to_owned(), a);
             }
         }
         Some(Rule::Headroom) => {
