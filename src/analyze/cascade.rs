@@ -253,7 +253,12 @@ mod tests {
         crate::analyze::check_one(&FailoverCascade, text)
     }
 
-    const RING: &str = "system: s\ncomponents:\n  cell-a: {instances: 5, capacity: 200, load: 620, failover_to: cell-b}\n  cell-b: {instances: 5, capacity: 200, load: 560, failover_to: cell-c}\n  cell-c: {instances: 5, capacity: 200, load: 480, failover_to: cell-a}\n";
+    const RING: &str = r"system: s
+components:
+  cell-a: {instances: 5, capacity: 200, load: 620, failover_to: cell-b}
+  cell-b: {instances: 5, capacity: 200, load: 560, failover_to: cell-c}
+  cell-c: {instances: 5, capacity: 200, load: 480, failover_to: cell-a}
+";
 
     #[test]
     fn a_peer_ring_cascades_all_the_way_round() {
@@ -287,9 +292,11 @@ mod tests {
     #[test]
     fn peers_that_can_absorb_each_other_raise_nothing() {
         // a fails at 300: b 300 + 300 = 600 <= 1000.
-        let report = run(
-            "system: s\ncomponents:\n  a: {instances: 5, capacity: 200, load: 300, failover_to: b}\n  b: {instances: 5, capacity: 200, load: 300, failover_to: a}\n",
-        );
+        let report = run(r"system: s
+components:
+  a: {instances: 5, capacity: 200, load: 300, failover_to: b}
+  b: {instances: 5, capacity: 200, load: 300, failover_to: a}
+");
         assert!(report.findings.is_empty());
         assert_eq!(report.cascades.len(), 2);
         assert_eq!(report.cascades[0].unserved, 0.0);
@@ -299,9 +306,11 @@ mod tests {
     #[test]
     fn a_dedicated_fallback_that_is_too_small_leaves_the_load_unserved() {
         // spare: 0 + 620 > 2 × 200 = 400, fails, and has nowhere to go.
-        let report = run(
-            "system: s\ncomponents:\n  cell-a: {instances: 5, capacity: 200, load: 620, failover_to: spare}\n  spare: {instances: 2, capacity: 200, load: 0}\n",
-        );
+        let report = run(r"system: s
+components:
+  cell-a: {instances: 5, capacity: 200, load: 620, failover_to: spare}
+  spare: {instances: 2, capacity: 200, load: 0}
+");
         assert_eq!(report.cascades[0].unserved, 620.0);
         assert!(
             report.findings[0].message.ends_with(
@@ -314,8 +323,11 @@ mod tests {
 
     #[test]
     fn a_target_without_capacity_ends_the_walk_unjudged() {
-        let report =
-            run("system: s\ncomponents:\n  a: {capacity: 10, load: 5, failover_to: b}\n  b: {}\n");
+        let report = run(r"system: s
+components:
+  a: {capacity: 10, load: 5, failover_to: b}
+  b: {}
+");
         assert!(report.findings.is_empty());
         assert_eq!(report.cascades[0].steps[0].capacity, None);
     }
@@ -324,9 +336,13 @@ mod tests {
     fn the_walk_follows_the_load_flow_downstream() {
         // a fails: b takes its 50 (100 <= 2 × 100), and b's calls bring db
         // 50 + 50 = 100 > 80: db fails, and its 100 has nowhere to go.
-        let report = run(
-            "system: s\nentrypoints: [a, b]\ncomponents:\n  a: {capacity: 100, load: 50, failover_to: b}\n  b: {instances: 2, capacity: 100, load: 50, depends_on: [db]}\n  db: {capacity: 80}\n",
-        );
+        let report = run(r"system: s
+entrypoints: [a, b]
+components:
+  a: {capacity: 100, load: 50, failover_to: b}
+  b: {instances: 2, capacity: 100, load: 50, depends_on: [db]}
+  db: {capacity: 80}
+");
         let a = &report.cascades[0];
         let steps: Vec<(&str, f64, bool)> = a
             .steps

@@ -181,7 +181,16 @@ mod tests {
         crate::analyze::check_one(&ColdStart, text)
     }
 
-    const CACHED: &str = "system: s\ncomponents:\n  api:\n    instances: 10\n    capacity: 1000\n    load: 10000\n    warmup: 1m\n    depends_on: [{target: db, hit_rate: 95%}]\n  db: {instances: 2, capacity: 300, load: 500, warmup: 5m}\n";
+    const CACHED: &str = r"system: s
+components:
+  api:
+    instances: 10
+    capacity: 1000
+    load: 10000
+    warmup: 1m
+    depends_on: [{target: db, hit_rate: 95%}]
+  db: {instances: 2, capacity: 300, load: 500, warmup: 5m}
+";
 
     #[test]
     fn a_database_sized_for_the_misses_is_flooded() {

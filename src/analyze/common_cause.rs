@@ -206,7 +206,13 @@ mod tests {
     #[test]
     fn a_zone_dominates_three_replicas() {
         let found = findings(
-            "system: s\ndomains:\n  az-a: {kind: zone, availability: 99.95%}\n  az-b: {kind: zone}\ncomponents:\n  cache: {instances: 3, availability: 99.9%, placement: [az-a]}\n",
+            r"system: s
+domains:
+  az-a: {kind: zone, availability: 99.95%}
+  az-b: {kind: zone}
+components:
+  cache: {instances: 3, availability: 99.9%, placement: [az-a]}
+",
         );
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].id, "common-cause/cache");
@@ -222,12 +228,22 @@ mod tests {
     #[test]
     fn a_group_counts_and_ratios_stay_readable() {
         let found = findings(
-            "system: s\nshared_fate:\n  cert: {availability: 99.999%}\ncomponents:\n  router: {instances: 2, availability: 99%, shares: [cert]}\n",
+            r"system: s
+shared_fate:
+  cert: {availability: 99.999%}
+components:
+  router: {instances: 2, availability: 99%, shares: [cert]}
+",
         );
         // common 1 - 0.99999 = 1.0e-5 against 0.01^2 = 1.0e-4: the replicas dominate, no finding.
         assert!(found.is_empty());
         let found = findings(
-            "system: s\nshared_fate:\n  cert: {availability: 99.9%}\ncomponents:\n  router: {instances: 2, availability: 99%, shares: [cert]}\n",
+            r"system: s
+shared_fate:
+  cert: {availability: 99.9%}
+components:
+  router: {instances: 2, availability: 99%, shares: [cert]}
+",
         );
         // common 1.0e-3 against 1.0e-4: 10 times.
         assert!(
@@ -240,13 +256,54 @@ mod tests {
     #[test]
     fn spread_replicas_unknown_figures_and_single_instances_are_silent() {
         // Spread over two zones: no domain holds all instances.
-        assert!(findings("system: s\ndomains:\n  az-a: {kind: zone, availability: 99.95%}\n  az-b: {kind: zone, availability: 99.95%}\ncomponents:\n  db: {instances: 2, availability: 99.9%, placement: [az-a, az-b]}\n").is_empty());
+        assert!(
+            findings(
+                r"system: s
+domains:
+  az-a: {kind: zone, availability: 99.95%}
+  az-b: {kind: zone, availability: 99.95%}
+components:
+  db: {instances: 2, availability: 99.9%, placement: [az-a, az-b]}
+"
+            )
+            .is_empty()
+        );
         // The zone has no figure.
-        assert!(findings("system: s\ndomains:\n  az-a: {kind: zone}\ncomponents:\n  db: {instances: 2, availability: 99.9%, placement: [az-a]}\n").is_empty());
+        assert!(
+            findings(
+                r"system: s
+domains:
+  az-a: {kind: zone}
+components:
+  db: {instances: 2, availability: 99.9%, placement: [az-a]}
+"
+            )
+            .is_empty()
+        );
         // Not redundant: 1 instance (that is a SPOF question).
-        assert!(findings("system: s\ndomains:\n  az-a: {kind: zone, availability: 99%}\ncomponents:\n  db: {availability: 99.9%, placement: [az-a]}\n").is_empty());
+        assert!(
+            findings(
+                r"system: s
+domains:
+  az-a: {kind: zone, availability: 99%}
+components:
+  db: {availability: 99.9%, placement: [az-a]}
+"
+            )
+            .is_empty()
+        );
         // No instance figure: the independent side is unknown.
-        assert!(findings("system: s\ndomains:\n  az-a: {kind: zone, availability: 99%}\ncomponents:\n  db: {instances: 2, placement: [az-a]}\n").is_empty());
+        assert!(
+            findings(
+                r"system: s
+domains:
+  az-a: {kind: zone, availability: 99%}
+components:
+  db: {instances: 2, placement: [az-a]}
+"
+            )
+            .is_empty()
+        );
     }
 
     #[test]

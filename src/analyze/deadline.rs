@@ -212,7 +212,12 @@ mod tests {
     #[test]
     fn a_caller_shorter_than_its_callees_retries_fires() {
         let found = findings(
-            "system: s\ncomponents:\n  frontend: {depends_on: [{target: checkout, timeout: 5s}]}\n  checkout: {depends_on: [{target: payments, retries: 2, timeout: 2s}]}\n  payments: {}\n",
+            r"system: s
+components:
+  frontend: {depends_on: [{target: checkout, timeout: 5s}]}
+  checkout: {depends_on: [{target: payments, retries: 2, timeout: 2s}]}
+  payments: {}
+",
         );
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].id, "deadline/frontend>checkout");
@@ -228,7 +233,12 @@ mod tests {
 
     #[test]
     fn a_long_enough_timeout_or_none_at_all_is_silent() {
-        let text = "system: s\ncomponents:\n  frontend: {depends_on: [{target: checkout, timeout: 6s}]}\n  checkout: {depends_on: [{target: payments, retries: 2, timeout: 2s}]}\n  payments: {}\n";
+        let text = r"system: s
+components:
+  frontend: {depends_on: [{target: checkout, timeout: 6s}]}
+  checkout: {depends_on: [{target: payments, retries: 2, timeout: 2s}]}
+  payments: {}
+";
         // 6s is too short for 6s (the callee starts later); 7s is enough.
         assert_eq!(findings(text).len(), 1);
         let text = text.replace("timeout: 6s", "timeout: 7s");

@@ -193,7 +193,13 @@ mod tests {
     use super::*;
 
     fn recovery(block: &str) -> Recovery {
-        let text = format!("system: s\ncomponents:\n  db:\n    recovery: {block}\n");
+        let text = format!(
+            r"system: s
+components:
+  db:
+    recovery: {block}
+"
+        );
         let model = crate::model::parse(&text).unwrap_or_else(|p| panic!("{p:#?}"));
         model.components[0]
             .recovery

@@ -182,7 +182,13 @@ mod tests {
     #[test]
     fn each_kind_of_disagreement_is_found() {
         let model = crate::model::parse(
-            "system: s\ncomponents:\n  web: {depends_on: [db, old]}\n  db: {capacity: 10, load: 1}\n  old: {}\n  cache: {}\n",
+            r"system: s
+components:
+  web: {depends_on: [db, old]}
+  db: {capacity: 10, load: 1}
+  old: {}
+  cache: {}
+",
         )
         .expect("valid");
         // web → db 36,000 calls in 1 h = 10 per second, 10× the load of 1.
@@ -221,7 +227,11 @@ mod tests {
     #[test]
     fn an_agreeing_model_has_no_drift() {
         let model = crate::model::parse(
-            "system: s\ncomponents:\n  web: {depends_on: [db]}\n  db: {capacity: 10, load: 1}\n",
+            r"system: s
+components:
+  web: {depends_on: [db]}
+  db: {capacity: 10, load: 1}
+",
         )
         .expect("valid");
         // 7,200 calls in 1 h = 2 per second: 2× the load, not above the factor.

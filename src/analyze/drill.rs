@@ -106,7 +106,11 @@ mod tests {
     fn a_drill_older_than_the_policy_is_stale() {
         // 2026-05-12 to 2026-11-30 (the test's today): 19 + 30 + 31 + 31 + 30 + 31 + 30 = 202 days
         let found = findings(
-            "system: s\ncomponents:\n  db:\n    recovery: {backup_interval: 1h, last_drill: 2026-05-12}\n",
+            r"system: s
+components:
+  db:
+    recovery: {backup_interval: 1h, last_drill: 2026-05-12}
+",
         );
         assert_eq!(found.len(), 1);
         assert_eq!(
@@ -117,23 +121,46 @@ mod tests {
 
     #[test]
     fn never_rehearsed_and_recent_drills() {
-        let found =
-            findings("system: s\ncomponents:\n  db:\n    recovery: {backup_interval: 1h}\n");
+        let found = findings(
+            r"system: s
+components:
+  db:
+    recovery: {backup_interval: 1h}
+",
+        );
         assert!(found[0].message.contains("never been rehearsed"));
         // 2026-09-01 is 90 days before 2026-11-30: not older than 90d.
         assert!(
-            findings("system: s\ncomponents:\n  db:\n    recovery: {last_drill: 2026-09-01}\n")
-                .is_empty()
+            findings(
+                r"system: s
+components:
+  db:
+    recovery: {last_drill: 2026-09-01}
+"
+            )
+            .is_empty()
         );
         assert_eq!(
-            findings("system: s\ncomponents:\n  db:\n    recovery: {last_drill: 2026-08-31}\n")
-                .len(),
+            findings(
+                r"system: s
+components:
+  db:
+    recovery: {last_drill: 2026-08-31}
+"
+            )
+            .len(),
             1
         );
         // A drill in the future is not stale.
         assert!(
-            findings("system: s\ncomponents:\n  db:\n    recovery: {last_drill: 2027-01-01}\n")
-                .is_empty()
+            findings(
+                r"system: s
+components:
+  db:
+    recovery: {last_drill: 2027-01-01}
+"
+            )
+            .is_empty()
         );
     }
 }

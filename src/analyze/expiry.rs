@@ -118,7 +118,16 @@ mod tests {
     fn findings(expires: &str) -> Vec<Finding> {
         crate::analyze::check_one(
             &Expiry,
-            &format!("system: s\nshared_fate:\n  cert:\n    kind: certificate\n    expires: {expires}\ncomponents:\n  web: {{instances: 2, shares: [cert]}}\n"),
+            &format!(
+                r"system: s
+shared_fate:
+  cert:
+    kind: certificate
+    expires: {expires}
+components:
+  web: {{instances: 2, shares: [cert]}}
+"
+            ),
         )
         .findings
     }

@@ -169,7 +169,12 @@ mod tests {
         crate::analyze::check_one(
             &Fallback,
             &format!(
-                "system: s\ncomponents:\n  cell-a: {{instances: 5, capacity: 200, load: 620, failover_to: spare}}\n  cell-b: {{instances: 5, capacity: 200, load: 560, failover_to: spare}}\n  spare: {{instances: {spare_instances}, capacity: 200, load: 0}}\n"
+                r"system: s
+components:
+  cell-a: {{instances: 5, capacity: 200, load: 620, failover_to: spare}}
+  cell-b: {{instances: 5, capacity: 200, load: 560, failover_to: spare}}
+  spare: {{instances: {spare_instances}, capacity: 200, load: 0}}
+"
             ),
         )
         .findings
@@ -205,7 +210,11 @@ mod tests {
     fn peers_with_load_of_their_own_are_not_fallbacks() {
         let found = crate::analyze::check_one(
             &Fallback,
-            "system: s\ncomponents:\n  a: {instances: 5, capacity: 200, load: 300, failover_to: b}\n  b: {instances: 5, capacity: 200, load: 300, failover_to: a}\n",
+            r"system: s
+components:
+  a: {instances: 5, capacity: 200, load: 300, failover_to: b}
+  b: {instances: 5, capacity: 200, load: 300, failover_to: a}
+",
         )
         .findings;
         assert!(found.is_empty());

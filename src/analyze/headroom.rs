@@ -362,12 +362,20 @@ mod tests {
         crate::analyze::check_one(&Headroom, text)
     }
 
-    const FOUR_ZONES: &str = "domains:\n  az-a: {kind: zone}\n  az-b: {kind: zone}\n  az-c: {kind: zone}\n  az-d: {kind: zone}\n";
+    const FOUR_ZONES: &str = r"domains:
+  az-a: {kind: zone}
+  az-b: {kind: zone}
+  az-c: {kind: zone}
+  az-d: {kind: zone}
+";
 
     #[test]
     fn four_zones_without_enough_instances() {
         let report = run(&format!(
-            "system: s\n{FOUR_ZONES}components:\n  api: {{instances: 4, placement: [az-a, az-b, az-c, az-d], capacity: 100, load: 350}}\n"
+            r"system: s
+{FOUR_ZONES}components:
+  api: {{instances: 4, placement: [az-a, az-b, az-c, az-d], capacity: 100, load: 350}}
+"
         ));
         // 4 zone rows and 1 instance row, each 350 / (3 × 100) = 117% > 100%.
         assert_eq!(report.headroom.len(), 5);
@@ -404,7 +412,10 @@ mod tests {
     fn four_zones_with_enough_instances_and_a_stricter_ceiling() {
         let model = |policy: &str| {
             format!(
-                "system: s\n{policy}{FOUR_ZONES}components:\n  api: {{instances: 8, placement: [az-a, az-b, az-c, az-d], capacity: 100, load: 500}}\n"
+                r"system: s
+{policy}{FOUR_ZONES}components:
+  api: {{instances: 8, placement: [az-a, az-b, az-c, az-d], capacity: 100, load: 500}}
+"
             )
         };
         // Losing a zone: 500 / (6 × 100) = 83% <= 100%; an instance: 500 / 700 = 71%.
@@ -428,7 +439,11 @@ mod tests {
     #[test]
     fn survive_two_checks_pairs_of_zones() {
         let report = run(&format!(
-            "system: s\npolicy: {{survive: 2}}\n{FOUR_ZONES}components:\n  api: {{instances: 8, placement: [az-a, az-b, az-c, az-d], capacity: 100, load: 500}}\n"
+            r"system: s
+policy: {{survive: 2}}
+{FOUR_ZONES}components:
+  api: {{instances: 8, placement: [az-a, az-b, az-c, az-d], capacity: 100, load: 500}}
+"
         ));
         // 4 singles (83%), 6 pairs (500 / 400 = 125%), 1 instance (71%).
         assert_eq!(report.headroom.len(), 11);
@@ -456,7 +471,10 @@ mod tests {
     fn a_three_node_fleet_losing_one_node() {
         let fleet = |load: u32| {
             run(&format!(
-                "system: s\ncomponents:\n  db: {{instances: 3, capacity: 100, load: {load}}}\n"
+                r"system: s
+components:
+  db: {{instances: 3, capacity: 100, load: {load}}}
+"
             ))
         };
         // At 70%: 210 / (2 × 100) = 105% > 100%. N+1: ceil(210 / 100) + 1 = 4.
@@ -475,9 +493,11 @@ mod tests {
 
     #[test]
     fn load_shedding_makes_it_a_warning_with_the_share_served() {
-        let report = run(
-            "system: s\ndomains: {a: {kind: zone}, b: {kind: zone}, c: {kind: zone}}\ncomponents:\n  redirect: {instances: 6, placement: [a, b, c], capacity: 2000, load: 9000, load_shedding: true}\n",
-        );
+        let report = run(r"system: s
+domains: {a: {kind: zone}, b: {kind: zone}, c: {kind: zone}}
+components:
+  redirect: {instances: 6, placement: [a, b, c], capacity: 2000, load: 9000, load_shedding: true}
+");
         // 9000 / (4 × 2000) = 112.5%; served 8000 / 9000 = 89%.
         let f = &report.findings[0];
         assert_eq!(f.severity, Severity::Warning);
@@ -492,9 +512,12 @@ mod tests {
     fn degenerate_figures_do_not_panic() {
         // Capacity 0 is skipped; load 0 runs at 0% (validation keeps
         // max_utilization above 0).
-        let report = run(
-            "system: s\ncomponents:\n  a: {instances: 2, capacity: 0, load: 5}\n  b: {instances: 2, capacity: 10, load: 5}\n  c: {instances: 2, capacity: 10, load: 0}\n",
-        );
+        let report = run(r"system: s
+components:
+  a: {instances: 2, capacity: 0, load: 5}
+  b: {instances: 2, capacity: 10, load: 5}
+  c: {instances: 2, capacity: 10, load: 0}
+");
         let lost: Vec<(&str, bool)> = report
             .headroom
             .iter()
@@ -507,9 +530,11 @@ mod tests {
     #[test]
     fn whole_losses_and_unused_domains_are_not_rows() {
         // All in az-a: losing it is a SPOF question, not a headroom row; az-b holds nothing.
-        let report = run(
-            "system: s\ndomains: {az-a: {kind: zone}, az-b: {kind: zone}}\ncomponents:\n  api: {instances: 2, placement: [az-a], capacity: 10, load: 5}\n",
-        );
+        let report = run(r"system: s
+domains: {az-a: {kind: zone}, az-b: {kind: zone}}
+components:
+  api: {instances: 2, placement: [az-a], capacity: 10, load: 5}
+");
         let lost: Vec<&str> = report.headroom.iter().map(|r| r.lost.as_str()).collect();
         assert_eq!(lost, ["instance"]);
     }
@@ -532,7 +557,12 @@ mod tests {
     fn under_a_lost_zone_the_rows_are_the_next_losses_policy_allows() {
         let model = |survive: u32| {
             format!(
-                "system: s\npolicy: {{survive: {survive}}}\ndomains: {{az-a: {{kind: zone}}, az-b: {{kind: zone}}, az-c: {{kind: zone}}}}\ncomponents:\n  api: {{instances: 6, placement: [az-a, az-b, az-c], capacity: 100, load: 300}}\n"
+                r"system: s
+policy: {{survive: {survive}}}
+domains: {{az-a: {{kind: zone}}, az-b: {{kind: zone}}, az-c: {{kind: zone}}}}
+components:
+  api: {{instances: 6, placement: [az-a, az-b, az-c], capacity: 100, load: 300}}
+"
             )
         };
         // After az-a: 4 of 6 up. survive 1 is spent: only one more instance,

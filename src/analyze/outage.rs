@@ -182,7 +182,13 @@ mod tests {
     #[test]
     fn a_zone_loss_names_what_it_takes_and_what_follows() {
         let m = model(
-            "system: s\ndomains: {az-a: {kind: zone}, az-b: {kind: zone}}\ncomponents:\n  lb: {instances: 2, placement: [az-a, az-b], depends_on: [checkout]}\n  checkout: {instances: 2, placement: [az-a, az-b], depends_on: [postgres]}\n  postgres: {placement: [az-a]}\n",
+            r"system: s
+domains: {az-a: {kind: zone}, az-b: {kind: zone}}
+components:
+  lb: {instances: 2, placement: [az-a, az-b], depends_on: [checkout]}
+  checkout: {instances: 2, placement: [az-a, az-b], depends_on: [postgres]}
+  postgres: {placement: [az-a]}
+",
         );
         let baseline = Baseline::new(&m);
         let lose_a = Scenario {
@@ -206,7 +212,13 @@ mod tests {
     #[test]
     fn the_closure_skips_degradable_edges() {
         let m = model(
-            "system: s\ncomponents:\n  web: {depends_on: [{any_of: [a, b]}, {target: c, degradable: true}]}\n  a: {}\n  b: {}\n  c: {}\n",
+            r"system: s
+components:
+  web: {depends_on: [{any_of: [a, b]}, {target: c, degradable: true}]}
+  a: {}
+  b: {}
+  c: {}
+",
         );
         assert_eq!(required_closure(&m), [true, true, true, false]);
     }

@@ -188,8 +188,12 @@ mod tests {
     #[test]
     fn four_instances_at_five_hundred() {
         // 500 / (4 × 100) = 125% > 100%: 100 behind.
-        let found =
-            findings("system: s\ncomponents:\n  api: {instances: 4, capacity: 100, load: 500}\n");
+        let found = findings(
+            r"system: s
+components:
+  api: {instances: 4, capacity: 100, load: 500}
+",
+        );
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].id, "overload/api");
         assert_eq!(found[0].severity, Severity::Error);
@@ -210,14 +214,22 @@ mod tests {
     #[test]
     fn a_single_server_sheds_or_falls_behind() {
         // 1200 / 1000 = 120%: 200 behind; with shedding it serves 1000 / 1200 = 83%.
-        let found = findings("system: s\ncomponents:\n  server: {capacity: 1000, load: 1200}\n");
+        let found = findings(
+            r"system: s
+components:
+  server: {capacity: 1000, load: 1200}
+",
+        );
         assert!(
             found[0].message.contains("it falls 200 behind"),
             "{}",
             found[0].message
         );
         let shed = findings(
-            "system: s\ncomponents:\n  server: {capacity: 1000, load: 1200, load_shedding: true}\n",
+            r"system: s
+components:
+  server: {capacity: 1000, load: 1200, load_shedding: true}
+",
         );
         assert!(
             shed[0]
@@ -232,7 +244,12 @@ mod tests {
     fn above_the_ceiling_is_a_warning_and_below_is_nothing() {
         // 90 / 100 = 90% > 80%: warning; 70% passes.
         let warn = findings(
-            "system: s\npolicy: {max_utilization: 0.8}\ncomponents:\n  a: {capacity: 100, load: 90}\n  b: {capacity: 100, load: 70}\n",
+            r"system: s
+policy: {max_utilization: 0.8}
+components:
+  a: {capacity: 100, load: 90}
+  b: {capacity: 100, load: 70}
+",
         );
         assert_eq!(warn.len(), 1);
         assert_eq!(
@@ -249,7 +266,11 @@ mod tests {
     fn a_derived_load_is_judged_too() {
         // lb sends 3 calls per request: 3 × 400 = 1200 to db (capacity 1000, no load written).
         let found = findings(
-            "system: s\ncomponents:\n  lb: {capacity: 1000, load: 400, depends_on: [{target: db, calls: 3}]}\n  db: {capacity: 1000}\n",
+            r"system: s
+components:
+  lb: {capacity: 1000, load: 400, depends_on: [{target: db, calls: 3}]}
+  db: {capacity: 1000}
+",
         );
         let ids: Vec<&str> = found.iter().map(|f| f.id.as_str()).collect();
         assert_eq!(ids, ["overload/db"]);

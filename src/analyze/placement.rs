@@ -101,7 +101,12 @@ mod tests {
     #[test]
     fn fires_for_an_unplaced_component_when_domains_exist() {
         let found = findings(
-            "system: s\ndomains: {az-a: {kind: zone}, az-b: {kind: zone}}\ncomponents:\n  api: {instances: 2, placement: [az-a, az-b], depends_on: [db]}\n  db: {instances: 3}\n",
+            r"system: s
+domains: {az-a: {kind: zone}, az-b: {kind: zone}}
+components:
+  api: {instances: 2, placement: [az-a, az-b], depends_on: [db]}
+  db: {instances: 3}
+",
         );
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].id, "placement/db");
@@ -122,7 +127,24 @@ mod tests {
 
     #[test]
     fn silent_without_domains_or_when_everything_is_placed() {
-        assert!(findings("system: s\ncomponents:\n  api: {instances: 2}\n").is_empty());
-        assert!(findings("system: s\ndomains: {az-a: {kind: zone}}\ncomponents:\n  api: {placement: [az-a]}\n").is_empty());
+        assert!(
+            findings(
+                r"system: s
+components:
+  api: {instances: 2}
+"
+            )
+            .is_empty()
+        );
+        assert!(
+            findings(
+                r"system: s
+domains: {az-a: {kind: zone}}
+components:
+  api: {placement: [az-a]}
+"
+            )
+            .is_empty()
+        );
     }
 }

@@ -164,7 +164,19 @@ mod tests {
         crate::analyze::check_one(&RecoveryAccess, text).findings
     }
 
-    const SAME_REGION: &str = "system: s\ndomains:\n  eu-central: {kind: region}\n  eu-west: {kind: region}\n  fra-a: {kind: zone, in: eu-central}\n  fra-b: {kind: zone, in: eu-central}\ncomponents:\n  db:\n    instances: 2\n    placement: [fra-a, fra-b]\n    recovery: {backup_interval: 1h, needs: [sso]}\n  sso: {instances: 2, placement: [fra-a, fra-b]}\n";
+    const SAME_REGION: &str = r"system: s
+domains:
+  eu-central: {kind: region}
+  eu-west: {kind: region}
+  fra-a: {kind: zone, in: eu-central}
+  fra-b: {kind: zone, in: eu-central}
+components:
+  db:
+    instances: 2
+    placement: [fra-a, fra-b]
+    recovery: {backup_interval: 1h, needs: [sso]}
+  sso: {instances: 2, placement: [fra-a, fra-b]}
+";
 
     #[test]
     fn losing_the_region_takes_the_login_with_the_database() {
@@ -207,7 +219,15 @@ mod tests {
     #[test]
     fn a_shared_group_counts_as_one_event() {
         let found = findings(
-            "system: s\nshared_fate:\n  okta-tenant: {kind: identity}\ncomponents:\n  db:\n    shares: [okta-tenant]\n    recovery: {backup_interval: 1h, needs: [vpn]}\n  vpn: {shares: [okta-tenant]}\n",
+            r"system: s
+shared_fate:
+  okta-tenant: {kind: identity}
+components:
+  db:
+    shares: [okta-tenant]
+    recovery: {backup_interval: 1h, needs: [vpn]}
+  vpn: {shares: [okta-tenant]}
+",
         );
         assert_eq!(found.len(), 1);
         assert!(

@@ -86,7 +86,13 @@ mod tests {
         crate::analyze::check_one(&RecoveryOrder, text)
     }
 
-    const CYCLE: &str = "system: s\nentrypoints: [web]\ncomponents:\n  web: {depends_on: [auth]}\n  auth: {depends_on: [audit]}\n  audit: {depends_on: [auth]}\n";
+    const CYCLE: &str = r"system: s
+entrypoints: [web]
+components:
+  web: {depends_on: [auth]}
+  auth: {depends_on: [audit]}
+  audit: {depends_on: [auth]}
+";
 
     #[test]
     fn a_cycle_of_required_edges_has_no_order() {

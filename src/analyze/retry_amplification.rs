@@ -79,7 +79,13 @@ mod tests {
         crate::analyze::check_one(&RetryAmplification, text)
     }
 
-    const THREE_LAYERS: &str = "system: s\ncomponents:\n  lb: {depends_on: [{target: api, retries: 2}]}\n  api: {depends_on: [{target: svc, retries: 2}]}\n  svc: {depends_on: [{target: db, retries: 2}]}\n  db: {}\n";
+    const THREE_LAYERS: &str = r"system: s
+components:
+  lb: {depends_on: [{target: api, retries: 2}]}
+  api: {depends_on: [{target: svc, retries: 2}]}
+  svc: {depends_on: [{target: db, retries: 2}]}
+  db: {}
+";
 
     #[test]
     fn three_layers_of_two_retries_give_27() {
@@ -117,7 +123,9 @@ mod tests {
     fn the_policy_sets_the_limit() {
         let report = run(&THREE_LAYERS.replace(
             "system: s\n",
-            "system: s\npolicy: {max_retry_amplification: 8}\n",
+            r"system: s
+policy: {max_retry_amplification: 8}
+",
         ));
         // 9 > 8 already at svc: the path to svc is reported, not its extension.
         let ids: Vec<&str> = report.findings.iter().map(|f| f.id.as_str()).collect();

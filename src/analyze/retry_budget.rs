@@ -80,7 +80,11 @@ mod tests {
     #[test]
     fn retries_without_a_budget_are_noted() {
         let found = findings(
-            "system: s\ncomponents:\n  api: {depends_on: [{target: db, retries: 2}]}\n  db: {}\n",
+            r"system: s
+components:
+  api: {depends_on: [{target: db, retries: 2}]}
+  db: {}
+",
         );
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].id, "retry-budget/api>db");
@@ -93,7 +97,12 @@ mod tests {
     fn a_budget_or_no_retries_is_fine() {
         assert!(
             findings(
-                "system: s\ncomponents:\n  api: {depends_on: [db, {target: c, retries: 1, retry_budget: 10%}]}\n  db: {}\n  c: {}\n"
+                r"system: s
+components:
+  api: {depends_on: [db, {target: c, retries: 1, retry_budget: 10%}]}
+  db: {}
+  c: {}
+"
             )
             .is_empty()
         );

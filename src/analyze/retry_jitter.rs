@@ -83,7 +83,14 @@ mod tests {
     #[test]
     fn retries_without_jitter_fire_per_target() {
         let found = findings(
-            "system: s\ncomponents:\n  api:\n    depends_on:\n      - {any_of: [a, b], retries: 2, backoff: exponential}\n  a: {}\n  b: {}\n",
+            r"system: s
+components:
+  api:
+    depends_on:
+      - {any_of: [a, b], retries: 2, backoff: exponential}
+  a: {}
+  b: {}
+",
         );
         let ids: Vec<&str> = found.iter().map(|f| f.id.as_str()).collect();
         assert_eq!(ids, ["retry-jitter/api>a", "retry-jitter/api>b"]);
@@ -95,7 +102,12 @@ mod tests {
     fn jittered_or_no_retries_is_fine() {
         assert!(
             findings(
-                "system: s\ncomponents:\n  api: {depends_on: [db, {target: c, retries: 1, backoff: jittered}]}\n  db: {}\n  c: {}\n"
+                r"system: s
+components:
+  api: {depends_on: [db, {target: c, retries: 1, backoff: jittered}]}
+  db: {}
+  c: {}
+"
             )
             .is_empty()
         );

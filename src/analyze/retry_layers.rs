@@ -90,7 +90,13 @@ mod tests {
     #[test]
     fn two_retrying_hops_fire_once_at_the_second() {
         let found = findings(
-            "system: s\ncomponents:\n  api: {depends_on: [{target: svc, retries: 2}]}\n  svc: {depends_on: [{target: db, retries: 1}]}\n  db: {depends_on: [{target: disk, retries: 1}]}\n  disk: {}\n",
+            r"system: s
+components:
+  api: {depends_on: [{target: svc, retries: 2}]}
+  svc: {depends_on: [{target: db, retries: 1}]}
+  db: {depends_on: [{target: disk, retries: 1}]}
+  disk: {}
+",
         );
         let ids: Vec<&str> = found.iter().map(|f| f.id.as_str()).collect();
         // The third layer extends the same problem: one finding.
@@ -107,7 +113,12 @@ mod tests {
     fn one_retrying_hop_is_fine() {
         assert!(
             findings(
-                "system: s\ncomponents:\n  api: {depends_on: [svc]}\n  svc: {depends_on: [{target: db, retries: 3}]}\n  db: {}\n"
+                r"system: s
+components:
+  api: {depends_on: [svc]}
+  svc: {depends_on: [{target: db, retries: 3}]}
+  db: {}
+"
             )
             .is_empty()
         );

@@ -131,7 +131,11 @@ mod tests {
     #[test]
     fn five_percent_headroom_with_two_retries_storms() {
         let found = findings(
-            "system: s\ncomponents:\n  checkout: {depends_on: [{target: payments, retries: 2}]}\n  payments: {capacity: 110, load: 100}\n",
+            r"system: s
+components:
+  checkout: {depends_on: [{target: payments, retries: 2}]}
+  payments: {capacity: 110, load: 100}
+",
         );
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].id, "retry-storm/payments");
@@ -149,7 +153,13 @@ mod tests {
     fn the_worst_path_into_a_component_counts() {
         // Via a: 2; via b: 4 → (150 / 100 − 1) / (4 − 1) = 16.7%, no storm;
         // with 120 capacity: 0.2 / 3 = 6.7%, a storm on the b path.
-        let text = "system: s\ncomponents:\n  e: {depends_on: [a, {target: b, retries: 3}]}\n  a: {depends_on: [{target: db, retries: 1}]}\n  b: {depends_on: [db]}\n  db: {capacity: 150, load: 100}\n";
+        let text = r"system: s
+components:
+  e: {depends_on: [a, {target: b, retries: 3}]}
+  a: {depends_on: [{target: db, retries: 1}]}
+  b: {depends_on: [db]}
+  db: {capacity: 150, load: 100}
+";
         assert!(findings(text).is_empty());
         let found = findings(&text.replace("capacity: 150", "capacity: 120"));
         assert_eq!(found.len(), 1);
@@ -164,7 +174,12 @@ mod tests {
     fn no_capacity_or_no_load_means_no_storm() {
         assert!(
             findings(
-                "system: s\ncomponents:\n  a: {depends_on: [{target: b, retries: 5}, {target: c, retries: 5}]}\n  b: {}\n  c: {capacity: 10, load: 0}\n"
+                r"system: s
+components:
+  a: {depends_on: [{target: b, retries: 5}, {target: c, retries: 5}]}
+  b: {}
+  c: {capacity: 10, load: 0}
+"
             )
             .is_empty()
         );

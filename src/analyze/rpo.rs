@@ -122,8 +122,11 @@ mod tests {
 
     #[test]
     fn six_hourly_snapshots_miss_a_one_hour_rpo() {
-        let report =
-            run("system: s\ncomponents:\n  db:\n    recovery: {rpo: 1h, backup_interval: 6h}\n");
+        let report = run(r"system: s
+components:
+  db:
+    recovery: {rpo: 1h, backup_interval: 6h}
+");
         assert_eq!(report.findings.len(), 1);
         // 6h − 1h = 5h over
         assert_eq!(
@@ -136,7 +139,11 @@ mod tests {
 
     #[test]
     fn no_copy_is_an_error_even_without_a_target() {
-        let report = run("system: s\ncomponents:\n  db:\n    recovery: {rto: 1h, restore: 10m}\n");
+        let report = run(r"system: s
+components:
+  db:
+    recovery: {rto: 1h, restore: 10m}
+");
         assert_eq!(report.findings.len(), 1);
         assert!(report.findings[0].message.contains("no durable copy"));
         assert_eq!(report.recovery[0].worst_rpo_s, None);
@@ -144,8 +151,11 @@ mod tests {
 
     #[test]
     fn sync_replication_loses_nothing() {
-        let report =
-            run("system: s\ncomponents:\n  db:\n    recovery: {rpo: 0s, replication: sync}\n");
+        let report = run(r"system: s
+components:
+  db:
+    recovery: {rpo: 0s, replication: sync}
+");
         assert!(report.findings.is_empty());
         assert_eq!(report.recovery[0].rpo_ok, Some(true));
     }

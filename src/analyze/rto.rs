@@ -89,9 +89,11 @@ mod tests {
 
     #[test]
     fn a_restore_that_takes_65_minutes_misses_60() {
-        let report = run(
-            "system: s\ncomponents:\n  db:\n    recovery: {rto: 1h, backup_interval: 6h, detect: 5m, decide: 15m, restore: 45m}\n",
-        );
+        let report = run(r"system: s
+components:
+  db:
+    recovery: {rto: 1h, backup_interval: 6h, detect: 5m, decide: 15m, restore: 45m}
+");
         assert_eq!(report.findings.len(), 1);
         // 5m + 15m + 45m = 65m = 1h5m; 5m over; (5 + 15) / 65 = 30.8%
         assert_eq!(
@@ -103,9 +105,11 @@ mod tests {
 
     #[test]
     fn an_automatic_sync_failover_is_fast() {
-        let report = run(
-            "system: s\ncomponents:\n  db:\n    recovery: {rto: 5m, replication: sync, detect: 30s, decide: 0s, failover: 30s, restore: 2h}\n",
-        );
+        let report = run(r"system: s
+components:
+  db:
+    recovery: {rto: 5m, replication: sync, detect: 30s, decide: 0s, failover: 30s, restore: 2h}
+");
         // 30s + 0s + 30s = 1m <= 5m: the restore time does not count
         assert!(report.findings.is_empty());
         assert_eq!(report.recovery[0].worst_rto_s, Some(60.0));

@@ -106,7 +106,14 @@ mod tests {
     #[test]
     fn a_release_train_stops_every_cell() {
         let found = findings(
-            "system: s\nshared_fate:\n  release-train: {kind: software}\ncomponents:\n  router: {instances: 3, depends_on: [{any_of: [cell-a, cell-b]}]}\n  cell-a: {instances: 5, shares: [release-train]}\n  cell-b: {instances: 5, shares: [release-train]}\n",
+            r"system: s
+shared_fate:
+  release-train: {kind: software}
+components:
+  router: {instances: 3, depends_on: [{any_of: [cell-a, cell-b]}]}
+  cell-a: {instances: 5, shares: [release-train]}
+  cell-b: {instances: 5, shares: [release-train]}
+",
         );
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].id, "shared-fate/release-train");
@@ -123,7 +130,15 @@ mod tests {
     fn a_group_on_a_degradable_path_or_one_alternative_is_fine() {
         assert!(
             findings(
-                "system: s\nshared_fate:\n  push: {}\ncomponents:\n  router: {depends_on: [{any_of: [cell-a, cell-b]}, {target: flags, degradable: true}]}\n  cell-a: {shares: [push]}\n  cell-b: {}\n  flags: {shares: [push]}\n",
+                r"system: s
+shared_fate:
+  push: {}
+components:
+  router: {depends_on: [{any_of: [cell-a, cell-b]}, {target: flags, degradable: true}]}
+  cell-a: {shares: [push]}
+  cell-b: {}
+  flags: {shares: [push]}
+",
             )
             .is_empty()
         );

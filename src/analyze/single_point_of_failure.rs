@@ -402,12 +402,17 @@ mod tests {
         findings(text).into_iter().map(|f| f.id).collect()
     }
 
-    const ZONES: &str = "system: s\ndomains: {az-a: {kind: zone}, az-b: {kind: zone}}\n";
+    const ZONES: &str = r"system: s
+domains: {az-a: {kind: zone}, az-b: {kind: zone}}
+";
 
     #[test]
     fn a_single_instance_database_and_its_zone() {
         let found = findings(&format!(
-            "{ZONES}components:\n  checkout: {{instances: 4, placement: [az-a, az-b], depends_on: [postgres]}}\n  postgres: {{placement: [az-a]}}\n"
+            r"{ZONES}components:
+  checkout: {{instances: 4, placement: [az-a, az-b], depends_on: [postgres]}}
+  postgres: {{placement: [az-a]}}
+"
         ));
         let ids: Vec<&str> = found.iter().map(|f| f.id.as_str()).collect();
         assert_eq!(ids, ["spof/postgres", "spof/az-a"]);
@@ -434,7 +439,10 @@ mod tests {
         // 20 replicas: one failing leaves 19 >= 1; az-a takes all 20.
         assert_eq!(
             ids(&format!(
-                "{ZONES}components:\n  api: {{instances: 20, placement: [az-a]}}\n  web: {{instances: 2, placement: [az-a, az-b], depends_on: [api]}}\n"
+                r"{ZONES}components:
+  api: {{instances: 20, placement: [az-a]}}
+  web: {{instances: 2, placement: [az-a, az-b], depends_on: [api]}}
+"
             )),
             ["spof/az-a"]
         );
@@ -444,19 +452,33 @@ mod tests {
     fn a_lone_zone_is_not_reported() {
         // Only one domain of kind zone: single-zone by design.
         assert!(
-            ids("system: s\ndomains: {az-a: {kind: zone}}\ncomponents:\n  api: {instances: 3, placement: [az-a]}\n").is_empty()
+            ids(r"system: s
+domains: {az-a: {kind: zone}}
+components:
+  api: {instances: 3, placement: [az-a]}
+")
+            .is_empty()
         );
     }
 
     #[test]
     fn alternatives_and_quorums_count_like_required_edges() {
         let any_of = format!(
-            "{ZONES}components:\n  web: {{instances: 2, placement: [az-a, az-b], depends_on: [{{any_of: [db-1, db-2]}}]}}\n  db-1: {{placement: [az-a]}}\n  db-2: {{placement: [az-a]}}\n"
+            r"{ZONES}components:
+  web: {{instances: 2, placement: [az-a, az-b], depends_on: [{{any_of: [db-1, db-2]}}]}}
+  db-1: {{placement: [az-a]}}
+  db-2: {{placement: [az-a]}}
+"
         );
         assert_eq!(ids(&any_of), ["spof/az-a"]);
         // 2 of 3 with zk-1 and zk-2 in az-a: losing az-a leaves 1 < 2.
         let quorum = format!(
-            "{ZONES}components:\n  web: {{instances: 2, placement: [az-a, az-b], depends_on: [{{at_least: 2, of: [zk-1, zk-2, zk-3]}}]}}\n  zk-1: {{placement: [az-a]}}\n  zk-2: {{placement: [az-a]}}\n  zk-3: {{placement: [az-b]}}\n"
+            r"{ZONES}components:
+  web: {{instances: 2, placement: [az-a, az-b], depends_on: [{{at_least: 2, of: [zk-1, zk-2, zk-3]}}]}}
+  zk-1: {{placement: [az-a]}}
+  zk-2: {{placement: [az-a]}}
+  zk-3: {{placement: [az-b]}}
+"
         );
         assert_eq!(ids(&quorum), ["spof/az-a"]);
     }
@@ -464,7 +486,11 @@ mod tests {
     #[test]
     fn control_plane_components_say_so() {
         let found = findings(
-            "system: s\ncomponents:\n  app: {instances: 3, depends_on: [config-store]}\n  config-store: {plane: control}\n",
+            r"system: s
+components:
+  app: {instances: 3, depends_on: [config-store]}
+  config-store: {plane: control}
+",
         );
         assert_eq!(found.len(), 1);
         assert!(
@@ -479,14 +505,25 @@ mod tests {
     #[test]
     fn degradable_paths_and_perfect_components_never_count() {
         assert!(
-            ids("system: s\ncomponents:\n  web: {instances: 2, depends_on: [{target: cache, degradable: true}, path]}\n  cache: {}\n  path: {availability: 100%}\n").is_empty()
+            ids(r"system: s
+components:
+  web: {instances: 2, depends_on: [{target: cache, degradable: true}, path]}
+  cache: {}
+  path: {availability: 100%}
+")
+            .is_empty()
         );
     }
 
     #[test]
     fn min_healthy_equal_to_instances_is_a_spof() {
         // 3 instances, all needed: one failing leaves 2 < 3.
-        let found = findings("system: s\ncomponents:\n  db: {instances: 3, min_healthy: 3}\n");
+        let found = findings(
+            r"system: s
+components:
+  db: {instances: 3, min_healthy: 3}
+",
+        );
         assert_eq!(found[0].id, "spof/db");
         assert!(found[0].message.contains("db (1 of 3 instances, needs 3)"));
     }

@@ -234,7 +234,12 @@ mod tests {
         // Downtime: 0.001999 × 43200 min = 86.4 min per 30d; budget 0.0005 × 43200 = 21.6 min; 64.8 over.
         let report = crate::analyze::check_one(
             &Slo,
-            "system: s\nobjective: {availability: 99.95%}\ncomponents:\n  api: {availability: 99.9%, depends_on: [postgres]}\n  postgres: {availability: 99.9%}\n",
+            r"system: s
+objective: {availability: 99.95%}
+components:
+  api: {availability: 99.9%, depends_on: [postgres]}
+  postgres: {availability: 99.9%}
+",
         );
         assert_eq!(report.findings.len(), 1);
         let f = &report.findings[0];
@@ -257,15 +262,29 @@ mod tests {
 
     #[test]
     fn silent_when_met_or_without_objective() {
-        let met = "system: s\nobjective: {availability: 99%}\ncomponents:\n  api: {availability: 99.9%}\n";
+        let met = r"system: s
+objective: {availability: 99%}
+components:
+  api: {availability: 99.9%}
+";
         assert!(crate::analyze::check_one(&Slo, met).findings.is_empty());
-        let none = "system: s\ncomponents:\n  api: {availability: 50%}\n";
+        let none = r"system: s
+components:
+  api: {availability: 50%}
+";
         assert!(crate::analyze::check_one(&Slo, none).findings.is_empty());
     }
 
     #[test]
     fn rows_carry_downtime_and_budget() {
-        let model = crate::model::parse("system: s\nobjective: {availability: 99.9%, window: 30d}\ncomponents:\n  api: {availability: 99.9%}\n").unwrap();
+        let model = crate::model::parse(
+            r"system: s
+objective: {availability: 99.9%, window: 30d}
+components:
+  api: {availability: 99.9%}
+",
+        )
+        .unwrap();
         let figures = crate::engine::availability(&model);
         let rows = availability_rows(&model, &figures);
         let row = &rows["api"];

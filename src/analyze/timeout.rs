@@ -74,7 +74,14 @@ mod tests {
     #[test]
     fn every_call_without_a_timeout_is_noted() {
         let found = findings(
-            "system: s\ncomponents:\n  web: {depends_on: [db, {any_of: [a, b]}, {target: c, timeout: 1s}]}\n  db: {}\n  a: {}\n  b: {}\n  c: {}\n",
+            r"system: s
+components:
+  web: {depends_on: [db, {any_of: [a, b]}, {target: c, timeout: 1s}]}
+  db: {}
+  a: {}
+  b: {}
+  c: {}
+",
         );
         let ids: Vec<&str> = found.iter().map(|f| f.id.as_str()).collect();
         assert_eq!(ids, ["timeout/web>db", "timeout/web>a", "timeout/web>b"]);

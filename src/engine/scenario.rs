@@ -287,7 +287,12 @@ mod tests {
     #[test]
     fn losing_a_zone_takes_down_what_is_only_there() {
         let m = model(
-            "system: s\ndomains: {a: {kind: zone}, b: {kind: zone}}\ncomponents:\n  api: {instances: 2, placement: [a, b], depends_on: [db]}\n  db: {placement: [a]}\n",
+            r"system: s
+domains: {a: {kind: zone}, b: {kind: zone}}
+components:
+  api: {instances: 2, placement: [a, b], depends_on: [db]}
+  db: {placement: [a]}
+",
         );
         let lose_a = Scenario {
             domains: vec![DomainId(0)],
@@ -305,7 +310,12 @@ mod tests {
     #[test]
     fn cycles_stay_up_when_every_member_holds() {
         let m = model(
-            "system: s\nentrypoints: [a]\ncomponents:\n  a: {depends_on: [b]}\n  b: {depends_on: [a]}\n",
+            r"system: s
+entrypoints: [a]
+components:
+  a: {depends_on: [b]}
+  b: {depends_on: [a]}
+",
         );
         assert_eq!(up(&m, &Scenario::default()), [true, true]);
         let b_fails = Scenario {
@@ -353,7 +363,13 @@ mod tests {
     #[test]
     fn alternatives_need_enough_members() {
         let m = model(
-            "system: s\ncomponents:\n  a: {depends_on: [{at_least: 2, of: [x, y, z]}]}\n  x: {}\n  y: {}\n  z: {}\n",
+            r"system: s
+components:
+  a: {depends_on: [{at_least: 2, of: [x, y, z]}]}
+  x: {}
+  y: {}
+  z: {}
+",
         );
         let one = Scenario {
             failed_instances: vec![(ComponentId(1), 1)],

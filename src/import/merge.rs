@@ -643,7 +643,18 @@ mod tests {
 
     #[test]
     fn a_new_edge_goes_after_the_last_item_of_a_block_list() {
-        let text = "system: s\ncomponents:\n  web:\n    depends_on:\n      - target: db\n        timeout: 1s\n      - cache\n    instances: 2\n  db: {}\n  cache: {}\n  queue: {}\n";
+        let text = r"system: s
+components:
+  web:
+    depends_on:
+      - target: db
+        timeout: 1s
+      - cache
+    instances: 2
+  db: {}
+  cache: {}
+  queue: {}
+";
         let merged = merge(
             text,
             &graph(&[
@@ -657,7 +668,19 @@ mod tests {
         // web's own rate is not traced: a plain name, the count in the comment.
         assert_eq!(
             merged.model,
-            "system: s\ncomponents:\n  web:\n    depends_on:\n      - target: db\n        timeout: 1s\n      - cache\n      - queue                           # added from traces: 7 calls in 1h; calls per request unknown: web's own rate is not in the traces\n    instances: 2\n  db: {}\n  cache: {}\n  queue: {}\n"
+            r"system: s
+components:
+  web:
+    depends_on:
+      - target: db
+        timeout: 1s
+      - cache
+      - queue                           # added from traces: 7 calls in 1h; calls per request unknown: web's own rate is not in the traces
+    instances: 2
+  db: {}
+  cache: {}
+  queue: {}
+"
         );
         assert_eq!(
             merged.changes.edges,
@@ -667,7 +690,18 @@ mod tests {
 
     #[test]
     fn items_at_the_key_indentation_and_multi_line_flow_lists() {
-        let text = "system: s\ncomponents:\n  web:\n    depends_on:\n    - db\n    instances: 2\n  api:\n    depends_on: [\n      db]\n  db: {}\n  q: {}\n";
+        let text = r"system: s
+components:
+  web:
+    depends_on:
+    - db
+    instances: 2
+  api:
+    depends_on: [
+      db]
+  db: {}
+  q: {}
+";
         let merged =
             merge(text, &graph(&[("web", "q", 1.0), ("api", "q", 1.0)]), 2.0).expect("valid");
         assert!(
@@ -676,7 +710,11 @@ mod tests {
             merged.model
         );
         // A flow list over several lines is not rewritten: it is listed.
-        assert!(merged.model.contains("    depends_on: [\n      db]\n"));
+        assert!(merged.model.contains(
+            r"    depends_on: [
+      db]
+"
+        ));
         assert!(merged.changes.by_hand[0].starts_with("api: add `q`"));
         // q, on one line, takes no `# load:` line: 2 calls in 3600 s is
         // 0.000555… per second.
@@ -686,7 +724,10 @@ mod tests {
 
     #[test]
     fn a_file_without_a_final_newline_and_a_quoted_name() {
-        let text = "system: s\ncomponents:\n  web:\n    instances: 1";
+        let text = r"system: s
+components:
+  web:
+    instances: 1";
         let merged = merge(text, &graph(&[("web", "null", 3.0)]), 2.0).expect("valid");
         assert!(
             merged.model.contains("    depends_on:\n      - \"null\""),

@@ -501,7 +501,12 @@ mod tests {
     fn layers_follow_the_longest_call_path() {
         // lb -> api -> db and lb -> db: db is two calls down, not one.
         let d = diagram(
-            "system: s\ncomponents:\n  lb: {depends_on: [api, db]}\n  api: {depends_on: [db]}\n  db: {}\n",
+            r"system: s
+components:
+  lb: {depends_on: [api, db]}
+  api: {depends_on: [db]}
+  db: {}
+",
         );
         let layers: Vec<usize> = d.nodes.iter().map(|n| n.layer).collect();
         assert_eq!(layers, [0, 1, 2]);
@@ -511,7 +516,12 @@ mod tests {
     #[test]
     fn a_cycle_is_broken_at_its_closing_edge() {
         let d = diagram(
-            "system: s\nentrypoints: [a]\ncomponents:\n  a: {depends_on: [b]}\n  b: {depends_on: [a]}\n",
+            r"system: s
+entrypoints: [a]
+components:
+  a: {depends_on: [b]}
+  b: {depends_on: [a]}
+",
         );
         let layers: Vec<usize> = d.nodes.iter().map(|n| n.layer).collect();
         assert_eq!(layers, [0, 1]);
@@ -520,7 +530,17 @@ mod tests {
     #[test]
     fn components_live_in_the_innermost_domain_holding_them() {
         let d = diagram(
-            "system: s\ndomains:\n  r: {kind: region}\n  a: {kind: zone, in: r}\n  b: {kind: zone, in: r}\n  empty: {kind: zone, in: r}\ncomponents:\n  web: {instances: 2, placement: [a, b], depends_on: [{target: cache, degradable: true}, db]}\n  db: {placement: [a]}\n  cache: {}\n",
+            r"system: s
+domains:
+  r: {kind: region}
+  a: {kind: zone, in: r}
+  b: {kind: zone, in: r}
+  empty: {kind: zone, in: r}
+components:
+  web: {instances: 2, placement: [a, b], depends_on: [{target: cache, degradable: true}, db]}
+  db: {placement: [a]}
+  cache: {}
+",
         );
         let names: Vec<&str> = d.clusters.iter().map(|c| c.name.as_str()).collect();
         // web spreads over a and b, so it lives in r; no component lives in

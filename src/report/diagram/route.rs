@@ -429,7 +429,13 @@ mod tests {
 
     #[test]
     fn a_group_is_drawn_once() {
-        let text = "system: s\ncomponents:\n  lb: {depends_on: [{at_least: 2, of: [a, b, c]}]}\n  a: {}\n  b: {}\n  c: {}\n";
+        let text = r"system: s
+components:
+  lb: {depends_on: [{at_least: 2, of: [a, b, c]}]}
+  a: {}
+  b: {}
+  c: {}
+";
         let model = crate::model::parse(text).unwrap();
         let diagram = Diagram::new(&model, &[]);
         let routes = route(&diagram, &layout(&diagram));
