@@ -62,7 +62,7 @@ fn members(model: &Model, id: GroupId) -> String {
     } else {
         format!(
             "every member fails with it at once: {}",
-            super::outage::list(&names)
+            super::wording::capped_list(&names, names.len(), super::outage::LISTED)
         )
     }
 }

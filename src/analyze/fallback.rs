@@ -48,7 +48,7 @@ fn undersized(model: &Model, target: &Component, size: &Sizing) -> Finding {
         format!(
             "{} carries no load of its own and takes over from {}: {verdict}",
             target.name,
-            super::outage::list(&size.sources),
+            super::wording::capped_list(&size.sources, size.sources.len(), super::outage::LISTED),
         ),
     )
     .help(if size.per_instance <= 0.0 {

@@ -37,7 +37,7 @@ mod status;
 mod timeout;
 pub(crate) mod wording;
 
-pub use finding::{Finding, Location, Severity, Status};
+pub use finding::{Finding, Location, Severity, Status, by_severity};
 pub use slo::availability_rows;
 pub use status::{apply_acceptances, today_utc};
 

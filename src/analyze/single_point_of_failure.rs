@@ -92,7 +92,7 @@ fn domain_spof(model: &Model, id: DomainId, outage: &Outage) -> Finding {
         } else {
             format!(
                 "place {} in different {}s, so that no one {} holds all that is needed",
-                super::outage::list(&lost),
+                super::wording::capped_list(&lost, lost.len(), super::outage::LISTED),
                 d.kind,
                 d.kind
             )

@@ -460,28 +460,6 @@ fn layers(model: &Model, links: &[Link]) -> Vec<usize> {
     layer
 }
 
-/// Escapes text for XML and HTML (text and attribute values); control
-/// characters show as `\u{…}`.
-#[must_use]
-pub fn escape_xml(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            // Not allowed in XML, and acted on by a terminal showing the file.
-            c if c != '\n' && c != '\t' && crate::report::escape::is_unsafe_char(c) => {
-                out.push_str(&crate::report::escape::terminal(c.encode_utf8(&mut [0; 4])));
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -551,10 +529,5 @@ components:
         assert_eq!(d.nodes[2].cluster, None);
         assert!(d.clusters[1].spof && !d.clusters[0].spof);
         assert!(d.edges[0].degradable && !d.edges[1].degradable);
-    }
-
-    #[test]
-    fn text_is_escaped_for_xml() {
-        assert_eq!(escape_xml("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
     }
 }
