@@ -22,4 +22,5 @@ pub mod engine;
 pub mod generate;
 pub mod import;
 pub mod model;
+pub mod recover;
 pub mod report;

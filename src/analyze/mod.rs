@@ -115,6 +115,13 @@ pub trait Analyzer: Sync {
     fn check(&self, cx: &Context, report: &mut Report);
 }
 
+/// The start order after a full outage: waves of component ids,
+/// dependencies first (the members of a cycle share a wave).
+#[must_use]
+pub fn start_order_waves(model: &Model) -> Vec<Vec<ComponentId>> {
+    start_order::plan(model).waves
+}
+
 /// Every analyzer, in report order.
 pub static ANALYZERS: &[&dyn Analyzer] = &[
     &slo::Slo,
