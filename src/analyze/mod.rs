@@ -14,6 +14,7 @@ mod expiry;
 mod fallback;
 pub mod finding;
 mod headroom;
+mod metastable;
 pub mod outage;
 mod placement;
 mod recovery_access;
@@ -142,6 +143,7 @@ pub static ANALYZERS: &[&dyn Analyzer] = &[
     &deadline::Deadline,
     &recovery_order::RecoveryOrder,
     &cold_start::ColdStart,
+    &metastable::Metastable,
     &rpo::RecoveryPoint,
     &rto::RecoveryTime,
     &drill::Drill,

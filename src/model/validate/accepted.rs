@@ -28,6 +28,7 @@ pub const RULES: &[&str] = &[
     "deadline",
     "recovery-order",
     "cold-start",
+    "metastable",
     "rpo",
     "rto",
     "drill",
