@@ -48,6 +48,18 @@ fn tick_step(span: f64, count: f64) -> f64 {
     nice * magnitude
 }
 
+/// A tick spacing of whole seconds below ten minutes, else whole minutes.
+fn time_step(horizon: f64) -> f64 {
+    const STEPS: [f64; 12] = [
+        1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 900.0, 1800.0, 3600.0,
+    ];
+    STEPS
+        .iter()
+        .copied()
+        .find(|s| horizon / s <= 8.0)
+        .unwrap_or_else(|| tick_step(horizon / 3600.0, 6.0) * 3600.0)
+}
+
 fn time_label(seconds: f64) -> String {
     if seconds >= 60.0 && (seconds % 60.0).abs() < 1e-9 {
         format!("{}m", seconds / 60.0)
@@ -86,7 +98,7 @@ fn panel(svg: &mut String, run: &RunSummary, title: &str, top: f64, horizon: f64
         top + plot_h,
         LEFT + plot_w
     );
-    let x_step = tick_step(horizon, 6.0);
+    let x_step = time_step(horizon);
     let mut t = 0.0;
     while t <= horizon + 1e-9 {
         let _ = writeln!(

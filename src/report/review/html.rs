@@ -21,7 +21,7 @@ code{font-family:ui-monospace,'SFMono-Regular',Menlo,Consolas,monospace;backgrou
 .finding.error{border-color:#c0392b}.finding.warning{border-color:#d68910}.finding.note{border-color:#2e86c1}
 .finding p{margin:.2rem 0}.finding .help{color:#34495e}
 .where{color:#666;font-size:.85rem}
-.diagram-box{overflow-x:auto;border:1px solid #ccd;padding:.5rem;background:#fff}
+.diagram-box,.plot-box{overflow-x:auto;border:1px solid #ccd;padding:.5rem;background:#fff}
 ";
 
 /// The HTML page, ending with a newline.
@@ -126,6 +126,9 @@ fn block_html(block: &Block, document: &Document, out: &mut String) {
                 "<div class=\"diagram-box\">\n{}</div>\n",
                 svg::render(document.diagram)
             );
+        }
+        Block::Plot(svg) => {
+            let _ = write!(out, "<div class=\"plot-box\">\n{svg}</div>\n");
         }
     }
 }
