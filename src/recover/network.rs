@@ -38,20 +38,49 @@ pub(crate) struct Link {
 }
 
 impl Link {
-    /// Attempts per call when a share `f` of attempts fails:
-    /// `1 + f + … + f^retries`, at most `1 + retry_budget`.
+    /// Attempts per call when a share `f` of attempts fails.
     pub fn attempts(&self, f: f64) -> f64 {
-        let mut total = 1.0;
-        let mut term = 1.0;
-        for _ in 0..self.retries.min(64) {
-            term *= f;
-            if term < 1e-12 {
-                break;
-            }
-            total += term;
-        }
-        self.budget.map_or(total, |b| total.min(1.0 + b))
+        attempts(self.retries, self.budget.unwrap_or(f64::INFINITY), f)
     }
+}
+
+/// Attempts per call when a share `f` of attempts fails:
+/// `1 + f + … + f^retries`, at most `1 + budget`.
+pub(crate) fn attempts(retries: u32, budget: f64, f: f64) -> f64 {
+    let mut total = 1.0;
+    let mut term = 1.0;
+    for _ in 0..retries.min(64) {
+        term *= f;
+        if term < 1e-12 {
+            break;
+        }
+        total += term;
+    }
+    total.min(1.0 + budget)
+}
+
+/// The hot figures of a link, stored by target (`Network::inbound`) so one
+/// step reads them in order.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct InLink {
+    pub caller: u32,
+    pub link: u32,
+    pub retries: u32,
+    pub scale: f64,
+    pub hit_rate: f64,
+    pub budget: f64,
+}
+
+/// The figures of a required link the request success needs, stored by
+/// caller (`Network::outbound`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct OutLink {
+    pub target: u32,
+    pub link: u32,
+    pub edge: u32,
+    pub any_of: bool,
+    pub attempts: i32,
+    pub hit_rate: f64,
 }
 
 /// The walkable model (build it once with [`Network::new`]).
@@ -82,6 +111,14 @@ pub struct Network {
     pub shedding: Vec<bool>,
     /// Shortest timeout of the incoming links: how long callers wait.
     pub timeout_s: Vec<f64>,
+    /// Links by target: those of component c are `inbound[in_start[c]..in_start[c + 1]]`.
+    pub(crate) inbound: Vec<InLink>,
+    pub(crate) in_start: Vec<usize>,
+    /// Required links by caller, likewise.
+    pub(crate) outbound: Vec<OutLink>,
+    pub(crate) out_start: Vec<usize>,
+    /// Links with a hit rate.
+    pub(crate) cached: Vec<usize>,
 }
 
 /// The component whose `warmup` is the refill time of the cache on an edge
@@ -218,7 +255,45 @@ impl Network {
                     .unwrap_or(DEFAULT_TIMEOUT_S)
             })
             .collect();
+        let mut in_start = Vec::with_capacity(n + 1);
+        let mut inbound = Vec::with_capacity(links.len());
+        let mut out_start = Vec::with_capacity(n + 1);
+        let mut outbound = Vec::new();
+        for c in 0..n {
+            in_start.push(inbound.len());
+            inbound.extend(into[c].iter().map(|&i| {
+                let l: &Link = &links[i];
+                InLink {
+                    caller: l.caller as u32,
+                    link: i as u32,
+                    retries: l.retries,
+                    scale: l.scale,
+                    hit_rate: l.hit_rate,
+                    budget: l.budget.unwrap_or(f64::INFINITY),
+                }
+            }));
+            out_start.push(outbound.len());
+            outbound.extend(out[c].iter().filter(|&&i| links[i].required).map(|&i| {
+                let l: &Link = &links[i];
+                OutLink {
+                    target: l.target as u32,
+                    link: i as u32,
+                    edge: l.edge as u32,
+                    any_of: l.kind == EdgeKind::AnyOf,
+                    attempts: 1 + l.retries.min(64) as i32,
+                    hit_rate: l.hit_rate,
+                }
+            }));
+        }
+        in_start.push(inbound.len());
+        out_start.push(outbound.len());
+        let cached = (0..links.len()).filter(|&i| links[i].hit_rate > 0.0).collect();
         Self {
+            inbound,
+            in_start,
+            outbound,
+            out_start,
+            cached,
             names: model.components.iter().map(|c| c.name.clone()).collect(),
             order,
             wave,

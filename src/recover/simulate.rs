@@ -7,7 +7,7 @@
 
 use super::Scenario;
 use super::herd::Herd;
-use super::network::Network;
+use super::network::{Network, attempts};
 use crate::model::{Backoff, Model};
 
 /// The recovery figures, resolved from the model's `policy` and the
@@ -253,11 +253,19 @@ pub fn simulate(
     let mut open_step: Option<usize> = None;
     let mut retries_now = Vec::new();
     let mut pending: Vec<Vec<f64>> = vec![Vec::new(); n];
+    let mut processed = vec![0.0f64; n];
+    let mut success_of: Vec<f64> = state.iter().map(|s| s.success).collect();
     let max_util = settings.max_utilization;
+    let mut unstarted = state.iter().filter(|s| !s.started).count();
+    let mut entries_up = false;
     for step in 0..steps {
         let now = step as f64;
         for c in 0..n {
+            if unstarted == 0 {
+                break;
+            }
             if !state[c].started && step >= start_step[c] {
+                unstarted -= 1;
                 state[c].started = true;
                 run.started_s[c] = Some(now);
                 if net.entry[c]
@@ -267,7 +275,9 @@ pub fn simulate(
                 }
             }
         }
-        let entries_up = (0..n).all(|c| !net.entry[c] || state[c].started);
+        if !entries_up {
+            entries_up = (0..n).all(|c| !net.entry[c] || state[c].started);
+        }
         if entries_up && open_step.is_none() {
             open_step = Some(step);
         }
@@ -294,17 +304,18 @@ pub fn simulate(
                 offered += admitted;
                 pending[c] = std::mem::take(&mut retries_now);
             }
-            for &i in &net.into[c] {
-                let link = &net.links[i];
-                let caller = &state[link.caller];
-                if caller.processed <= 0.0 {
+            let fail_c = state[c].failure;
+            for l in &net.inbound[net.in_start[c]..net.in_start[c + 1]] {
+                let p = processed[l.caller as usize];
+                if p <= 0.0 {
                     continue;
                 }
-                let miss = 1.0 - link.hit_rate * fill[i];
-                offered += link.scale * caller.processed * miss * link.attempts(state[c].failure);
+                let miss = 1.0 - l.hit_rate * fill[l.link as usize];
+                offered += l.scale * p * miss * attempts(l.retries, l.budget, fail_c);
             }
             let cap = capacity(net, c, &state[c], scenario, settings);
             update(net, c, &mut state[c], offered, cap);
+            processed[c] = state[c].processed;
             let s = &state[c];
             if s.started && s.traffic {
                 if let Some(cap) = cap {
@@ -324,7 +335,8 @@ pub fn simulate(
         }
         run.arrivals.push(arrivals_total);
         // Caches refill while their caller is served by a working target.
-        for (i, link) in net.links.iter().enumerate() {
+        for &i in &net.cached {
+            let link = &net.links[i];
             if fill[i] < 1.0
                 && state[link.caller].processed > 0.0
                 && state[link.target].started
@@ -333,7 +345,7 @@ pub fn simulate(
                 fill[i] = (fill[i] + 1.0 / link.refill_s).min(1.0);
             }
         }
-        success(net, &mut state, &fill);
+        success(net, &mut state, &mut success_of, &fill);
         // Clients whose request failed (refused at the edge, or failed
         // inside) wait their backoff and retry.
         for &(c, arriving, admitted) in &entry_flow {
@@ -347,8 +359,10 @@ pub fn simulate(
                 herd.failed(step, 1.0, &pending[c], failed_share);
             }
         }
-        let healthy = state.iter().all(|s| s.started && !s.collapsed);
-        let warm = healthy
+        let healthy = unstarted == 0 && state.iter().all(|s| !s.collapsed);
+        let holding = matches!(admission, Admission::Hold(_)) && limit.is_some();
+        let warm = holding
+            && healthy
             && (0..n).all(|c| {
                 net.warmup_s[c].is_none_or(|w| state[c].warm_s >= w) || !cold[c]
             })
@@ -498,42 +512,46 @@ fn update(net: &Network, c: usize, s: &mut State, offered: f64, cap: Option<f64>
 /// Request-level success of every component, dependencies first: its own
 /// share of attempts that succeed times, for each required edge, the chance
 /// that not every attempt fails (a cache hit always succeeds).
-fn success(net: &Network, state: &mut [State], fill: &[f64]) {
+fn success(net: &Network, state: &mut [State], success_of: &mut [f64], fill: &[f64]) {
     for &c in net.order.iter().rev() {
         if !state[c].started {
             state[c].success = 0.0;
+            success_of[c] = 0.0;
             continue;
         }
         let mut ok = 1.0 - state[c].failure;
-        let mut edge_fail: Option<(usize, f64, usize)> = None;
-        let finish = |acc: Option<(usize, f64, usize)>, ok: &mut f64| {
-            if let Some((_, fail, _)) = acc {
-                *ok *= 1.0 - fail;
-            }
-        };
-        for &i in &net.out[c] {
-            let link = &net.links[i];
-            if !link.required {
-                continue;
-            }
-            let target_fail = 1.0 - state[link.target].success;
-            let attempts = 1 + link.retries.min(64);
-            let fail = target_fail.powi(attempts as i32) * (1.0 - link.hit_rate * fill[i]);
-            match edge_fail {
-                Some((edge, acc, count)) if edge == link.edge => {
-                    let combined = match link.kind {
-                        crate::model::EdgeKind::AnyOf => acc * fail,
-                        _ => (acc * count as f64 + fail) / (count + 1) as f64,
-                    };
-                    edge_fail = Some((edge, combined, count + 1));
-                }
+        // (edge, combined failure, targets counted)
+        let mut edge_fail: Option<(u32, f64, u32)> = None;
+        for l in &net.outbound[net.out_start[c]..net.out_start[c + 1]] {
+            let target_fail = 1.0 - success_of[l.target as usize];
+            let fail = if target_fail <= 0.0 {
+                0.0
+            } else {
+                target_fail.powi(l.attempts) * (1.0 - l.hit_rate * fill[l.link as usize])
+            };
+            edge_fail = match edge_fail {
+                Some((edge, acc, count)) if edge == l.edge => Some((
+                    edge,
+                    if l.any_of {
+                        acc * fail
+                    } else {
+                        (acc * f64::from(count) + fail) / f64::from(count + 1)
+                    },
+                    count + 1,
+                )),
                 other => {
-                    finish(other, &mut ok);
-                    edge_fail = Some((link.edge, fail, 1));
+                    if let Some((_, acc, _)) = other {
+                        ok *= 1.0 - acc;
+                    }
+                    Some((l.edge, fail, 1))
                 }
-            }
+            };
         }
-        finish(edge_fail, &mut ok);
-        state[c].success = ok.clamp(0.0, 1.0);
+        if let Some((_, acc, _)) = edge_fail {
+            ok *= 1.0 - acc;
+        }
+        let ok = ok.clamp(0.0, 1.0);
+        state[c].success = ok;
+        success_of[c] = ok;
     }
 }

@@ -10,7 +10,7 @@ use std::process::Command;
 use nines::cli::{ReportFormat, review};
 use nines::model::Date;
 
-fn chromium() -> Option<PathBuf> {
+pub(crate) fn chromium() -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     ["chromium", "chromium-browser"].iter().find_map(|name| {
         std::env::split_paths(&path)
@@ -20,7 +20,7 @@ fn chromium() -> Option<PathBuf> {
 }
 
 /// Runs Chromium headless on a local file with every network feature off.
-fn headless(browser: &Path, profile: &Path, extra: &[&str], page: &Path) -> std::process::Output {
+pub(crate) fn headless(browser: &Path, profile: &Path, extra: &[&str], page: &Path) -> std::process::Output {
     Command::new(browser)
         .args([
             "--headless",
@@ -70,9 +70,16 @@ fn html_reports_render_in_headless_chromium() {
             String::from_utf8_lossy(&output.stderr)
         );
         let dom = String::from_utf8_lossy(&output.stdout);
-        let start = dom
+        // The diagram's SVG (the recovery plot comes before it).
+        let from = dom.find("class=\"diagram-box\"").unwrap_or(0);
+        let start = dom[from..]
             .find("<svg")
+            .map(|at| from + at)
             .unwrap_or_else(|| panic!("{stem}: no <svg> in the rendered page"));
+        assert!(
+            dom.contains("class=\"plot-box\"") && dom.contains("time after the restart"),
+            "{stem}: no recovery plot on the page"
+        );
         let end = dom[start..].find("</svg>").map_or(dom.len(), |e| start + e);
         let svg = &dom[start..end];
         for component in &model.components {

@@ -11,6 +11,7 @@ mod html;
 mod import;
 mod invalid;
 mod properties;
+mod recover;
 mod review;
 mod rules;
 mod sarif;
