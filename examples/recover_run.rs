@@ -22,7 +22,7 @@ fn main() {
     let done = start.elapsed();
     println!(
         "network {built:?}, simulation {:?}, converged {}",
-        done - built,
+        done.saturating_sub(built),
         run.converged
     );
 }

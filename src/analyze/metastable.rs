@@ -26,7 +26,11 @@ fn trapped(model: &Model, id: ComponentId, trap: &Trap, settings: &Settings) -> 
     let component = model.component(id);
     let per_instance = component.capacity.map_or(0.0, |c| c.per_instance);
     let cold_text = if trap.share < 1.0 {
-        let default = if settings.defaults.iter().any(|d| d.starts_with("policy.cold_capacity")) {
+        let default = if settings
+            .defaults
+            .iter()
+            .any(|d| d.starts_with("policy.cold_capacity"))
+        {
             ", the default `policy.cold_capacity`"
         } else {
             ""
@@ -145,9 +149,14 @@ mod tests {
     fn converges(text: &str) -> bool {
         let model = crate::model::parse(text).unwrap();
         let settings = Settings::of(&model, 3600.0);
-        plan(&model, &Scenario::full_outage(&model, 600.0), &settings, None)
-            .without_ramp
-            .converges
+        plan(
+            &model,
+            &Scenario::full_outage(&model, 600.0),
+            &settings,
+            None,
+        )
+        .without_ramp
+        .converges
     }
 
     /// app: 1 × 1000 with a 5m warmup starts at 50%: C = 500; k = 1 + 3 = 4.
@@ -172,7 +181,13 @@ mod tests {
             finding.message
         );
         // Admit 500 / 520 = 96.2%, shed 3.8%.
-        assert!(finding.help.as_deref().unwrap_or("").contains("admit at most 96.2% at the edge (shed 1 − C / (kλ) = 3.8%)"));
+        assert!(
+            finding
+                .help
+                .as_deref()
+                .unwrap_or("")
+                .contains("admit at most 96.2% at the edge (shed 1 − C / (kλ) = 3.8%)")
+        );
         assert!(!converges(&model(130)));
     }
 

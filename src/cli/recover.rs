@@ -54,10 +54,9 @@ pub(super) fn run(args: &RecoverArgs, terminal: &mut Terminal) -> Outcome {
     let outage = argument::<Duration>("--outage", &args.outage, "outage", terminal);
     let horizon = argument::<Duration>("--horizon", &args.horizon, "horizon", terminal);
     let admit = match &args.admit {
-        Some(text) => match argument::<Probability>("--admit", text, "admit", terminal) {
-            Some(p) => Some(Some(p.0)),
-            None => None,
-        },
+        Some(text) => {
+            argument::<Probability>("--admit", text, "admit", terminal).map(|p| Some(p.0))
+        }
         None => Some(None),
     };
     let (Some(outage), Some(horizon), Some(admit)) = (outage, horizon, admit) else {
@@ -98,7 +97,9 @@ pub(super) fn run(args: &RecoverArgs, terminal: &mut Terminal) -> Outcome {
             terminal.out,
         ),
         RecoverFormat::Json => recovery::render_json(&plan, terminal.out),
-        RecoverFormat::Svg => terminal.out.write_all(recovery_plot::render(&plan).as_bytes()),
+        RecoverFormat::Svg => terminal
+            .out
+            .write_all(recovery_plot::render(&plan).as_bytes()),
     };
     if written.is_err() {
         return Outcome::Invalid;

@@ -8,6 +8,13 @@
 //! share that converges without a ramp, and the TCP-like ramp) for
 //! `nines recover`, the review report and the `metastable` rule.
 
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap,
+    reason = "step counts, retries and component indices are small and non-negative: horizons are at most a day of seconds, retries are capped at 64, and a model has far fewer than 2^32 components or edges"
+)]
+
 mod herd;
 pub(crate) mod network;
 mod plan;

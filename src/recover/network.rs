@@ -8,6 +8,13 @@
 //! component's intake is the sum over its incoming links, each weighted by
 //! its share of the steady load (`caller load × calls × (1 − hit_rate)`).
 
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap,
+    reason = "step counts, retries and component indices are small and non-negative: horizons are at most a day of seconds, retries are capped at 64, and a model has far fewer than 2^32 components or edges"
+)]
+
 use crate::model::{Component, ComponentId, Edge, EdgeKind, Model};
 
 /// Timeout assumed on an edge that gives none, seconds.
@@ -162,7 +169,8 @@ pub(crate) fn steady_loads(model: &Model, order: &[usize]) -> Vec<Option<f64>> {
         let Some(base) = load[c] else { continue };
         for edge in &model.components[c].depends_on {
             for &t in &edge.targets {
-                derived[t.0] += base * edge.calls * share(edge) * (1.0 - edge.hit_rate.unwrap_or(0.0));
+                derived[t.0] +=
+                    base * edge.calls * share(edge) * (1.0 - edge.hit_rate.unwrap_or(0.0));
                 known[t.0] = true;
             }
         }
@@ -216,7 +224,9 @@ impl Network {
                         cache,
                         retries: edge.retries,
                         budget: edge.retry_budget,
-                        timeout_s: edge.timeout.map_or(DEFAULT_TIMEOUT_S, |d| d.seconds()),
+                        timeout_s: edge
+                            .timeout
+                            .map_or(DEFAULT_TIMEOUT_S, crate::model::Duration::seconds),
                         required: !edge.degradable,
                     });
                 }
@@ -228,6 +238,35 @@ impl Network {
         for (i, link) in links.iter().enumerate() {
             into[link.target].push(i);
             out[link.caller].push(i);
+        }
+        // A caller without a known load gets the part of the target's load
+        // its callers with a load do not explain, split by calls.
+        for (t, links_in) in into.iter().enumerate() {
+            let Some(target_load) = load[t] else { continue };
+            let known: f64 = links_in
+                .iter()
+                .filter(|&&i| load[links[i].caller].is_some())
+                .map(|&i| links[i].scale * (1.0 - links[i].hit_rate))
+                .sum();
+            let unknown: Vec<usize> = links_in
+                .iter()
+                .copied()
+                .filter(|&i| load[links[i].caller].is_none())
+                .collect();
+            let weight: f64 = unknown
+                .iter()
+                .map(|&i| links[i].scale * (1.0 - links[i].hit_rate))
+                .sum();
+            let rest = (target_load - known).max(0.0);
+            for &i in &unknown {
+                let miss = 1.0 - links[i].hit_rate;
+                let warm = if weight > 0.0 {
+                    rest * links[i].scale * miss / weight
+                } else {
+                    0.0
+                };
+                links[i].scale = if miss > 0.0 { warm / miss } else { 0.0 };
+            }
         }
         // Normalise each target's links so that steady traffic (processed 1,
         // warm caches, no retries) sums to 1.
@@ -287,7 +326,9 @@ impl Network {
         }
         in_start.push(inbound.len());
         out_start.push(outbound.len());
-        let cached = (0..links.len()).filter(|&i| links[i].hit_rate > 0.0).collect();
+        let cached = (0..links.len())
+            .filter(|&i| links[i].hit_rate > 0.0)
+            .collect();
         Self {
             inbound,
             in_start,
@@ -308,7 +349,11 @@ impl Network {
             warmup_s: model
                 .components
                 .iter()
-                .map(|c| c.warmup.map(|w| w.seconds()).filter(|&s| s > 0.0))
+                .map(|c| {
+                    c.warmup
+                        .map(crate::model::Duration::seconds)
+                        .filter(|&s| s > 0.0)
+                })
                 .collect(),
             shedding: model.components.iter().map(|c| c.load_shedding).collect(),
             load,

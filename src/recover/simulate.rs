@@ -5,6 +5,13 @@
 //! their fill), updates every component's queue, failure rate and warm-up,
 //! refills the caches, and lets the admission ramp decide.
 
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap,
+    reason = "step counts, retries and component indices are small and non-negative: horizons are at most a day of seconds, retries are capped at 64, and a model has far fewer than 2^32 components or edges"
+)]
+
 use super::Scenario;
 use super::herd::Herd;
 use super::network::{Network, attempts};
@@ -60,36 +67,30 @@ impl Settings {
         let ramp_decrease = pick("ramp_decrease", p.ramp_decrease, 0.5, "50%");
         let ramp_interval_s = pick(
             "ramp_interval",
-            p.ramp_interval.map(|d| d.seconds()),
+            p.ramp_interval.map(crate::model::Duration::seconds),
             10.0,
             "10s",
         )
         .max(1.0);
-        let client_retries = pick(
-            "client_retries",
-            p.client_retries.map(f64::from),
-            0.0,
-            "0",
-        ) as u32;
+        let client_retries =
+            pick("client_retries", p.client_retries.map(f64::from), 0.0, "0") as u32;
         let client_timeout_s = if client_retries > 0 {
             pick(
                 "client_timeout",
-                p.client_timeout.map(|d| d.seconds()),
+                p.client_timeout.map(crate::model::Duration::seconds),
                 10.0,
                 "10s",
             )
         } else {
-            p.client_timeout.map_or(10.0, |d| d.seconds())
+            p.client_timeout
+                .map_or(10.0, crate::model::Duration::seconds)
         };
-        let client_backoff = match p.client_backoff {
-            Some(b) => b,
-            None => {
-                if client_retries > 0 {
-                    defaults.push("policy.client_backoff = jittered (default)".to_owned());
-                }
-                Backoff::Jittered
+        let client_backoff = p.client_backoff.unwrap_or_else(|| {
+            if client_retries > 0 {
+                defaults.push("policy.client_backoff = jittered (default)".to_owned());
             }
-        };
+            Backoff::Jittered
+        });
         Self {
             cold_capacity,
             ramp_start,
@@ -196,7 +197,9 @@ pub fn simulate(
         .collect();
     let mut state = vec![State::default(); n];
     for c in 0..n {
-        if !restarted[c] {
+        if restarted[c] {
+            state[c].failure = 1.0;
+        } else {
             state[c] = State {
                 started: true,
                 traffic: true,
@@ -204,8 +207,6 @@ pub fn simulate(
                 success: 1.0,
                 ..State::default()
             };
-        } else {
-            state[c].failure = 1.0;
         }
     }
     let mut fill: Vec<f64> = net
@@ -317,18 +318,23 @@ pub fn simulate(
             update(net, c, &mut state[c], offered, cap);
             processed[c] = state[c].processed;
             let s = &state[c];
-            if s.started && s.traffic {
-                if let Some(cap) = cap {
-                    let utilization = if cap > 0.0 { offered / cap } else { f64::INFINITY };
-                    if offered > max_util * cap * (1.0 + 1e-9) {
-                        breach_in_interval = true;
-                        if run.first_breach.is_none() {
-                            run.first_breach = Some((c, now));
-                        }
+            if s.started
+                && s.traffic
+                && let Some(cap) = cap
+            {
+                let utilization = if cap > 0.0 {
+                    offered / cap
+                } else {
+                    f64::INFINITY
+                };
+                if offered > max_util * cap * (1.0 + 1e-9) {
+                    breach_in_interval = true;
+                    if run.first_breach.is_none() {
+                        run.first_breach = Some((c, now));
                     }
-                    if run.peak[c].is_none_or(|(p, _)| utilization > p) {
-                        run.peak[c] = Some((utilization, now));
-                    }
+                }
+                if run.peak[c].is_none_or(|(p, _)| utilization > p) {
+                    run.peak[c] = Some((utilization, now));
                 }
             }
             window_max[c] = window_max[c].max(offered);
@@ -363,15 +369,15 @@ pub fn simulate(
         let holding = matches!(admission, Admission::Hold(_)) && limit.is_some();
         let warm = holding
             && healthy
-            && (0..n).all(|c| {
-                net.warmup_s[c].is_none_or(|w| state[c].warm_s >= w) || !cold[c]
-            })
+            && (0..n).all(|c| net.warmup_s[c].is_none_or(|w| state[c].warm_s >= w) || !cold[c])
             && fill.iter().all(|&f| f >= 1.0);
-        let full = entries_up
+        let at_full = entries_up
             && limit.is_none_or(|l| l >= 1.0 - 1e-12)
             && healthy
-            && entry_flow.iter().all(|&(c, _, _)| state[c].success >= FULL_SUCCESS);
-        if !full {
+            && entry_flow
+                .iter()
+                .all(|&(c, _, _)| state[c].success >= FULL_SUCCESS);
+        if !at_full {
             last_not_full = Some(step);
         }
         // The admission policy.
@@ -387,11 +393,11 @@ pub fn simulate(
                 {
                     let current = limit.unwrap_or(1.0);
                     if breach_in_interval {
-                        let next = (current * settings.ramp_decrease).max(1e-6);
-                        limit = Some(next);
+                        let lowered = (current * settings.ramp_decrease).max(1e-6);
+                        limit = Some(lowered);
                         run.schedule.push((now + 1.0, limit));
                     } else if healthy && current < 1.0 {
-                        let next = if current < 0.5 {
+                        let raised = if current < 0.5 {
                             current * settings.ramp_increase
                         } else {
                             current + settings.ramp_step
@@ -402,11 +408,11 @@ pub fn simulate(
                             capacity(net, c, s, scenario, settings).is_none_or(|cap| {
                                 !s.traffic
                                     || current <= 0.0
-                                    || s.offered * next / current <= max_util * cap * (1.0 + 1e-9)
+                                    || s.offered * raised / current <= max_util * cap * (1.0 + 1e-9)
                             })
                         });
-                        if fits && next > current {
-                            limit = Some(next);
+                        if fits && raised > current {
+                            limit = Some(raised);
                             run.schedule.push((now + 1.0, limit));
                         }
                     }
@@ -492,7 +498,11 @@ fn update(net: &Network, c: usize, s: &mut State, offered: f64, cap: Option<f64>
     }
     if net.shedding[c] {
         s.processed = offered.min(cap);
-        s.failure = if offered > cap { 1.0 - cap / offered } else { 0.0 };
+        s.failure = if offered > cap {
+            1.0 - cap / offered
+        } else {
+            0.0
+        };
         s.collapsed = false;
     } else {
         s.queue = (s.queue + offered - cap).max(0.0);

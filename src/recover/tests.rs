@@ -17,7 +17,12 @@ fn run_of(text: &str, outage_s: f64, admission: Admission) -> Run {
     let m = model(text);
     let settings = Settings::of(&m, 3600.0);
     let net = Network::new(&m, &crate::analyze::start_order_waves(&m));
-    simulate(&net, &Scenario::full_outage(&m, outage_s), &settings, admission)
+    simulate(
+        &net,
+        &Scenario::full_outage(&m, outage_s),
+        &settings,
+        admission,
+    )
 }
 
 /// k = 1 + 3 = 4 attempts per call at total failure, λ = C = 1000.
@@ -48,7 +53,10 @@ fn four_attempts_at_full_load_stay_stuck_unless_three_quarters_are_shed() {
     let shedding = RETRY_TRAP.replace("load: 1000}", "load: 1000, load_shedding: true}");
     let shed = run_of(&shedding, 600.0, Admission::Open);
     assert!(shed.converged);
-    assert_eq!(plan_of(&shedding, 600.0, None).largest_safe_share, Some(1.0));
+    assert_eq!(
+        plan_of(&shedding, 600.0, None).largest_safe_share,
+        Some(1.0)
+    );
 }
 
 /// A 95% cache in front of a store sized at 2× its steady load.
@@ -94,7 +102,11 @@ fn a_fixed_backoff_herd_peaks_at_every_interval() {
     assert!((jittered.arrivals[0] - 4.0).abs() < 1e-9);
     for interval in 0..3 {
         let window = interval * 10..(interval + 1) * 10;
-        let peak = |run: &Run| run.arrivals[window.clone()].iter().fold(0.0f64, |m, &a| m.max(a));
+        let peak = |run: &Run| {
+            run.arrivals[window.clone()]
+                .iter()
+                .fold(0.0f64, |m, &a| m.max(a))
+        };
         assert!(
             peak(&fixed) >= 3.0 * peak(&jittered),
             "interval {interval}: {} vs {}",
@@ -119,7 +131,11 @@ fn the_ramp_takes_nine_steps_from_ten_percent() {
         assert!((got - want).abs() < 1e-12, "{got} vs {want}");
     }
     // The simulation follows the same schedule, one step per 10s interval.
-    let run = run_of("system: s\ncomponents:\n  a: {capacity: 100, load: 10}\n", 600.0, Admission::Ramp);
+    let run = run_of(
+        "system: s\ncomponents:\n  a: {capacity: 100, load: 10}\n",
+        600.0,
+        Admission::Ramp,
+    );
     assert_eq!(run.schedule.len(), 10);
     assert_eq!(run.schedule[9], (91.0, Some(1.0)));
     assert_eq!(run.full_service_s, Some(91.0));

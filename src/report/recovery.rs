@@ -26,12 +26,18 @@ pub(crate) fn verdicts(plan: &Plan) -> Vec<String> {
         format!(
             "Everything admitted at once does not converge within {}: {} stay{} collapsed{}.",
             seconds(plan.horizon_s),
-            if open.stuck.is_empty() { "the entrypoints".to_owned() } else { open.stuck.join(", ") },
+            if open.stuck.is_empty() {
+                "the entrypoints".to_owned()
+            } else {
+                open.stuck.join(", ")
+            },
             if open.stuck.len() == 1 { "s" } else { "" },
-            open.first_breach.as_ref().map_or_else(String::new, |c| format!(
-                " (first over capacity: {c} at {})",
-                when(open.first_breach_s)
-            )),
+            open.first_breach
+                .as_ref()
+                .map_or_else(String::new, |c| format!(
+                    " (first over capacity: {c} at {})",
+                    when(open.first_breach_s)
+                )),
         )
     }];
     if !open.converges {
@@ -49,7 +55,10 @@ pub(crate) fn verdicts(plan: &Plan) -> Vec<String> {
             "Admitting {} until warm {}.",
             percent(admitted.share.unwrap_or(1.0)),
             if admitted.converges {
-                format!("converges: full service after {}", when(admitted.time_to_full_service_s))
+                format!(
+                    "converges: full service after {}",
+                    when(admitted.time_to_full_service_s)
+                )
             } else {
                 "does not converge".to_owned()
             }
@@ -87,12 +96,10 @@ fn peaks_table(style: Style, runs: &[&RunSummary]) -> String {
     for name in names {
         let mut row = vec![name.to_owned()];
         for run in runs {
-            row.push(
-                run.peaks
-                    .iter()
-                    .find(|p| p.component == name)
-                    .map_or_else(|| "-".to_owned(), |p| format!("{} at {}", percent(p.utilization), seconds(p.at_s))),
-            );
+            row.push(run.peaks.iter().find(|p| p.component == name).map_or_else(
+                || "-".to_owned(),
+                |p| format!("{} at {}", percent(p.utilization), seconds(p.at_s)),
+            ));
         }
         t.add_row(row);
     }
@@ -105,13 +112,15 @@ pub fn render_table(plan: &Plan, style: Style, out: &mut dyn Write) -> io::Resul
     writeln!(out, "Recovery of {} after a {}", plan.system, plan.scenario)?;
     writeln!(out)?;
     for (w, wave) in plan.waves.iter().enumerate() {
-        writeln!(
-            out,
-            "  wave {} at {}: {}",
+        let line = format!(
+            "wave {} at {}: {}",
             w + 1,
             seconds(wave.start_s),
             wave.members.join(", ")
-        )?;
+        );
+        for part in wrap(&line, style.width.saturating_sub(2)) {
+            writeln!(out, "  {part}")?;
+        }
     }
     writeln!(out)?;
     for line in verdicts(plan) {
@@ -124,9 +133,18 @@ pub fn render_table(plan: &Plan, style: Style, out: &mut dyn Write) -> io::Resul
         .ramp
         .schedule
         .iter()
-        .map(|(t, s)| format!("{} {}", seconds(*t), s.map_or_else(|| "all".to_owned(), percent)))
+        .map(|(t, s)| {
+            format!(
+                "{} {}",
+                seconds(*t),
+                s.map_or_else(|| "all".to_owned(), percent)
+            )
+        })
         .collect();
-    for part in wrap(&format!("Ramp schedule: {}", schedule.join(", ")), style.width) {
+    for part in wrap(
+        &format!("Ramp schedule: {}", schedule.join(", ")),
+        style.width,
+    ) {
         writeln!(out, "{part}")?;
     }
     writeln!(out)?;
@@ -140,7 +158,16 @@ pub fn render_table(plan: &Plan, style: Style, out: &mut dyn Write) -> io::Resul
     let shown = plan.admitted.as_ref().unwrap_or(&plan.without_ramp);
     for series in shown.series.iter().take(2) {
         writeln!(out)?;
-        writeln!(out, "{}: load / capacity, {}", series.component, if shown.admission == "open" { "everything at once" } else { "admitted" })?;
+        writeln!(
+            out,
+            "{}: load / capacity, {}",
+            series.component,
+            if shown.admission == "open" {
+                "everything at once"
+            } else {
+                "admitted"
+            }
+        )?;
         let points = series.load.len();
         let picks: Vec<usize> = (0..6).map(|i| (i * points.saturating_sub(1)) / 5).collect();
         let cells: Vec<String> = picks
@@ -154,13 +181,16 @@ pub fn render_table(plan: &Plan, style: Style, out: &mut dyn Write) -> io::Resul
                 )
             })
             .collect();
-        for part in wrap(&cells.join("; "), style.width) {
+        for part in wrap(&cells.join("; "), style.width.saturating_sub(2)) {
             writeln!(out, "  {part}")?;
         }
     }
     if !plan.defaults.is_empty() {
         writeln!(out)?;
-        for part in wrap(&format!("Defaults used: {}.", plan.defaults.join(", ")), style.width) {
+        for part in wrap(
+            &format!("Defaults used: {}.", plan.defaults.join(", ")),
+            style.width,
+        ) {
             writeln!(out, "{part}")?;
         }
     }

@@ -211,7 +211,11 @@ pub fn render(plan: &Plan) -> String {
         &plan.without_ramp,
         &format!(
             "Everything admitted at once: {}",
-            if plan.without_ramp.converges { "converges" } else { "does not converge" }
+            if plan.without_ramp.converges {
+                "converges"
+            } else {
+                "does not converge"
+            }
         ),
         TOP,
         plan.horizon_s,
@@ -221,7 +225,11 @@ pub fn render(plan: &Plan) -> String {
         &plan.ramp,
         &format!(
             "With the admission ramp: {}",
-            if plan.ramp.converges { "converges" } else { "does not converge" }
+            if plan.ramp.converges {
+                "converges"
+            } else {
+                "does not converge"
+            }
         ),
         TOP + PANEL_HEIGHT + GAP / 2.0,
         plan.horizon_s,

@@ -20,7 +20,12 @@ pub(crate) fn chromium() -> Option<PathBuf> {
 }
 
 /// Runs Chromium headless on a local file with every network feature off.
-pub(crate) fn headless(browser: &Path, profile: &Path, extra: &[&str], page: &Path) -> std::process::Output {
+pub(crate) fn headless(
+    browser: &Path,
+    profile: &Path,
+    extra: &[&str],
+    page: &Path,
+) -> std::process::Output {
     Command::new(browser)
         .args([
             "--headless",
@@ -72,10 +77,10 @@ fn html_reports_render_in_headless_chromium() {
         let dom = String::from_utf8_lossy(&output.stdout);
         // The diagram's SVG (the recovery plot comes before it).
         let from = dom.find("class=\"diagram-box\"").unwrap_or(0);
-        let start = dom[from..]
-            .find("<svg")
-            .map(|at| from + at)
-            .unwrap_or_else(|| panic!("{stem}: no <svg> in the rendered page"));
+        let start = from
+            + dom[from..]
+                .find("<svg")
+                .unwrap_or_else(|| panic!("{stem}: no <svg> in the rendered page"));
         assert!(
             dom.contains("class=\"plot-box\"") && dom.contains("time after the restart"),
             "{stem}: no recovery plot on the page"

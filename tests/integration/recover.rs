@@ -10,8 +10,12 @@ use crate::{Run, settings};
 
 /// `nines recover ARGS…` in process, at 80 columns without colour.
 fn recover(args: &[&str]) -> Run {
-    let cli = Cli::try_parse_from(std::iter::once("nines").chain(std::iter::once("recover")).chain(args.iter().copied()))
-        .expect("valid arguments");
+    let cli = Cli::try_parse_from(
+        std::iter::once("nines")
+            .chain(std::iter::once("recover"))
+            .chain(args.iter().copied()),
+    )
+    .expect("valid arguments");
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let outcome = {
         let mut terminal = Terminal {
@@ -48,7 +52,13 @@ fn examples_recover_in_every_format() {
             insta::assert_snapshot!("recover-table", table.stdout);
             let json = recover(&[&file, "--format", "json"]);
             let plan: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
-            for key in ["waves", "without_ramp", "largest_safe_share", "ramp", "defaults"] {
+            for key in [
+                "waves",
+                "without_ramp",
+                "largest_safe_share",
+                "ramp",
+                "defaults",
+            ] {
                 assert!(plan.get(key).is_some(), "missing `{key}`");
             }
             insta::assert_snapshot!("recover-json", json.stdout);
@@ -71,16 +81,32 @@ fn bad_arguments_exit_2_with_the_reason() {
     let file = concat!(env!("CARGO_MANIFEST_DIR"), "/models/web-shop.yaml");
     let bad = recover(&[file, "--outage", "30"]);
     assert_eq!(bad.outcome, Outcome::Invalid);
-    assert!(bad.stderr.contains("the duration `30` has no unit"), "{}", bad.stderr);
+    assert!(
+        bad.stderr.contains("the duration `30` has no unit"),
+        "{}",
+        bad.stderr
+    );
     let bad = recover(&[file, "--admit", "150%"]);
     assert_eq!(bad.outcome, Outcome::Invalid);
-    assert!(bad.stderr.contains("is outside 0% to 100%"), "{}", bad.stderr);
+    assert!(
+        bad.stderr.contains("is outside 0% to 100%"),
+        "{}",
+        bad.stderr
+    );
     let bad = recover(&[file, "--lose", "paymnets"]);
     assert_eq!(bad.outcome, Outcome::Invalid);
-    assert!(bad.stderr.contains("did you mean `payments`?"), "{}", bad.stderr);
+    assert!(
+        bad.stderr.contains("did you mean `payments`?"),
+        "{}",
+        bad.stderr
+    );
     let bad = recover(&[file, "--horizon", "2d"]);
     assert_eq!(bad.outcome, Outcome::Invalid);
-    assert!(bad.stderr.contains("--horizon must be from 1s to 1d"), "{}", bad.stderr);
+    assert!(
+        bad.stderr.contains("--horizon must be from 1s to 1d"),
+        "{}",
+        bad.stderr
+    );
 }
 
 #[test]
@@ -88,7 +114,9 @@ fn losing_one_component_restarts_only_it() {
     // web-shop without payments for 10 minutes: only payments restarts, in
     // one wave at 0s; checkout was up and retrying all along.
     let file = concat!(env!("CARGO_MANIFEST_DIR"), "/models/web-shop.yaml");
-    let run = recover(&[file, "--lose", "payments", "--outage", "10m", "--format", "json"]);
+    let run = recover(&[
+        file, "--lose", "payments", "--outage", "10m", "--format", "json",
+    ]);
     assert_eq!(run.outcome, Outcome::Pass, "{}", run.stderr);
     let plan: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(plan["scenario"], "lose payments for 10m");
@@ -111,7 +139,11 @@ fn the_plot_renders_in_headless_chromium() {
     let page = work.join("plot.svg");
     std::fs::write(&page, &svg).unwrap();
     let output = crate::html::headless(&browser, &work.join("profile"), &["--dump-dom"], &page);
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     let dom = String::from_utf8_lossy(&output.stdout);
     // Both panels, the axis titles, and a legend entry per plotted component.
     for text in [
@@ -129,11 +161,18 @@ fn the_plot_renders_in_headless_chromium() {
     let output = crate::html::headless(
         &browser,
         &work.join("profile-shot"),
-        &["--window-size=800,560", &format!("--screenshot={}", shot.display())],
+        &[
+            "--window-size=800,560",
+            &format!("--screenshot={}", shot.display()),
+        ],
         &page,
     );
     assert!(output.status.success());
     let png = std::fs::read(&shot).unwrap();
-    assert!(png.starts_with(b"\x89PNG") && png.len() > 10_000, "{} bytes", png.len());
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 10_000,
+        "{} bytes",
+        png.len()
+    );
     std::fs::remove_dir_all(&work).unwrap();
 }

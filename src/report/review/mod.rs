@@ -5,8 +5,8 @@
 //! in the same order; an empty section says "none".
 
 pub mod html;
-mod recovery;
 pub mod markdown;
+mod recovery;
 
 use super::diagram::Diagram;
 use super::table::{cascade_line, downtime, recovery_cells, retry_cells, seconds};

@@ -29,7 +29,11 @@ pub(super) fn section(plan: Option<&Plan>) -> Section<'static> {
         plan.ramp
             .schedule
             .iter()
-            .map(|(t, s)| format!("{} {}", seconds(*t), s.map_or_else(|| "all".to_owned(), percent)))
+            .map(|(t, s)| format!(
+                "{} {}",
+                seconds(*t),
+                s.map_or_else(|| "all".to_owned(), percent)
+            ))
             .collect::<Vec<_>>()
             .join(", ")
     )));
@@ -67,7 +71,13 @@ pub(super) fn section(plan: Option<&Plan>) -> Section<'static> {
             plan.defaults.join(", ")
         )));
     }
-    blocks.push(Block::Plot(crate::report::recovery_plot::render(plan)));
+    // Inline in HTML the SVG needs no namespace (and the page names no URL).
+    let svg = crate::report::recovery_plot::render(plan).replacen(
+        " xmlns=\"http://www.w3.org/2000/svg\"",
+        "",
+        1,
+    );
+    blocks.push(Block::Plot(svg));
     Section {
         title: TITLE,
         blocks,
