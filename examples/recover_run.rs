@@ -1,5 +1,6 @@
 //! Times one simulated hour of `nines recover` (everything admitted at
-//! once) on a model file: `cargo run --release --example recover_run -- FILE`.
+//! once) on a model file: `cargo run --release --example recover_run -- FILE
+//! [SECONDS]` (default 3600).
 
 use std::time::Instant;
 
@@ -12,7 +13,11 @@ fn main() {
     let start = Instant::now();
     let net = Network::new(&model, &nines::analyze::start_order_waves(&model));
     let built = start.elapsed();
-    let settings = Settings::of(&model, 3600.0);
+    let horizon = std::env::args()
+        .nth(2)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(3600.0);
+    let settings = Settings::of(&model, horizon);
     let run = simulate(
         &net,
         &Scenario::full_outage(&model, 1800.0),

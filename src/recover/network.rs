@@ -194,7 +194,16 @@ impl Network {
                 wave[m.0] = w;
             }
         }
-        let order: Vec<usize> = waves.iter().rev().flatten().map(|c| c.0).collect();
+        // Within a wave by index, so a step walks the state in memory order.
+        let order: Vec<usize> = waves
+            .iter()
+            .rev()
+            .flat_map(|w| {
+                let mut ids: Vec<usize> = w.iter().map(|c| c.0).collect();
+                ids.sort_unstable();
+                ids
+            })
+            .collect();
         let load = steady_loads(model, &order);
         let mut entry = vec![false; n];
         for e in &model.entrypoints {
