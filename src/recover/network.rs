@@ -71,6 +71,8 @@ pub(crate) fn attempts(retries: u32, budget: f64, f: f64) -> f64 {
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct InLink {
     pub caller: u32,
+    /// A degradable edge carries load only while both ends are healthy.
+    pub degradable: bool,
     pub link: u32,
     pub retries: u32,
     pub scale: f64,
@@ -313,6 +315,7 @@ impl Network {
                 let l: &Link = &links[i];
                 InLink {
                     caller: l.caller as u32,
+                    degradable: !l.required,
                     link: i as u32,
                     retries: l.retries,
                     scale: l.scale,
@@ -390,7 +393,11 @@ impl Network {
             for &i in &self.out[c] {
                 let link = &self.links[i];
                 cold[link.target] += cold[c] * link.scale;
-                worst[link.target] += worst[c] * link.scale * link.attempts(1.0);
+                // A degradable call is switched off while its target is
+                // collapsed: only the required ones keep a collapse going.
+                if link.required {
+                    worst[link.target] += worst[c] * link.scale * link.attempts(1.0);
+                }
             }
         }
         cold.into_iter().zip(worst).collect()

@@ -311,6 +311,15 @@ pub fn simulate(
                 if p <= 0.0 {
                     continue;
                 }
+                // A degradable call (one that can break a cycle) is re-enabled
+                // only once both ends are up and not collapsed.
+                if l.degradable
+                    && (!state[c].started
+                        || state[c].collapsed
+                        || state[l.caller as usize].collapsed)
+                {
+                    continue;
+                }
                 let miss = 1.0 - l.hit_rate * fill[l.link as usize];
                 offered += l.scale * p * miss * attempts(l.retries, l.budget, fail_c);
             }

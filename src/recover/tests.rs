@@ -140,3 +140,26 @@ fn the_ramp_takes_nine_steps_from_ten_percent() {
     assert_eq!(run.schedule[9], (91.0, Some(1.0)));
     assert_eq!(run.full_service_s, Some(91.0));
 }
+
+#[test]
+fn a_degradable_call_waits_until_both_ends_are_healthy() {
+    // app calls extra with 3 retries: 100 × 4 = 400 > 100 at the restart,
+    // so extra collapses. Required, that load stays: stuck. Degradable, the
+    // call is switched off while extra is collapsed, its queue drains
+    // (400 × 1s + 300 = 700 at 100/s: 6 s to get back under 100), and the
+    // call comes back at 100 = its capacity: it converges.
+    let required = "system: s\ncomponents:\n  app: {depends_on: [{target: extra, retries: 3, timeout: 1s, degradable: false}]}\n  extra: {capacity: 100, load: 100}\n";
+    assert!(!run_of(required, 600.0, Admission::Open).converged);
+    let degradable = required.replace("degradable: false", "degradable: true");
+    let run = run_of(&degradable, 600.0, Admission::Open);
+    assert!(run.converged);
+    assert!(run.stuck.is_empty());
+    // The rule agrees: only the required call can keep extra down.
+    let fired = |text: &str| {
+        crate::analyze::check_one(crate::analyze::analyzer("metastable").unwrap(), text)
+            .findings
+            .len()
+    };
+    assert_eq!(fired(required), 1);
+    assert_eq!(fired(&degradable), 0);
+}
