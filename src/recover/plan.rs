@@ -169,7 +169,12 @@ fn summarize(net: &Network, run: &Run, admission: Admission) -> RunSummary {
         first_breach_s: run.first_breach.map(|(_, t)| t),
         stuck: run.stuck.iter().map(|&c| net.names[c].clone()).collect(),
         peaks,
-        schedule: run.schedule.clone(),
+        // Shares to a millionth: 0.15, not 0.15000000000000002.
+        schedule: run
+            .schedule
+            .iter()
+            .map(|&(t, share)| (t, share.map(|s| (s * 1e6).round() / 1e6)))
+            .collect(),
         series,
     }
 }
