@@ -11,8 +11,9 @@
 //!   problem with its location;
 //! - [`analyze`] runs the registered analyzers over the model and collects
 //!   their findings;
-//! - [`import`] writes a first model from Kubernetes manifests, for the
-//!   user to complete;
+//! - [`import`] writes a first model from Kubernetes manifests or from the
+//!   service graph measured by traces, for the user to complete, and merges
+//!   the traced graph into a model;
 //! - [`report`] holds the [`report::Report`] and one renderer per format;
 //! - [`cli`] resolves arguments into a run and is the only part that prints.
 
@@ -20,6 +21,7 @@ pub mod analyze;
 pub mod cli;
 pub mod engine;
 pub mod generate;
+pub mod human;
 pub mod import;
 pub mod model;
 pub mod recover;

@@ -7,6 +7,15 @@
 //! paths grows exponentially with layered fan-out, so the walk stops after
 //! [`MAX_PATHS`] and says so; the per-component figures then cover the paths
 //! visited.
+//!
+//! Every prefix of a path is a path too, so a chain of n hops has n paths of
+//! total length n²/2: a path keeps only its last hop and a shared pointer to
+//! the path it extends, so the walk takes memory linear in the paths, and
+//! the report lists the worst paths up to [`MAX_ROW_NAMES`] names in all
+//! (a count says how many more there are).
+
+use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::wording::{number, percent};
 use crate::model::{ComponentId, Edge, Model, Span};
@@ -15,92 +24,168 @@ use crate::report::{Report, RetryPath, StormPoint};
 /// The most paths visited (all entrypoints together).
 pub(crate) const MAX_PATHS: usize = 10_000;
 
+/// The most component names listed in the report's `retries` rows, all rows
+/// together: a 4,000-hop chain would otherwise list 8 million.
+pub(crate) const MAX_ROW_NAMES: usize = 20_000;
+
+/// The most rows in the report's `retries` section.
+pub(crate) const MAX_ROWS: usize = 1_000;
+
+/// The most component names spelt out in a path finding's id.
+pub(crate) const MAX_ID_NAMES: usize = 16;
+
+/// The most retrying hops spelt out in a finding's message.
+const MAX_FACTORS: usize = 12;
+
 /// The failure rates of the storm load curve in the report.
 pub(crate) const STORM_RATES: [f64; 4] = [0.01, 0.05, 0.25, 1.0];
 
-/// One call path: `components[i]` calls `components[i + 1]` over `edges[i]`.
+/// One hop of a path, linked to the path it extends: paths that share a
+/// prefix share its hops.
+#[derive(Debug)]
+struct Hop<'a> {
+    component: ComponentId,
+    /// The edge into `component`; `None` at the entrypoint.
+    edge: Option<&'a Edge>,
+    before: Option<Arc<Hop<'a>>>,
+}
+
+/// One call path: from an entrypoint over one or more hops.
 #[derive(Debug, Clone)]
 pub(crate) struct CallPath<'a> {
-    /// From the entrypoint to the last hop.
-    pub components: Vec<ComponentId>,
-    /// The edge of each hop.
-    pub edges: Vec<&'a Edge>,
+    /// The last hop, linked back to the entrypoint.
+    hop: Arc<Hop<'a>>,
+    /// Components on the path, the entrypoint included.
+    pub len: usize,
     /// Worst-case attempts reaching the last hop.
     pub amplification: f64,
     /// The same without the last hop.
     pub previous_amplification: f64,
     /// Hops that retry.
     pub retrying: u32,
+    /// Which path this is, whatever edges it took (two edges between the
+    /// same components give the same path): same components, same number.
+    key: usize,
 }
 
-impl CallPath<'_> {
+impl<'a> CallPath<'a> {
     /// The component the path ends at.
     pub fn last(&self) -> ComponentId {
-        *self
-            .components
-            .last()
-            .expect("a path has at least two components")
+        self.hop.component
+    }
+
+    /// From the entrypoint to the last hop.
+    pub fn components(&self) -> Vec<ComponentId> {
+        let mut out = Vec::with_capacity(self.len);
+        let mut hop = Some(&self.hop);
+        while let Some(h) = hop {
+            out.push(h.component);
+            hop = h.before.as_ref();
+        }
+        out.reverse();
+        out
+    }
+
+    /// The hops as (caller, target, edge), from the entrypoint.
+    pub fn hops(&self) -> Vec<(ComponentId, ComponentId, &'a Edge)> {
+        let mut out = Vec::with_capacity(self.len);
+        let mut hop = &self.hop;
+        while let (Some(edge), Some(before)) = (hop.edge, hop.before.as_ref()) {
+            out.push((before.component, hop.component, edge));
+            hop = before;
+        }
+        out.reverse();
+        out
+    }
+
+    /// The last hop's edge.
+    fn last_edge(&self) -> Option<&'a Edge> {
+        self.hop.edge
     }
 
     /// Hops that retry before the last one.
     pub fn previous_retrying(&self) -> u32 {
-        self.retrying - u32::from(self.edges.last().is_some_and(|e| e.retries > 0))
+        self.retrying - u32::from(self.last_edge().is_some_and(|e| e.retries > 0))
     }
 
-    /// `a>b>c`, the subject of path finding ids.
+    /// `a>b>c`, the subject of path finding ids. A path of more than
+    /// [`MAX_ID_NAMES`] components keeps its first and last names around
+    /// `…` and a hash of the whole path (`a>…>z#0123abcd0123abcd`), so ids
+    /// stay unique and a finding's size does not grow with the path.
     pub fn id(&self, model: &Model) -> String {
-        self.names(model).join(">")
+        let names = self.names(model);
+        if names.len() <= MAX_ID_NAMES {
+            return names.join(">");
+        }
+        // FNV-1a over the names and separators: stable across runs and builds.
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for byte in names.join(">").bytes() {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+        let half = MAX_ID_NAMES / 2;
+        format!(
+            "{}>…>{}#{hash:016x}",
+            names[..half].join(">"),
+            names[names.len() - half..].join(">")
+        )
     }
 
     /// The component names along the path.
     pub fn names(&self, model: &Model) -> Vec<String> {
-        self.components
+        self.components()
             .iter()
             .map(|&c| model.component(c).name.clone())
             .collect()
     }
 
     /// The hops that retry: (caller, target, edge).
-    pub fn retrying_hops(&self) -> impl Iterator<Item = (ComponentId, ComponentId, &Edge)> {
-        self.edges
-            .iter()
-            .enumerate()
-            .filter(|(_, e)| e.retries > 0)
-            .map(|(i, e)| (self.components[i], self.components[i + 1], *e))
+    pub fn retrying_hops(&self) -> impl Iterator<Item = (ComponentId, ComponentId, &'a Edge)> {
+        self.hops().into_iter().filter(|(_, _, e)| e.retries > 0)
     }
 
     /// Where the innermost retrying hop writes `retries` (or the last edge).
     pub fn innermost_retries_span(&self) -> Span {
-        self.edges
-            .iter()
-            .rev()
-            .find(|e| e.retries > 0)
-            .or(self.edges.last())
-            .map(|e| retries_span(e))
-            .unwrap_or_default()
+        let mut hop = Some(&self.hop);
+        while let Some(h) = hop {
+            if let Some(edge) = h.edge
+                && edge.retries > 0
+            {
+                return retries_span(edge);
+            }
+            hop = h.before.as_ref();
+        }
+        self.last_edge().map(retries_span).unwrap_or_default()
     }
 
-    /// `3 (a>b) × 1.1 (b>c, 1 + min(2, 10%))`: the factors of the retrying hops.
+    /// `3 (a>b) × 1.1 (b>c, 1 + min(2, 10%))`: the factors of the retrying
+    /// hops (the first and last few, with a count between, on a long path).
     pub fn factors(&self, model: &Model) -> String {
-        self.retrying_hops()
-            .map(|(caller, target, edge)| {
-                let hop = format!(
-                    "{}>{}",
-                    model.component(caller).name,
-                    model.component(target).name
-                );
-                match edge.retry_budget {
-                    Some(budget) => format!(
-                        "{} ({hop}, 1 + min({}, {}))",
-                        number(factor(edge)),
-                        edge.retries,
-                        percent(budget)
-                    ),
-                    None => format!("{} ({hop})", number(factor(edge))),
-                }
-            })
-            .collect::<Vec<_>>()
-            .join(" × ")
+        let hops: Vec<_> = self.retrying_hops().collect();
+        let shown = |(caller, target, edge): &(ComponentId, ComponentId, &Edge)| {
+            let hop = format!(
+                "{}>{}",
+                model.component(*caller).name,
+                model.component(*target).name
+            );
+            match edge.retry_budget {
+                Some(budget) => format!(
+                    "{} ({hop}, 1 + min({}, {}))",
+                    number(factor(edge)),
+                    edge.retries,
+                    percent(budget)
+                ),
+                None => format!("{} ({hop})", number(factor(edge))),
+            }
+        };
+        if hops.len() <= MAX_FACTORS {
+            return hops.iter().map(shown).collect::<Vec<_>>().join(" × ");
+        }
+        let half = MAX_FACTORS / 2;
+        let mut parts: Vec<String> = hops[..half].iter().map(shown).collect();
+        parts.push(format!("… {} more retrying hops …", hops.len() - 2 * half));
+        parts.extend(hops[hops.len() - half..].iter().map(shown));
+        parts.join(" × ")
     }
 }
 
@@ -111,6 +196,10 @@ pub(crate) struct CallPaths<'a> {
     pub paths: Vec<CallPath<'a>>,
     /// Whether some paths were not visited.
     pub truncated: bool,
+    /// How many different paths (by their components) were visited.
+    keys: usize,
+    /// Each path key's place in name order.
+    order: Vec<usize>,
 }
 
 /// What one hop multiplies attempts by: `1 + retries`, or
@@ -168,6 +257,9 @@ fn walk_bounded(model: &Model, max_paths: usize) -> CallPaths<'_> {
             edges
         })
         .collect();
+    // Paths with the same components get the same key, whatever edges
+    // they took: (key of the path extended, last component) → key.
+    let mut keys: HashMap<(usize, ComponentId), usize> = HashMap::new();
     for entry in entrypoints {
         let mut budget = share;
         let mut on_path = vec![false; model.components.len()];
@@ -177,14 +269,20 @@ fn walk_bounded(model: &Model, max_paths: usize) -> CallPaths<'_> {
             edge: 0,
             target: 0,
         }];
-        let mut current = CallPath {
-            components: vec![entry],
-            edges: Vec::new(),
+        let root = CallPath {
+            hop: Arc::new(Hop {
+                component: entry,
+                edge: None,
+                before: None,
+            }),
+            len: 1,
             amplification: 1.0,
             previous_amplification: 1.0,
             retrying: 0,
+            key: intern(&mut keys, usize::MAX, entry),
         };
-        let mut amplifications = vec![1.0];
+        // The path to each frame of the stack.
+        let mut current = vec![root];
         while let Some(top) = stack.last_mut() {
             let component = model.component(top.component);
             let Some(edge) = order[top.component.0]
@@ -193,11 +291,7 @@ fn walk_bounded(model: &Model, max_paths: usize) -> CallPaths<'_> {
             else {
                 on_path[top.component.0] = false;
                 stack.pop();
-                if current.edges.pop().is_some_and(|e| e.retries > 0) {
-                    current.retrying -= 1;
-                }
-                current.components.pop();
-                amplifications.pop();
+                current.pop();
                 continue;
             };
             let Some(&target) = edge.targets.get(top.target) else {
@@ -214,16 +308,24 @@ fn walk_bounded(model: &Model, max_paths: usize) -> CallPaths<'_> {
                 break;
             }
             budget -= 1;
-            let previous = *amplifications.last().unwrap_or(&1.0);
-            let amplification = previous * factor(edge);
+            let Some(before) = current.last() else {
+                break;
+            };
+            let path = CallPath {
+                hop: Arc::new(Hop {
+                    component: target,
+                    edge: Some(edge),
+                    before: Some(Arc::clone(&before.hop)),
+                }),
+                len: before.len + 1,
+                amplification: before.amplification * factor(edge),
+                previous_amplification: before.amplification,
+                retrying: before.retrying + u32::from(edge.retries > 0),
+                key: intern(&mut keys, before.key, target),
+            };
             on_path[target.0] = true;
-            current.components.push(target);
-            current.edges.push(edge);
-            current.retrying += u32::from(edge.retries > 0);
-            current.amplification = amplification;
-            current.previous_amplification = previous;
-            amplifications.push(amplification);
-            out.paths.push(current.clone());
+            out.paths.push(path.clone());
+            current.push(path);
             stack.push(Frame {
                 component: target,
                 edge: 0,
@@ -231,7 +333,50 @@ fn walk_bounded(model: &Model, max_paths: usize) -> CallPaths<'_> {
             });
         }
     }
+    out.keys = keys.len();
+    out.order = name_order(model, &keys);
     out
+}
+
+/// The key of the path `before` extended to `component`.
+fn intern(
+    keys: &mut HashMap<(usize, ComponentId), usize>,
+    before: usize,
+    component: ComponentId,
+) -> usize {
+    let next = keys.len();
+    *keys.entry((before, component)).or_insert(next)
+}
+
+/// For each path key, its place when paths are sorted by their names
+/// (`a>b` before `a>b>c` before `a>c`): a walk of the tree of keys with
+/// children in name order.
+fn name_order(model: &Model, keys: &HashMap<(usize, ComponentId), usize>) -> Vec<usize> {
+    let mut children: Vec<Vec<(ComponentId, usize)>> = vec![Vec::new(); keys.len()];
+    let mut roots: Vec<(ComponentId, usize)> = Vec::new();
+    for (&(before, component), &key) in keys {
+        if before == usize::MAX {
+            roots.push((component, key));
+        } else {
+            children[before].push((component, key));
+        }
+    }
+    let by_name = |list: &mut Vec<(ComponentId, usize)>| {
+        list.sort_by(|a, b| model.component(a.0).name.cmp(&model.component(b.0).name));
+    };
+    by_name(&mut roots);
+    for list in &mut children {
+        by_name(list);
+    }
+    let mut order = vec![0; keys.len()];
+    let mut next = 0;
+    let mut stack: Vec<usize> = roots.iter().rev().map(|&(_, k)| k).collect();
+    while let Some(key) = stack.pop() {
+        order[key] = next;
+        next += 1;
+        stack.extend(children[key].iter().rev().map(|&(_, k)| k));
+    }
+    order
 }
 
 /// `L × (1 − f) + L × f × A`.
@@ -252,57 +397,68 @@ pub(crate) fn critical_failure_rate(load: f64, capacity: f64, amplification: f64
     Some((capacity / load - 1.0) / (amplification - 1.0))
 }
 
-/// One report row per path that amplifies (`A > 1`), worst first; when the
-/// walk was truncated, one per last hop (the worst path visited into it).
-pub(crate) fn rows(model: &Model, paths: &CallPaths) -> Vec<RetryPath> {
-    let mut rows: Vec<RetryPath> = paths
+/// One report row per path that amplifies (`A > 1`), worst first (then by
+/// name); when the walk was truncated, one per last hop (the worst path
+/// visited into it). At most [`MAX_ROWS`] rows and [`MAX_ROW_NAMES`] names in
+/// all (the worst path is always listed); the second value counts the
+/// rows left out.
+pub(crate) fn rows(model: &Model, paths: &CallPaths) -> (Vec<RetryPath>, usize) {
+    let mut candidates: Vec<&CallPath> = paths
         .paths
         .iter()
         .filter(|p| p.amplification > 1.0)
-        .map(|p| {
-            let last = model.component(p.last());
-            let figures = last
-                .capacity
-                .map(|c| (c.load, c.per_instance * f64::from(last.instances)));
-            RetryPath {
-                path: p.names(model),
-                amplification: p.amplification,
-                retrying_hops: p.retrying,
-                critical_failure_rate: figures
-                    .and_then(|(load, cap)| critical_failure_rate(load, cap, p.amplification)),
-                load: figures.map(|(load, _)| load),
-                capacity: figures.map(|(_, cap)| cap),
-                storm_load: figures.map_or_else(Vec::new, |(load, _)| {
-                    STORM_RATES
-                        .iter()
-                        .map(|&f| StormPoint {
-                            failure_rate: f,
-                            load: storm_load(load, f, p.amplification),
-                        })
-                        .collect()
-                }),
-            }
-        })
         .collect();
-    rows.sort_by(|a, b| {
+    candidates.sort_by(|a, b| {
         b.amplification
             .total_cmp(&a.amplification)
-            .then_with(|| a.path.cmp(&b.path))
+            .then_with(|| paths.order[a.key].cmp(&paths.order[b.key]))
     });
     // Two edges between the same components give the same path: keep the worst.
-    rows.dedup_by(|later, kept| later.path == kept.path);
+    let mut seen = vec![false; paths.keys];
+    candidates.retain(|p| !std::mem::replace(&mut seen[p.key], true));
     if paths.truncated {
         // Too many paths to list: the worst visited path into each component.
-        let mut seen = std::collections::BTreeSet::new();
-        rows.retain(|row| seen.insert(row.path.last().cloned().unwrap_or_default()));
+        let mut seen = vec![false; model.components.len()];
+        candidates.retain(|p| !std::mem::replace(&mut seen[p.last().0], true));
     }
-    rows
+    let mut rows = Vec::new();
+    let mut names = 0;
+    for p in &candidates {
+        if !rows.is_empty() && (rows.len() >= MAX_ROWS || names + p.len > MAX_ROW_NAMES) {
+            break;
+        }
+        names += p.len;
+        let last = model.component(p.last());
+        let figures = last
+            .capacity
+            .map(|c| (c.load, c.per_instance * f64::from(last.instances)));
+        rows.push(RetryPath {
+            path: p.names(model),
+            amplification: p.amplification,
+            retrying_hops: p.retrying,
+            critical_failure_rate: figures
+                .and_then(|(load, cap)| critical_failure_rate(load, cap, p.amplification)),
+            load: figures.map(|(load, _)| load),
+            capacity: figures.map(|(_, cap)| cap),
+            storm_load: figures.map_or_else(Vec::new, |(load, _)| {
+                STORM_RATES
+                    .iter()
+                    .map(|&f| StormPoint {
+                        failure_rate: f,
+                        load: storm_load(load, f, p.amplification),
+                    })
+                    .collect()
+            }),
+        });
+    }
+    let omitted = candidates.len() - rows.len();
+    (rows, omitted)
 }
 
 /// Fills the report's `retries` section once, whichever retry rule runs first.
 pub(crate) fn fill(model: &Model, paths: &CallPaths, report: &mut Report) {
     if report.retries.is_empty() {
-        report.retries = rows(model, paths);
+        (report.retries, report.retries_omitted) = rows(model, paths);
         report.retries_truncated = paths.truncated;
     }
 }
@@ -329,7 +485,8 @@ mod tests {
         assert!((paths.paths[2].amplification - 27.0).abs() < 1e-9);
         assert!((paths.paths[2].previous_amplification - 9.0).abs() < 1e-9);
         assert_eq!(paths.paths[2].retrying, 3);
-        let rows = rows(&m, &paths);
+        let (rows, omitted) = rows(&m, &paths);
+        assert_eq!(omitted, 0);
         assert_eq!(rows[0].path, ["lb", "api", "svc", "db"]);
         // (100 / 50 − 1) / (27 − 1) = 1 / 26 = 0.0385
         let critical = rows[0].critical_failure_rate.unwrap();
@@ -387,11 +544,35 @@ mod tests {
         let paths = walk(&m);
         assert!(paths.truncated);
         assert_eq!(paths.paths.len(), MAX_PATHS);
-        let rows = rows(&m, &paths);
+        let (rows, _) = rows(&m, &paths);
         // Depth first: the deepest path, 29 retrying hops, 2^29, comes first.
         assert!((rows[0].amplification - 2f64.powi(29)).abs() < 1.0);
         // Aggregated per last hop: at most one row per component but l0a.
         assert!(rows.len() <= 59, "{}", rows.len());
+    }
+
+    #[test]
+    fn long_paths_get_short_unique_ids() {
+        // A chain of 40: the path to c39 has 40 names; its id keeps 8 + 8.
+        let mut text = String::from("system: s\nentrypoints: [c0]\ncomponents:\n");
+        for i in 0..39 {
+            let _ = writeln!(text, "  c{i}: {{depends_on: [c{}]}}", i + 1);
+        }
+        text.push_str("  c39: {}\n");
+        let m = model(&text);
+        let paths = walk(&m);
+        let ids: Vec<String> = paths.paths.iter().map(|p| p.id(&m)).collect();
+        assert_eq!(
+            ids[14],
+            "c0>c1>c2>c3>c4>c5>c6>c7>c8>c9>c10>c11>c12>c13>c14>c15"
+        );
+        let long = &ids[38];
+        assert!(
+            long.starts_with("c0>c1>c2>c3>c4>c5>c6>c7>…>c32>c33>c34>c35>c36>c37>c38>c39#"),
+            "{long}"
+        );
+        let unique: std::collections::BTreeSet<&String> = ids.iter().collect();
+        assert_eq!(unique.len(), ids.len());
     }
 
     #[test]

@@ -1,26 +1,57 @@
 //! `cascade/<component>`: a component failing at peak sends its whole load
 //! along its `failover_to` chain, and the chain fails too. Every walk, failing
 //! or not, becomes a row of the report's `cascades` section.
+//!
+//! The walk is the load flow of [`State`] step by step ([`settle`]): the
+//! origin fails, the state is computed, whatever it overloads fails, and so
+//! on until nothing more fails.
 
 use std::fmt::Write as _;
 
 use super::wording::amount;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::engine::scenario::Scenario;
+use crate::engine::state::{State, overloaded};
 use crate::model::{Component, ComponentId, Model};
 use crate::report::{Cascade, CascadeStep, Report};
 
 // ---- finding constructors ----
 
-fn chain_fails(model: &Model, origin: &Component, walk: &Cascade) -> Finding {
+fn chain_fails(model: &Model, before: &State, origin: &Component, walk: &Cascade) -> Finding {
     let load = walk.load;
     let mut text = format!(
         "{} failing at peak moves its load of {} along failover_to:",
         origin.name,
         amount(load)
     );
-    let mut carried = load;
-    for step in &walk.steps {
-        let own = step.load - carried;
+    text.push_str(&steps_text(model, before, &walk.steps));
+    finish(model, origin, walk, &mut text);
+    Finding::new(
+        "cascade",
+        &origin.name,
+        Severity::Error,
+        origin.span,
+        text,
+    )
+    .help(format!(
+        "fail {} over to a dedicated fallback that carries no traffic of its own, sized {} × {} = {} (policy.fallback_headroom × the load that fails over into it), or give each target in the chain room for the load it takes over",
+        origin.name,
+        model.policy.fallback_headroom,
+        amount(load),
+        amount(walk.recommended_fallback_capacity)
+    ))
+}
+
+/// ` cell-b 560 + 620 = 1180 > 1000, fails; …`: each step with the load it
+/// had before and the load it took over.
+pub fn steps_text(model: &Model, before: &State, steps: &[CascadeStep]) -> String {
+    let mut text = String::new();
+    for step in steps {
+        let own = component_id(model, &step.component)
+            .and_then(|id| before.load(id))
+            .unwrap_or(0.0)
+            .min(step.load);
+        let carried = step.load - own;
         let _ = match step.capacity {
             Some(capacity) => write!(
                 text,
@@ -39,10 +70,20 @@ fn chain_fails(model: &Model, origin: &Component, walk: &Cascade) -> Finding {
                 step.component
             ),
         };
-        carried = step.load;
     }
+    text
+}
+
+/// How the walk ends: what is left unserved, or who absorbed it.
+fn finish(model: &Model, origin: &Component, walk: &Cascade, text: &mut String) {
     let last = walk.steps.last();
-    if walk.unserved > 0.0 {
+    if walk.unserved > 0.0 && last.is_some_and(|s| !s.failed) {
+        let _ = write!(
+            text,
+            " {} is left unserved: what failed on the way has no running failover",
+            amount(walk.unserved)
+        );
+    } else if walk.unserved > 0.0 {
         let why = match last.and_then(|s| component(model, &s.component)?.failover_to) {
             Some(next) => format!("{} has already failed", model.component(next).name),
             None => format!(
@@ -58,24 +99,18 @@ fn chain_fails(model: &Model, origin: &Component, walk: &Cascade) -> Finding {
             " the last target absorbs it, but {failed} failed on the way"
         );
     }
-    Finding::new(
-        "cascade",
-        &origin.name,
-        Severity::Error,
-        origin.span,
-        text,
-    )
-    .help(format!(
-        "fail {} over to a dedicated fallback that carries no traffic of its own, sized {} × {} = {} (policy.fallback_headroom × the load that fails over into it), or give each target in the chain room for the load it takes over",
-        origin.name,
-        model.policy.fallback_headroom,
-        amount(load),
-        amount(walk.recommended_fallback_capacity)
-    ))
 }
 
 fn component<'m>(model: &'m Model, name: &str) -> Option<&'m Component> {
     model.components.iter().find(|c| c.name == name)
+}
+
+fn component_id(model: &Model, name: &str) -> Option<ComponentId> {
+    model
+        .components
+        .iter()
+        .position(|c| c.name == name)
+        .map(ComponentId)
 }
 
 // ---- documentation ----
@@ -85,7 +120,7 @@ static DOC: RuleDoc = RuleDoc {
     id: "cascade/<component>",
     severity: "error",
     summary: "A component failing at peak makes its `failover_to` chain fail too.",
-    checks: "For every component with `failover_to` and a `load`: it fails at peak and its whole load moves to its target, which now carries its own load plus the incoming one. A target whose total exceeds its capacity (`instances × capacity`) fails too and passes the total on along its own `failover_to`. The walk stops when a target absorbs the load, when the next target has already failed, or when there is none; what is left is unserved. Every step is listed in the `cascades` section with the unserved load and the size of a dedicated fallback that would stop the walk: `policy.fallback_headroom` × the load that fails over into it.",
+    checks: "For every running component with `failover_to` and `capacity`: it fails at peak, and the walk is the load flow of that state step by step. Its load moves to the first running component of its `failover_to` chain, which now carries its own load plus the incoming one; every component whose load rose above what its instances up carry (`instances × capacity`), without `load_shedding`, fails too, and the next state moves its load on along its own `failover_to`. The walk stops when nothing more fails; what reaches no running component is unserved. Every step is listed in the `cascades` section with the unserved load and the size of a dedicated fallback that would stop the walk: `policy.fallback_headroom` × the load that fails over into it.",
     why: "Failover only helps when the target has room. Peers that each run at 60% cannot take each other's load, so one failure at peak overloads the next peer, which fails and passes everything on: a ring of cells goes down one after the other, and the failover mechanism itself spreads the outage. This is how one cell's incident becomes a regional one.",
     example: "components:\n  cell-a: {instances: 5, capacity: 200, load: 620, failover_to: cell-b}   # cascade/cell-a, and -b, -c\n  cell-b: {instances: 5, capacity: 200, load: 560, failover_to: cell-c}\n  cell-c: {instances: 5, capacity: 200, load: 480, failover_to: cell-a}",
     fix: "Point `failover_to` at a dedicated fallback that carries no traffic of its own, sized as recommended (the `fallback` rule checks its size), or keep enough spare capacity in each peer for the largest load that can fail over to it. `load_shedding` on the targets limits the damage but still leaves load unserved.",
@@ -93,56 +128,88 @@ static DOC: RuleDoc = RuleDoc {
 
 // ---- the check ----
 
-/// The failover walk from `origin` at peak, or `None` when it has no
-/// `failover_to` or no load to move.
-pub fn walk(model: &Model, origin: ComponentId) -> Option<Cascade> {
-    let o = model.component(origin);
-    let load = o.capacity?.load;
-    let mut next = Some(o.failover_to?);
-    let mut failed = vec![origin];
-    let mut moving = load;
+/// The failures that follow `failed` in the checked scenario, step by step,
+/// each step one [`State`]: a running component without `load_shedding`
+/// whose load rose above `reference` and above what its instances up can
+/// carry fails, and its load moves along its `failover_to`; until nothing
+/// more fails. Returns the steps (the components that failed, in order,
+/// then those that absorbed failover load) and the final state.
+pub fn settle(
+    cx: &Context,
+    reference: &State,
+    mut failed: Vec<ComponentId>,
+) -> (Vec<CascadeStep>, State) {
+    let model = cx.model;
     let mut steps = Vec::new();
-    let mut unserved = 0.0;
     loop {
-        let Some(id) = next else {
-            unserved = moving;
-            break;
+        let event = Scenario {
+            failed_instances: failed
+                .iter()
+                .map(|&c| (c, model.component(c).instances))
+                .collect(),
+            ..Scenario::default()
         };
-        if failed.contains(&id) {
-            unserved = moving;
-            break;
+        let state = cx.state_with(&event);
+        let newly: Vec<ComponentId> = model
+            .component_ids()
+            .filter(|&id| {
+                let c = model.component(id);
+                !c.load_shedding
+                    && !failed.contains(&id)
+                    && overloaded(model, &state, id)
+                    && state.of(id).offered.unwrap_or(0.0)
+                        > reference.of(id).offered.unwrap_or(0.0) + 1e-9
+            })
+            .collect();
+        if newly.is_empty() || failed.len() >= model.components.len() {
+            let mut absorbing: Vec<ComponentId> = state
+                .moves
+                .iter()
+                .map(|&(_, to, _)| to)
+                .filter(|to| !failed.contains(to))
+                .collect();
+            absorbing.sort_unstable();
+            absorbing.dedup();
+            for id in absorbing {
+                steps.push(CascadeStep {
+                    component: model.component(id).name.clone(),
+                    load: state.of(id).offered.unwrap_or(0.0),
+                    capacity: state.capacity(model, id),
+                    failed: false,
+                });
+            }
+            return (steps, state);
         }
-        let target = model.component(id);
-        let Some(cap) = target.capacity else {
+        for &id in &newly {
             steps.push(CascadeStep {
-                component: target.name.clone(),
-                load: moving,
-                capacity: None,
-                failed: false,
+                component: model.component(id).name.clone(),
+                load: state.of(id).offered.unwrap_or(0.0),
+                capacity: state.capacity(model, id),
+                failed: true,
             });
-            break;
-        };
-        let total = cap.load + moving;
-        let capacity = f64::from(target.instances) * cap.per_instance;
-        let fails = total > capacity;
-        steps.push(CascadeStep {
-            component: target.name.clone(),
-            load: total,
-            capacity: Some(capacity),
-            failed: fails,
-        });
-        if !fails {
-            break;
         }
-        failed.push(id);
-        moving = total;
-        next = target.failover_to;
+        failed.extend(newly);
     }
+}
+
+/// The failover walk from `origin` at peak in the checked state, or `None`
+/// when it has no `failover_to`, no capacity figures or is not running.
+pub fn walk(cx: &Context, origin: ComponentId) -> Option<Cascade> {
+    let model = cx.model;
+    let o = model.component(origin);
+    o.capacity?;
+    o.failover_to?;
+    let now = cx.state();
+    if !now.of(origin).running {
+        return None;
+    }
+    let load = now.of(origin).offered?;
+    let (steps, after) = settle(cx, now, vec![origin]);
     Some(Cascade {
         origin: o.name.clone(),
         load,
         steps,
-        unserved,
+        unserved: (after.unserved - now.unserved).max(0.0),
         recommended_fallback_capacity: model.policy.fallback_headroom * load,
     })
 }
@@ -157,12 +224,14 @@ impl Analyzer for FailoverCascade {
 
     fn check(&self, cx: &Context, report: &mut Report) {
         for id in cx.model.component_ids() {
-            let Some(walk) = walk(cx.model, id) else {
+            let Some(walk) = walk(cx, id) else {
                 continue;
             };
             let origin = cx.model.component(id);
             if walk.steps.iter().any(|s| s.failed) || walk.unserved > 0.0 {
-                report.findings.push(chain_fails(cx.model, origin, &walk));
+                report
+                    .findings
+                    .push(chain_fails(cx.model, cx.state(), origin, &walk));
             }
             report.cascades.push(walk);
         }
@@ -248,5 +317,26 @@ mod tests {
             run("system: s\ncomponents:\n  a: {capacity: 10, load: 5, failover_to: b}\n  b: {}\n");
         assert!(report.findings.is_empty());
         assert_eq!(report.cascades[0].steps[0].capacity, None);
+    }
+
+    #[test]
+    fn the_walk_follows_the_load_flow_downstream() {
+        // a fails: b takes its 50 (100 <= 2 × 100), and b's calls bring db
+        // 50 + 50 = 100 > 80: db fails, and its 100 has nowhere to go.
+        let report = run(
+            "system: s\nentrypoints: [a, b]\ncomponents:\n  a: {capacity: 100, load: 50, failover_to: b}\n  b: {instances: 2, capacity: 100, load: 50, depends_on: [db]}\n  db: {capacity: 80}\n",
+        );
+        let a = &report.cascades[0];
+        let steps: Vec<(&str, f64, bool)> = a
+            .steps
+            .iter()
+            .map(|s| (s.component.as_str(), s.load, s.failed))
+            .collect();
+        assert_eq!(steps, [("db", 100.0, true), ("b", 100.0, false)]);
+        assert_eq!(a.unserved, 100.0);
+        assert_eq!(
+            report.findings[0].message,
+            "a failing at peak moves its load of 50 along failover_to: db 50 + 50 = 100 > 80, fails; b 50 + 50 = 100 <= 200, holds; 100 is left unserved: what failed on the way has no running failover"
+        );
     }
 }

@@ -4,7 +4,9 @@
 use super::start_order;
 use super::wording::{number, percent};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
-use crate::model::{Component, ComponentId, Model};
+use crate::engine::scenario::Scenario;
+use crate::engine::state::State;
+use crate::model::{ComponentId, Model};
 use crate::report::{Report, Stampede};
 
 // ---- finding constructors ----
@@ -27,6 +29,11 @@ fn stampede(model: &Model, id: ComponentId, hidden: &[Hidden], row: &Stampede) -
         })
         .collect();
     let per_instance = component.capacity.map_or(0.0, |c| c.per_instance);
+    let up = if per_instance > 0.0 {
+        format!("{}", (row.capacity / per_instance).round())
+    } else {
+        component.instances.to_string()
+    };
     Finding::new(
         "cold-start",
         &component.name,
@@ -38,7 +45,7 @@ fn stampede(model: &Model, id: ComponentId, hidden: &[Hidden], row: &Stampede) -
             number(row.cold_load),
             number(row.steady_load),
             parts.join("; "),
-            component.instances,
+            up,
             number(per_instance),
             number(row.capacity),
         ),
@@ -60,7 +67,7 @@ static DOC: RuleDoc = RuleDoc {
     id: "cold-start/<component>",
     severity: "warning",
     summary: "After a full restart, with caches empty, a component receives more than its capacity.",
-    checks: "For every component with `capacity` and `load` that is called over edges with a `hit_rate` (a cache in front of it): in steady state the cache answers `caller load × calls × hit_rate` of those calls, and the component sees its `load`. With the caches empty it also sees that hidden share: `cold load = load + Σ caller load × calls × hit_rate`, which is `1 / (1 − hit_rate)` times what those callers send it warm. Above `instances × capacity` is reported, with the share of traffic to admit first (`capacity / cold load`). The report's `cold_start` section also gives the start order in waves and the waves' longest `warmup` summed into a time to full service.",
+    checks: "For every running component with `capacity` that is called over edges with a `hit_rate` (a cache in front of it): in steady state the cache answers `caller load × calls × hit_rate` of those calls, and the component sees its load. With the caches empty (the state with every cache cold, which is also `what-if --cold`) every hit rate is 0: `cold load = load + Σ caller load × calls × hit_rate`, which is `1 / (1 − hit_rate)` times what those callers send it warm, and more when a cold cache upstream raises a caller's own load. Above the capacity of its instances up is reported, with the share of traffic to admit first (`capacity / cold load`). The report's `cold_start` section also gives the start order in waves and the waves' longest `warmup` summed into a time to full service.",
     why: "A cache sized for a 95% hit rate makes the store behind it see 5% of reads; the store is then sized for that 5%. After a full outage or a cache flush every read misses at once: the store gets twenty times its usual read load, falls over, and the cache never warms. The system cannot come back at full traffic without shedding load first.",
     example: "components:\n  api: {capacity: 1000, load: 10000, instances: 10,\n        depends_on: [{target: db, hit_rate: 95%}]}\n  db: {capacity: 300, load: 500, instances: 2}   # cold-start/db: 500 + 9500 = 10000 > 600",
     fix: "Admit a share of the traffic first after a restart (the message gives it) and open up as the caches warm: a rate limit or load shedding at the entrypoint. Pre-warm the cache from a snapshot, or size the store for the cold load.",
@@ -79,17 +86,23 @@ struct Hidden {
     hit_rate: f64,
 }
 
-/// The edges with a hit rate into each component, from callers with a load.
-fn cached_calls(model: &Model) -> Vec<Vec<Hidden>> {
+/// The edges with a hit rate into each component, from callers running
+/// with a known load in the checked state.
+fn cached_calls(cx: &Context) -> Vec<Vec<Hidden>> {
+    let model = cx.model;
+    let state = cx.state();
     let mut into: Vec<Vec<Hidden>> = model.components.iter().map(|_| Vec::new()).collect();
     for (caller, target, edge) in super::call_paths::calls(model) {
-        let (Some(hit_rate), Some(figures)) = (edge.hit_rate, model.component(caller).capacity)
-        else {
+        let Some(hit_rate) = edge.hit_rate else {
+            continue;
+        };
+        let c = state.of(caller);
+        let Some(caller_load) = c.offered.filter(|_| c.running) else {
             continue;
         };
         into[target.0].push(Hidden {
             caller,
-            caller_load: figures.load,
+            caller_load,
             calls: edge.calls,
             hit_rate,
         });
@@ -97,22 +110,20 @@ fn cached_calls(model: &Model) -> Vec<Vec<Hidden>> {
     into
 }
 
-/// The stampede row of a component behind caches, if it has a capacity.
-fn row(component: &Component, hidden: &[Hidden]) -> Option<Stampede> {
-    let figures = component.capacity?;
-    if hidden.is_empty() {
+/// The stampede row of a component behind caches: its load in the checked
+/// state against the same state with every cache cold.
+fn row(cx: &Context, cold: &State, id: ComponentId, hidden: &[Hidden]) -> Option<Stampede> {
+    let state = cx.state();
+    if hidden.is_empty() || !state.of(id).running {
         return None;
     }
-    let capacity = figures.per_instance * f64::from(component.instances);
-    let cold_load = figures.load
-        + hidden
-            .iter()
-            .map(|h| h.caller_load * h.calls * h.hit_rate)
-            .sum::<f64>();
+    let capacity = state.capacity(cx.model, id)?;
+    let steady_load = state.of(id).offered?;
+    let cold_load = cold.of(id).offered?;
     let overloaded = cold_load > capacity;
     Some(Stampede {
-        component: component.name.clone(),
-        steady_load: figures.load,
+        component: cx.model.component(id).name.clone(),
+        steady_load,
         cold_load,
         capacity,
         admit_fraction: if overloaded {
@@ -130,10 +141,20 @@ impl Analyzer for ColdStart {
     }
 
     fn check(&self, cx: &Context, report: &mut Report) {
-        let hidden = cached_calls(cx.model);
+        let hidden = cached_calls(cx);
         let mut rows = Vec::new();
+        let mut cold = None;
         for id in cx.model.component_ids() {
-            let Some(row) = row(cx.model.component(id), &hidden[id.0]) else {
+            if hidden[id.0].is_empty() {
+                continue;
+            }
+            let cold = cold.get_or_insert_with(|| {
+                cx.state_with(&Scenario {
+                    cold: true,
+                    ..Scenario::default()
+                })
+            });
+            let Some(row) = row(cx, cold, id, &hidden[id.0]) else {
                 continue;
             };
             if row.overloaded {

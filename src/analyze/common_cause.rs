@@ -16,7 +16,7 @@ fn dominated(c: &Component, risk: &CommonCause) -> Finding {
         Severity::Warning,
         c.span,
         format!(
-            "all {} instances of {} share {}, {} with probability {}; on their own, {} with probability {}: the common cause is {} as likely, and adding replicas buys nothing",
+            "all {} instances of {} share {}, {} with probability {}; on their own, {} with probability {}: the common cause is {}, and adding replicas buys nothing",
             c.instances,
             c.name,
             risk.causes.join(", "),
@@ -32,7 +32,7 @@ fn dominated(c: &Component, risk: &CommonCause) -> Finding {
                 format!("fewer than {} of {} are up", c.min_healthy, c.instances)
             },
             probability(risk.independent),
-            ratio(risk.common, risk.independent),
+            crate::human::likelier(risk.common, risk.independent),
         ),
     )
     .help(match (&risk.spread, risk.groups.is_empty()) {
@@ -53,26 +53,9 @@ fn dominated(c: &Component, risk: &CommonCause) -> Finding {
     })
 }
 
-/// A probability in scientific notation, `5.0e-4`.
+/// A probability for prose: `0.05%`, `1 × 10⁻²⁴`.
 fn probability(p: f64) -> String {
-    if p == 0.0 {
-        "0".to_owned()
-    } else {
-        format!("{p:.1e}")
-    }
-}
-
-/// How many times `a` is `b`: `500 times`, `1e20 times`.
-fn ratio(a: f64, b: f64) -> String {
-    if b <= 0.0 {
-        return "infinitely more".to_owned();
-    }
-    let r = a / b;
-    if r < 10_000.0 {
-        format!("{r:.0} times")
-    } else {
-        format!("{r:.0e} times")
-    }
+    crate::human::probability(p)
 }
 
 // ---- documentation ----
@@ -84,7 +67,7 @@ static DOC: RuleDoc = RuleDoc {
     summary: "A redundant component's common-cause failure outweighs its independent one.",
     checks: "For every component that can lose an instance (`instances` above `min_healthy`) and whose instance availability is known, two probabilities. The common-cause one: that at least one domain holding all of its instances (a zone, and the region around it) or one of its shared-fate groups is down, from their `availability` (those without a figure count as never failing). The independent one: that fewer than `min_healthy` instances are up from their own failures alone (the binomial tail). A finding when the first is larger.",
     why: "Replicas protect against independent failures. When they all sit in one zone, or all share one certificate or one release, the system fails whenever that one thing fails, however many replicas there are: the redundancy is on paper only. The comparison says how much the common cause dominates, so the fix goes where it pays.",
-    example: "domains:\n  az-a: {kind: zone, availability: 99.95%}\ncomponents:\n  cache:\n    instances: 3\n    availability: 99.9%\n    placement: [az-a]   # common-cause/cache: 5.0e-4 against 1.0e-9",
+    example: "domains:\n  az-a: {kind: zone, availability: 99.95%}\ncomponents:\n  cache:\n    instances: 3\n    availability: 99.9%\n    placement: [az-a]   # common-cause/cache: 0.05% against 1 × 10⁻⁹",
     fix: "Spread the instances over domains that fail independently (`placement: [az-a, az-b, az-c]`), or take them out of the shared cause (one certificate per endpoint, staged releases). Adding replicas inside the same domain or group does not help.",
 };
 
@@ -215,10 +198,10 @@ mod tests {
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].id, "common-cause/cache");
         // common: 1 - 0.9995 = 5.0e-4; independent: all 3 down = 0.001^3 = 1.0e-9;
-        // 5e-4 / 1e-9 = 5e5.
+        // 5e-4 / 1e-9 = 5e5, about 10^6 (log10 5e5 = 5.7 rounds to 6).
         assert_eq!(
             found[0].message,
-            "all 3 instances of cache share az-a (zone), which fails with probability 5.0e-4; on their own, all 3 fail together with probability 1.0e-9: the common cause is 5e5 times as likely, and adding replicas buys nothing"
+            "all 3 instances of cache share az-a (zone), which fails with probability 0.05%; on their own, all 3 fail together with probability 1 × 10⁻⁹: the common cause is vastly more likely (10⁶×), and adding replicas buys nothing"
         );
         assert_eq!((found[0].location.line, found[0].location.column), (6, 3));
     }

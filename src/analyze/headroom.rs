@@ -2,10 +2,18 @@
 //! kind (`policy.survive: 2`) or one instance, the survivors of a component
 //! run above `policy.max_utilization`. Every contingency, passing or not,
 //! becomes a row of the report's `headroom` section, named after its loss.
+//!
+//! N-k is the analysis of each k-loss scenario: a domain loss is the
+//! [`State`] of the checked scenario with that domain lost too (its
+//! survivors, and the load the flow brings them there); under a `what-if`
+//! scenario the rows are the next losses from the changed state.
 
 use super::wording::{amount, percent_against, whole_percent};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
-use crate::engine::scenario::surviving_instances;
+use std::collections::BTreeMap;
+
+use crate::engine::scenario::{self, Scenario, surviving_instances};
+use crate::engine::state::State;
 use crate::model::{Capacity, Component, ComponentId, DomainId, Model};
 use crate::report::{HeadroomRow, Report};
 
@@ -17,6 +25,7 @@ fn overloaded(
     cap: Capacity,
     loss: &Loss,
     row: &HeadroomRow,
+    load: f64,
 ) -> Finding {
     let max = model.policy.max_utilization;
     let what = match &loss.lost {
@@ -33,8 +42,8 @@ fn overloaded(
         format!(
             "with load_shedding the survivors shed the excess and still serve {} / {} = {} of peak",
             amount(served),
-            amount(cap.load),
-            whole_percent(served / cap.load)
+            amount(load),
+            whole_percent(served / load)
         )
     } else {
         "without load_shedding the survivors overload and fail in turn, each failure moving its load onto fewer instances until none is left (a capacity redistribution cascade)".to_owned()
@@ -53,14 +62,14 @@ fn overloaded(
             c.name,
             row.survivors,
             c.instances,
-            amount(cap.load),
+            amount(load),
             row.survivors,
             amount(cap.per_instance),
             percent_against(row.utilization, max),
             whole_percent(max),
         ),
     )
-    .help(sizing_help(model, c, cap, loss, row))
+    .help(sizing_help(model, c, cap, loss, row, load))
 }
 
 fn sizing_help(
@@ -69,14 +78,22 @@ fn sizing_help(
     cap: Capacity,
     loss: &Loss,
     row: &HeadroomRow,
+    load: f64,
 ) -> String {
     let max = model.policy.max_utilization;
-    let at_peak = at_peak(cap, max);
+    if row.required_instances > LARGEST_SENSIBLE_FLEET {
+        return format!(
+            "no fleet of a sensible size passes: a peak of {} over {} per instance needs more than {LARGEST_SENSIBLE_FLEET} instances; check that `load` and `capacity` are in the same unit",
+            amount(load),
+            amount(cap.per_instance),
+        );
+    }
+    let at_peak = at_peak(cap.per_instance, load, max);
     let steady = whole_percent(row.required_steady_utilization);
     let head = format!(
         "at peak {at_peak} instances are needed at {} (ceil({} / ({} × {})))",
         whole_percent(max),
-        amount(cap.load),
+        amount(load),
         amount(cap.per_instance),
         max
     );
@@ -98,6 +115,11 @@ fn sizing_help(
     }
 }
 
+/// Sizing advice above this many instances is not advice: the figures are
+/// most likely in different units (a load in requests per second against a
+/// capacity per millisecond).
+pub(crate) const LARGEST_SENSIBLE_FLEET: u32 = 100_000;
+
 /// `1 zone`, `2 zones`.
 fn count(n: u32, kind: &str) -> String {
     format!("{n} {kind}{}", if n == 1 { "" } else { "s" })
@@ -110,7 +132,7 @@ static DOC: RuleDoc = RuleDoc {
     id: "headroom/<component>/<lost>",
     severity: "error",
     summary: "After losing a domain or an instance, the survivors run above `policy.max_utilization`.",
-    checks: "For every component with `capacity` and `load`, every contingency: the loss of each domain holding some of its instances (when it also has instances elsewhere), of each pair of same-kind domains when `policy.survive` is 2 or more, and of one instance (for components with at least two). Survivors = instances outside the lost set; utilization = load / (survivors × capacity). Above `policy.max_utilization` is an error, or a warning for a component with `load_shedding` (the message then gives the share of peak still served). Each contingency, passing or not, is a row of the `headroom` section with the sizing that would pass: at_peak = ceil(load / (capacity × max_utilization)), per_domain = ceil(at_peak / (d − k)) over the d domains of that kind the component uses, required = per_domain × d; for one instance, required = at_peak + 1.",
+    checks: "For every running component with `capacity`, every next contingency from the state being checked (intact for `check`, the changed one for `what-if`): the loss of each domain holding some of its instances up (when it also has instances elsewhere), of each pair of same-kind domains when `policy.survive` is 2 or more (domains already lost count towards `survive`), and of one instance (for components with at least two up). Each domain loss is a state of its own: survivors = instances up after it, and the load is the load flow of that state (which moves a lost cache's share onto the store behind it, through `cached_by`); utilization = load / (survivors × capacity). Above `policy.max_utilization` is an error, or a warning for a component with `load_shedding` (the message then gives the share of peak still served). Each contingency, passing or not, is a row of the `headroom` section with the sizing that would pass: at_peak = ceil(load / (capacity × max_utilization)), per_domain = ceil(at_peak / (d − k)) over the d domains of that kind the component uses, required = per_domain × d; for one instance, required = at_peak + 1.",
     why: "Capacity planned for a normal day is not capacity for the day a zone goes away. When the survivors of a loss run above what they can carry and nothing sheds load, they slow down, time out, fail health checks and drop out one by one, each dropping its share onto fewer instances: the capacity redistribution cascade that turns one zone loss into a full outage. Power grids are planned the same way (N-1 and N-2 contingencies): every credible loss is checked, and the worst comes first.",
     example: "domains:\n  az-a: {kind: zone}\n  az-b: {kind: zone}\n  az-c: {kind: zone}\ncomponents:\n  checkout:\n    instances: 4\n    placement: {az-a: 2, az-b: 1, az-c: 1}\n    capacity: 40\n    load: 100   # headroom/checkout/az-a: 100 / (2 × 40) = 125%",
     fix: "Add instances as the row's sizing says (`required_instances`, spread `per_domain`), or spread the existing ones so no domain holds more than its share. Where overload is acceptable for a while, `load_shedding: true` (admission control, 503s past capacity) turns the collapse into a partial service, and the finding into a warning.",
@@ -139,13 +161,23 @@ struct Loss {
     used: u32,
 }
 
-/// Every contingency of `id`, in model order: single domains, pairs (when
+/// Every next contingency of `id` from the checked state, in model order:
+/// single domains still holding some of its instances up, pairs (when
 /// `survive` is 2 or more), then one instance.
-fn losses(model: &Model, id: ComponentId) -> Vec<Loss> {
-    let c = model.component(id);
+fn losses(cx: &Context, id: ComponentId) -> Vec<Loss> {
+    let model = cx.model;
+    let up_now = cx.state().of(id).instances_up;
+    let left = |lost: &[DomainId]| {
+        let event = Scenario {
+            domains: lost.to_vec(),
+            ..Scenario::default()
+        };
+        scenario::instances_up(model, id, &cx.scenario.and(&event))
+    };
     let holds: Vec<DomainId> = (0..model.domains.len())
         .map(DomainId)
-        .filter(|&d| surviving_instances(model, id, &[d]) < c.instances)
+        .filter(|d| !scenario::is_lost(model, *d, &cx.scenario.domains))
+        .filter(|&d| surviving_instances(model, id, &[d]) < model.component(id).instances)
         .collect();
     let used = |kind: &str| -> u32 {
         let n = holds
@@ -154,10 +186,26 @@ fn losses(model: &Model, id: ComponentId) -> Vec<Loss> {
             .count();
         u32::try_from(n).unwrap_or(u32::MAX)
     };
-    let leaves_some = |lost: &[DomainId]| surviving_instances(model, id, lost) > 0;
+    // `policy.survive` counts the domains of one kind lost at once,
+    // including those the checked scenario already lost.
+    let already = |kind: &str| -> u32 {
+        let n = cx
+            .scenario
+            .domains
+            .iter()
+            .filter(|d| model.domain(**d).kind == kind)
+            .count();
+        u32::try_from(n).unwrap_or(u32::MAX)
+    };
+    let takes_some = |lost: &[DomainId]| {
+        let n = left(lost);
+        let kind = &model.domain(lost[0]).kind;
+        let k = u32::try_from(lost.len()).unwrap_or(u32::MAX);
+        n < up_now && n > 0 && already(kind).saturating_add(k) <= model.policy.survive
+    };
     let mut out = Vec::new();
     for &d in &holds {
-        if leaves_some(&[d]) {
+        if takes_some(&[d]) {
             out.push(Loss {
                 lost: Lost::Domains(vec![d]),
                 name: model.domain(d).name.clone(),
@@ -170,7 +218,7 @@ fn losses(model: &Model, id: ComponentId) -> Vec<Loss> {
         for (i, &a) in holds.iter().enumerate() {
             for &b in &holds[i + 1..] {
                 let kind = &model.domain(a).kind;
-                if model.domain(b).kind != *kind || !leaves_some(&[a, b]) {
+                if model.domain(b).kind != *kind || !takes_some(&[a, b]) {
                     continue;
                 }
                 let mut names = [model.domain(a).name.as_str(), model.domain(b).name.as_str()];
@@ -184,7 +232,7 @@ fn losses(model: &Model, id: ComponentId) -> Vec<Loss> {
             }
         }
     }
-    if c.instances >= 2 {
+    if up_now >= 2 {
         out.push(Loss {
             lost: Lost::Instance,
             name: "instance".to_owned(),
@@ -195,26 +243,55 @@ fn losses(model: &Model, id: ComponentId) -> Vec<Loss> {
     out
 }
 
-/// Instances needed at peak to stay within `max_utilization` (at least 1).
-fn at_peak(cap: Capacity, max_utilization: f64) -> u32 {
+/// Instances needed to carry `load` within `max_utilization` (at least 1).
+fn at_peak(per_instance: f64, load: f64, max_utilization: f64) -> u32 {
     #[allow(
         clippy::cast_possible_truncation,
         clippy::cast_sign_loss,
         reason = "a non-negative count; `as` saturates at u32::MAX when the ceiling is 0"
     )]
-    let n = (cap.load / (cap.per_instance * max_utilization)).ceil() as u32;
+    let n = (load / (per_instance * max_utilization)).ceil() as u32;
     n.max(1)
 }
 
-fn row(model: &Model, id: ComponentId, cap: Capacity, loss: &Loss) -> HeadroomRow {
+/// The states after each domain loss, computed once per loss and shared by
+/// every component that loses instances in it.
+#[derive(Default)]
+struct LossStates(BTreeMap<Vec<DomainId>, State>);
+
+impl LossStates {
+    fn get(&mut self, cx: &Context, domains: &[DomainId]) -> &State {
+        self.0.entry(domains.to_vec()).or_insert_with(|| {
+            cx.state_with(&Scenario {
+                domains: domains.to_vec(),
+                ..Scenario::default()
+            })
+        })
+    }
+}
+
+/// The row of one contingency: survivors and the load that reaches them in
+/// the state after it, and the sizing that would pass.
+fn row(
+    cx: &Context,
+    states: &mut LossStates,
+    id: ComponentId,
+    cap: Capacity,
+    loss: &Loss,
+) -> Option<(HeadroomRow, f64)> {
+    let model = cx.model;
     let max = model.policy.max_utilization;
     let c = model.component(id);
-    let survivors = match &loss.lost {
-        Lost::Instance => c.instances - 1,
-        Lost::Domains(domains) => surviving_instances(model, id, domains),
+    let now = cx.state().of(id);
+    let (survivors, load) = match &loss.lost {
+        Lost::Instance => (now.instances_up - 1, now.offered?),
+        Lost::Domains(domains) => {
+            let after = states.get(cx, domains).of(id);
+            (after.instances_up, after.offered?)
+        }
     };
-    let utilization = cap.load / (f64::from(survivors) * cap.per_instance);
-    let at_peak = at_peak(cap, max);
+    let utilization = load / (f64::from(survivors) * cap.per_instance);
+    let at_peak = at_peak(cap.per_instance, load, max);
     let (required_instances, per_domain) = match loss.lost {
         Lost::Instance => (at_peak.saturating_add(1), None),
         Lost::Domains(_) if loss.used > loss.k => {
@@ -225,17 +302,20 @@ fn row(model: &Model, id: ComponentId, cap: Capacity, loss: &Loss) -> HeadroomRo
         // lost ones and add enough elsewhere to carry the peak alone.
         Lost::Domains(_) => (at_peak.saturating_add(c.instances - survivors), None),
     };
-    HeadroomRow {
-        component: c.name.clone(),
-        lost: loss.name.clone(),
-        instances: c.instances,
-        survivors,
-        utilization,
-        ok: utilization <= max + 1e-12,
-        required_instances,
-        per_domain,
-        required_steady_utilization: cap.load / (f64::from(required_instances) * cap.per_instance),
-    }
+    Some((
+        HeadroomRow {
+            component: c.name.clone(),
+            lost: loss.name.clone(),
+            instances: c.instances,
+            survivors,
+            utilization,
+            ok: utilization <= max + 1e-12,
+            required_instances,
+            per_domain,
+            required_steady_utilization: load / (f64::from(required_instances) * cap.per_instance),
+        },
+        load,
+    ))
 }
 
 /// The `headroom` rule.
@@ -247,19 +327,23 @@ impl Analyzer for Headroom {
     }
 
     fn check(&self, cx: &Context, report: &mut Report) {
+        let mut states = LossStates::default();
         for id in cx.model.component_ids() {
             let c = cx.model.component(id);
             let Some(cap) = c.capacity else { continue };
-            // A capacity of 0 carries nothing in any contingency.
-            if cap.per_instance <= 0.0 {
+            // A capacity of 0 carries nothing in any contingency; a component
+            // not running in the checked state has no survivors to judge.
+            if cap.per_instance <= 0.0 || !cx.state().of(id).running {
                 continue;
             }
-            for loss in losses(cx.model, id) {
-                let row = row(cx.model, id, cap, &loss);
+            for loss in losses(cx, id) {
+                let Some((row, load)) = row(cx, &mut states, id, cap, &loss) else {
+                    continue;
+                };
                 if !row.ok {
                     report
                         .findings
-                        .push(overloaded(cx.model, c, cap, &loss, &row));
+                        .push(overloaded(cx.model, c, cap, &loss, &row, load));
                 }
                 report.headroom.push(row);
             }
@@ -427,5 +511,42 @@ mod tests {
         );
         let lost: Vec<&str> = report.headroom.iter().map(|r| r.lost.as_str()).collect();
         assert_eq!(lost, ["instance"]);
+    }
+
+    fn run_under(text: &str, lost: &[usize]) -> Report {
+        let model = crate::model::parse(text).unwrap();
+        let figures = crate::engine::availability(&model);
+        let scenario = Scenario {
+            domains: lost.iter().map(|&d| DomainId(d)).collect(),
+            ..Scenario::default()
+        };
+        let today = crate::model::Date::parse("2026-11-30").unwrap();
+        let cx = Context::under(&model, today, &figures, scenario);
+        let mut report = Report::new(String::new(), Vec::new());
+        Headroom.check(&cx, &mut report);
+        report
+    }
+
+    #[test]
+    fn under_a_lost_zone_the_rows_are_the_next_losses_policy_allows() {
+        let model = |survive: u32| {
+            format!(
+                "system: s\npolicy: {{survive: {survive}}}\ndomains: {{az-a: {{kind: zone}}, az-b: {{kind: zone}}, az-c: {{kind: zone}}}}\ncomponents:\n  api: {{instances: 6, placement: [az-a, az-b, az-c], capacity: 100, load: 300}}\n"
+            )
+        };
+        // After az-a: 4 of 6 up. survive 1 is spent: only one more instance,
+        // 300 / (3 × 100) = 100%, ok.
+        let one = run_under(&model(1), &[0]);
+        let rows: Vec<(&str, u32, bool)> = one
+            .headroom
+            .iter()
+            .map(|r| (r.lost.as_str(), r.survivors, r.ok))
+            .collect();
+        assert_eq!(rows, [("instance", 3, true)]);
+        // survive 2: losing az-b or az-c too leaves 2: 300 / 200 = 150%.
+        let two = run_under(&model(2), &[0]);
+        let ids: Vec<&str> = two.findings.iter().map(|f| f.id.as_str()).collect();
+        assert_eq!(ids, ["headroom/api/az-b", "headroom/api/az-c"]);
+        assert!((two.headroom[0].utilization - 1.5).abs() < 1e-12);
     }
 }

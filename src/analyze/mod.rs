@@ -9,13 +9,16 @@ mod cold_start;
 mod common_cause;
 mod deadline;
 mod disaster_recovery;
+pub mod drift;
 mod drill;
 mod expiry;
 mod fallback;
 pub mod finding;
 mod headroom;
 mod metastable;
+pub(crate) use headroom::LARGEST_SENSIBLE_FLEET;
 pub mod outage;
+mod overload;
 mod placement;
 mod recovery_access;
 mod recovery_order;
@@ -43,6 +46,8 @@ use std::sync::OnceLock;
 use rayon::prelude::*;
 
 use crate::engine::Figure;
+use crate::engine::scenario::Scenario;
+use crate::engine::state::{Flow, State};
 use crate::model::{ComponentId, Date, Model};
 use crate::report::Report;
 
@@ -58,19 +63,56 @@ pub struct Context<'a> {
     call_paths: OnceLock<call_paths::CallPaths<'a>>,
     /// The start order, planned once for cold-start and recovery-order.
     start_order: OnceLock<start_order::StartOrder<'a>>,
+    /// The scenario being checked (empty for `check`).
+    pub scenario: Scenario,
+    /// The dependency order and intact loads (built on first use).
+    flow: OnceLock<Flow>,
+    /// The state of the system in `scenario` (computed on first use).
+    state: OnceLock<State>,
 }
 
 impl<'a> Context<'a> {
     /// What the analyzers of one run see.
     #[must_use]
     pub fn new(model: &'a Model, today: Date, figures: &'a [(ComponentId, Figure)]) -> Self {
+        Self::under(model, today, figures, Scenario::default())
+    }
+
+    /// What the analyzers see when they judge the system in `scenario`.
+    #[must_use]
+    pub fn under(
+        model: &'a Model,
+        today: Date,
+        figures: &'a [(ComponentId, Figure)],
+        scenario: Scenario,
+    ) -> Self {
         Self {
             model,
             today,
             figures,
             call_paths: OnceLock::new(),
             start_order: OnceLock::new(),
+            scenario,
+            flow: OnceLock::new(),
+            state: OnceLock::new(),
         }
+    }
+
+    /// The dependency order and intact loads of the model.
+    pub fn flow(&self) -> &Flow {
+        self.flow.get_or_init(|| Flow::new(self.model))
+    }
+
+    /// The system in the scenario being checked: every structural and load
+    /// rule reads this one state.
+    pub fn state(&self) -> &State {
+        self.state
+            .get_or_init(|| State::new(self.model, self.flow(), &self.scenario))
+    }
+
+    /// The state of the checked scenario with `event` happening too.
+    pub fn state_with(&self, event: &Scenario) -> State {
+        State::new(self.model, self.flow(), &self.scenario.and(event))
     }
 
     /// Every call path from the entrypoints (walked on first use).
@@ -131,6 +173,7 @@ pub static ANALYZERS: &[&dyn Analyzer] = &[
     &shared_fate::SharedFate,
     &common_cause::CommonCauseFailure,
     &expiry::Expiry,
+    &overload::Overload,
     &headroom::Headroom,
     &cascade::FailoverCascade,
     &fallback::Fallback,
@@ -155,7 +198,7 @@ pub fn docs() -> impl Iterator<Item = &'static RuleDoc> {
     ANALYZERS
         .iter()
         .map(|a| a.doc())
-        .chain(std::iter::once(&status::STALE))
+        .chain([&status::STALE, &drift::DOC])
 }
 
 /// The documentation of one rule, if it is implemented.

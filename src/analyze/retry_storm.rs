@@ -17,7 +17,12 @@ const STORM_THRESHOLD: f64 = 0.10;
 fn storm(model: &Model, path: &CallPath, load: f64, capacity: f64, critical: f64) -> Finding {
     let component = model.component(path.last());
     let a = path.amplification;
-    let per_instance = capacity / f64::from(component.instances);
+    let per_instance = component.capacity.map_or(0.0, |c| c.per_instance);
+    let up = if per_instance > 0.0 {
+        (capacity / per_instance).round()
+    } else {
+        f64::from(component.instances)
+    };
     let curve = if critical > 0.0 {
         format!(
             "over it from f = ({} / {} − 1) / ({} − 1) = {}; at 5% it carries {}, at 25% {}",
@@ -39,7 +44,7 @@ fn storm(model: &Model, path: &CallPath, load: f64, capacity: f64, critical: f64
         format!(
             "{} (capacity {} × {} = {}, load {}) gets up to {} attempts per call on {}: at failure rate f it carries {} × (1 − f) + {} × f × {}, {curve}",
             component.name,
-            component.instances,
+            up,
             number(per_instance),
             number(capacity),
             number(load),
@@ -90,19 +95,22 @@ impl Analyzer for RetryStorm {
                 *entry = path;
             }
         }
+        let state = cx.state();
         for (id, path) in worst {
-            let component = cx.model.component(id);
-            let Some(figures) = component.capacity else {
+            // The load and the capacity of the instances up in the checked state.
+            let (Some(capacity), Some(load)) = (state.capacity(cx.model, id), state.of(id).offered)
+            else {
                 continue;
             };
-            let capacity = figures.per_instance * f64::from(component.instances);
-            if let Some(critical) =
-                critical_failure_rate(figures.load, capacity, path.amplification)
+            if !state.of(id).running {
+                continue;
+            }
+            if let Some(critical) = critical_failure_rate(load, capacity, path.amplification)
                 && critical < STORM_THRESHOLD
             {
                 report
                     .findings
-                    .push(storm(cx.model, path, figures.load, capacity, critical));
+                    .push(storm(cx.model, path, load, capacity, critical));
             }
         }
         call_paths::fill(cx.model, paths, report);

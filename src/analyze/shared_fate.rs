@@ -73,13 +73,16 @@ impl Analyzer for SharedFate {
     }
 
     fn check(&self, cx: &Context, report: &mut Report) {
-        let baseline = Baseline::new(cx.model);
+        let baseline = Baseline::under(cx.model, &cx.scenario);
         for index in 0..cx.model.groups.len() {
             let id = GroupId(index);
-            let event = Scenario {
+            if cx.scenario.groups.contains(&id) {
+                continue;
+            }
+            let event = cx.scenario.and(&Scenario {
                 groups: vec![id],
                 ..Scenario::default()
-            };
+            });
             if let Some(outage) = outage(cx.model, &baseline, &event) {
                 report
                     .findings

@@ -116,7 +116,14 @@ impl Event {
 /// and domains holding such components are tried, so the cost is the size
 /// of that closure times one scenario evaluation.
 pub fn single_events(model: &Model) -> Vec<(Event, Outage)> {
-    let baseline = Baseline::new(model);
+    single_events_under(model, &Scenario::default())
+}
+
+/// [`single_events`] from the state of `scenario`: the events on top of what
+/// is already lost that take down an entrypoint still up (after losing z1,
+/// losing z2 is one).
+pub fn single_events_under(model: &Model, scenario: &Scenario) -> Vec<(Event, Outage)> {
+    let baseline = Baseline::under(model, scenario);
     let needed = required_closure(model);
     let mut events = Vec::new();
     for id in model.component_ids().filter(|id| needed[id.0]) {
@@ -124,19 +131,22 @@ pub fn single_events(model: &Model) -> Vec<(Event, Outage)> {
         if c.availability.is_some_and(|a| a >= 1.0) {
             continue;
         }
-        let event = Scenario {
+        let event = scenario.and(&Scenario {
             failed_instances: vec![(id, 1)],
             ..Scenario::default()
-        };
+        });
         if let Some(outage) = outage(model, &baseline, &event) {
             events.push((Event::Instance(id), outage));
         }
     }
     for id in candidate_domains(model, &needed) {
-        let event = Scenario {
+        if crate::engine::scenario::is_lost(model, id, &scenario.domains) {
+            continue;
+        }
+        let event = scenario.and(&Scenario {
             domains: vec![id],
             ..Scenario::default()
-        };
+        });
         if let Some(outage) = outage(model, &baseline, &event) {
             events.push((Event::Domain(id), outage));
         }
@@ -179,7 +189,7 @@ impl Analyzer for SinglePointOfFailure {
     }
 
     fn check(&self, cx: &Context, report: &mut Report) {
-        for (event, outage) in single_events(cx.model) {
+        for (event, outage) in single_events_under(cx.model, &cx.scenario) {
             report.findings.push(match event {
                 Event::Instance(id) => instance_spof(cx.model, id, &outage),
                 Event::Domain(id) => domain_spof(cx.model, id, &outage),

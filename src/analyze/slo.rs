@@ -26,7 +26,13 @@ fn below_objective(
         .improvement
         .iter()
         .take(3)
-        .map(|(subject, gain)| format!("{} (+{} min)", subject.name(model), minutes(gain * window)))
+        .map(|(subject, gain)| {
+            format!(
+                "{} (+{})",
+                subject.name(model),
+                crate::human::duration(gain * window)
+            )
+        })
         .collect();
     let finding = Finding::new(
         "slo",
@@ -63,15 +69,6 @@ fn percent(a: f64) -> String {
 
 fn one_decimal(x: f64) -> String {
     format!("{x:.1}")
-}
-
-fn minutes(seconds: f64) -> String {
-    let m = seconds / 60.0;
-    if m >= 0.1 {
-        format!("{m:.1}")
-    } else {
-        format!("{m:.2e}")
-    }
 }
 
 /// `-log10(1 - a)`, capped for a perfect figure.

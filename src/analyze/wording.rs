@@ -6,8 +6,8 @@
 /// A number with at most three decimals and no trailing zeros: `27`, `1.1`,
 /// `0.333`.
 pub(crate) fn number(value: f64) -> String {
-    if !value.is_finite() {
-        return "∞".to_owned();
+    if !value.is_finite() || value.abs() >= 1e15 || (value != 0.0 && value.abs() < 1e-4) {
+        return crate::human::significant(value, 3);
     }
     let text = format!("{value:.3}");
     let text = text.trim_end_matches('0').trim_end_matches('.');
@@ -20,8 +20,8 @@ pub(crate) fn number(value: f64) -> String {
 
 /// A ratio as a percentage with at most one decimal: `5%`, `33.1%`.
 pub(crate) fn percent(ratio: f64) -> String {
-    if !ratio.is_finite() {
-        return "∞".to_owned();
+    if !ratio.is_finite() || ratio.abs() >= 1e4 {
+        return crate::human::percent(ratio, 3);
     }
     let text = format!("{:.1}", ratio * 100.0);
     format!("{}%", text.trim_end_matches('0').trim_end_matches('.'))
@@ -70,17 +70,15 @@ pub(crate) fn times(count: u32) -> String {
 
 /// A load or capacity as the model gives it: `1660`, `12.5`.
 pub(crate) fn amount(x: f64) -> String {
-    if x.is_finite() && x.fract() == 0.0 && x.abs() < 1e15 {
-        format!("{x:.0}")
-    } else {
-        let text = format!("{x:.2}");
-        text.trim_end_matches('0').trim_end_matches('.').to_owned()
-    }
+    crate::human::amount(x)
 }
 
 /// A ratio as a whole percent, halves rounded up as by hand: `0.8333` →
 /// `83%`, `0.625` → `63%`.
 pub(crate) fn whole_percent(ratio: f64) -> String {
+    if !ratio.is_finite() || ratio.abs() >= 1e4 {
+        return crate::human::percent(ratio, 3);
+    }
     format!("{:.0}%", (ratio * 100.0).round())
 }
 
@@ -88,6 +86,9 @@ pub(crate) fn whole_percent(ratio: f64) -> String {
 /// it apart from `limit`: `0.8004` against `0.8` is `80.04%`, never `80%`.
 /// Halves are rounded up, as by hand.
 pub(crate) fn percent_against(ratio: f64, limit: f64) -> String {
+    if !ratio.is_finite() || ratio.abs() >= 1e4 {
+        return crate::human::percent(ratio, 3);
+    }
     for (decimals, scale) in [(0, 1.0), (1, 10.0), (2, 100.0)] {
         let round = |x: f64| format!("{:.*}", decimals, (x * 100.0 * scale).round() / scale);
         let (a, b) = (round(ratio), round(limit));

@@ -42,6 +42,7 @@ pub(super) fn run(args: &BaselineArgs, terminal: &mut Terminal) -> Outcome {
     let outcome = input::write_output(
         to_file.then_some(args.output.as_str()),
         &baseline.to_json(),
+        &[args.model.as_str()],
         terminal,
     );
     if outcome == Outcome::Pass && to_file {

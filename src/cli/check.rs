@@ -5,6 +5,8 @@ use clap::{Args, ValueEnum};
 use super::input;
 use super::{Outcome, Terminal};
 use crate::analyze::{self, Context, Severity};
+use crate::engine::scenario::Scenario;
+use crate::import::service_graph::Graph;
 use crate::model::error::closest;
 use crate::model::validate::RULES;
 use crate::model::{self, Date};
@@ -63,6 +65,17 @@ pub struct CheckArgs {
     /// "Now" for expiry dates and drill ages, YYYY-MM-DD (default: today, UTC).
     #[arg(long)]
     pub today: Option<String>,
+    /// The service graph measured by traces (files `nines import traces`
+    /// reads): where it disagrees with the model is reported as `drift/…`.
+    #[arg(long, value_name = "FILE")]
+    pub observed: Vec<String>,
+    /// With --observed: the time the counts cover.
+    #[arg(long, default_value = "1h")]
+    pub window: String,
+    /// With --observed: a measured rate more than this many times the
+    /// model's `load` is drift.
+    #[arg(long, default_value_t = 2.0, value_name = "FACTOR")]
+    pub load_factor: f64,
 }
 
 /// `check` arguments resolved and checked before any work starts.
@@ -74,6 +87,8 @@ struct CheckConfig {
     only: Vec<String>,
     skip: Vec<String>,
     today: Date,
+    /// `--observed`, read, and `--load-factor`.
+    observed: Option<(Graph, f64)>,
 }
 
 impl CheckConfig {
@@ -104,6 +119,7 @@ impl CheckConfig {
             only: args.only.clone(),
             skip: args.skip.clone(),
             today,
+            observed: None,
         })
     }
 
@@ -120,20 +136,21 @@ pub fn report_of(model: &model::Model, text: &str, today: Date) -> Report {
     report(model, text, today, &|_| true)
 }
 
-/// Reads and parses a `--baseline` file.
+/// Reads and parses a `--baseline` file (at most 64 MiB, like the model).
 fn read_baseline(path: &str) -> Result<BaselineFile, String> {
-    let text = std::fs::read_to_string(path).map_err(|err| {
-        let why = match err.kind() {
-            std::io::ErrorKind::NotFound => {
-                "no such file; write one with `nines baseline MODEL -o FILE`".to_owned()
-            }
-            std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
-            std::io::ErrorKind::IsADirectory => "it is a directory".to_owned(),
-            std::io::ErrorKind::InvalidData => "it is not UTF-8 text".to_owned(),
-            _ => err.to_string(),
-        };
-        format!("cannot read the baseline {path}: {why}")
-    })?;
+    let text = input::read_text(
+        path,
+        "the baseline",
+        "a baseline is the JSON file `nines baseline` writes",
+    )
+    .map_err(|message| {
+        if message.ends_with("no such file") {
+            format!("{message}; write one with `nines baseline MODEL -o FILE`")
+        } else {
+            message
+        }
+    })?
+    .text;
     BaselineFile::parse(&text).map_err(|why| {
         format!("cannot use the baseline {path}: {why}; write it again with `nines baseline MODEL -o {path}`")
     })
@@ -147,11 +164,52 @@ pub fn report(
     today: Date,
     selected: &(dyn Fn(&str) -> bool + Sync),
 ) -> Report {
+    report_with(model, text, today, selected, Vec::new())
+}
+
+/// [`report`] with findings raised outside the analyzers (`drift`), before
+/// acceptances apply.
+fn report_with(
+    model: &model::Model,
+    text: &str,
+    today: Date,
+    selected: &(dyn Fn(&str) -> bool + Sync),
+    extra: Vec<analyze::Finding>,
+) -> Report {
     let figures = crate::engine::availability(model);
-    let cx = Context::new(model, today, &figures);
+    report_under(
+        model,
+        text,
+        today,
+        &figures,
+        Scenario::default(),
+        selected,
+        extra,
+    )
+}
+
+/// Builds the report of `model` judged in `scenario`, with the availability
+/// figures already computed (for `what-if`, from a copy where what is lost
+/// is down for certain), and with findings raised outside the analyzers
+/// (`drift`) added before acceptances apply.
+#[must_use]
+pub fn report_under(
+    model: &model::Model,
+    text: &str,
+    today: Date,
+    figures: &[(model::ComponentId, crate::engine::Figure)],
+    scenario: Scenario,
+    selected: &(dyn Fn(&str) -> bool + Sync),
+    extra: Vec<analyze::Finding>,
+) -> Report {
+    let cx = Context::under(model, today, figures, scenario);
     let mut report = Report::new(model.system.clone(), Vec::new());
-    report.availability = analyze::availability_rows(model, &figures);
+    report.availability = analyze::availability_rows(model, figures);
     analyze::run(&cx, selected, &mut report);
+    report
+        .findings
+        .extend(extra.into_iter().filter(|f| selected(f.rule)));
+    report.findings.sort_by(|a, b| a.id.cmp(&b.id));
     analyze::apply_acceptances(&cx, &mut report.findings, selected);
     report.locate(text);
     report
@@ -161,7 +219,10 @@ pub fn report(
 /// `nines check` but the reading, for tests and embedding.
 pub fn check_source(name: &str, text: &str, args: &CheckArgs, terminal: &mut Terminal) -> Outcome {
     match CheckConfig::resolve(args) {
-        Ok(config) => {
+        Ok(mut config) => {
+            if !observe(&mut config, args, terminal) {
+                return Outcome::Invalid;
+            }
             let source = input::ModelText {
                 name: name.to_owned(),
                 text: text.to_owned(),
@@ -175,14 +236,39 @@ pub fn check_source(name: &str, text: &str, args: &CheckArgs, terminal: &mut Ter
     }
 }
 
+/// Reads `--observed` into the configuration; false when it cannot be
+/// read (the problems are printed).
+fn observe(config: &mut CheckConfig, args: &CheckArgs, terminal: &mut Terminal) -> bool {
+    if args.observed.is_empty() {
+        return true;
+    }
+    let factor = match super::traces::factor(args.load_factor) {
+        Ok(f) => f,
+        Err(message) => {
+            terminal.error(&message);
+            return false;
+        }
+    };
+    match super::traces::observed(&args.observed, &args.window, terminal) {
+        Some(graph) => {
+            config.observed = Some((graph, factor));
+            true
+        }
+        None => false,
+    }
+}
+
 pub(super) fn run(args: &CheckArgs, terminal: &mut Terminal) -> Outcome {
-    let config = match CheckConfig::resolve(args) {
+    let mut config = match CheckConfig::resolve(args) {
         Ok(config) => config,
         Err(message) => {
             terminal.error(&message);
             return Outcome::Invalid;
         }
     };
+    if !observe(&mut config, args, terminal) {
+        return Outcome::Invalid;
+    }
     let source = match input::read(&args.model) {
         Ok(source) => source,
         Err(message) => {
@@ -210,12 +296,18 @@ fn check_text(source: &input::ModelText, config: &CheckConfig, terminal: &mut Te
         }
     };
     let selected = |rule: &str| config.selected(rule);
-    let mut report = report(&model, &source.text, config.today, &selected);
+    let drift = config
+        .observed
+        .as_ref()
+        .map(|(graph, factor)| analyze::drift::findings(&model, graph, *factor))
+        .unwrap_or_default();
+    let mut report = report_with(&model, &source.text, config.today, &selected, drift);
     if let Some((path, baseline)) = &config.baseline {
         baseline.apply(path, &mut report, selected);
     }
     let written = match config.format {
         Format::Table => {
+            crate::report::escape::terminal_report(&mut report);
             let style = table::Style {
                 width: terminal.width,
                 color: terminal.color_out,

@@ -7,17 +7,19 @@ use crate::analyze::{RuleDoc, doc, docs};
 use crate::model::error::closest;
 use crate::model::validate::RULES;
 
-/// The full text of one rule, as `explain` prints it and `docs/rules.md` holds it.
+/// The full text of one rule, as `explain` prints it and `docs/rules.md`
+/// holds it, its prose wrapped to `width` columns (the example is YAML and
+/// keeps its lines).
 #[must_use]
-pub fn rule_text(doc: &RuleDoc) -> String {
+pub fn rule_text(doc: &RuleDoc, width: usize) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{} ({}, id `{}`)\n", doc.name, doc.severity, doc.id);
-    let _ = writeln!(out, "{}\n", doc.summary);
+    let _ = writeln!(out, "{}\n", fill(doc.summary, width, ""));
     for (title, body) in [("What it checks", doc.checks), ("Why it matters", doc.why)] {
-        let _ = writeln!(out, "{title}\n{}\n", indent(body));
+        let _ = writeln!(out, "{title}\n{}\n", fill(body, width, "  "));
     }
     let _ = writeln!(out, "Example\n{}\n", indent(doc.example));
-    let _ = writeln!(out, "How to fix\n{}", indent(doc.fix));
+    let _ = writeln!(out, "How to fix\n{}", fill(doc.fix, width, "  "));
     out
 }
 
@@ -26,6 +28,17 @@ fn indent(text: &str) -> String {
         .map(|l| format!("  {l}"))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// Prose wrapped to `width` columns, every line starting with `lead`.
+fn fill(text: &str, width: usize, lead: &str) -> String {
+    let options = textwrap::Options::new(width.max(40))
+        .initial_indent(lead)
+        .subsequent_indent(lead)
+        .break_words(false)
+        .word_separator(textwrap::WordSeparator::AsciiSpace)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation);
+    textwrap::fill(text, options)
 }
 
 /// `docs/rules.md`: every implemented rule's text, generated from the same
@@ -53,16 +66,20 @@ pub fn rules_markdown() -> String {
     out
 }
 
-/// The list printed by `nines explain` without a rule.
+/// The list printed by `nines explain` without a rule, wrapped to `width`
+/// columns under each summary.
 #[must_use]
-pub fn rule_list() -> String {
+pub fn rule_list(width: usize) -> String {
     let mut out = String::from("Rules checked by this version:\n");
     for doc in docs() {
-        let _ = writeln!(
-            out,
-            "  {:<19} {:<8} {}",
-            doc.name, doc.severity, doc.summary
-        );
+        let head = format!("  {:<19} {:<8} ", doc.name, doc.severity);
+        let options = textwrap::Options::new(width.max(60))
+            .initial_indent(&head)
+            .subsequent_indent("                               ")
+            .break_words(false)
+            .word_separator(textwrap::WordSeparator::AsciiSpace)
+            .word_splitter(textwrap::WordSplitter::NoHyphenation);
+        let _ = writeln!(out, "{}", textwrap::fill(doc.summary, options));
     }
     let planned: Vec<&str> = RULES.iter().copied().filter(|r| doc(r).is_none()).collect();
     if !planned.is_empty() {
@@ -78,12 +95,14 @@ pub fn rule_list() -> String {
 
 pub(super) fn run(rule: Option<&str>, terminal: &mut Terminal) -> Outcome {
     let Some(rule) = rule else {
-        return write(terminal, &rule_list());
+        let width = terminal.width;
+        return write(terminal, &rule_list(width));
     };
     // A finding id works too: `explain spof/postgres` explains `spof`.
     let name = rule.split('/').next().unwrap_or(rule);
     if let Some(doc) = doc(name) {
-        return write(terminal, &rule_text(doc));
+        let width = terminal.width;
+        return write(terminal, &rule_text(doc, width));
     }
     if RULES.contains(&name) {
         terminal.error(&format!("`{name}` is a rule of the model format, but this version of nines does not check it yet"));

@@ -24,7 +24,7 @@ pub struct ExportArgs {
     /// The format to write.
     #[arg(long, value_enum)]
     pub format: ExportFormat,
-    /// Write to this file instead of standard output.
+    /// Write to this file instead of standard output (`-`: standard output).
     #[arg(short = 'o', long)]
     pub output: Option<String>,
 }
@@ -49,5 +49,10 @@ pub(super) fn run(args: &ExportArgs, terminal: &mut Terminal) -> Outcome {
     let text = match args.format {
         ExportFormat::Mef => mef::export(&model),
     };
-    input::write_output(args.output.as_deref(), &text, terminal)
+    input::write_output(
+        args.output.as_deref(),
+        &text,
+        &[args.model.as_str()],
+        terminal,
+    )
 }

@@ -30,7 +30,7 @@ pub(super) fn run(args: &GraphArgs, terminal: &mut Terminal) -> Outcome {
         return Outcome::Invalid;
     };
     let text = graph(&model, &source.text, args.format);
-    input::write_output(None, &text, terminal)
+    input::write_output(None, &text, &[], terminal)
 }
 
 /// The graph of a valid model in `format`, SPOFs marked.

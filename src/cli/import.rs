@@ -26,6 +26,10 @@ pub enum ImportFrom {
     /// components, Services and ConfigMaps give dependencies (docs/import.md).
     #[command(name = "k8s", visible_alias = "kubernetes")]
     K8s(K8sArgs),
+    /// The service graph a tracing backend measured: Jaeger or Zipkin
+    /// dependency lists, or the OpenTelemetry service-graph metrics
+    /// (docs/import.md); `--merge` adds it to an existing model.
+    Traces(super::traces::TracesArgs),
 }
 
 /// Arguments of `nines import k8s`.
@@ -34,7 +38,7 @@ pub struct K8sArgs {
     /// Manifest files, folders (read recursively: *.yaml, *.yml) or `-` for standard input.
     #[arg(required = true)]
     pub paths: Vec<String>,
-    /// Write the model to this file instead of standard output.
+    /// Write the model to this file instead of standard output (`-`: standard output).
     #[arg(short = 'o', long)]
     pub output: Option<String>,
     /// The zones that workloads spread by zone are placed across
@@ -49,6 +53,7 @@ pub struct K8sArgs {
 pub(super) fn run(args: &ImportArgs, terminal: &mut Terminal) -> Outcome {
     match &args.from {
         ImportFrom::K8s(args) => kubernetes(args, terminal),
+        ImportFrom::Traces(args) => super::traces::run(args, terminal),
     }
 }
 
@@ -78,12 +83,24 @@ fn kubernetes(args: &K8sArgs, terminal: &mut Terminal) -> Outcome {
         return Outcome::Invalid;
     }
     let mut sources = Vec::new();
+    let mut total = 0usize;
     for file in &files {
         match input::read_text(file, "the manifest", "Kubernetes manifests are YAML files") {
-            Ok(text) => sources.push(Source {
-                name: text.name,
-                text: text.text,
-            }),
+            Ok(text) if total + text.text.len() > input::MAX_BYTES => {
+                terminal.error(&format!(
+                    "[model::too-large] the manifests up to {} hold more than 64 MiB ({} bytes) together, the most nines reads; give only the folders with the workloads to import",
+                    text.name,
+                    input::MAX_BYTES
+                ));
+                return Outcome::Invalid;
+            }
+            Ok(text) => {
+                total += text.text.len();
+                sources.push(Source {
+                    name: text.name,
+                    text: text.text,
+                });
+            }
             Err(message) => {
                 terminal.error(&message);
                 return Outcome::Invalid;
@@ -98,10 +115,14 @@ fn kubernetes(args: &K8sArgs, terminal: &mut Terminal) -> Outcome {
                     let (line, column) = origin.span.line_column(&source.text);
                     format!("{}:{line}:{column}: ", source.name)
                 });
-                let _ = writeln!(terminal.err, "note: {at}{}", note.message);
+                let message = crate::report::escape::terminal_lines(&note.message);
+                let _ = writeln!(terminal.err, "note: {at}{message}");
             }
-            let _ = writeln!(terminal.err, "{}", imported.summary);
-            input::write_output(args.output.as_deref(), &imported.model, terminal)
+            let summary = imported.summary.to_string();
+            let summary = crate::report::escape::terminal_lines(&summary);
+            let _ = writeln!(terminal.err, "{summary}");
+            let inputs: Vec<&str> = files.iter().map(String::as_str).collect();
+            input::write_output(args.output.as_deref(), &imported.model, &inputs, terminal)
         }
         Err(failure) => {
             for (index, source) in sources.iter().enumerate() {
@@ -173,8 +194,13 @@ fn collect(path: &Path, depth: usize, files: &mut Vec<String>) -> Result<(), Str
     if depth > MAX_DEPTH {
         return Ok(());
     }
-    let entries = std::fs::read_dir(path)
-        .map_err(|err| format!("cannot read the folder {}: {err}", path.display()))?;
+    let entries = std::fs::read_dir(path).map_err(|err| {
+        let shown = path.to_string_lossy();
+        format!(
+            "cannot read the folder {}: {err}",
+            crate::report::escape::terminal(&shown)
+        )
+    })?;
     let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
     entries.sort_by_key(std::fs::DirEntry::file_name);
     for entry in entries {

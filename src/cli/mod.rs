@@ -15,6 +15,7 @@ mod report;
 mod schema;
 mod set;
 mod simulate;
+mod traces;
 mod what_if;
 
 use std::io::{IsTerminal, Write};
@@ -29,13 +30,14 @@ pub use explain::{rule_list, rule_text, rules_markdown};
 pub use graph::{GraphFormat, graph};
 pub use import::{ImportArgs, ImportFrom, K8sArgs};
 pub use recover::{RecoverArgs, RecoverFormat};
-pub use report::{ReportFormat, render as review};
+pub use report::{DIAGRAM_LIMIT, ReportFormat, render as review};
 pub use schema::schema_json;
+pub use traces::TracesArgs;
 pub use what_if::{WhatIfArgs, WhatIfFormat, what_if_source};
 
 /// Reliability planning and audit for a distributed system described in one YAML file.
 #[derive(Debug, Parser)]
-#[command(name = "nines", version, about, long_about = None, max_term_width = 100)]
+#[command(name = "nines", version, about, long_about = None, max_term_width = 80)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -64,7 +66,7 @@ pub enum Command {
     Export(export::ExportArgs),
     /// Monte Carlo availability per entrypoint with a 95% interval, beside the analytic figure.
     Simulate(simulate::SimulateArgs),
-    /// Write a first model from what already describes the system (Kubernetes manifests).
+    /// Write a first model from what already describes the system (Kubernetes manifests, traces).
     Import(ImportArgs),
     /// The review document: summary, availability, findings, headroom,
     /// cascades, retries, recovery order, DR and a dependency diagram.
@@ -121,10 +123,33 @@ pub struct Terminal<'a> {
 
 impl Terminal<'_> {
     /// Writes an error line to stderr (write failures are ignored: there is
-    /// nowhere left to report them).
+    /// nowhere left to report them). A message that starts with a code in
+    /// brackets (`[model::too-large] …`) is shown as `error[model::too-large]: …`.
     pub fn error(&mut self, message: &str) {
-        let _ = writeln!(self.err, "error: {message}");
+        let coded = message
+            .strip_prefix('[')
+            .and_then(|rest| rest.split_once("] "))
+            .filter(|(code, _)| code.contains("::") && !code.contains(' '));
+        let _ = match coded {
+            Some((code, rest)) => writeln!(self.err, "error[{code}]: {rest}"),
+            None => writeln!(self.err, "error: {message}"),
+        };
     }
+}
+
+/// The width of the terminal on standard output: `COLUMNS` when set (a user
+/// or a script asking for a width), else the terminal's own size, else 80;
+/// never below 40.
+fn terminal_width() -> usize {
+    std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.parse().ok())
+        .or_else(|| {
+            terminal_size::terminal_size_of(std::io::stdout())
+                .map(|(terminal_size::Width(w), _)| usize::from(w))
+        })
+        .filter(|&w| w >= 40)
+        .unwrap_or(80)
 }
 
 /// Runs the binary.
@@ -145,11 +170,7 @@ pub fn main() -> ExitCode {
     let stderr = std::io::stderr();
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let width = if stdout.is_terminal() {
-        std::env::var("COLUMNS")
-            .ok()
-            .and_then(|c| c.parse().ok())
-            .filter(|&w| w >= 40)
-            .unwrap_or(80)
+        terminal_width()
     } else {
         80
     };

@@ -7,6 +7,11 @@ use super::{Outcome, Terminal, input, read_model, today};
 use crate::report::diagram::Diagram;
 use crate::report::review::{self, html, markdown};
 
+/// Components drawn at most in the review's diagram: past this, a wall of
+/// boxes helps no reviewer, so the diagram keeps the components with the
+/// most serious findings and the calls from an entrypoint that reach them.
+pub const DIAGRAM_LIMIT: usize = 24;
+
 /// Formats of the review document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ReportFormat {
@@ -24,7 +29,7 @@ pub struct ReportArgs {
     /// Document format.
     #[arg(long, value_enum, default_value_t = ReportFormat::Markdown)]
     pub format: ReportFormat,
-    /// Write to this file instead of standard output.
+    /// Write to this file instead of standard output (`-`: standard output).
     #[arg(short = 'o', long)]
     pub output: Option<String>,
     /// "Now" for expiry dates and drill ages, YYYY-MM-DD (default: today, UTC).
@@ -44,7 +49,12 @@ pub(super) fn run(args: &ReportArgs, terminal: &mut Terminal) -> Outcome {
         return Outcome::Invalid;
     };
     let text = render(&source.name, &source.text, &model, today, args.format);
-    input::write_output(args.output.as_deref(), &text, terminal)
+    input::write_output(
+        args.output.as_deref(),
+        &text,
+        &[args.model.as_str()],
+        terminal,
+    )
 }
 
 /// The outage the review's recovery section simulates: 30 minutes, as
@@ -63,7 +73,7 @@ pub fn render(
     format: ReportFormat,
 ) -> String {
     let report = super::check::report(model, text, today, &|_| true);
-    let diagram = Diagram::new(model, &report.findings);
+    let diagram = Diagram::new(model, &report.findings).focus(&report.findings, DIAGRAM_LIMIT);
     let settings = crate::recover::Settings::of(model, RECOVERY_HORIZON_S);
     let scenario = crate::recover::Scenario::full_outage(model, RECOVERY_OUTAGE_S);
     let plan = crate::recover::plan(model, &scenario, &settings, None);

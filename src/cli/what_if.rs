@@ -1,22 +1,25 @@
-//! `nines what-if MODEL [--lose NAME]… [--scale-load F] [--set C.FIELD=V]…`:
-//! the analyses of `check` on the model and on a changed copy, side by side.
+//! `nines what-if MODEL [--lose NAME[:N]]… [--cold] [--scale-load F] [--set C.FIELD=V]…`:
+//! `check` of the changed state against `check` of the intact one.
 //!
-//! Losing a domain or a shared-fate group sets its availability to 0 (it is
-//! down); losing a component sets the availability of its instances to 0.
-//! `--scale-load F` multiplies every component's peak `load`; `--set`
-//! rewrites one field of a component and re-validates the model. The exit
-//! code is 1 when the change introduces a new error-level finding, else 0.
+//! `--lose` and `--cold` make a [`Scenario`]; every structural and load
+//! analysis judges the [`State`] of the model in it. The availability
+//! figures come from a copy in which what is lost is down for certain.
+//! `--scale-load F` multiplies every written `load` (derived loads follow);
+//! `--set` rewrites one field of a component and re-validates the model. The
+//! exit code is 1 when the change introduces a new error-level finding,
+//! else 0.
 
 use clap::{Args, ValueEnum};
 
 use super::set::{self, SetError};
 use super::{Outcome, Terminal, input, today};
 use crate::analyze::{Severity, Status};
+use crate::engine::scenario::Scenario;
+use crate::engine::state::{Flow, State};
 use crate::model::error::closest;
-use crate::model::{self, Date, Model};
-use crate::report::review::worst_first;
+use crate::model::{self, ComponentId, Date, DomainId, GroupId, Model};
 use crate::report::what_if::{self, WhatIf};
-use crate::report::{HeadroomRow, diagnostics, table};
+use crate::report::{diagnostics, table};
 
 /// Output formats of `what-if`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -32,9 +35,14 @@ pub enum WhatIfFormat {
 pub struct WhatIfArgs {
     /// The model file, or `-` for standard input.
     pub model: String,
-    /// A domain, component or shared-fate group that is down (repeatable).
-    #[arg(long, value_name = "NAME")]
+    /// A domain, component or shared-fate group that is down, or
+    /// `COMPONENT:N` for N of its instances (repeatable).
+    #[arg(long, value_name = "NAME[:N]")]
     pub lose: Vec<String>,
+    /// Every cache is cold: each `hit_rate` is 0 (the cold-start question
+    /// as a what-if).
+    #[arg(long)]
+    pub cold: bool,
     /// Multiply every component's peak load by F (`2` doubles the traffic).
     #[arg(long, value_name = "F")]
     pub scale_load: Option<f64>,
@@ -94,26 +102,59 @@ pub fn what_if_source(
             }
         }
     };
-    let mut scenario: Vec<String> = args.set.iter().map(|s| format!("set {s}")).collect();
-    let lost_domains = match lose(&mut changed, &args.lose, &mut scenario) {
-        Ok(domains) => domains,
+    let mut phrases: Vec<String> = args.set.iter().map(|s| format!("set {s}")).collect();
+    let lost = match lose(&changed, &args.lose, &mut phrases) {
+        Ok(lost) => lost,
         Err(message) => {
             terminal.error(&message);
             return Outcome::Invalid;
         }
     };
     if let Some(factor) = args.scale_load {
+        // Every written load, and with them the derived ones (the flow is
+        // linear in the loads that enter the system).
         for component in &mut changed.components {
             if let Some(capacity) = &mut component.capacity {
                 capacity.load *= factor;
             }
         }
-        scenario.push(format!("load × {factor}"));
+        phrases.push(format!("load × {factor}"));
     }
-    let before = super::check::report(&model, text, today, &|_| true);
-    let after = super::check::report(&changed, &changed_text, today, &|_| true);
+    if args.cold {
+        phrases.push("every cache cold".to_owned());
+    }
+    let scenario = Scenario {
+        cold: args.cold,
+        ..lost.scenario.clone()
+    };
+    let before_figures = crate::engine::availability(&model);
+    let before = super::check::report_under(
+        &model,
+        text,
+        today,
+        &before_figures,
+        Scenario::default(),
+        &|_| true,
+        Vec::new(),
+    );
+    let after_figures = crate::engine::availability(&down_for_figures(&changed, &scenario));
+    let after = super::check::report_under(
+        &changed,
+        &changed_text,
+        today,
+        &after_figures,
+        scenario.clone(),
+        &|_| true,
+        Vec::new(),
+    );
+    let before_state = State::intact(&model, &Flow::new(&model));
+    let after_state = State::new(&changed, &Flow::new(&changed), &scenario);
     let ids = |r: &crate::report::Report| -> Vec<String> {
-        r.findings.iter().map(|f| f.id.clone()).collect()
+        r.findings
+            .iter()
+            .map(|f| f.id.clone())
+            .filter(|id| !lost.is_subject(id))
+            .collect()
     };
     let (before_ids, after_ids) = (ids(&before), ids(&after));
     let introduced: Vec<String> = after_ids
@@ -121,25 +162,57 @@ pub fn what_if_source(
         .filter(|id| before_ids.binary_search(id).is_err())
         .cloned()
         .collect();
+    let states = (
+        what_if::state_rows(&model, &before_state),
+        what_if::state_rows(&changed, &after_state),
+    );
+    // An entrypoint the scenario itself takes down has no single point of
+    // failure left to find: its spof and shared-fate findings vanish
+    // without being resolved; so do findings about a component it downs.
+    let entrypoint_lost = changed
+        .entrypoints
+        .iter()
+        .any(|e| before_state.of(*e).up && !after_state.of(*e).up);
+    let taken_down = |id: &str| {
+        let mut parts = id.split('/');
+        let rule = parts.next().unwrap_or_default();
+        let subject = parts.next().unwrap_or_default();
+        (entrypoint_lost && matches!(rule, "spof" | "shared-fate"))
+            || changed
+                .components
+                .iter()
+                .position(|c| c.name == subject)
+                .is_some_and(|c| !after_state.of(ComponentId(c)).up)
+    };
     let resolved: Vec<String> = before_ids
         .iter()
-        .filter(|id| after_ids.binary_search(id).is_err())
+        .filter(|id| after_ids.binary_search(id).is_err() && !taken_down(id))
         .cloned()
         .collect();
-    let headroom = headroom_rows(
-        &before.headroom,
-        &after.headroom,
-        &lost_domains,
-        args.scale_load.is_some() || !args.set.is_empty(),
-    );
-    let outcome = WhatIf {
-        scenario,
+    let mut outcome = WhatIf {
+        scenario: phrases,
         before,
         after,
         introduced,
         resolved,
-        headroom,
+        states,
+        unserved: (before_state.unserved, after_state.unserved),
     };
+    if args.format == WhatIfFormat::Table {
+        crate::report::escape::terminal_report(&mut outcome.before);
+        crate::report::escape::terminal_report(&mut outcome.after);
+        for line in &mut outcome.scenario {
+            *line = crate::report::escape::terminal(line).into_owned();
+        }
+        for row in outcome
+            .states
+            .0
+            .iter_mut()
+            .chain(outcome.states.1.iter_mut())
+        {
+            row.component = crate::report::escape::terminal(&row.component).into_owned();
+        }
+    }
     let written = match args.format {
         WhatIfFormat::Table => what_if::render_table(
             &outcome,
@@ -162,9 +235,9 @@ pub fn what_if_source(
 }
 
 fn check_args(args: &WhatIfArgs) -> Result<Date, String> {
-    if args.lose.is_empty() && args.scale_load.is_none() && args.set.is_empty() {
+    if args.lose.is_empty() && args.scale_load.is_none() && args.set.is_empty() && !args.cold {
         return Err(
-            "nothing to change: give --lose NAME, --scale-load F or --set COMPONENT.FIELD=VALUE"
+            "nothing to change: give --lose NAME, --lose COMPONENT:N, --cold, --scale-load F or --set COMPONENT.FIELD=VALUE"
                 .to_owned(),
         );
     }
@@ -178,25 +251,76 @@ fn check_args(args: &WhatIfArgs) -> Result<Date, String> {
     today(args.today.as_deref())
 }
 
-/// Marks every `--lose` name down in `model`; returns the names of the lost
-/// domains and of every domain inside them.
-fn lose(
-    model: &mut Model,
-    names: &[String],
-    scenario: &mut Vec<String>,
-) -> Result<Vec<String>, String> {
-    let mut lost_domains: Vec<usize> = Vec::new();
-    for name in names {
-        if let Some(d) = model.domains.iter().position(|d| &d.name == name) {
-            model.domains[d].availability = Some(0.0);
-            lost_domains.push(d);
-            scenario.push(format!("lose {name} ({})", model.domains[d].kind));
-        } else if let Some(g) = model.groups.iter().position(|g| &g.name == name) {
-            model.groups[g].availability = Some(0.0);
-            scenario.push(format!("lose {name} (shared-fate group)"));
-        } else if let Some(c) = model.components.iter().position(|c| &c.name == name) {
-            model.components[c].availability = Some(0.0);
-            scenario.push(format!("lose {name} (component)"));
+/// What the `--lose` arguments take down.
+#[derive(Debug, Default)]
+struct Lost {
+    /// The scenario (domains, groups, failed instances).
+    scenario: Scenario,
+    /// The names lost: findings about them are the scenario itself, neither
+    /// introduced nor resolved by it.
+    names: Vec<String>,
+}
+
+impl Lost {
+    /// Whether a finding id is about a lost thing (`common-cause/links-cache`
+    /// when links-cache is lost, `headroom/checkout/az-a` when az-a is).
+    fn is_subject(&self, id: &str) -> bool {
+        id.split('/')
+            .skip(1)
+            .flat_map(|part| part.split('+'))
+            .any(|subject| self.names.iter().any(|n| n == subject))
+    }
+}
+
+/// Resolves every `--lose` argument: `NAME` (a domain, group or component,
+/// all of it) or `COMPONENT:N` (N of its instances).
+fn lose(model: &Model, args: &[String], phrases: &mut Vec<String>) -> Result<Lost, String> {
+    let mut lost = Lost::default();
+    for arg in args {
+        let (name, count) = match arg.rsplit_once(':') {
+            Some((name, n)) if !model.components.iter().any(|c| c.name == *arg) => {
+                let count: u32 = n.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
+                    format!("--lose `{arg}`: the count after `:` must be a whole number above 0, such as `api:1`")
+                })?;
+                (name, Some(count))
+            }
+            _ => (arg.as_str(), None),
+        };
+        if let Some(c) = model.components.iter().position(|c| c.name == name) {
+            let component = &model.components[c];
+            let n = count.unwrap_or(component.instances);
+            if n > component.instances {
+                return Err(format!(
+                    "--lose `{arg}`: {name} has {} instance{}",
+                    component.instances,
+                    if component.instances == 1 { "" } else { "s" }
+                ));
+            }
+            lost.scenario.failed_instances.push((ComponentId(c), n));
+            if n == component.instances {
+                lost.names.push(name.to_owned());
+                phrases.push(format!("lose {name} (component)"));
+            } else {
+                phrases.push(format!(
+                    "lose {n} of {} instances of {name}",
+                    component.instances
+                ));
+            }
+            continue;
+        }
+        if count.is_some() {
+            return Err(format!(
+                "--lose `{arg}`: `:N` counts instances of a component, and no component is called `{name}`"
+            ));
+        }
+        if let Some(d) = model.domains.iter().position(|d| d.name == name) {
+            lost.scenario.domains.push(DomainId(d));
+            lost.names.push(name.to_owned());
+            phrases.push(format!("lose {name} ({})", model.domains[d].kind));
+        } else if let Some(g) = model.groups.iter().position(|g| g.name == name) {
+            lost.scenario.groups.push(GroupId(g));
+            lost.names.push(name.to_owned());
+            phrases.push(format!("lose {name} (shared-fate group)"));
         } else {
             let all = model
                 .domains
@@ -211,45 +335,39 @@ fn lose(
             ));
         }
     }
-    Ok(model
-        .domains
-        .iter()
-        .enumerate()
-        .filter(|(at, d)| {
-            lost_domains.contains(at) || d.ancestors.iter().any(|a| lost_domains.contains(&a.0))
-        })
-        .map(|(_, d)| d.name.clone())
-        .collect())
+    Ok(lost)
 }
 
-/// The headroom rows of the scenario, worst first, each with its row
-/// before: with lost domains, the rows of those losses; otherwise, when
-/// load or sizing changed, every row; otherwise none.
-fn headroom_rows(
-    before: &[HeadroomRow],
-    after: &[HeadroomRow],
-    lost_domains: &[String],
-    resized: bool,
-) -> Vec<(Option<HeadroomRow>, HeadroomRow)> {
-    worst_first(after)
-        .into_iter()
-        .filter(|row| {
-            if lost_domains.is_empty() {
-                resized
-            } else {
-                row.lost
-                    .split('+')
-                    .any(|d| lost_domains.iter().any(|l| l == d))
-            }
-        })
-        .map(|row| {
-            let old = before
-                .iter()
-                .find(|b| b.component == row.component && b.lost == row.lost)
-                .cloned();
-            (old, row.clone())
-        })
-        .collect()
+/// A copy of `model` for the availability figures of the scenario: lost
+/// domains and groups, and components left with fewer than `min_healthy`
+/// instances, are down for certain (availability 0); a component that loses
+/// some instances keeps the others (fewer instances, taken from its last
+/// domains first).
+fn down_for_figures(model: &Model, scenario: &Scenario) -> Model {
+    let mut copy = model.clone();
+    for d in &scenario.domains {
+        copy.domains[d.0].availability = Some(0.0);
+    }
+    for g in &scenario.groups {
+        copy.groups[g.0].availability = Some(0.0);
+    }
+    for &(id, n) in &scenario.failed_instances {
+        let c = &mut copy.components[id.0];
+        let left = c.instances.saturating_sub(n);
+        if left < c.min_healthy || left == 0 {
+            c.availability = Some(0.0);
+            continue;
+        }
+        let mut take = n;
+        for entry in c.placement.iter_mut().rev() {
+            let off = entry.1.min(take);
+            entry.1 -= off;
+            take -= off;
+        }
+        c.placement.retain(|&(_, count)| count > 0);
+        c.instances = left;
+    }
+    copy
 }
 
 fn report_set_error(name: &str, text: &str, error: SetError, terminal: &mut Terminal) {

@@ -1,6 +1,8 @@
 //! The availability engine, kept apart from the findings that use it.
 //!
 //! - [`scenario`]: what is up when given domains, groups and instances fail;
+//! - [`state`]: the system in one scenario: instances and components up and
+//!   the load on each (the load flow), read by every structural and load check;
 //! - [`structure`]: one entrypoint's structure function, series part apart
 //!   from the alternatives (a [`bdd`]);
 //! - [`events`]: the correlated events (domains and groups with a figure)
@@ -13,6 +15,7 @@ pub mod exact;
 pub mod mef;
 pub mod montecarlo;
 pub mod scenario;
+pub mod state;
 pub mod structure;
 
 pub use events::Subject;

@@ -1,7 +1,7 @@
 //! What is up in one scenario: a set of lost domains, fired shared-fate
 //! groups and failed instances. The SPOF, shared-fate, recovery-access and
 //! what-if checks ask this question; the Monte Carlo simulation asks it once
-//! per trial.
+//! per trial; [`super::state`] builds the load flow on top of it.
 //!
 //! A component is up when at least `min_healthy` of its instances survive and
 //! every required dependency is satisfied. Cycles of required edges take the
@@ -11,8 +11,9 @@
 
 use crate::model::{ComponentId, DomainId, EdgeKind, GroupId, Model};
 
-/// A failure scenario.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// A failure scenario: what is down, how much load enters, and whether the
+/// caches are cold. [`super::state::State`] is the system in one.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Scenario {
     /// Domains lost (with everything inside them).
     pub domains: Vec<DomainId>,
@@ -20,6 +21,62 @@ pub struct Scenario {
     pub groups: Vec<GroupId>,
     /// Instances failed on their own, per component (index = component id).
     pub failed_instances: Vec<(ComponentId, u32)>,
+    /// Factor on every written `load` (1: as written).
+    pub load_factor: f64,
+    /// Whether every cache is cold (every `hit_rate` is 0).
+    pub cold: bool,
+}
+
+impl Default for Scenario {
+    fn default() -> Self {
+        Self {
+            domains: Vec::new(),
+            groups: Vec::new(),
+            failed_instances: Vec::new(),
+            load_factor: 1.0,
+            cold: false,
+        }
+    }
+}
+
+impl Scenario {
+    /// This scenario with `event` happening too.
+    #[must_use]
+    pub fn and(&self, event: &Scenario) -> Scenario {
+        let mut both = self.clone();
+        both.domains.extend(event.domains.iter().copied());
+        both.groups.extend(event.groups.iter().copied());
+        both.failed_instances
+            .extend(event.failed_instances.iter().copied());
+        both.cold |= event.cold;
+        both
+    }
+
+    /// Whether nothing is down, the load is as written and caches are warm.
+    #[must_use]
+    pub fn is_intact(&self) -> bool {
+        self.domains.is_empty()
+            && self.groups.is_empty()
+            && self.failed_instances.is_empty()
+            && (self.load_factor - 1.0).abs() < f64::EPSILON
+            && !self.cold
+    }
+}
+
+/// Instances of `component` up in `scenario`: those outside the lost
+/// domains, less those failed, none when one of its groups fired.
+pub fn instances_up(model: &Model, component: ComponentId, scenario: &Scenario) -> u32 {
+    let c = model.component(component);
+    if c.shares.iter().any(|g| scenario.groups.contains(g)) {
+        return 0;
+    }
+    let failed: u32 = scenario
+        .failed_instances
+        .iter()
+        .filter(|(f, _)| *f == component)
+        .map(|&(_, n)| n)
+        .sum();
+    surviving_instances(model, component, &scenario.domains).saturating_sub(failed)
 }
 
 /// Instances of `component` that survive the lost domains (ignoring groups
@@ -138,8 +195,15 @@ impl Baseline {
     /// The empty scenario's state of `model`.
     #[must_use]
     pub fn new(model: &Model) -> Self {
+        Self::under(model, &Scenario::default())
+    }
+
+    /// What is up in `scenario`, from which further events are judged
+    /// (pass `scenario.and(event)` to [`Baseline::down_under`]).
+    #[must_use]
+    pub fn under(model: &Model, scenario: &Scenario) -> Self {
         Self {
-            up: up(model, &Scenario::default()),
+            up: up(model, scenario),
             callers: callers(model),
         }
     }
@@ -198,19 +262,12 @@ fn touched(model: &Model, event: &Scenario) -> Vec<ComponentId> {
     ids
 }
 
-/// Whether `id` survives an event on its own.
-fn survives(model: &Model, id: ComponentId, event: &Scenario) -> bool {
+/// Whether `id` survives an event on its own (runs: enough instances up,
+/// none of its groups fired).
+pub fn survives(model: &Model, id: ComponentId, event: &Scenario) -> bool {
     let c = model.component(id);
-    if c.shares.iter().any(|g| event.groups.contains(g)) {
-        return false;
-    }
-    let failed: u32 = event
-        .failed_instances
-        .iter()
-        .filter(|(f, _)| *f == id)
-        .map(|&(_, n)| n)
-        .sum();
-    surviving_instances(model, id, &event.domains).saturating_sub(failed) >= c.min_healthy
+    !c.shares.iter().any(|g| event.groups.contains(g))
+        && instances_up(model, id, event) >= c.min_healthy
 }
 
 /// Whether every required edge of `component` holds, given who is up.

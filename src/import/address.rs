@@ -16,6 +16,10 @@ pub enum Form {
     Scheme,
     /// `foo.ns.svc…`: the cluster DNS name of a Service.
     ServiceDns,
+    /// `foo-0.bar`: a StatefulSet pod's name under its governing Service
+    /// `bar` (written with another pod prefix than `bar-N`, or without a
+    /// port or scheme): counts only when a declared Service has that name.
+    Pod,
 }
 
 impl Form {
@@ -55,14 +59,70 @@ pub fn addresses(value: &str) -> Vec<Address> {
     };
     let mut found: Vec<Address> = Vec::new();
     for word in words {
-        if let Some(address) = address(word)
-            && (alone || address.form != Form::Bare)
-            && !found.contains(&address)
-        {
-            found.push(address);
+        for address in [address(word), pod_address(word)].into_iter().flatten() {
+            if (alone || address.form != Form::Bare) && !found.contains(&address) {
+                found.push(address);
+            }
         }
     }
     found
+}
+
+/// The governing Service a StatefulSet pod's DNS name goes through:
+/// `kafka-0.kafka:9092` → `kafka`, `zk-1.zk-hs.data.svc.cluster.local` →
+/// `zk-hs` in `data`. A pod name is a Service-like name ending in `-N`.
+fn pod_address(word: &str) -> Option<Address> {
+    let (scheme, rest) = match word.split_once("://") {
+        Some((scheme, rest)) if is_scheme(scheme) => (true, rest),
+        Some(_) => return None,
+        None => (false, word),
+    };
+    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let authority = &rest[..end];
+    let host_port = authority.rsplit('@').next().unwrap_or(authority);
+    let (host, port) = match host_port.split_once(':') {
+        Some((host, port)) if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => {
+            (host, true)
+        }
+        Some(_) => return None,
+        None => (host_port, false),
+    };
+    let host = host.strip_suffix('.').unwrap_or(host);
+    let labels: Vec<&str> = host.split('.').collect();
+    let (pod, service, namespace, dns) = match labels.as_slice() {
+        [pod, service] => (*pod, *service, None, false),
+        [pod, service, namespace] => (*pod, *service, Some(*namespace), false),
+        [pod, service, namespace, "svc", ..] => (*pod, *service, Some(*namespace), true),
+        _ => return None,
+    };
+    let (prefix, ordinal) = pod.rsplit_once('-')?;
+    if ordinal.is_empty() || !ordinal.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if !is_service_name(prefix) || !is_service_name(service) {
+        return None;
+    }
+    if let Some(namespace) = namespace
+        && !is_namespace(namespace)
+    {
+        return None;
+    }
+    // `kafka-0.kafka:9092` is an address by its shape; `api-1.example:80`
+    // (a pod prefix unlike the Service) only counts against a Service.
+    let form = if dns {
+        Form::ServiceDns
+    } else if namespace.is_none() && prefix == service && scheme {
+        Form::Scheme
+    } else if namespace.is_none() && prefix == service && port {
+        Form::Port
+    } else {
+        Form::Pod
+    };
+    Some(Address {
+        name: service.to_owned(),
+        namespace: namespace.map(str::to_owned),
+        form,
+    })
 }
 
 fn is_separator(c: char) -> bool {
@@ -183,6 +243,28 @@ mod tests {
 
     fn addr(name: &str, namespace: Option<&str>, form: Form) -> (String, Option<String>, Form) {
         (name.to_owned(), namespace.map(str::to_owned), form)
+    }
+
+    #[test]
+    fn host_lists_and_statefulset_pod_names_are_read() {
+        let found = addresses("kafka-0.kafka:9092,kafka-1.kafka:9092,kafka-2.kafka:9092");
+        // Each word also reads as `kafka-N` in a namespace `kafka`, which
+        // only counts if that namespace exists; the pod reading is `kafka`.
+        let pods: Vec<&Address> = found.iter().filter(|a| a.name == "kafka").collect();
+        assert_eq!(pods.len(), 1, "{found:?}");
+        assert_eq!(pods[0].form, Form::Port);
+        let full = addresses("zk-1.zk-hs.data.svc.cluster.local:2181");
+        assert!(full.contains(&Address {
+            name: "zk-hs".to_owned(),
+            namespace: Some("data".to_owned()),
+            form: Form::ServiceDns
+        }));
+        // Not a pod name: no ordinal.
+        assert!(
+            addresses("api.example:80")
+                .iter()
+                .all(|a| a.form != Form::Pod)
+        );
     }
 
     #[test]

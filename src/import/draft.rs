@@ -162,10 +162,17 @@ fn describe(workload: &Workload) -> String {
     }
 }
 
-/// A name made to fit the model's rule `[A-Za-z0-9][A-Za-z0-9._-]*`.
+/// The longest name an import writes, Kubernetes' own limit: YAML reads a
+/// plain key of at most 1,024 characters, and suffixes (`-statefulset`,
+/// `.<namespace>`, `-2`) must still fit.
+pub const MAX_NAME: usize = 253;
+
+/// A name made to fit the model's rule `[A-Za-z0-9][A-Za-z0-9._-]*`, at
+/// most [`MAX_NAME`] characters.
 pub fn sanitize(name: &str) -> String {
     let mapped: String = name
         .chars()
+        .take(MAX_NAME * 4)
         .map(|c| {
             if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') {
                 c
@@ -178,7 +185,8 @@ pub fn sanitize(name: &str) -> String {
     if trimmed.is_empty() {
         "workload".to_owned()
     } else {
-        trimmed.to_owned()
+        // ASCII only by now: bytes are characters.
+        trimmed[..trimmed.len().min(MAX_NAME)].to_owned()
     }
 }
 
@@ -841,6 +849,8 @@ mod tests {
         assert_eq!(sanitize("--x"), "x");
         assert_eq!(sanitize("ü"), "workload");
         assert!(is_name(&sanitize("..")));
+        // Kubernetes' limit, far below YAML's 1,024 for a plain key.
+        assert_eq!(sanitize(&"a".repeat(5_000)).len(), MAX_NAME);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `nines import`: a first model written from what a system already
-//! describes elsewhere, for the user to complete. Today the source is
-//! Kubernetes manifests.
+//! describes elsewhere, for the user to complete: Kubernetes manifests
+//! (below), or the service graph a tracing backend measured ([`traces`]
+//! reads it, [`service_graph`] writes it, [`merge`] adds it to a model).
 //!
 //! ```text
 //! manifest text ──k8s──▶ Manifests ──draft──▶ Draft ──writer──▶ model text
@@ -24,7 +25,11 @@
 
 pub mod address;
 pub mod draft;
+pub mod json;
 pub mod k8s;
+pub mod merge;
+pub mod service_graph;
+pub mod traces;
 pub mod writer;
 
 use std::collections::BTreeMap;
@@ -228,6 +233,129 @@ pub fn kubernetes(sources: &[Source], options: &Options) -> Result<Imported, Fai
     }
     Ok(Imported {
         model: writer::write(&draft),
+        notes,
+        summary,
+    })
+}
+
+/// How to import traces.
+#[derive(Debug, Clone, Default)]
+pub struct TraceOptions {
+    /// The window the counts cover, in seconds.
+    pub window: f64,
+    /// The window as written (`1h`), for comments.
+    pub window_text: String,
+    /// `--entrypoint`: names in the traces or as written in the model.
+    pub entrypoints: Vec<String>,
+    /// The system's name; by default the first input's file stem.
+    pub system: Option<String>,
+}
+
+/// A model written from traces.
+#[derive(Debug, Clone)]
+pub struct TraceImport {
+    /// The model text.
+    pub model: String,
+    /// The graph it was written from (for `--merge`).
+    pub graph: service_graph::Graph,
+    /// What the user should know, in input order.
+    pub notes: Vec<Note>,
+    /// One line: what was read.
+    pub summary: String,
+}
+
+/// Why nothing was imported from traces.
+#[derive(Debug, Clone)]
+pub enum TraceFailure {
+    /// Located problems, by source index, in input order.
+    Problems(Vec<(usize, Problem)>),
+    /// The inputs hold no call between two services; what the user should
+    /// know (calls of a service to itself).
+    Empty(Vec<Note>),
+    /// An `--entrypoint` names no service of the traces.
+    UnknownEntrypoint(String, Vec<String>),
+}
+
+/// Reads the service graph from dependency lists and service-graph metrics.
+///
+/// # Errors
+/// A [`TraceFailure`] when an input cannot be read, when the inputs hold no
+/// call, or when an `--entrypoint` is not in them.
+pub fn observed(
+    sources: &[Source],
+    options: &TraceOptions,
+    notes: &mut Vec<Note>,
+) -> Result<service_graph::Graph, TraceFailure> {
+    let observed = traces::read(sources, notes).map_err(TraceFailure::Problems)?;
+    if observed.links.is_empty() {
+        return Err(TraceFailure::Empty(std::mem::take(notes)));
+    }
+    Ok(service_graph::Graph::new(
+        &observed,
+        options.window,
+        &options.window_text,
+    ))
+}
+
+/// Writes a model from traces.
+///
+/// # Errors
+/// As [`observed`].
+pub fn traces(sources: &[Source], options: &TraceOptions) -> Result<TraceImport, TraceFailure> {
+    let mut notes = Vec::new();
+    let observed = traces::read(sources, &mut notes).map_err(TraceFailure::Problems)?;
+    if observed.links.is_empty() {
+        return Err(TraceFailure::Empty(notes));
+    }
+    let graph = service_graph::Graph::new(&observed, options.window, &options.window_text);
+    let mut entrypoints = Vec::new();
+    for name in &options.entrypoints {
+        match graph.find(name) {
+            Some(found) => {
+                if !entrypoints.iter().any(|e| e == found) {
+                    entrypoints.push(found.to_owned());
+                }
+            }
+            None => {
+                return Err(TraceFailure::UnknownEntrypoint(
+                    name.clone(),
+                    graph.services.keys().cloned().collect(),
+                ));
+            }
+        }
+    }
+    let mut formats: Vec<&'static str> = observed.formats.iter().map(|f| f.describe()).collect();
+    formats.sort_unstable();
+    formats.dedup();
+    let system = options.system.clone().unwrap_or_else(|| {
+        let stem = sources.first().map_or_else(String::new, |s| {
+            std::path::Path::new(&s.name)
+                .file_stem()
+                .map_or_else(|| s.name.clone(), |x| x.to_string_lossy().into_owned())
+        });
+        draft::sanitize(&stem)
+    });
+    let header = service_graph::Header {
+        system,
+        formats,
+        inputs: match sources {
+            [one] => one.name.clone(),
+            _ => format!("{} files", sources.len()),
+        },
+        entrypoints,
+    };
+    let model = service_graph::write(&graph, &header);
+    notes.sort_by_key(|note| note.origin.map(|o| (o.source, o.span.offset)));
+    let summary = format!(
+        "imported {} services and {} calls ({}) over {}",
+        graph.services.len(),
+        graph.edge_count(),
+        header.formats.join(", "),
+        graph.window_text
+    );
+    Ok(TraceImport {
+        model,
+        graph,
         notes,
         summary,
     })

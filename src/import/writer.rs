@@ -125,7 +125,14 @@ fn component(out: &mut String, part: &Part) {
         );
     }
     match &part.min_healthy {
-        Some((Some(k), why)) => line(out, 4, &format!("min_healthy: {k}"), why),
+        // A disruption budget bounds voluntary evictions; the functional
+        // minimum may be higher or lower, so the figure is only offered.
+        Some((Some(k), why)) => line(
+            out,
+            4,
+            &format!("# min_healthy: {k}"),
+            &format!("fill in: {why}; a disruption budget, not the fewest instances that serve"),
+        ),
         Some((None, why)) => line(out, 4, "# min_healthy: N", why),
         None => {}
     }
@@ -203,7 +210,7 @@ fn component(out: &mut String, part: &Part) {
 
 /// One line: `indent` spaces, the content, and a comment at
 /// [`COMMENT_COLUMN`] when there is one.
-fn line(out: &mut String, indent: usize, content: &str, why: &str) {
+pub(super) fn line(out: &mut String, indent: usize, content: &str, why: &str) {
     let start = out.len();
     out.push_str(&" ".repeat(indent));
     out.push_str(content);
@@ -218,7 +225,7 @@ fn line(out: &mut String, indent: usize, content: &str, why: &str) {
 }
 
 /// A comment block wrapped at 80 columns, continuation lines indented.
-fn wrapped(out: &mut String, text: &str) {
+pub(super) fn wrapped(out: &mut String, text: &str) {
     let indent = text.len() - text.trim_start().len();
     let mut current = format!("#{}", " ".repeat(indent + 1));
     let fresh = current.len();
@@ -245,7 +252,7 @@ fn is_printable(c: char) -> bool {
 
 /// Text made safe for a YAML comment: one line, only characters YAML
 /// allows (line breaks, controls and non-characters are escaped).
-fn comment(text: &str) -> String {
+pub(super) fn comment(text: &str) -> String {
     let mut out = String::new();
     for c in text.chars() {
         if is_printable(c) {
@@ -259,7 +266,7 @@ fn comment(text: &str) -> String {
 
 /// A name or free text as a YAML scalar: plain when it is a name YAML reads
 /// as text, double-quoted otherwise (`null`, spaces, punctuation).
-fn scalar(text: &str) -> String {
+pub(super) fn scalar(text: &str) -> String {
     if is_name(text) && !matches!(text, "null" | "Null" | "NULL") {
         return text.to_owned();
     }

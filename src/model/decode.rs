@@ -36,6 +36,11 @@ impl<'a> Cx<'a> {
     #[must_use]
     pub fn scalar_text(&self, node: &Node) -> Option<String> {
         match &node.value {
+            // A number too large for a float arrives as the string `.inf`:
+            // show what the user wrote.
+            Value::Str(s) if matches!(s.as_str(), ".inf" | "-.inf" | "+.inf") => {
+                Some(node.span.text(self.text).trim().to_owned())
+            }
             Value::Str(s) => Some(s.clone()),
             Value::Int(_) | Value::Float(_) | Value::Bool(_) => {
                 Some(node.span.text(self.text).trim().to_owned())

@@ -99,13 +99,30 @@ impl Problem {
 
     /// A key that the format does not have.
     pub fn unknown_key(span: Span, key: &str, place: &str, known: &[&str]) -> Self {
+        // Words from other tools (Kubernetes, Compose) that mean a key here.
+        const SYNONYMS: &[(&str, &str)] = &[
+            ("replicas", "instances"),
+            ("replica", "instances"),
+            ("count", "instances"),
+            ("zones", "placement"),
+            ("zone", "placement"),
+            ("depends", "depends_on"),
+            ("dependencies", "depends_on"),
+            ("calls", "depends_on"),
+            ("failover", "failover_to"),
+        ];
         let problem = Self::new(
             "model::unknown-key",
             format!("unknown key `{key}` in {place}"),
             span,
             "not a key of the format",
         );
-        match closest(key, known.iter().copied()) {
+        let synonym = SYNONYMS
+            .iter()
+            .find(|(word, _)| *word == key)
+            .map(|&(_, meant)| meant)
+            .filter(|meant| known.contains(meant));
+        match synonym.or_else(|| closest(key, known.iter().copied())) {
             Some(best) => problem.help(format!("did you mean `{best}`?")),
             None => problem.help(format!("the keys here are: {}", known.join(", "))),
         }
@@ -344,6 +361,22 @@ impl Problem {
 
     /// A negative or non-finite rate.
     pub fn bad_rate(span: Span, key: &str, text: &str) -> Self {
+        if text
+            .replace('_', "")
+            .parse::<f64>()
+            .is_ok_and(f64::is_infinite)
+        {
+            return Self::new(
+                "model::rate",
+                format!(
+                    "`{key}` is `{}`, beyond the largest number nines can compute with (about 1.8 × 10³⁰⁸)",
+                    printable(text)
+                ),
+                span,
+                "too large",
+            )
+            .help("check the number and its unit: no real load or capacity comes near it");
+        }
         Self::new(
             "model::rate",
             format!(
@@ -396,17 +429,44 @@ impl Problem {
         candidates: impl IntoIterator<Item = &'a str>,
         other_kind: Option<&str>,
     ) -> Self {
+        // A name declared as something else gets one story: the label, the
+        // message and the help all say what it is.
+        if let Some(kind) = other_kind {
+            let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                "an"
+            } else {
+                "a"
+            };
+            return Self::new(
+                "model::unknown-reference",
+                format!(
+                    "`{}` is {article} {kind}, not a {expected}",
+                    printable(name)
+                ),
+                span,
+                format!("{article} {kind}, where a {expected} is expected"),
+            )
+            .help(match kind {
+                k if k.contains("group") => format!(
+                    "a group is not called: its members fail with it; to say a component fails with `{0}`, list it under that component's `shares: [{0}]`",
+                    printable(name)
+                ),
+                k if k.contains("domain") => format!(
+                    "a domain is not called: it holds instances; to run a component there, write `placement: [{}]`",
+                    printable(name)
+                ),
+                _ => format!(
+                    "only a {expected} can be named here; name the {expected} you mean, or remove `{}`",
+                    printable(name)
+                ),
+            });
+        }
         let problem = Self::new(
             "model::unknown-reference",
             format!("unknown {expected} `{}`", printable(name)),
             span,
             "nothing of that name is declared",
         );
-        if let Some(kind) = other_kind {
-            return problem.help(format!(
-                "`{name}` is a {kind}, but a {expected} is expected here"
-            ));
-        }
         match closest(name, candidates) {
             Some(best) => problem.help(format!("did you mean `{best}`?")),
             None => problem.help(format!("declare the {expected} `{name}`, or fix the name")),
@@ -647,6 +707,65 @@ impl Problem {
         )
         .help("render the chart first (`helm template RELEASE CHART > manifests.yaml`) and import the rendered file")
     }
+
+    // ---- importing a service graph from traces ----
+
+    /// A dependency list that is not valid JSON.
+    pub fn trace_json(span: Span, message: &str) -> Self {
+        Self::new(
+            "import::json",
+            format!("invalid JSON: {message}"),
+            span,
+            "here",
+        )
+        .help("save the response body as it is (`curl -s URL > deps.json`); check that every `[`, `{` and quote is closed")
+    }
+
+    /// A value of a dependency list with the wrong type or range; `path` is
+    /// its JSON path (`data[3].callCount`).
+    pub fn trace_value(span: Span, path: &str, expected: &str, found: &str) -> Self {
+        Self::new(
+            "import::trace-value",
+            format!("`{path}` must be {expected}, found {found}"),
+            span,
+            format!("expected {expected}"),
+        )
+        .help("docs/import.md shows each format nines reads; give the response of the tracing backend unchanged")
+    }
+
+    /// A key a dependency entry needs is missing; `path` is the entry's
+    /// JSON path.
+    pub fn trace_missing(span: Span, path: &str, key: &str, format: &str) -> Self {
+        Self::new(
+            "import::trace-missing",
+            format!("`{path}` has no `{key}`"),
+            span,
+            format!("a {format} entry needs `{key}`"),
+        )
+        .help("docs/import.md shows each format nines reads; give the response of the tracing backend unchanged")
+    }
+
+    /// A file that is none of the formats `import traces` reads.
+    pub fn not_dependencies(span: Span, why: &str) -> Self {
+        Self::new(
+            "import::not-traces",
+            format!("this is not a dependency list nines reads: {why}"),
+            span,
+            "not a dependency list",
+        )
+        .help("give a Jaeger `/api/dependencies` or Zipkin `/api/v2/dependencies` response, a Prometheus query result (`/api/v1/query`, resultType vector) or the text exposition of `traces_service_graph_request_total`")
+    }
+
+    /// A line of Prometheus text exposition that cannot be read.
+    pub fn exposition_line(span: Span, why: &str) -> Self {
+        Self::new(
+            "import::exposition",
+            format!("cannot read this sample: {why}"),
+            span,
+            "here",
+        )
+        .help("a sample is `name{label=\"value\",…} value [timestamp]`, as `/metrics` serves it")
+    }
 }
 
 /// The closest candidate by edit distance, when close enough to be a typo.
@@ -662,28 +781,7 @@ pub fn closest<'a>(word: &str, candidates: impl IntoIterator<Item = &'a str>) ->
 
 /// Damerau-Levenshtein distance (optimal string alignment), by characters.
 fn edit_distance(a: &str, b: &str) -> usize {
-    let a: Vec<char> = a.chars().collect();
-    let b: Vec<char> = b.chars().collect();
-    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in rows.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in rows[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            let mut best = (rows[i - 1][j] + 1)
-                .min(rows[i][j - 1] + 1)
-                .min(rows[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                best = best.min(rows[i - 2][j - 2] + 1);
-            }
-            rows[i][j] = best;
-        }
-    }
-    rows[a.len()][b.len()]
+    strsim::osa_distance(a, b)
 }
 
 /// User text made safe to echo into a terminal or CI log: control characters

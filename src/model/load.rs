@@ -57,6 +57,10 @@ impl Value {
 /// room for generated models of 100,000 components (about 28 MiB).
 pub const MAX_MODEL_BYTES: usize = 64 * 1024 * 1024;
 
+/// The deepest nesting of lists and mappings read: a model nests a few
+/// levels; the bound keeps a runaway `[[[[…` from exhausting the stack.
+pub const MAX_DEPTH: usize = 64;
+
 /// Parses YAML text into a spanned tree.
 ///
 /// # Errors
@@ -95,10 +99,14 @@ fn options() -> serde_saphyr::Options {
     // The parser's default budget (250,000 nodes) is sized for configuration
     // files; a model of 100,000 components has about 2.5 million nodes. The
     // alias limits stay at their defaults, which stop "billion laughs".
+    // Documents: a Kubernetes dump holds tens of thousands; the size cap
+    // bounds them (a document takes at least `---` and a line break).
     serde_saphyr::options! {
         budget: serde_saphyr::budget! {
             max_nodes: MAX_MODEL_BYTES / 2,
             max_events: MAX_MODEL_BYTES,
+            max_documents: MAX_MODEL_BYTES / 4,
+            max_depth: MAX_DEPTH,
         },
         duplicate_keys: serde_saphyr::options::DuplicateKeyPolicy::PassThrough,
         non_finite_float_policy: serde_saphyr::options::NonFiniteFloatPolicy::AsString,
@@ -126,23 +134,90 @@ fn to_usize(value: u64) -> usize {
 }
 
 fn syntax_problem(text: &str, err: &serde_saphyr::Error) -> Problem {
-    let message = err.without_snippet().to_string();
-    // The crate prefixes "line L column C: "; the diagnostic shows that already.
-    let message = match message.split_once(": ") {
-        Some((head, rest)) if head.starts_with("line ") || head.starts_with("error: line ") => {
-            rest.to_owned()
-        }
-        _ => message,
-    };
-    // The diagnostic shows the position itself.
-    let message = match message.rfind(" at line ") {
-        Some(at) => message[..at].to_owned(),
-        None => message,
-    };
     let span = err.location().map_or(Span::new(0, 0), |loc| {
         Span::at_line_column(text, to_usize(loc.line()), to_usize(loc.column()))
     });
-    Problem::syntax(message.trim(), span.widen_to_token(text))
+    let span = span.widen_to_token(text);
+    if let Some((message, help)) = limit_message(err) {
+        let mut problem = Problem::syntax(&message, span);
+        problem.help = Some(help);
+        return problem;
+    }
+    Problem::syntax(&parser_sentence(&err.without_snippet().to_string()), span)
+}
+
+/// The parser's own limits, as sentences about the user's file (its
+/// messages name its internals: `budget breached: Depth { depth: 65 }`,
+/// `use from_str_multiple`). The crate words them as
+/// `budget breached: <Limit> { … }`, whichever error wraps them.
+fn limit_message(err: &serde_saphyr::Error) -> Option<(String, String)> {
+    let text = err.without_snippet().to_string();
+    if text.contains("multiple YAML documents") || text.contains("multiple documents") {
+        return Some((
+            "the file holds more than one YAML document (a second `---` line)".to_owned(),
+            "a model is one document: remove the `---` line, or split the file in two".to_owned(),
+        ));
+    }
+    let (_, breach) = text.split_once("budget breached: ")?;
+    let limit: String = breach
+        .chars()
+        .take_while(char::is_ascii_alphanumeric)
+        .collect();
+    Some(match limit.as_str() {
+        "Depth" => (
+            format!("lists and mappings are nested more than {MAX_DEPTH} levels deep here"),
+            "a model nests a few levels: check for an unclosed `[` or `{`, or indentation that keeps growing".to_owned(),
+        ),
+        "Documents" => (
+            "the file holds more YAML documents than nines reads".to_owned(),
+            "split the documents over several files".to_owned(),
+        ),
+        "Aliases" | "Anchors" | "AliasAnchorRatio" | "RecordedAnchorEvents" | "RecordedAnchorBytes" => (
+            "the file repeats anchored values (`&name` … `*name`) more than nines expands".to_owned(),
+            "write the values out instead of repeating them through aliases".to_owned(),
+        ),
+        _ => (
+            "the file holds more YAML values than nines reads".to_owned(),
+            "a model describes components, not data: check that this is the right file".to_owned(),
+        ),
+    })
+}
+
+/// The parser's message without the locations it adds (the diagnostic
+/// shows the place): a `line L column C: ` prefix, ` at line L, column C`
+/// suffixes and `(defined at …)` / `(used at …)` notes about aliases.
+fn parser_sentence(message: &str) -> String {
+    let mut message = message.trim();
+    // The crate prefixes "line L column C: "; the diagnostic shows that already.
+    if let Some((head, rest)) = message.split_once(": ")
+        && (head.starts_with("line ") || head.starts_with("error: line "))
+    {
+        message = rest.trim();
+    }
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while !rest.is_empty() {
+        // Notes in brackets that only give a place: `(used at line 3, column 7)`.
+        if let Some(open) = rest.find(" (") {
+            let after = &rest[open + 2..];
+            if let Some(close) = after.find(')')
+                && after[..close].contains(" at line ")
+            {
+                out.push_str(&rest[..open]);
+                rest = &after[close + 1..];
+                continue;
+            }
+            out.push_str(&rest[..open + 2]);
+            rest = after;
+            continue;
+        }
+        out.push_str(rest);
+        break;
+    }
+    if let Some(at) = out.rfind(" at line ") {
+        out.truncate(at);
+    }
+    out.trim().to_owned()
 }
 
 /// Rebuilds serde's view of a value into the spanned tree. Children come in
@@ -233,6 +308,44 @@ mod tests {
         };
         assert_eq!(pairs[0].0.span.text(text), "b");
         assert_eq!(parse_documents("# only a comment\n").unwrap(), Vec::new());
+    }
+
+    #[test]
+    fn parser_limits_read_as_sentences_about_the_file() {
+        let deep = format!("system: s\nx: {}{}\n", "[".repeat(70), "]".repeat(70));
+        let problem = parse(&deep).unwrap_err();
+        assert_eq!(
+            problem.message,
+            "invalid YAML: lists and mappings are nested more than 64 levels deep here"
+        );
+        assert!(!format!("{problem:?}").contains("Depth {"));
+        let two = parse("system: s\n---\nsystem: t\n").unwrap_err();
+        assert!(
+            two.message.contains("more than one YAML document"),
+            "{}",
+            two.message
+        );
+        assert!(!two.message.contains("from_str"), "{}", two.message);
+    }
+
+    #[test]
+    fn thousands_of_documents_are_read() {
+        let text = "---\nn: 1\n".repeat(5_000);
+        assert_eq!(parse_documents(&text).unwrap().len(), 5_000);
+    }
+
+    #[test]
+    fn location_notes_are_removed_whole() {
+        assert_eq!(
+            parser_sentence(
+                "line 3 column 7: invalid u16 (defined at line 1, column 10) (used at line 3, column 7)"
+            ),
+            "invalid u16"
+        );
+        assert_eq!(
+            parser_sentence("bad (a note) at line 2, column 1"),
+            "bad (a note)"
+        );
     }
 
     #[test]

@@ -175,8 +175,12 @@ pub struct Group {
 pub struct Capacity {
     /// What one instance can carry.
     pub per_instance: f64,
-    /// Peak load on the whole component.
+    /// Peak load on the whole component in the intact state: as written,
+    /// or, when `load` is not written, the sum of the loads its callers send
+    /// it (see [`crate::engine::state`]).
     pub load: f64,
+    /// Whether `load` was derived from the callers instead of written.
+    pub derived: bool,
 }
 
 /// A component.
@@ -248,6 +252,9 @@ pub struct Edge {
     pub timeout: Option<Duration>,
     /// Share of calls answered by a cache in front.
     pub hit_rate: Option<f64>,
+    /// The component that is that cache: while it is down, or caches are
+    /// cold, the edge's hit rate is 0.
+    pub cached_by: Option<ComponentId>,
     /// Calls per request.
     pub calls: f64,
     /// Whether the caller still works without it.

@@ -161,7 +161,9 @@ impl Default for RawPlacement {
 impl Decode for RawPlacement {
     fn decode(node: &Node, key: &str, cx: &mut Cx) -> Option<Self> {
         match &node.value {
-            Value::Seq(_) => Vec::decode(node, key, cx).map(RawPlacement::Spread),
+            // A list, or one name (`placement: az-a`), which the list
+            // decoder rejects with the list form as its help.
+            Value::Seq(_) | Value::Str(_) => Vec::decode(node, key, cx).map(RawPlacement::Spread),
             Value::Map(_) => Entries::decode(node, key, cx).map(RawPlacement::Counts),
             _ => cx.wrong(node, key, "a list of domains or a map of counts per domain"),
         }
@@ -209,6 +211,8 @@ raw_struct! {
         pub timeout: Option<Spanned<Duration>>,
         /// Share of calls answered by a cache in front of the target.
         pub hit_rate: Option<Spanned<Probability>>,
+        /// The component that provides `hit_rate` (a cache): when it is down, or caches are cold, every call reaches the target.
+        pub cached_by: Option<Spanned<Name>>,
         /// Calls per request to this dependency (default 1).
         pub calls: Option<Spanned<Rate>>,
         /// true: the caller still works without it. Default: true when the target is not critical.

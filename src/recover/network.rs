@@ -131,16 +131,10 @@ pub struct Network {
 }
 
 /// The component whose `warmup` is the refill time of the cache on an edge
-/// with a `hit_rate`: a dependency of the caller whose `kind` is `cache`,
-/// else the caller itself (an in-process cache).
-pub(crate) fn cache_of(model: &Model, caller: ComponentId, _edge: &Edge) -> ComponentId {
-    model
-        .component(caller)
-        .depends_on
-        .iter()
-        .flat_map(|e| e.targets.iter().copied())
-        .find(|&t| model.component(t).kind.as_deref() == Some("cache"))
-        .unwrap_or(caller)
+/// with a `hit_rate`: the edge's `cached_by`, else the caller itself (a
+/// cache in its process).
+pub(crate) fn cache_of(caller: ComponentId, edge: &Edge) -> ComponentId {
+    edge.cached_by.unwrap_or(caller)
 }
 
 /// Share of an edge's calls that reach one of its targets.
@@ -153,31 +147,13 @@ fn share(edge: &Edge) -> f64 {
     }
 }
 
-/// The steady load of every component: its `load` when given, else what
-/// its callers with a known load send it (`caller load × calls ×
-/// (1 − hit_rate)`), else unknown.
-pub(crate) fn steady_loads(model: &Model, order: &[usize]) -> Vec<Option<f64>> {
-    let mut load: Vec<Option<f64>> = model
-        .components
-        .iter()
-        .map(|c| c.capacity.map(|f| f.load))
-        .collect();
-    let mut derived = vec![0.0; load.len()];
-    let mut known = vec![false; load.len()];
-    for &c in order {
-        if load[c].is_none() && known[c] {
-            load[c] = Some(derived[c]);
-        }
-        let Some(base) = load[c] else { continue };
-        for edge in &model.components[c].depends_on {
-            for &t in &edge.targets {
-                derived[t.0] +=
-                    base * edge.calls * share(edge) * (1.0 - edge.hit_rate.unwrap_or(0.0));
-                known[t.0] = true;
-            }
-        }
-    }
-    load
+/// The steady load of every component: the load flow's intact load (its
+/// `load` when given, else what its callers with a known load send it,
+/// `caller load × calls × (1 − hit_rate)`), else unknown.
+pub(crate) fn steady_loads(model: &Model) -> Vec<Option<f64>> {
+    crate::engine::state::Flow::new(model)
+        .intact_loads()
+        .to_vec()
 }
 
 fn relative_capacity(component: &Component, load: Option<f64>) -> Option<f64> {
@@ -206,7 +182,7 @@ impl Network {
                 ids
             })
             .collect();
-        let load = steady_loads(model, &order);
+        let load = steady_loads(model);
         let mut entry = vec![false; n];
         for e in &model.entrypoints {
             entry[e.0] = true;
@@ -215,9 +191,7 @@ impl Network {
         let mut edge_index = 0;
         for (caller, component) in model.components.iter().enumerate() {
             for edge in &component.depends_on {
-                let cache = edge
-                    .hit_rate
-                    .map(|_| cache_of(model, ComponentId(caller), edge).0);
+                let cache = edge.hit_rate.map(|_| cache_of(ComponentId(caller), edge).0);
                 let refill_s = cache.map_or(0.0, |c| {
                     model.components[c]
                         .warmup

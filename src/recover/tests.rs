@@ -60,7 +60,7 @@ fn four_attempts_at_full_load_stay_stuck_unless_three_quarters_are_shed() {
 }
 
 /// A 95% cache in front of a store sized at 2× its steady load.
-const CACHED_STORE: &str = "system: cached\ncomponents:\n  api: {depends_on: [{target: store, hit_rate: 95%}, cache]}\n  cache: {kind: cache, warmup: 10m}\n  store: {capacity: 100, load: 50, load_shedding: true}\n";
+const CACHED_STORE: &str = "system: cached\ncomponents:\n  api: {depends_on: [{target: store, hit_rate: 95%, cached_by: cache}, cache]}\n  cache: {kind: cache, warmup: 10m}\n  store: {capacity: 100, load: 50, load_shedding: true}\n";
 
 #[test]
 fn a_cold_cache_floods_the_store_ten_times_and_the_ramp_follows_the_refill() {

@@ -75,7 +75,17 @@ fn level(finding: &Finding) -> (&'static str, usize) {
 /// Escapes the message part of a workflow command.
 #[must_use]
 pub fn data(text: &str) -> String {
-    text.replace('%', "%25")
+    // Escape sequences in a model's strings would reach the Actions log.
+    let mut visible = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(c, '\r' | '\n') || !crate::report::escape::is_unsafe_char(c) {
+            visible.push(c);
+        } else {
+            visible.push_str(&crate::report::escape::terminal(c.encode_utf8(&mut [0; 4])));
+        }
+    }
+    visible
+        .replace('%', "%25")
         .replace('\r', "%0D")
         .replace('\n', "%0A")
 }

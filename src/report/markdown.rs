@@ -8,6 +8,7 @@ use std::io::{self, Write};
 
 use super::Report;
 use super::baseline::refresh_command;
+use super::escape;
 use super::table::downtime;
 use crate::analyze::wording::number;
 use crate::analyze::{Finding, Severity, Status};
@@ -22,6 +23,13 @@ pub const LIMIT: usize = 60_000;
 /// Room kept for what follows a table: later headings, closing tags, the
 /// "… more" lines, the fixed ids and the footer.
 const RESERVE: usize = 4_000;
+
+/// Longest user string shown whole (the system's name, a file name, an id);
+/// longer ones are cut with `…`.
+const NAME_CHARS: usize = 200;
+
+/// Longest table cell (a message, a help text, a reason), in characters.
+const CELL_CHARS: usize = 600;
 
 /// Entrypoints listed before the rest are counted.
 const ENTRYPOINT_ROWS: usize = 10;
@@ -45,7 +53,12 @@ pub fn comment(report: &Report, file: &str, threshold: Option<Severity>) -> Stri
     let mut page = String::new();
     let _ = writeln!(page, "{MARKER}");
     let _ = writeln!(page, "{}\n", verdict(report, threshold));
-    let _ = writeln!(page, "`{}` ({})\n", report.system, cell(file));
+    let _ = writeln!(
+        page,
+        "{} ({})\n",
+        escape::markdown_code(&escape::truncate(&report.system, NAME_CHARS)),
+        cell(file)
+    );
     availability(report, &mut page);
     // Without a threshold nothing fails; errors still lead.
     let shown = threshold.unwrap_or(Severity::Error);
@@ -210,7 +223,10 @@ fn fixed(report: &Report, file: &str, page: &mut String) {
     );
     for (index, id) in report.fixed.iter().enumerate() {
         let comma = if index == 0 { "" } else { "," };
-        let item = format!("{comma} {}", cell(&format!("`{id}`")));
+        let item = format!(
+            "{comma} {}",
+            escape::markdown_code(&escape::truncate(id, NAME_CHARS))
+        );
         if page.len() + item.len() + RESERVE / 2 > LIMIT {
             let _ = write!(page, " … and {} more", report.fixed.len() - index);
             break;
@@ -247,28 +263,10 @@ fn footer(report: &Report, threshold: Option<Severity>) -> String {
     text
 }
 
-/// Text safe in a table cell: no HTML, no column breaks, one line. Inside
-/// `code spans` entities would show literally, so there only `|` is escaped
-/// (GitHub's tables take `\|` even in code).
+/// Text safe in a table cell (see [`escape::markdown`]): no HTML, no
+/// column breaks, one line, at most [`CELL_CHARS`] characters.
 fn cell(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut in_code = false;
-    for c in text.chars() {
-        match c {
-            '`' => {
-                in_code = !in_code;
-                out.push(c);
-            }
-            '|' => out.push_str("\\|"),
-            '\n' => out.push_str(if in_code { " " } else { "<br>" }),
-            '\r' => {}
-            '&' if !in_code => out.push_str("&amp;"),
-            '<' if !in_code => out.push_str("&lt;"),
-            '>' if !in_code => out.push_str("&gt;"),
-            c => out.push(c),
-        }
-    }
-    out
+    escape::markdown_cell(&escape::truncate(text, CELL_CHARS))
 }
 
 #[cfg(test)]
@@ -305,10 +303,10 @@ mod tests {
     fn cells_cannot_break_the_table() {
         let text = comment(&sample::report(), "shop.yaml", Some(Severity::Error));
         assert!(text.contains(
-            "cache: 100% of traffic, in no domain \\| &lt;none&gt;, see a*b<br>second line"
+            "cache: 100% of traffic, in no domain \\| &lt;none>, see a\\*b<br>second line"
         ));
         assert!(text.contains("| `retry-budget/api>db` |"));
-        assert_eq!(cell("a `x<y|z` <b>"), "a `x<y\\|z` &lt;b&gt;");
+        assert_eq!(cell("a `x<y|z` <b>"), "a `x<y\\|z` &lt;b>");
     }
 
     #[test]

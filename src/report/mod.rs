@@ -6,6 +6,7 @@ pub mod baseline;
 pub mod budget;
 pub mod diagnostics;
 pub mod diagram;
+pub mod escape;
 pub mod github;
 pub mod json;
 pub mod markdown;
@@ -53,6 +54,10 @@ pub struct Report {
     /// every path (the rows are then the worst path visited per last hop).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub retries_truncated: bool,
+    /// Paths that amplify but are not listed: `retries` stops at 1,000 rows
+    /// or 20,000 component names in all (the worst paths are listed).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub retries_omitted: usize,
     /// Cold-start order and cache stampedes.
     pub cold_start: ColdStart,
     /// Disaster-recovery figures per component.
@@ -262,6 +267,7 @@ impl Report {
             cascades: Vec::new(),
             retries: Vec::new(),
             retries_truncated: false,
+            retries_omitted: 0,
             cold_start: ColdStart::default(),
             recovery: Vec::new(),
         }
@@ -281,6 +287,7 @@ impl Report {
         if self.retries.is_empty() {
             self.retries = part.retries;
             self.retries_truncated = part.retries_truncated;
+            self.retries_omitted = part.retries_omitted;
         }
         let cold = part.cold_start;
         if self.cold_start.waves.is_empty() {
@@ -326,4 +333,13 @@ impl Report {
             .iter()
             .filter(move |f| f.status == Status::New && threshold.is_some_and(|t| f.severity >= t))
     }
+}
+
+/// For `skip_serializing_if`: a count of zero is left out.
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde passes a reference"
+)]
+fn is_zero(count: &usize) -> bool {
+    *count == 0
 }

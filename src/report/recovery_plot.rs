@@ -7,6 +7,7 @@
 use std::fmt::Write as _;
 
 use crate::recover::{Plan, RunSummary};
+use crate::report::escape::xml as escape;
 
 const WIDTH: f64 = 760.0;
 const PANEL_HEIGHT: f64 = 230.0;
@@ -15,21 +16,6 @@ const RIGHT: f64 = 170.0;
 const TOP: f64 = 36.0;
 const GAP: f64 = 64.0;
 const COLORS: [&str; 4] = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"];
-
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for ch in text.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(ch),
-        }
-    }
-    out
-}
 
 /// A "nice" step for about `count` ticks over `span`.
 fn tick_step(span: f64, count: f64) -> f64 {

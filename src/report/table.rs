@@ -1,6 +1,7 @@
 //! The terminal view: availability per entrypoint, then the findings grouped
 //! by severity, each with its model line and fix, fitted to a fixed width.
 
+use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
@@ -15,6 +16,9 @@ use crate::model::Duration;
 const RETRY_ROWS: usize = 10;
 /// Headroom rows shown in the terminal, worst first; the JSON has them all.
 const HEADROOM_ROWS: usize = 20;
+/// From this many warnings or notes of one rule on, the terminal lists them
+/// under one heading.
+const GROUP_FROM: usize = 4;
 
 /// How to lay the table out.
 #[derive(Debug, Clone, Copy)]
@@ -75,13 +79,68 @@ pub fn render(report: &Report, file: &str, style: Style, out: &mut dyn Write) ->
         }
         let title = format!("{} ({})", plural(severity), group.len());
         writeln!(out, "{}", paint(&title, severity, style.color))?;
-        for finding in group {
-            finding_block(finding, style, out)?;
-        }
+        findings(&group, style, out)?;
         writeln!(out)?;
     }
     writeln!(out, "{}", summary(report))?;
     fixed(report, file, style, out)
+}
+
+/// The findings of one severity in id order; a rule with many warnings or
+/// notes is written once, as its summary and fix over the list of its
+/// subjects (each finding keeps its own id in every other format).
+fn findings(group: &[&Finding], style: Style, out: &mut dyn Write) -> io::Result<()> {
+    let mut at = 0;
+    while at < group.len() {
+        let rule = group[at].rule;
+        let end = at + group[at..].iter().take_while(|f| f.rule == rule).count();
+        let doc = crate::analyze::doc(rule);
+        match doc {
+            Some(doc) if end - at >= GROUP_FROM && group[at].severity != Severity::Error => {
+                grouped(&group[at..end], doc, style, out)?;
+            }
+            _ => {
+                for finding in &group[at..end] {
+                    finding_block(finding, style, out)?;
+                }
+            }
+        }
+        at = end;
+    }
+    Ok(())
+}
+
+/// Many findings of one rule: the rule's summary and fix, then one line per
+/// subject with its place in the model.
+fn grouped(
+    findings: &[&Finding],
+    doc: &crate::analyze::RuleDoc,
+    style: Style,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    writeln!(out, "  {} ({}): {}", doc.name, findings.len(), doc.summary)?;
+    for (index, line) in wrap(doc.fix, style.width.saturating_sub(10))
+        .into_iter()
+        .enumerate()
+    {
+        let lead = if index == 0 { "help: " } else { "      " };
+        writeln!(out, "    {lead}{line}")?;
+    }
+    for finding in findings {
+        let subject = finding
+            .id
+            .strip_prefix(finding.rule)
+            .and_then(|rest| rest.strip_prefix('/'))
+            .unwrap_or(&finding.id);
+        let head = format!("{subject}{}", status_tag(finding.status));
+        let place = format!("line {}:{}", finding.location.line, finding.location.column);
+        let gap = style
+            .width
+            .saturating_sub(4 + text_width(&head) + text_width(&place))
+            .max(1);
+        writeln!(out, "    {head}{}{place}", " ".repeat(gap))?;
+    }
+    Ok(())
 }
 
 /// The baseline's ids that no longer occur, and the command that refreshes it.
@@ -119,7 +178,7 @@ fn availability(report: &Report, style: Style) -> String {
     for (name, row) in &report.availability {
         let weakest = row.improvement.first().map_or_else(
             || "-".to_owned(),
-            |i| format!("{} (+{:.2e})", i.component, i.gain),
+            |i| format!("{} ({})", i.component, crate::human::gain(i.gain)),
         );
         let figure = if row.method == "exact" {
             format!("{:.6}%", row.availability * 100.0)
@@ -157,12 +216,15 @@ pub(crate) fn align_right(table: &mut Table, columns: std::ops::RangeInclusive<u
 }
 
 fn retries(report: &Report, style: Style, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(
-        out,
-        "Retry amplification (worst first; storm load on the last hop at failure rate f)"
-    )?;
-    let mut table = table(
-        style,
+    let shown: Vec<&RetryPath> = report
+        .retries
+        .iter()
+        .filter(|row| matters(row))
+        .take(RETRY_ROWS)
+        .collect();
+    // The storm columns only when a shown path has the figures for them.
+    let storm = shown.iter().any(|row| !row.storm_load.is_empty());
+    let header: &[&str] = if storm {
         &[
             "call path",
             "A",
@@ -172,16 +234,51 @@ fn retries(report: &Report, style: Style, out: &mut dyn Write) -> io::Result<()>
             "5%",
             "25%",
             "100%",
-        ],
-    );
-    for row in report.retries.iter().take(RETRY_ROWS) {
-        table.add_row(retry_cells(row));
+        ]
+    } else {
+        &["call path", "A"]
+    };
+    writeln!(
+        out,
+        "{}",
+        if storm {
+            "Retry amplification (worst first; storm load on the last hop at failure rate f)"
+        } else {
+            "Retry amplification (worst first; A = attempts on the last hop per request)"
+        }
+    )?;
+    let mut table = table(style, header);
+    for row in &shown {
+        let mut cells = retry_cells(row);
+        cells.truncate(header.len());
+        table.add_row(cells);
     }
-    align_right(&mut table, 1..=7);
-    writeln!(out, "{table}")?;
-    let hidden = report.retries.len().saturating_sub(RETRY_ROWS);
+    align_right(&mut table, 1..=header.len() - 1);
+    if !shown.is_empty() {
+        writeln!(out, "{table}")?;
+    }
+    let hidden = report.retries.len() - shown.len();
     if hidden > 0 {
-        writeln!(out, "… and {hidden} more path(s) in `--format json`.")?;
+        let worst = report
+            .retries
+            .iter()
+            .filter(|row| !shown.iter().any(|s| std::ptr::eq(*s, *row)))
+            .map(|row| row.amplification)
+            .fold(0.0, f64::max);
+        let text = format!(
+            "… and {hidden} more path(s), none amplifying more than {} (all in `--format json`).",
+            compact(worst)
+        );
+        for line in wrap(&text, style.width) {
+            writeln!(out, "{line}")?;
+        }
+    }
+    if report.retries_omitted > 0 {
+        writeln!(
+            out,
+            "… and {} more amplifying path(s), left out of every format (the worst are listed).",
+            report.retries_omitted
+        )?;
     }
     if report.retries_truncated {
         for line in wrap(
@@ -194,10 +291,17 @@ fn retries(report: &Report, style: Style, out: &mut dyn Write) -> io::Result<()>
     Ok(())
 }
 
-/// A figure for a narrow column: `1.1`, `9050`, `5.37e8`.
+/// Whether a call path is worth a row of its own in the terminal: its
+/// retries at least double the attempts, or a failure rate of 100% or
+/// less overloads its last hop. Budgeted paths (`A` about 1.1) are not.
+fn matters(row: &RetryPath) -> bool {
+    row.amplification >= 2.0 || row.critical_failure_rate.is_some_and(|f| f <= 1.0)
+}
+
+/// A figure for a narrow column: `1.1`, `9050`, `5.4 × 10⁸`.
 pub(crate) fn compact(value: f64) -> String {
     if value.abs() >= 1e6 {
-        format!("{value:.2e}")
+        crate::human::significant(value, 2)
     } else {
         number(value)
     }
@@ -239,17 +343,30 @@ pub(crate) fn seconds(value: f64) -> Duration {
 }
 
 fn cold_start(section: &ColdStart, style: Style, out: &mut dyn Write) -> io::Result<()> {
-    let title = format!(
-        "Cold start: {} wave(s), dependencies first; about {} to full service (the longest warmup of each wave, summed)",
-        section.waves.len(),
-        seconds(section.time_to_full_service_s)
-    );
+    // Without any `warmup` the time to full service is unknown, not zero.
+    let timed = section.wave_warmup_s.iter().any(|&w| w > 0.0);
+    let title = if timed {
+        format!(
+            "Cold start: {} wave(s), dependencies first; about {} to full service (the longest warmup of each wave, summed)",
+            section.waves.len(),
+            seconds(section.time_to_full_service_s)
+        )
+    } else {
+        format!(
+            "Cold start: {} wave(s), dependencies first; warm-up times are not modelled (no component declares `warmup`)",
+            section.waves.len(),
+        )
+    };
     for line in wrap(&title, style.width) {
         writeln!(out, "{line}")?;
     }
     for (index, wave) in section.waves.iter().enumerate() {
         let warmup = section.wave_warmup_s.get(index).copied().unwrap_or(0.0);
-        let head = format!("  {index}. ({}) ", seconds(warmup));
+        let head = if timed {
+            format!("  {index}. ({}) ", seconds(warmup))
+        } else {
+            format!("  {index}. ")
+        };
         let lines = wrap(&wave.join(", "), style.width.saturating_sub(head.len()));
         for (line_index, line) in lines.iter().enumerate() {
             let lead = if line_index == 0 {
@@ -338,13 +455,20 @@ fn headroom(report: &Report, style: Style) -> String {
     let rows = super::review::worst_first(&report.headroom);
     let mut table = table(
         style,
-        &["component", "lost", "left", "util", "", "sized to pass"],
+        &[
+            "component",
+            "lost",
+            "left",
+            "util",
+            "verdict",
+            "add to pass",
+        ],
     );
     for row in rows.into_iter().take(HEADROOM_ROWS) {
-        let sizing = super::review::sizing(row);
+        let sizing = super::review::sizing_with(row, false);
         table.add_row([
             row.component.clone(),
-            row.lost.clone(),
+            super::review::lost(row),
             format!("{} of {}", row.survivors, row.instances),
             whole_percent(row.utilization),
             (if row.ok { "ok" } else { "OVER" }).to_owned(),
@@ -408,6 +532,9 @@ pub(crate) fn downtime(seconds: f64) -> String {
         reason = "a year has far fewer seconds than u64::MAX"
     )]
     let total = seconds.max(0.0).round() as u64;
+    if total == 0 && seconds > 0.0 {
+        return "<1s".to_owned();
+    }
     let (d, h, m, s) = (
         total / 86_400,
         total % 86_400 / 3600,
@@ -427,16 +554,11 @@ pub(crate) fn finding_block(
     style: Style,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    let status = match finding.status {
-        Status::New => "",
-        Status::Baseline => " [baseline]",
-        Status::Accepted => " [accepted]",
-    };
     let place = format!("line {}:{}", finding.location.line, finding.location.column);
-    let head = format!("{}{status}", finding.id);
+    let head = format!("{}{}", finding.id, status_tag(finding.status));
     let gap = style
         .width
-        .saturating_sub(2 + head.chars().count() + place.chars().count())
+        .saturating_sub(2 + text_width(&head) + text_width(&place))
         .max(1);
     writeln!(out, "  {head}{}{place}", " ".repeat(gap))?;
     for line in wrap(&finding.message, style.width.saturating_sub(4)) {
@@ -467,28 +589,36 @@ pub(crate) fn finding_block(
     Ok(())
 }
 
+fn status_tag(status: Status) -> &'static str {
+    match status {
+        Status::New => "",
+        Status::Baseline => " [baseline]",
+        Status::Accepted => " [accepted]",
+    }
+}
+
+/// Columns a text takes in a terminal.
+fn text_width(text: &str) -> usize {
+    textwrap::core::display_width(text)
+}
+
 fn summary(report: &Report) -> String {
     let count = |s: Severity| report.findings.iter().filter(|f| f.severity == s).count();
-    let new = report
-        .findings
-        .iter()
-        .filter(|f| f.status == Status::New)
-        .count();
     let mut text = format!(
-        "{} error(s), {} warning(s), {} note(s); {new} new",
+        "{} error(s), {} warning(s), {} note(s)",
         count(Severity::Error),
         count(Severity::Warning),
         count(Severity::Note)
     );
+    // "New" means something only against a baseline.
     if report.baseline.is_some() {
-        let known = report
-            .findings
-            .iter()
-            .filter(|f| f.status == Status::Baseline)
-            .count();
-        text.push_str(", ");
-        text.push_str(&known.to_string());
-        text.push_str(" in the baseline");
+        let status = |s: Status| report.findings.iter().filter(|f| f.status == s).count();
+        let _ = write!(
+            text,
+            "; {} new, {} in the baseline",
+            status(Status::New),
+            status(Status::Baseline)
+        );
     }
     text
 }
@@ -513,27 +643,20 @@ fn paint(text: &str, severity: Severity, color: bool) -> String {
     format!("\u{1b}[{code}m{text}\u{1b}[0m")
 }
 
-/// Greedy word wrap by characters; a word longer than the width gets a line
-/// of its own.
+/// Word wrap to `width` terminal columns (at least 20), by Unicode width;
+/// a word longer than the width gets a line of its own, unbroken (an id or
+/// a path must stay searchable).
 #[must_use]
 pub fn wrap(text: &str, width: usize) -> Vec<String> {
-    let width = width.max(20);
-    let mut lines = Vec::new();
-    let mut line = String::new();
-    for word in text.split_whitespace() {
-        let needed = line.chars().count() + usize::from(!line.is_empty()) + word.chars().count();
-        if !line.is_empty() && needed > width {
-            lines.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    if !line.is_empty() {
-        lines.push(line);
-    }
-    lines
+    let options = textwrap::Options::new(width.max(20))
+        .break_words(false)
+        .word_separator(textwrap::WordSeparator::AsciiSpace)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation);
+    textwrap::wrap(text, options)
+        .into_iter()
+        .map(std::borrow::Cow::into_owned)
+        .filter(|line| !line.is_empty())
+        .collect()
 }
 
 #[cfg(test)]

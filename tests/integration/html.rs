@@ -75,6 +75,12 @@ fn html_reports_render_in_headless_chromium() {
             String::from_utf8_lossy(&output.stderr)
         );
         let dom = String::from_utf8_lossy(&output.stdout);
+        // Scaled to the page, never clipped: the diagram takes the width it
+        // is given (at most its natural width) and keeps its proportions.
+        assert!(
+            dom.contains("width=\"100%\" viewBox=\"0 0 "),
+            "{stem}: the diagram does not scale to the page"
+        );
         // The diagram's SVG (the recovery plot comes before it).
         let from = dom.find("class=\"diagram-box\"").unwrap_or(0);
         let start = from
@@ -109,7 +115,7 @@ fn html_reports_render_in_headless_chromium() {
                 &browser,
                 &work.join("profile-screenshot"),
                 &[
-                    "--window-size=1280,2000",
+                    "--window-size=1400,2000",
                     &format!("--screenshot={}", shot.display()),
                 ],
                 &page,

@@ -195,18 +195,28 @@ fn statefulsets_and_database_images_are_datastores() {
 }
 
 #[test]
-fn disruption_budgets_give_min_healthy() {
-    let (model, _) = imported("pdb-min-available.yaml");
-    let healthy: Vec<(u32, u32)> = ["a", "b", "c", "d", "e", "f"]
-        .iter()
-        .map(|n| {
-            (
-                component(&model, n).instances,
-                component(&model, n).min_healthy,
-            )
-        })
+fn disruption_budgets_are_offered_as_min_healthy_comments() {
+    let (model, run) = imported("pdb-min-available.yaml");
+    // A disruption budget is not the functional minimum: nothing is set,
+    // so every component keeps the default min_healthy of 1 ...
+    for name in ["a", "b", "c", "d", "e", "f"] {
+        assert_eq!(component(&model, name).min_healthy, 1, "{name}");
+    }
+    // ... and each budget's figure is written as a comment to confirm:
+    // a minAvailable 2; b 50% of 4 = 2; c 5 - maxUnavailable 1 = 4;
+    // d 30% of 3 = 0.9, rounded up to 1; e capped at its 2 instances; f
+    // lets every pod go, so no figure.
+    let offered: Vec<&str> = run
+        .stdout
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("# min_healthy: "))
+        .map(|rest| rest.split_whitespace().next().unwrap_or(""))
         .collect();
-    assert_eq!(healthy, [(3, 2), (4, 2), (5, 4), (3, 1), (2, 2), (2, 1)]);
+    assert_eq!(offered, ["2", "2", "4", "1", "2", "N"], "{}", run.stdout);
+    assert!(
+        run.stdout
+            .contains("; a disruption budget, not the fewest instances")
+    );
 }
 
 #[test]

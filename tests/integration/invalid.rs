@@ -90,4 +90,29 @@ fn suggestions_name_the_intended_word() {
     assert!(help("bare-percent.yaml").contains("did you mean 99.9%?"));
     assert!(help("unknown-dependency.yaml").contains("did you mean `postgres`?"));
     assert!(help("unknown-accepted-rule.yaml").contains("did you mean `spof`?"));
+    // Words of other tools, and a scalar where a list belongs.
+    assert!(help("replicas-for-instances.yaml").contains("did you mean `instances`?"));
+    assert!(help("placement-single-domain.yaml").contains("`placement: [az-a]`"));
+}
+
+#[test]
+fn a_group_named_where_a_component_belongs_gets_one_story() {
+    let path = format!(
+        "{}/tests/fixtures/invalid/needs-a-group.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let problems = model::parse(&std::fs::read_to_string(path).unwrap()).unwrap_err();
+    assert_eq!(problems.len(), 1);
+    let p = &problems[0];
+    // Message, label and help all say what `vault` is; none says it is
+    // undeclared.
+    assert_eq!(p.message, "`vault` is a shared-fate group, not a component");
+    let text = format!("{p:?}");
+    assert!(!text.contains("nothing of that name is declared"), "{text}");
+    assert!(
+        p.help
+            .as_deref()
+            .unwrap_or("")
+            .contains("`shares: [vault]`")
+    );
 }

@@ -7,6 +7,7 @@ mod cli;
 mod cut_sets;
 mod docs;
 mod examples;
+mod hostile;
 mod html;
 mod import;
 mod invalid;
@@ -17,6 +18,8 @@ mod rules;
 mod sarif;
 mod scram;
 mod simulate;
+mod state;
+mod traces;
 
 use nines::cli::{CheckArgs, FailOn, Format, Outcome, Terminal, check_source};
 
@@ -47,6 +50,9 @@ pub(crate) fn check(name: &str, text: &str, format: Format) -> Run {
         only: Vec::new(),
         skip: Vec::new(),
         today: Some("2026-11-30".to_owned()),
+        observed: Vec::new(),
+        window: "1h".to_owned(),
+        load_factor: 2.0,
     };
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let outcome = {

@@ -10,7 +10,7 @@ use crate::check;
 
 /// Fragments that look like a model, so random text reaches deep into
 /// decoding and validation instead of failing at the first byte.
-fn model_like_text() -> impl Strategy<Value = String> {
+pub(crate) fn model_like_text() -> impl Strategy<Value = String> {
     let token = prop_oneof![
         Just("system: s\n".to_owned()),
         Just("components:\n".to_owned()),
@@ -37,7 +37,7 @@ fn model_like_text() -> impl Strategy<Value = String> {
 }
 
 /// A random model that obeys every rule of the format.
-fn valid_model() -> impl Strategy<Value = String> {
+pub(crate) fn valid_model() -> impl Strategy<Value = String> {
     (1usize..4, 1usize..12, any::<u64>()).prop_map(|(zones, components, seed)| {
         let mut rng = seed;
         let mut next = |n: usize| {

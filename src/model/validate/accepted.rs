@@ -16,6 +16,7 @@ pub const RULES: &[&str] = &[
     "shared-fate",
     "common-cause",
     "expiry",
+    "overload",
     "headroom",
     "cascade",
     "fallback",
@@ -34,6 +35,7 @@ pub const RULES: &[&str] = &[
     "drill",
     "recovery-access",
     "stale-acceptance",
+    "drift",
 ];
 
 pub(super) fn accepted(raw: &RawModel, names: &Names, cx: &mut Cx) -> Vec<Accepted> {

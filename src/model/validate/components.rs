@@ -170,17 +170,15 @@ fn capacity(component: &RawComponent, cx: &mut Cx) -> Option<Capacity> {
         (Some(capacity), Some(load)) => Some(Capacity {
             per_instance: capacity.value.0,
             load: load.value.0,
+            derived: false,
         }),
-        (Some(_), None) => {
-            let span = component.key_span("capacity").unwrap_or(component.span);
-            cx.report(Problem::needs_partner(
-                span,
-                "capacity",
-                "load",
-                "headroom compares the peak `load` with `capacity`",
-            ));
-            None
-        }
+        // The load comes from the callers; `super::derive_loads` fills it in
+        // (or reports that none reaches it) once every edge is known.
+        (Some(capacity), None) => Some(Capacity {
+            per_instance: capacity.value.0,
+            load: 0.0,
+            derived: true,
+        }),
         (None, Some(_)) => {
             let span = component.key_span("load").unwrap_or(component.span);
             cx.report(Problem::needs_partner(
@@ -258,6 +256,12 @@ fn placement(
                 return Vec::new();
             }
             let sum: u64 = placed.iter().map(|&(_, n, _)| u64::from(n)).sum();
+            // `instances: 0` is reported on its own; comparing the counts
+            // with the 1 it stands in for would add a second, wrong error.
+            let declared_zero = component.instances.as_ref().is_some_and(|v| v.value.0 == 0);
+            if declared_zero {
+                return Vec::new();
+            }
             if sum != u64::from(instances) {
                 cx.report(Problem::placement_sum(
                     placement.span,
@@ -330,6 +334,7 @@ fn edge(
                 retry_budget: None,
                 timeout: None,
                 hit_rate: None,
+                cached_by: None,
                 calls: 1.0,
                 degradable,
                 span: name.span,
@@ -356,11 +361,38 @@ fn edge(
         retry_budget: raw.retry_budget.as_ref().map(|b| b.value.0),
         timeout: raw.timeout.as_ref().map(|t| t.value),
         hit_rate: raw.hit_rate.as_ref().map(|h| h.value.0),
+        cached_by: cached_by(raw, this, this_name, names, cx),
         calls: raw.calls.as_ref().map_or(1.0, |c| c.value.0),
         degradable,
         span: raw.span,
         fields: Fields(raw.keys.clone()),
     })
+}
+
+/// The cache named by `cached_by`, which needs a `hit_rate` to provide.
+fn cached_by(
+    raw: &RawEdge,
+    this: ComponentId,
+    this_name: &str,
+    names: &Names,
+    cx: &mut Cx,
+) -> Option<ComponentId> {
+    let name = raw.cached_by.as_ref()?;
+    let id = names.component(name, cx)?;
+    if id == this {
+        cx.report(Problem::self_reference(name.span, this_name, "cached_by"));
+        return None;
+    }
+    if raw.hit_rate.is_none() {
+        cx.report(Problem::needs_partner(
+            name.span,
+            "cached_by",
+            "hit_rate",
+            "`cached_by` names the cache that answers `hit_rate` of the calls",
+        ));
+        return None;
+    }
+    Some(id)
 }
 
 /// Which of the three forms an edge takes, reporting a mix or none.

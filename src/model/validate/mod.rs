@@ -190,7 +190,41 @@ fn build(raw: &RawModel, cx: &mut Cx) -> Model {
         span: raw.key_span("system").unwrap_or(raw.span),
     };
     let accepted = accepted::accepted(raw, &names, cx);
-    Model { accepted, ..model }
+    let mut model = Model { accepted, ..model };
+    derive_loads(&mut model, cx);
+    model
+}
+
+/// Fills in the intact load of every component given `capacity` without
+/// `load` from what its callers send it, and reports those that no known
+/// load reaches.
+fn derive_loads(model: &mut Model, cx: &mut Cx) {
+    if !model
+        .components
+        .iter()
+        .any(|c| c.capacity.is_some_and(|cap| cap.derived))
+    {
+        return;
+    }
+    let loads = crate::engine::state::Flow::new(model)
+        .intact_loads()
+        .to_vec();
+    for (component, load) in model.components.iter_mut().zip(loads) {
+        let Some(capacity) = component.capacity.as_mut().filter(|c| c.derived) else {
+            continue;
+        };
+        if let Some(load) = load {
+            capacity.load = load;
+        } else {
+            let span = component.fields.get("capacity").unwrap_or(component.span);
+            cx.report(Problem::needs_partner(
+                span,
+                "capacity",
+                "load",
+                "headroom compares the peak `load` with `capacity`, and no caller with a known load calls this component",
+            ));
+        }
+    }
 }
 
 /// Registers every declared name, reporting reuse across kinds and the

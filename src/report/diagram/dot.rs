@@ -1,6 +1,6 @@
 //! The diagram in Graphviz DOT (`nines graph --format dot | dot -Tsvg`):
-//! domains as nested `cluster_` subgraphs, degradable edges dashed, SPOFs
-//! with a red border. Every id and label is a quoted, escaped string.
+//! domains as nested `cluster_` subgraphs, degradable edges dashed,
+//! `failover_to` dotted purple, SPOFs with a red border. Every id and label is a quoted, escaped string.
 
 use std::fmt::Write as _;
 
@@ -10,26 +10,49 @@ use super::Diagram;
 #[must_use]
 pub fn render(diagram: &Diagram) -> String {
     let mut out = format!("digraph {} {{\n", quote(&diagram.system));
-    out.push_str("  rankdir=TB;\n  node [shape=box, style=\"rounded,filled\", fillcolor=white, fontname=\"Helvetica\"];\n  edge [color=\"#555555\"];\n");
+    // `newrank` ranks across clusters as a whole, so a caller in one domain
+    // stays above what it calls in another.
+    out.push_str("  rankdir=TB;\n  newrank=true;\n  node [shape=box, style=\"rounded,filled\", fillcolor=white, fontname=\"Helvetica\"];\n  edge [color=\"#555555\"];\n");
     cluster_body(diagram, None, 1, &mut out);
+    // A group of alternatives (`any_of`, `at_least`) is drawn once: the
+    // caller points at a small circle labelled `any of` or `2 of 3`, which
+    // points at each alternative. Its id has a space, which no component
+    // name can have.
+    let mut drawn: Vec<usize> = Vec::new();
     for link in &diagram.edges {
-        let mut attributes = Vec::new();
-        if link.degradable {
-            attributes.push("style=dashed".to_owned());
-        }
-        if let Some(label) = &link.label {
-            attributes.push(format!("label={}", quote(label)));
-        }
-        let attributes = if attributes.is_empty() {
-            String::new()
+        let style = if link.degradable {
+            " [style=dashed]"
         } else {
-            format!(" [{}]", attributes.join(", "))
+            ""
         };
+        let from = quote(&diagram.nodes[link.from].name);
+        let to = quote(&diagram.nodes[link.to].name);
+        match &link.label {
+            None => {
+                let _ = writeln!(out, "  {from} -> {to}{style};");
+            }
+            Some(label) => {
+                let group = quote(&format!("group {}", link.group));
+                if !drawn.contains(&link.group) {
+                    drawn.push(link.group);
+                    let _ = writeln!(
+                        out,
+                        "  {group} [shape=circle, label={}, fontsize=9, margin=0.02];",
+                        quote(label)
+                    );
+                    let _ = writeln!(out, "  {from} -> {group}{style};");
+                }
+                let _ = writeln!(out, "  {group} -> {to}{style};");
+            }
+        }
+    }
+    // Failover moves load, not requests: dotted purple, not ranked.
+    for &(from, to) in &diagram.failovers {
         let _ = writeln!(
             out,
-            "  {} -> {}{attributes};",
-            quote(&diagram.nodes[link.from].name),
-            quote(&diagram.nodes[link.to].name)
+            "  {} -> {} [style=dotted, color=\"#8e44ad\", label=\"failover\", constraint=false];",
+            quote(&diagram.nodes[from].name),
+            quote(&diagram.nodes[to].name)
         );
     }
     out.push_str("}\n");
@@ -87,6 +110,12 @@ fn quote(text: &str) -> String {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
             '\n' => out.push_str("\\n"),
+            // Shown, never obeyed, by a terminal or a viewer.
+            c if crate::report::escape::is_unsafe_char(c) => {
+                let shown = crate::report::escape::terminal(c.encode_utf8(&mut [0; 4]))
+                    .replace('\\', "\\\\");
+                out.push_str(&shown);
+            }
             c => out.push(c),
         }
     }

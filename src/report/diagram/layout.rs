@@ -12,17 +12,24 @@ use super::Diagram;
 const MARGIN: f64 = 16.0;
 /// Horizontal space between columns.
 const COLUMN_GAP: f64 = 28.0;
-/// Height of a component box.
-pub const NODE_HEIGHT: f64 = 44.0;
+/// Height of a component box: its name and detail lines.
+const NODE_HEIGHT: f64 = 44.0;
+/// The extra line of a box that belongs to a shared-fate group.
+const SHARES_LINE: f64 = 14.0;
 /// Space a cluster keeps around what it holds, on each side; its label sits
 /// in the top one.
 const PAD: f64 = 10.0;
 /// Vertical space per nesting level above and below a row.
 const LEVEL: f64 = 22.0;
-/// Vertical space between rows, besides the clusters' padding.
-const ROW_GAP: f64 = 34.0;
-/// Room below the drawing for the legend.
-pub const LEGEND_HEIGHT: f64 = 28.0;
+/// Vertical space between rows, besides the clusters' padding: the channel
+/// where calls run across.
+const ROW_GAP: f64 = 40.0;
+/// Room below the drawing for the legend (two lines).
+pub const LEGEND_HEIGHT: f64 = 50.0;
+/// Width the legend needs.
+pub const LEGEND_WIDTH: f64 = 560.0;
+/// Width of one character of an 11 px cluster label, generously.
+pub const LABEL_CHAR: f64 = 6.6;
 
 /// A rectangle.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -58,6 +65,13 @@ pub struct Layout {
     /// One rectangle per cluster, in the diagram's cluster order (`None`
     /// for a cluster with no component, which is not drawn).
     pub clusters: Vec<Option<Rect>>,
+    /// Per cluster, where its label sits (the label's box).
+    pub labels: Vec<Option<Rect>>,
+    /// Per row, the y of the middle of the channel below it, where calls
+    /// run across between rows.
+    pub channels: Vec<f64>,
+    /// Height of every component box.
+    pub node_height: f64,
     /// Width of the whole drawing.
     pub width: f64,
     /// Height of the whole drawing, legend included.
@@ -77,7 +91,28 @@ pub fn node_width(diagram: &Diagram) -> f64 {
         })
         .max()
         .unwrap_or(0);
-    (longest as f64 * 7.5 + 24.0).max(120.0)
+    // A cluster label sits above its first box and must leave room on the
+    // box's top for the calls entering it.
+    let label = diagram
+        .clusters
+        .iter()
+        .map(|c| cluster_label(c).chars().count())
+        .max()
+        .unwrap_or(0);
+    (longest as f64 * 7.5 + 24.0)
+        .max(label as f64 * LABEL_CHAR + 48.0)
+        .max(120.0)
+}
+
+/// The text of a cluster's label: `az-a (zone)`, `az-a (zone) · SPOF`.
+#[must_use]
+pub fn cluster_label(cluster: &super::Cluster) -> String {
+    format!(
+        "{} ({}){}",
+        cluster.name,
+        cluster.kind,
+        if cluster.spof { " · SPOF" } else { "" }
+    )
 }
 
 /// Places the diagram.
@@ -99,7 +134,12 @@ pub fn layout(diagram: &Diagram) -> Layout {
         }
     }
     let levels = height.iter().copied().max().unwrap_or(0);
-    let pitch = NODE_HEIGHT + 2.0 * LEVEL * levels as f64 + ROW_GAP;
+    let node_height = if diagram.nodes.iter().any(|n| !n.shares.is_empty()) {
+        NODE_HEIGHT + SHARES_LINE
+    } else {
+        NODE_HEIGHT
+    };
+    let pitch = node_height + 2.0 * LEVEL * levels as f64 + ROW_GAP;
     let row_y = |layer: usize| MARGIN + LEVEL * levels as f64 + layer as f64 * pitch;
 
     let mut placer = Placer {
@@ -111,10 +151,11 @@ pub fn layout(diagram: &Diagram) -> Layout {
                 x: 0.0,
                 y: 0.0,
                 width,
-                height: NODE_HEIGHT,
+                height: node_height,
             };
             diagram.nodes.len()
         ],
+        node_height,
         clusters: vec![None; diagram.clusters.len()],
         rows,
         row_y: &row_y,
@@ -124,15 +165,36 @@ pub fn layout(diagram: &Diagram) -> Layout {
         x = placer.cluster(root, x, &height, &children) + COLUMN_GAP;
     }
     x = placer.own(None, x);
-    let right = (x - COLUMN_GAP).max(MARGIN + width);
+    let right = (x - COLUMN_GAP).max(MARGIN + width).max(LEGEND_WIDTH);
+    let channels: Vec<f64> = (0..rows)
+        .map(|r| row_y(r) + node_height + LEVEL * levels as f64 + ROW_GAP / 2.0)
+        .collect();
+    // The channel below the last row is kept: calls that close a cycle
+    // leave their caller downwards and run back up.
     let bottom = if rows == 0 {
         MARGIN
     } else {
-        row_y(rows - 1) + NODE_HEIGHT + LEVEL * levels as f64
+        row_y(rows - 1) + node_height + LEVEL * levels as f64 + ROW_GAP
     };
+    let labels = diagram
+        .clusters
+        .iter()
+        .zip(&placer.clusters)
+        .map(|(cluster, rect)| {
+            rect.map(|r| Rect {
+                x: r.x + 6.0,
+                y: r.y + 2.0,
+                width: cluster_label(cluster).chars().count() as f64 * LABEL_CHAR + 4.0,
+                height: 15.0,
+            })
+        })
+        .collect();
     Layout {
         nodes: placer.nodes,
         clusters: placer.clusters,
+        labels,
+        channels,
+        node_height,
         width: right + MARGIN,
         height: bottom + MARGIN + LEGEND_HEIGHT,
     }
@@ -142,6 +204,7 @@ struct Placer<'a> {
     diagram: &'a Diagram,
     column: f64,
     width: f64,
+    node_height: f64,
     nodes: Vec<Rect>,
     clusters: Vec<Option<Rect>>,
     rows: usize,
@@ -161,7 +224,7 @@ impl Placer<'_> {
                         x: x + at as f64 * self.column,
                         y: (self.row_y)(layer),
                         width: self.width,
-                        height: NODE_HEIGHT,
+                        height: self.node_height,
                     };
                     at += 1;
                 }
@@ -199,7 +262,7 @@ impl Placer<'_> {
                 x,
                 y,
                 width: right - x,
-                height: (self.row_y)(bottom) + NODE_HEIGHT + level - y,
+                height: (self.row_y)(bottom) + self.node_height + level - y,
             });
         }
         right
@@ -233,6 +296,7 @@ mod tests {
             spof: false,
             entrypoint: layer == 0,
             layer,
+            shares: Vec::new(),
         }
     }
 
@@ -274,7 +338,10 @@ mod tests {
                 to: 1,
                 degradable: false,
                 label: None,
+                group: 1,
             }],
+            failovers: Vec::new(),
+            hidden: 0,
         };
         let placed = layout(&diagram);
         for (i, a) in placed.nodes.iter().enumerate() {

@@ -6,20 +6,36 @@
 use std::fmt::Write as _;
 
 use super::Diagram;
+use crate::report::escape;
 
 /// The flowchart text, ending with a newline.
 #[must_use]
 pub fn render(diagram: &Diagram) -> String {
     let mut out = String::from("flowchart TD\n");
     cluster_body(diagram, None, 1, &mut out);
+    // A group of alternatives (`any_of`, `at_least`) is drawn once: the
+    // caller points at a small round node labelled `any of` or `2 of 3`,
+    // which points at each alternative.
+    let mut drawn: Vec<usize> = Vec::new();
     for link in &diagram.edges {
-        let arrow = match (&link.label, link.degradable) {
-            (None, false) => "-->".to_owned(),
-            (None, true) => "-.->".to_owned(),
-            (Some(label), false) => format!("-->|{}|", quote(label)),
-            (Some(label), true) => format!("-.->|{}|", quote(label)),
-        };
-        let _ = writeln!(out, "  c{} {arrow} c{}", link.from, link.to);
+        let arrow = if link.degradable { "-.->" } else { "-->" };
+        match &link.label {
+            None => {
+                let _ = writeln!(out, "  c{} {arrow} c{}", link.from, link.to);
+            }
+            Some(label) => {
+                if !drawn.contains(&link.group) {
+                    drawn.push(link.group);
+                    let _ = writeln!(out, "  g{}((\"{}\"))", link.group, quote(label));
+                    let _ = writeln!(out, "  c{} {arrow} g{}", link.from, link.group);
+                }
+                let _ = writeln!(out, "  g{} {arrow} c{}", link.group, link.to);
+            }
+        }
+    }
+    // Failover moves load, not requests: a thick arrow labelled so.
+    for &(from, to) in &diagram.failovers {
+        let _ = writeln!(out, "  c{from} ==>|failover| c{to}");
     }
     let spofs: Vec<String> = diagram
         .nodes
@@ -79,20 +95,10 @@ fn cluster_body(diagram: &Diagram, cluster: Option<usize>, depth: usize, out: &m
 }
 
 /// Text inside a quoted Mermaid label: entity codes for the characters
-/// Mermaid or the HTML it produces would read as syntax.
+/// Mermaid or the HTML it produces would read as syntax, directives
+/// (`%%{init: …}%%`) included (see [`escape::mermaid`]).
 fn quote(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("#quot;"),
-            '<' => out.push_str("#lt;"),
-            '>' => out.push_str("#gt;"),
-            '|' => out.push_str("#124;"),
-            '#' => out.push_str("#35;"),
-            c => out.push(c),
-        }
-    }
-    out
+    escape::mermaid(text)
 }
 
 #[cfg(test)]
@@ -106,7 +112,7 @@ mod tests {
         let out = render(&Diagram::new(&model, &[]));
         assert_eq!(
             out,
-            "flowchart TD\n  subgraph d0[\"r (region)\"]\n    c0[\"web<br/>2 instances\"]\n    subgraph d1[\"a (zone)\"]\n      c1[\"db<br/>x#quot;y · 1 instance\"]\n    end\n  end\n  c0 -.->|any of| c1\n"
+            "flowchart TD\n  subgraph d0[\"r (region)\"]\n    c0[\"web<br/>2 instances\"]\n    subgraph d1[\"a (zone)\"]\n      c1[\"db<br/>x#quot;y · 1 instance\"]\n    end\n  end\n  g1((\"any of\"))\n  c0 -.-> g1\n  g1 -.-> c1\n"
         );
     }
 }

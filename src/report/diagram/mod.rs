@@ -7,6 +7,7 @@
 pub mod dot;
 pub mod layout;
 pub mod mermaid;
+pub mod route;
 pub mod svg;
 
 use crate::analyze::Finding;
@@ -24,6 +25,10 @@ pub struct Diagram {
     pub nodes: Vec<Node>,
     /// Calls, in model order of the caller, then of its `depends_on`.
     pub edges: Vec<Link>,
+    /// `failover_to`: (from, to) node indices, in model order.
+    pub failovers: Vec<(usize, usize)>,
+    /// Components left out of a large model's diagram ([`Diagram::focus`]).
+    pub hidden: usize,
 }
 
 /// A failure domain drawn as a cluster.
@@ -57,6 +62,8 @@ pub struct Node {
     /// Its layer: the longest call path from an entrypoint to it (cycles
     /// broken at the edge that closes them).
     pub layer: usize,
+    /// The shared-fate groups it belongs to.
+    pub shares: Vec<String>,
 }
 
 /// A call from one node to another.
@@ -70,6 +77,10 @@ pub struct Link {
     pub degradable: bool,
     /// `any of` or `2 of 3` for alternatives; `None` for a plain target.
     pub label: Option<String>,
+    /// The `depends_on` entry it comes from, numbered over the diagram: the
+    /// links of one `any_of` or `at_least` share it and are drawn as one
+    /// group.
+    pub group: usize,
 }
 
 impl Diagram {
@@ -133,7 +144,19 @@ impl Diagram {
                     spof: spof(&c.name),
                     entrypoint: model.entrypoints.contains(&id),
                     layer: layers[id.0],
+                    shares: c
+                        .shares
+                        .iter()
+                        .map(|g| model.groups[g.0].name.clone())
+                        .collect(),
                 }
+            })
+            .collect();
+        let failovers = model
+            .component_ids()
+            .filter_map(|id| {
+                let to = model.component(id).failover_to?;
+                Some((id.0, to.0))
             })
             .collect();
         Self {
@@ -141,6 +164,174 @@ impl Diagram {
             clusters,
             nodes,
             edges,
+            failovers,
+            hidden: 0,
+        }
+    }
+
+    /// The diagram of a large model cut down to what a reviewer reads: the
+    /// components named by findings, most serious first (errors, then
+    /// warnings, then notes, by how many name them, then model order), each
+    /// with a shortest call path from an entrypoint down to it, as many as
+    /// fit in `limit` components. [`Diagram::hidden`] counts the rest. A
+    /// diagram within the limit is returned as it is.
+    #[must_use]
+    pub fn focus(self, findings: &[Finding], limit: usize) -> Self {
+        let n = self.nodes.len();
+        if n <= limit {
+            return self;
+        }
+        let index: std::collections::HashMap<&str, usize> = self
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, node)| (node.name.as_str(), i))
+            .collect();
+        // How much the findings naming a component weigh: an error counts
+        // more than any number of warnings, a warning more than notes.
+        let mut weight = vec![0u64; n];
+        for finding in findings {
+            let subject = finding.id.split_once('/').map_or("", |(_, rest)| rest);
+            let add = match finding.severity {
+                crate::analyze::Severity::Error => 1 << 40,
+                crate::analyze::Severity::Warning => 1 << 20,
+                crate::analyze::Severity::Note => 1,
+            };
+            for part in subject.split(['/', '>']) {
+                if let Some(&i) = index.get(part) {
+                    weight[i] = weight[i].saturating_add(add);
+                }
+            }
+        }
+        // Breadth-first from the entrypoints: the caller that first reaches
+        // each node, so a kept node brings its shortest path along.
+        let mut callees: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for link in &self.edges {
+            callees[link.from].push(link.to);
+        }
+        let mut parent: Vec<Option<usize>> = vec![None; n];
+        let mut seen = vec![false; n];
+        let mut queue: std::collections::VecDeque<usize> = (0..n)
+            .filter(|&i| self.nodes[i].entrypoint)
+            .inspect(|&i| seen[i] = true)
+            .collect();
+        while let Some(node) = queue.pop_front() {
+            for &next in &callees[node] {
+                if !seen[next] {
+                    seen[next] = true;
+                    parent[next] = Some(node);
+                    queue.push_back(next);
+                }
+            }
+        }
+        let mut keep = vec![false; n];
+        let mut kept = 0;
+        let mut wanted: Vec<usize> = (0..n).filter(|&i| weight[i] > 0).collect();
+        wanted.sort_by_key(|&i| (std::cmp::Reverse(weight[i]), i));
+        if wanted.is_empty() {
+            wanted = (0..n).filter(|&i| self.nodes[i].entrypoint).collect();
+        }
+        for start in wanted {
+            let mut path = Vec::new();
+            let mut at = Some(start);
+            while let Some(i) = at {
+                if keep[i] {
+                    break;
+                }
+                path.push(i);
+                at = parent[i];
+            }
+            if kept + path.len() > limit {
+                continue;
+            }
+            for i in path {
+                keep[i] = true;
+                kept += 1;
+            }
+        }
+        self.keep(&keep)
+    }
+
+    /// The sub-diagram of the kept nodes, layers and clusters renumbered.
+    fn keep(self, keep: &[bool]) -> Self {
+        let mut new_index = vec![None; self.nodes.len()];
+        let mut at = 0;
+        for (i, &k) in keep.iter().enumerate() {
+            if k {
+                new_index[i] = Some(at);
+                at += 1;
+            }
+        }
+        let hidden = self.nodes.len() - at;
+        // Layers without a kept node close up.
+        let mut used: Vec<usize> = self
+            .nodes
+            .iter()
+            .zip(keep)
+            .filter(|&(_, &k)| k)
+            .map(|(node, _)| node.layer)
+            .collect();
+        used.sort_unstable();
+        used.dedup();
+        // Clusters holding a kept node (or a cluster that does).
+        let mut shown = vec![false; self.clusters.len()];
+        for (node, _) in self.nodes.iter().zip(keep).filter(|&(_, &k)| k) {
+            let mut c = node.cluster;
+            while let Some(i) = c {
+                shown[i] = true;
+                c = self.clusters[i].parent;
+            }
+        }
+        let mut cluster_index = vec![None; self.clusters.len()];
+        let mut next = 0;
+        for (i, &s) in shown.iter().enumerate() {
+            if s {
+                cluster_index[i] = Some(next);
+                next += 1;
+            }
+        }
+        let clusters = self
+            .clusters
+            .into_iter()
+            .zip(&shown)
+            .filter(|&(_, &s)| s)
+            .map(|(mut cluster, _)| {
+                cluster.parent = cluster.parent.and_then(|p| cluster_index[p]);
+                cluster
+            })
+            .collect();
+        let nodes = self
+            .nodes
+            .into_iter()
+            .zip(keep)
+            .filter(|&(_, &k)| k)
+            .map(|(mut node, _)| {
+                node.layer = used.partition_point(|&l| l < node.layer);
+                node.cluster = node.cluster.and_then(|c| cluster_index[c]);
+                node
+            })
+            .collect();
+        let edges = self
+            .edges
+            .into_iter()
+            .filter_map(|mut link| {
+                link.from = new_index[link.from]?;
+                link.to = new_index[link.to]?;
+                Some(link)
+            })
+            .collect();
+        let failovers = self
+            .failovers
+            .into_iter()
+            .filter_map(|(a, b)| Some((new_index[a]?, new_index[b]?)))
+            .collect();
+        Self {
+            system: self.system,
+            clusters,
+            nodes,
+            edges,
+            failovers,
+            hidden: self.hidden + hidden,
         }
     }
 
@@ -190,8 +381,10 @@ fn parents_first(model: &Model, shown: &[bool]) -> Vec<DomainId> {
 
 fn links(model: &Model) -> Vec<Link> {
     let mut out = Vec::new();
+    let mut group = 0;
     for id in model.component_ids() {
         for edge in &model.component(id).depends_on {
+            group += 1;
             let label = match edge.kind {
                 EdgeKind::Target => None,
                 EdgeKind::AnyOf => Some("any of".to_owned()),
@@ -203,6 +396,7 @@ fn links(model: &Model) -> Vec<Link> {
                     to: target.0,
                     degradable: edge.degradable,
                     label: label.clone(),
+                    group,
                 });
             }
         }
@@ -266,7 +460,8 @@ fn layers(model: &Model, links: &[Link]) -> Vec<usize> {
     layer
 }
 
-/// Escapes text for XML and HTML (text and attribute values).
+/// Escapes text for XML and HTML (text and attribute values); control
+/// characters show as `\u{…}`.
 #[must_use]
 pub fn escape_xml(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
@@ -277,6 +472,10 @@ pub fn escape_xml(text: &str) -> String {
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
             '\'' => out.push_str("&#39;"),
+            // Not allowed in XML, and acted on by a terminal showing the file.
+            c if c != '\n' && c != '\t' && crate::report::escape::is_unsafe_char(c) => {
+                out.push_str(&crate::report::escape::terminal(c.encode_utf8(&mut [0; 4])));
+            }
             c => out.push(c),
         }
     }

@@ -1,23 +1,34 @@
 //! The diagram as an inline SVG element for the HTML report: no script, no
 //! external font or link, every text escaped. Clusters are labelled
-//! rectangles, required calls solid arrows, degradable calls dashed, SPOFs
-//! red with a `SPOF` tag; each box has a `<title>` tooltip with its placement.
+//! rectangles, required calls solid arrows, degradable calls dashed,
+//! `failover_to` dotted purple, each `any_of`/`at_least` one junction with
+//! its label, shared-fate groups a tag in their members' boxes, SPOFs red
+//! with a `SPOF` tag, and a legend for every mark; each box has a `<title>`
+//! tooltip with its placement. Arrows are routed by [`super::route`].
 
 use std::fmt::Write as _;
 
-use super::layout::{LEGEND_HEIGHT, Rect, layout};
+use super::layout::{LEGEND_HEIGHT, Rect, cluster_label, layout};
+use super::route::{Kind, route};
 use super::{Diagram, escape_xml};
 
 const RED: &str = "#c0392b";
+/// Failover arrows.
+const FAILOVER: &str = "#8e44ad";
+/// Shared-fate tags.
+const SHARED: &str = "#b9770e";
 
-/// The `<svg>` element.
+/// The `<svg>` element. It scales down to the width of the page (its
+/// `viewBox` keeps the proportions), so nothing is cut off on a narrow
+/// screen or on paper; it is never drawn larger than its natural size.
 #[must_use]
 pub fn render(diagram: &Diagram) -> String {
     let placed = layout(diagram);
+    let routes = route(diagram, &placed);
     let mut out = String::new();
     let _ = writeln!(
         out,
-        r#"<svg class="diagram" role="img" aria-labelledby="diagram-title" width="{w:.0}" height="{h:.0}" viewBox="0 0 {w:.0} {h:.0}" font-family="sans-serif" font-size="13">"#,
+        r#"<svg class="diagram" role="img" aria-labelledby="diagram-title" width="100%" viewBox="0 0 {w:.0} {h:.0}" style="max-width:{w:.0}px;height:auto" preserveAspectRatio="xMinYMin meet" font-family="sans-serif" font-size="13">"#,
         w = placed.width,
         h = placed.height
     );
@@ -26,172 +37,164 @@ pub fn render(diagram: &Diagram) -> String {
         r#"<title id="diagram-title">Dependencies of {}</title>"#,
         escape_xml(&diagram.system)
     );
-    out.push_str(concat!(
-        r#"<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="8" markerHeight="8" orient="auto-start-reverse">"#,
-        r##"<path d="M 0 0 L 10 5 L 0 10 z" fill="#555"/></marker></defs>"##,
-        "\n"
-    ));
+    let _ = writeln!(
+        out,
+        concat!(
+            r#"<defs><marker id="arrow" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="8" markerHeight="8" orient="auto-start-reverse">"#,
+            r##"<path d="M 0 0 L 10 5 L 0 10 z" fill="#555"/></marker>"##,
+            r#"<marker id="arrow-failover" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="8" markerHeight="8" orient="auto-start-reverse">"#,
+            r#"<path d="M 0 0 L 10 5 L 0 10 z" fill="{}"/></marker></defs>"#
+        ),
+        FAILOVER
+    );
     for (cluster, rect) in diagram.clusters.iter().zip(&placed.clusters) {
         let Some(rect) = rect else { continue };
-        let (stroke, tag) = if cluster.spof {
-            (RED, " · SPOF")
-        } else {
-            ("#8a9bb0", "")
-        };
+        let stroke = if cluster.spof { RED } else { "#8a9bb0" };
         let _ = writeln!(
             out,
-            r##"<g class="cluster"><rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" rx="6" fill="#eef3f9" fill-opacity="0.55" stroke="{stroke}" stroke-width="{}"/><text x="{:.1}" y="{:.1}" font-size="11" fill="{stroke}">{} ({}){tag}</text></g>"##,
+            r##"<g class="cluster"><rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" rx="6" fill="#eef3f9" fill-opacity="0.55" stroke="{stroke}" stroke-width="{}"/></g>"##,
             rect.x,
             rect.y,
             rect.width,
             rect.height,
             if cluster.spof { 2 } else { 1 },
-            rect.x + 8.0,
-            rect.y + 14.0,
-            escape_xml(&cluster.name),
-            escape_xml(&cluster.kind),
         );
     }
-    for link in &diagram.edges {
-        let (from, to) = (&placed.nodes[link.from], &placed.nodes[link.to]);
-        let ((x1, y1), (x2, y2)) = ends(from, to);
-        let dash = if link.degradable {
-            r#" stroke-dasharray="6 4""#
-        } else {
-            ""
+    for arrow in &routes.routes {
+        let (stroke, dash, marker, class) = match arrow.kind {
+            Kind::Call { degradable: false } => ("#555", "", "arrow", "edge"),
+            Kind::Call { degradable: true } => (
+                "#555",
+                r#" stroke-dasharray="6 4""#,
+                "arrow",
+                "edge degradable",
+            ),
+            Kind::Failover => (
+                FAILOVER,
+                r#" stroke-dasharray="2 3""#,
+                "arrow-failover",
+                "edge failover",
+            ),
         };
-        // An arrow that would cross a box in a row between its ends bends
-        // to the right around it (a quadratic curve through a side point).
-        let bend = if crosses(
-            diagram,
-            &placed.nodes,
-            link.from,
-            link.to,
-            (x1, y1),
-            (x2, y2),
-        ) {
-            from.width + 30.0
-        } else {
-            0.0
-        };
-        let (cx, cy) = (f64::midpoint(x1, x2) + bend, f64::midpoint(y1, y2));
-        let _ = write!(
-            out,
-            r##"<g class="edge"><path d="M {x1:.1} {y1:.1} Q {cx:.1} {cy:.1} {x2:.1} {y2:.1}" fill="none" stroke="#555" stroke-width="1.3"{dash} marker-end="url(#arrow)"/>"##
-        );
-        if let Some(label) = &link.label {
-            // The curve's midpoint: a quarter of each end and half the control point.
-            let (mx, my) = (
-                0.25 * x1 + 0.5 * cx + 0.25 * x2,
-                0.25 * y1 + 0.5 * cy + 0.25 * y2,
-            );
-            let _ = write!(
-                out,
-                r##"<text x="{:.1}" y="{:.1}" font-size="10" fill="#333" text-anchor="middle">{}</text>"##,
-                mx,
-                my - 3.0,
-                escape_xml(label)
-            );
-        }
-        out.push_str("</g>\n");
-    }
-    for (node, rect) in diagram.nodes.iter().zip(&placed.nodes) {
-        let (stroke, width) = if node.spof { (RED, 3) } else { ("#34495e", 1) };
-        let fill = if node.entrypoint {
-            "#fdf6e3"
-        } else {
-            "#ffffff"
-        };
-        let title = if node.placement.is_empty() {
-            format!("{}: {}, no placement", node.name, node.detail)
-        } else {
-            format!("{}: {}, {}", node.name, node.detail, node.placement)
-        };
-        let _ = write!(
-            out,
-            r#"<g class="node{}"><title>{}</title><rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" rx="4" fill="{fill}" stroke="{stroke}" stroke-width="{width}"/>"#,
-            if node.spof { " spof" } else { "" },
-            escape_xml(&title),
-            rect.x,
-            rect.y,
-            rect.width,
-            rect.height,
-        );
-        let _ = write!(
-            out,
-            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle" font-weight="bold">{}"#,
-            rect.x + rect.width / 2.0,
-            rect.y + 18.0,
-            escape_xml(&node.name)
-        );
-        if node.spof {
-            let _ = write!(out, r#" <tspan fill="{RED}">SPOF</tspan>"#);
+        let mut d = String::new();
+        for (i, (x, y)) in arrow.points.iter().enumerate() {
+            let _ = write!(d, "{}{x:.1} {y:.1}", if i == 0 { "M " } else { " L " });
         }
         let _ = writeln!(
             out,
-            r##"</text><text x="{:.1}" y="{:.1}" text-anchor="middle" font-size="11" fill="#555">{}</text></g>"##,
-            rect.x + rect.width / 2.0,
-            rect.y + 35.0,
-            escape_xml(&node.detail)
+            r#"<path class="{class}" d="{d}" fill="none" stroke="{stroke}" stroke-width="1.3" stroke-linejoin="round"{dash} marker-end="url(#{marker})"/>"#
         );
     }
-    legend(&mut out, placed.height - LEGEND_HEIGHT + 16.0);
+    // Cluster labels after the arrows, with a halo, though no arrow passes
+    // them (route.rs keeps corridors clear of labels).
+    for (cluster, label) in diagram.clusters.iter().zip(&placed.labels) {
+        let Some(label) = label else { continue };
+        let fill = if cluster.spof { RED } else { "#50637a" };
+        let _ = writeln!(
+            out,
+            r##"<text class="cluster-label" x="{:.1}" y="{:.1}" font-size="11" fill="{fill}" stroke="#fff" stroke-width="3" paint-order="stroke">{}</text>"##,
+            label.x + 2.0,
+            label.y + 11.0,
+            escape_xml(&cluster_label(cluster)),
+        );
+    }
+    for junction in &routes.junctions {
+        let (x, y) = junction.at;
+        let _ = writeln!(
+            out,
+            r##"<g class="group"><circle cx="{x:.1}" cy="{y:.1}" r="4" fill="#fff" stroke="#555" stroke-width="1.5"/><text x="{:.1}" y="{:.1}" font-size="10" fill="#333" stroke="#fff" stroke-width="3" paint-order="stroke">{}</text></g>"##,
+            x + 6.0,
+            y - 5.0,
+            escape_xml(&junction.label)
+        );
+    }
+    for (node, rect) in diagram.nodes.iter().zip(&placed.nodes) {
+        node_box(&mut out, node, rect);
+    }
+    legend(
+        &mut out,
+        placed.height - LEGEND_HEIGHT + 14.0,
+        diagram.nodes.iter().any(|n| !n.shares.is_empty()),
+    );
     out.push_str("</svg>\n");
     out
 }
 
-/// Where a call's arrow starts and ends: from the caller's bottom to the
-/// callee's top when the callee is lower, otherwise between the facing sides.
-fn ends(from: &Rect, to: &Rect) -> ((f64, f64), (f64, f64)) {
-    if to.y > from.y {
-        (from.bottom(), to.top())
-    } else if to.y < from.y {
-        (from.top(), to.bottom())
-    } else if to.x > from.x {
-        (
-            (from.x + from.width, from.y + from.height / 2.0),
-            (to.x, to.y + to.height / 2.0),
-        )
+fn node_box(out: &mut String, node: &super::Node, rect: &Rect) {
+    let (stroke, width) = if node.spof { (RED, 3) } else { ("#34495e", 1) };
+    let fill = if node.entrypoint {
+        "#fdf6e3"
     } else {
-        (
-            (from.x, from.y + from.height / 2.0),
-            (to.x + to.width, to.y + to.height / 2.0),
-        )
+        "#ffffff"
+    };
+    let mut title = if node.placement.is_empty() {
+        format!("{}: {}, no placement", node.name, node.detail)
+    } else {
+        format!("{}: {}, {}", node.name, node.detail, node.placement)
+    };
+    if !node.shares.is_empty() {
+        let _ = write!(title, "; shares the fate of {}", node.shares.join(", "));
     }
-}
-
-/// Whether the straight arrow between two boxes passes through a box in a
-/// row between them.
-fn crosses(
-    diagram: &Diagram,
-    boxes: &[Rect],
-    from: usize,
-    to: usize,
-    (x1, y1): (f64, f64),
-    (x2, y2): (f64, f64),
-) -> bool {
-    let (a, b) = (diagram.nodes[from].layer, diagram.nodes[to].layer);
-    let (low, high) = (a.min(b), a.max(b));
-    if high - low < 2 || (y2 - y1).abs() < f64::EPSILON {
-        return false;
-    }
-    diagram.nodes.iter().zip(boxes).any(|(node, rect)| {
-        if node.layer <= low || node.layer >= high {
-            return false;
-        }
-        let y = rect.y + rect.height / 2.0;
-        let x = x1 + (x2 - x1) * (y - y1) / (y2 - y1);
-        x >= rect.x - 6.0 && x <= rect.x + rect.width + 6.0
-    })
-}
-
-fn legend(out: &mut String, y: f64) {
-    let _ = writeln!(
+    let _ = write!(
         out,
-        r##"<g class="legend" font-size="11" fill="#333"><line x1="16" y1="{y:.1}" x2="46" y2="{y:.1}" stroke="#555" stroke-width="1.3"/><text x="52" y="{t:.1}">required</text><line x1="120" y1="{y:.1}" x2="150" y2="{y:.1}" stroke="#555" stroke-width="1.3" stroke-dasharray="6 4"/><text x="156" y="{t:.1}">degradable</text><rect x="236" y="{r:.1}" width="14" height="10" fill="#fff" stroke="{RED}" stroke-width="3"/><text x="256" y="{t:.1}">single point of failure</text></g>"##,
-        t = y + 4.0,
-        r = y - 5.0
+        r#"<g class="node{}"><title>{}</title><rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" rx="4" fill="{fill}" stroke="{stroke}" stroke-width="{width}"/>"#,
+        if node.spof { " spof" } else { "" },
+        escape_xml(&title),
+        rect.x,
+        rect.y,
+        rect.width,
+        rect.height,
     );
+    let _ = write!(
+        out,
+        r#"<text x="{:.1}" y="{:.1}" text-anchor="middle" font-weight="bold">{}"#,
+        rect.x + rect.width / 2.0,
+        rect.y + 18.0,
+        escape_xml(&node.name)
+    );
+    if node.spof {
+        let _ = write!(out, r#" <tspan fill="{RED}">SPOF</tspan>"#);
+    }
+    let _ = write!(
+        out,
+        r##"</text><text x="{:.1}" y="{:.1}" text-anchor="middle" font-size="11" fill="#555">{}</text>"##,
+        rect.x + rect.width / 2.0,
+        rect.y + 35.0,
+        escape_xml(&node.detail)
+    );
+    if !node.shares.is_empty() {
+        let _ = write!(
+            out,
+            r#"<text class="shares" x="{:.1}" y="{:.1}" text-anchor="middle" font-size="10" fill="{SHARED}">shares {}</text>"#,
+            rect.x + rect.width / 2.0,
+            rect.y + 50.0,
+            escape_xml(&node.shares.join(", "))
+        );
+    }
+    out.push_str("</g>\n");
+}
+
+/// Every mark the diagram uses, on two lines.
+fn legend(out: &mut String, y: f64, shares: bool) {
+    let t = y + 4.0;
+    let r = y - 6.0;
+    let _ = write!(
+        out,
+        r##"<g class="legend" font-size="11" fill="#333"><rect x="16" y="{r:.1}" width="16" height="12" fill="#fdf6e3" stroke="#34495e"/><text x="38" y="{t:.1}">entrypoint</text><rect x="112" y="{r:.1}" width="16" height="12" fill="#fff" stroke="{RED}" stroke-width="3"/><text x="134" y="{t:.1}">single point of failure (SPOF)</text><circle cx="330" cy="{y:.1}" r="4" fill="#fff" stroke="#555" stroke-width="1.5"/><text x="340" y="{t:.1}">any of / k of n: one group of alternatives</text>"##,
+    );
+    let y2 = y + 20.0;
+    let (t2, m2) = (y2 + 4.0, y2);
+    let _ = write!(
+        out,
+        r##"<line x1="16" y1="{m2:.1}" x2="46" y2="{m2:.1}" stroke="#555" stroke-width="1.3"/><text x="52" y="{t2:.1}">required call</text><line x1="140" y1="{m2:.1}" x2="170" y2="{m2:.1}" stroke="#555" stroke-width="1.3" stroke-dasharray="6 4"/><text x="176" y="{t2:.1}">degradable call</text><line x1="280" y1="{m2:.1}" x2="310" y2="{m2:.1}" stroke="{FAILOVER}" stroke-width="1.3" stroke-dasharray="2 3"/><text x="316" y="{t2:.1}">failover_to</text>"##,
+    );
+    if shares {
+        let _ = write!(
+            out,
+            r#"<text x="396" y="{t2:.1}" fill="{SHARED}">shares X: member of shared-fate group X</text>"#
+        );
+    }
+    out.push_str("</g>\n");
 }
 
 #[cfg(test)]
@@ -206,6 +209,7 @@ mod tests {
         assert!(svg.starts_with("<svg"));
         assert!(svg.contains("s&lt;x&gt;") && svg.contains("a&amp;b · 1 instance"));
         assert!(svg.contains("stroke-dasharray=\"6 4\" marker-end"));
+        assert!(svg.contains("width=\"100%\" viewBox="));
         assert!(!svg.contains("<script") && !svg.contains("http"));
     }
 }

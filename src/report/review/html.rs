@@ -21,7 +21,11 @@ code{font-family:ui-monospace,'SFMono-Regular',Menlo,Consolas,monospace;backgrou
 .finding.error{border-color:#c0392b}.finding.warning{border-color:#d68910}.finding.note{border-color:#2e86c1}
 .finding p{margin:.2rem 0}.finding .help{color:#34495e}
 .where{color:#666;font-size:.85rem}
-.diagram-box,.plot-box{overflow-x:auto;border:1px solid #ccd;padding:.5rem;background:#fff}
+.diagram-box{border:1px solid #ccd;padding:.5rem;background:#fff}
+.diagram-box svg{display:block;max-width:100%;height:auto}
+td.over{background:#c0392b;color:#fff;font-weight:bold}
+@media print{body{margin:0;max-width:none}.diagram-box{break-inside:avoid}}
+.plot-box{overflow-x:auto;border:1px solid #ccd;padding:.5rem;background:#fff}
 ";
 
 /// The HTML page, ending with a newline.
@@ -71,7 +75,10 @@ fn block_html(block: &Block, document: &Document, out: &mut String) {
             for row in rows {
                 out.push_str("<tr>");
                 for (column, c) in row.iter().enumerate() {
-                    let class = if right.contains(&column) {
+                    // A headroom verdict that fails stands out.
+                    let class = if c == "OVER" {
+                        " class=\"over\""
+                    } else if right.contains(&column) {
                         " class=\"num\""
                     } else {
                         ""

@@ -7,11 +7,12 @@ use std::fmt::Write as _;
 use super::{Block, Document};
 use crate::analyze::Status;
 use crate::report::diagram::mermaid;
+use crate::report::escape;
 
 /// The Markdown text, ending with a newline.
 #[must_use]
 pub fn render(document: &Document) -> String {
-    let mut out = format!("# {}\n", document.title);
+    let mut out = format!("# {}\n", inline(&document.title));
     for section in &document.sections {
         let _ = write!(out, "\n## {}\n", section.title);
         for block in &section.blocks {
@@ -95,27 +96,15 @@ fn block_text(block: &Block, document: &Document, out: &mut String) {
     }
 }
 
-/// Text outside code spans with `<` written as `&lt;`, so that a figure
-/// such as `<0.1%` is never read as an HTML tag.
+/// Inline text: user strings cannot open HTML, links or new blocks (see
+/// [`escape::markdown`]); a figure such as `<0.1%` is never read as a tag.
 fn inline(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut code = false;
-    for c in text.chars() {
-        match c {
-            '`' => {
-                code = !code;
-                out.push(c);
-            }
-            '<' if !code => out.push_str("&lt;"),
-            c => out.push(c),
-        }
-    }
-    out
+    escape::markdown(text)
 }
 
 /// A table cell: inline text with `|` escaped.
 fn cell(text: &str) -> String {
-    inline(text).replace('|', "\\|")
+    escape::markdown_cell(text)
 }
 
 #[cfg(test)]

@@ -81,15 +81,25 @@ pub fn document<'a>(
             recovery_order(report),
             recovery::section(plan),
             disaster_recovery(report),
-            Section {
-                title: "Dependency diagram",
-                blocks: vec![
-                    Block::Text("Callers above what they call; failure domains as boxes; dashed calls are degradable (the caller works without them); a red border marks a single point of failure.".to_owned()),
-                    Block::Diagram,
-                ],
-            },
+            diagram_section(diagram),
         ],
         diagram,
+    }
+}
+
+fn diagram_section(diagram: &Diagram) -> Section<'static> {
+    let mut blocks = vec![Block::Text("Callers above what they call; failure domains as boxes; dashed calls are degradable (the caller works without them); `any of` and `k of n` mark the alternatives of one `any_of` or `at_least`; failover (`failover_to`) is drawn apart from the calls; a red border marks a single point of failure.".to_owned())];
+    if diagram.hidden > 0 {
+        blocks.push(Block::Text(format!(
+            "The model is too large to draw whole: the diagram shows {} components, those named by the most serious findings (errors first) each with a shortest call path from an entrypoint; the other {} are left out (`nines graph` draws them all).",
+            diagram.nodes.len(),
+            diagram.hidden
+        )));
+    }
+    blocks.push(Block::Diagram);
+    Section {
+        title: "Dependency diagram",
+        blocks,
     }
 }
 
@@ -227,7 +237,7 @@ fn availability(report: &Report) -> Section<'static> {
                         vec![
                             i.component.clone(),
                             i.kind.to_owned(),
-                            format!("+{:.2e}", i.gain),
+                            crate::human::gain(i.gain),
                             downtime(i.gain * row.window_s),
                         ]
                     })
@@ -298,17 +308,44 @@ pub fn worst_first(rows: &[HeadroomRow]) -> Vec<&HeadroomRow> {
 /// The sizing that would pass: `6 (2 per domain), 42%` or `4, 63%`.
 #[must_use]
 pub fn sizing(row: &HeadroomRow) -> String {
-    match row.per_domain {
-        Some(per_domain) => format!(
-            "{} ({per_domain} per domain), {}",
-            row.required_instances,
-            whole_percent(row.required_steady_utilization)
-        ),
-        None => format!(
-            "{}, {}",
-            row.required_instances,
-            whole_percent(row.required_steady_utilization)
-        ),
+    sizing_with(row, true)
+}
+
+/// [`sizing`], with or without the steady-state utilization (the terminal
+/// leaves it to the finding's help, to fit in 80 columns).
+#[must_use]
+pub fn sizing_with(row: &HeadroomRow, steady: bool) -> String {
+    if row.ok {
+        return "-".to_owned();
+    }
+    let limit = crate::analyze::LARGEST_SENSIBLE_FLEET;
+    if row.required_instances > limit {
+        return format!("over {limit}: check units");
+    }
+    let add = row.required_instances.saturating_sub(row.instances);
+    let spread = row
+        .per_domain
+        .map_or_else(String::new, |n| format!(", {n} per domain"));
+    let steady = if steady {
+        format!(", {}", whole_percent(row.required_steady_utilization))
+    } else {
+        String::new()
+    };
+    if add == 0 {
+        format!("respread: {}{spread}{steady}", row.required_instances)
+    } else {
+        format!("+{add} → {}{spread}{steady}", row.required_instances)
+    }
+}
+
+/// What a headroom row loses, as a reader says it: `az-a`, `az-a+az-b`,
+/// `1 instance` (the JSON keeps the key `instance`).
+#[must_use]
+pub fn lost(row: &HeadroomRow) -> String {
+    if row.lost == "instance" {
+        "1 instance".to_owned()
+    } else {
+        row.lost.clone()
     }
 }
 
@@ -324,7 +361,7 @@ fn headroom(report: &Report) -> Section<'static> {
         .map(|row| {
             vec![
                 row.component.clone(),
-                row.lost.clone(),
+                lost(row),
                 format!("{} of {}", row.survivors, row.instances),
                 whole_percent(row.utilization),
                 (if row.ok { "ok" } else { "OVER" }).to_owned(),
@@ -335,9 +372,9 @@ fn headroom(report: &Report) -> Section<'static> {
     Section {
         title: "Headroom (N-k)",
         blocks: vec![
-            Block::Text("Peak load over the capacity left after each loss, worst first, with the fleet that would pass and its steady-state utilization.".to_owned()),
+            Block::Text("Peak load over the capacity left after each loss, worst first; for a loss that is over, the instances to add, the fleet that would pass and its steady-state utilization.".to_owned()),
             Block::Table {
-                header: vec!["component", "lost", "left", "utilization", "verdict", "sized to pass"],
+                header: vec!["component", "lost", "left", "utilization", "verdict", "to pass (add → fleet, steady)"],
                 rows,
                 right: vec![2, 3],
             },
@@ -384,6 +421,12 @@ fn retries(report: &Report) -> Section<'static> {
             right: vec![1, 2, 3, 4, 5, 6, 7],
         },
     ];
+    if report.retries_omitted > 0 {
+        blocks.push(Block::Text(format!(
+            "{} more amplifying path(s) are left out (the list stops at 1000 rows or 20000 component names; the worst are listed).",
+            report.retries_omitted
+        )));
+    }
     if report.retries_truncated {
         blocks.push(Block::Text("The walk stopped after 10000 call paths: each row is the worst path visited into its last hop.".to_owned()));
     }
@@ -401,27 +444,41 @@ fn recovery_order(report: &Report) -> Section<'static> {
             blocks: vec![none()],
         };
     }
-    let mut blocks = vec![
-        Block::Text(format!(
+    // Without any `warmup` the time to full service is unknown, not zero.
+    let timed = section.wave_warmup_s.iter().any(|&w| w > 0.0);
+    let intro = if timed {
+        format!(
             "After a full outage, start in waves, dependencies first (degradable edges dropped); about {} to full service (the longest warmup of each wave, summed).",
             seconds(section.time_to_full_service_s)
-        )),
+        )
+    } else {
+        "After a full outage, start in waves, dependencies first (degradable edges dropped). Warm-up times are not modelled: no component declares `warmup`.".to_owned()
+    };
+    let rows = section
+        .waves
+        .iter()
+        .enumerate()
+        .map(|(index, wave)| {
+            let mut row = vec![index.to_string()];
+            if timed {
+                row.push(
+                    seconds(section.wave_warmup_s.get(index).copied().unwrap_or(0.0)).to_string(),
+                );
+            }
+            row.push(wave.join(", "));
+            row
+        })
+        .collect();
+    let mut blocks = vec![
+        Block::Text(intro),
         Block::Table {
-            header: vec!["wave", "warmup", "components"],
-            rows: section
-                .waves
-                .iter()
-                .enumerate()
-                .map(|(index, wave)| {
-                    vec![
-                        index.to_string(),
-                        seconds(section.wave_warmup_s.get(index).copied().unwrap_or(0.0))
-                            .to_string(),
-                        wave.join(", "),
-                    ]
-                })
-                .collect(),
-            right: vec![0, 1],
+            header: if timed {
+                vec!["wave", "warmup", "components"]
+            } else {
+                vec!["wave", "components"]
+            },
+            rows,
+            right: if timed { vec![0, 1] } else { vec![0] },
         },
     ];
     if !section.cycles.is_empty() {

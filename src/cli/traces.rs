@@ -1,0 +1,228 @@
+//! `nines import traces FILE… [--window 1h] [-o FILE] [--entrypoint NAME…]
+//! [--merge MODEL]`: a model written from the service graph a tracing
+//! backend measured, or that graph added to an existing model; notes and a
+//! summary on standard error. Also reads `check --observed` files.
+
+use clap::Args;
+
+use super::{Outcome, Terminal, input};
+use crate::import::service_graph::Graph;
+use crate::import::{self, Source, TraceFailure, TraceOptions};
+use crate::report::diagnostics;
+
+/// Arguments of `nines import traces`.
+#[derive(Debug, Clone, Args)]
+pub struct TracesArgs {
+    /// Jaeger or Zipkin dependency lists, Prometheus query results or text
+    /// exposition of the service-graph metrics (told apart by content), or `-`.
+    #[arg(required = true)]
+    pub files: Vec<String>,
+    /// The time the counts cover (the `lookback` of the dependency query,
+    /// the range of `increase(…[1h])`).
+    #[arg(long, default_value = "1h")]
+    pub window: String,
+    /// Write the model to this file instead of standard output.
+    #[arg(short = 'o', long)]
+    pub output: Option<String>,
+    /// Where requests enter (repeatable; default: the services nothing calls).
+    #[arg(long, value_name = "NAME")]
+    pub entrypoint: Vec<String>,
+    /// The system's name (default: the first file's name).
+    #[arg(long)]
+    pub system: Option<String>,
+    /// Add what the traces know to this model instead of writing a new one;
+    /// nothing written in it is changed.
+    #[arg(long, value_name = "MODEL")]
+    pub merge: Option<String>,
+    /// With --merge: report loads that differ from the measured rate by more
+    /// than this factor, either way.
+    #[arg(long, default_value_t = 2.0, value_name = "FACTOR")]
+    pub load_factor: f64,
+}
+
+/// `--window` in seconds, checked.
+pub(super) fn window(text: &str) -> Result<f64, String> {
+    match crate::model::units::parse_duration(text) {
+        Ok(d) if d.0 > 0 => Ok(d.seconds()),
+        Ok(_) => Err("--window must be longer than 0".to_owned()),
+        Err(why) => Err(format!(
+            "--window `{}` is not a duration ({why}); write e.g. `1h` or `30m`",
+            crate::model::error::printable(text)
+        )),
+    }
+}
+
+/// `--load-factor`, checked.
+pub(super) fn factor(value: f64) -> Result<f64, String> {
+    if value.is_finite() && value > 1.0 {
+        Ok(value)
+    } else {
+        Err(format!(
+            "--load-factor must be a number above 1 (2 reports loads off by more than 2×), found {value}"
+        ))
+    }
+}
+
+/// Reads the files named.
+pub(super) fn sources(files: &[String], terminal: &mut Terminal) -> Option<Vec<Source>> {
+    let mut sources = Vec::new();
+    for file in files {
+        match input::read_text(
+            file,
+            "the dependency list",
+            "give the JSON or text the tracing backend serves",
+        ) {
+            Ok(text) => sources.push(Source {
+                name: text.name,
+                text: text.text,
+            }),
+            Err(message) => {
+                terminal.error(&message);
+                return None;
+            }
+        }
+    }
+    Some(sources)
+}
+
+/// Prints why nothing was read.
+pub(super) fn report_failure(failure: &TraceFailure, sources: &[Source], terminal: &mut Terminal) {
+    match failure {
+        TraceFailure::Problems(problems) => {
+            for (index, source) in sources.iter().enumerate() {
+                let mine: Vec<_> = problems
+                    .iter()
+                    .filter(|(s, _)| *s == index)
+                    .map(|(_, p)| p.clone())
+                    .collect();
+                if !mine.is_empty() {
+                    let text = diagnostics::render_problems(
+                        &source.name,
+                        &source.text,
+                        &mine,
+                        terminal.width,
+                        terminal.color_err,
+                    );
+                    let _ = terminal.err.write_all(text.as_bytes());
+                }
+            }
+            let count = problems.len();
+            let _ = writeln!(
+                terminal.err,
+                "{count} problem{} found; nothing was imported",
+                if count == 1 { "" } else { "s" }
+            );
+        }
+        TraceFailure::Empty(notes) => {
+            print_notes(notes, sources, terminal);
+            terminal.error(
+                "no call between two services in the inputs (or none with a count above 0): nothing to import; widen the query's window",
+            );
+        }
+        TraceFailure::UnknownEntrypoint(name, known) => terminal.error(&format!(
+            "--entrypoint `{}` is not a service of the traces; they have: {}",
+            crate::model::error::printable(name),
+            known.join(", ")
+        )),
+    }
+}
+
+/// The observed graph of `files`, for `check --observed`.
+pub(super) fn observed(
+    files: &[String],
+    window_text: &str,
+    terminal: &mut Terminal,
+) -> Option<Graph> {
+    let seconds = match window(window_text) {
+        Ok(s) => s,
+        Err(message) => {
+            terminal.error(&message);
+            return None;
+        }
+    };
+    let sources = sources(files, terminal)?;
+    let options = TraceOptions {
+        window: seconds,
+        window_text: window_text.trim().to_owned(),
+        ..TraceOptions::default()
+    };
+    let mut notes = Vec::new();
+    match import::observed(&sources, &options, &mut notes) {
+        Ok(graph) => {
+            print_notes(&notes, &sources, terminal);
+            Some(graph)
+        }
+        Err(failure) => {
+            report_failure(&failure, &sources, terminal);
+            None
+        }
+    }
+}
+
+fn print_notes(notes: &[import::Note], sources: &[Source], terminal: &mut Terminal) {
+    for note in notes {
+        let at = note.origin.map_or_else(String::new, |origin| {
+            let source = &sources[origin.source];
+            let (line, column) = origin.span.line_column(&source.text);
+            format!("{}:{line}:{column}: ", source.name)
+        });
+        let _ = writeln!(terminal.err, "note: {at}{}", note.message);
+    }
+}
+
+pub(super) fn run(args: &TracesArgs, terminal: &mut Terminal) -> Outcome {
+    let resolved = window(&args.window).and_then(|w| factor(args.load_factor).map(|f| (w, f)));
+    let (seconds, factor) = match resolved {
+        Ok(pair) => pair,
+        Err(message) => {
+            terminal.error(&message);
+            return Outcome::Invalid;
+        }
+    };
+    let Some(sources) = sources(&args.files, terminal) else {
+        return Outcome::Invalid;
+    };
+    let options = TraceOptions {
+        window: seconds,
+        window_text: args.window.trim().to_owned(),
+        entrypoints: args.entrypoint.clone(),
+        system: args.system.clone(),
+    };
+    let imported = match import::traces(&sources, &options) {
+        Ok(imported) => imported,
+        Err(failure) => {
+            report_failure(&failure, &sources, terminal);
+            return Outcome::Invalid;
+        }
+    };
+    print_notes(&imported.notes, &sources, terminal);
+    let Some(path) = &args.merge else {
+        let _ = writeln!(terminal.err, "{}", imported.summary);
+        let inputs: Vec<&str> = args.files.iter().map(String::as_str).collect();
+        return input::write_output(args.output.as_deref(), &imported.model, &inputs, terminal);
+    };
+    let Some((model, _)) = super::read_model(path, terminal) else {
+        return Outcome::Invalid;
+    };
+    match import::merge::merge(&model.text, &imported.graph, factor) {
+        Ok(merged) => {
+            let _ = writeln!(terminal.err, "{}", imported.summary);
+            let _ = write!(terminal.err, "{}", merged.changes);
+            let mut inputs: Vec<&str> = args.files.iter().map(String::as_str).collect();
+            inputs.push(path);
+            input::write_output(args.output.as_deref(), &merged.model, &inputs, terminal)
+        }
+        Err((text, problems)) => {
+            let text = diagnostics::render(
+                &format!("{} (merged)", model.name),
+                &text,
+                &problems,
+                terminal.width,
+                terminal.color_err,
+            );
+            let _ = terminal.err.write_all(text.as_bytes());
+            terminal.error("the merged model would not be valid; nothing was written");
+            Outcome::Invalid
+        }
+    }
+}

@@ -1,0 +1,563 @@
+//! The system in one scenario: how many instances of each component are up,
+//! which components are up, and how much load reaches each one. This is the
+//! one place where "what is up" and "how much load reaches whom" are
+//! decided; `check` reads the state of the empty scenario, N-k headroom the
+//! state of each loss, the cascade a sequence of states, and `what-if` the
+//! state of the scenario it is given.
+//!
+//! **What is up** is [`scenario::up`]: the greatest fixed point of the
+//! required, `any_of` and `at_least` conditions, as in the availability
+//! engine.
+//!
+//! **Load flow.** An edge carries `caller load × calls × (1 − hit_rate)`,
+//! split evenly over the targets of an `any_of` or `at_least` edge. The
+//! hit rate is 0 when caches are cold or when the edge's `cached_by` cache
+//! is not running. In the intact state a component's load is its written
+//! `load`, or, when none is written, the sum of what its callers send it
+//! (unknown when no caller has a known load). In a scenario a component is
+//! offered its intact load plus the change of its in-flows, in dependency
+//! order, never below 0.
+//!
+//! - A component is *running* while enough of its instances are up
+//!   (`min_healthy`, no shared-fate group fired). A running component that is
+//!   down only because a required dependency is down still takes its calls
+//!   and makes its own (it fails them), so its flows continue; it carries no
+//!   load in [`State::load`] because it serves nothing.
+//! - A component that is not running sends nothing downstream. Its offered
+//!   load moves to the first running component along its `failover_to`
+//!   chain, or is left unserved. An `any_of`/`at_least` edge skips a target
+//!   that is not running and has no `failover_to` (the caller spreads over
+//!   the others); a target with `failover_to` keeps its share, which its
+//!   failover moves.
+//! - Cycles are cut: components are ordered depth-first from the first
+//!   component in model order, and an edge that leads back to a component
+//!   ordered before (or at) its caller carries its intact flow in every
+//!   scenario. Failover moves are applied in rounds until they settle.
+
+use super::scenario::{self, Scenario};
+use crate::model::{ComponentId, Edge, EdgeKind, Model};
+
+/// What is needed to compute any state of one model, built once: the
+/// dependency order, who calls whom, and the intact loads.
+#[derive(Debug, Clone)]
+pub struct Flow {
+    /// Position of each component in the dependency order (callers first).
+    rank: Vec<usize>,
+    /// Components in dependency order.
+    order: Vec<ComponentId>,
+    /// For each component, the (caller, edge index) of the edges into it.
+    inbound: Vec<Vec<(ComponentId, usize)>>,
+    /// Callers through required edges (for the fixed point of what is up).
+    callers: Vec<Vec<ComponentId>>,
+    /// The intact load of each component, when known.
+    intact: Vec<Option<f64>>,
+}
+
+impl Flow {
+    /// The order, the edges into each component and the intact loads.
+    #[must_use]
+    pub fn new(model: &Model) -> Self {
+        let order = dependency_order(model);
+        let mut rank = vec![0; model.components.len()];
+        for (at, id) in order.iter().enumerate() {
+            rank[id.0] = at;
+        }
+        let mut inbound = vec![Vec::new(); model.components.len()];
+        for id in model.component_ids() {
+            for (e, edge) in model.component(id).depends_on.iter().enumerate() {
+                for t in &edge.targets {
+                    inbound[t.0].push((id, e));
+                }
+            }
+        }
+        let mut flow = Self {
+            rank,
+            order,
+            inbound,
+            callers: scenario::callers(model),
+            intact: Vec::new(),
+        };
+        flow.intact = flow.derive_intact(model);
+        flow
+    }
+
+    /// The intact load of every component (`None`: nothing says).
+    #[must_use]
+    pub fn intact_loads(&self) -> &[Option<f64>] {
+        &self.intact
+    }
+
+    /// Whether the edge from `caller` into `target` closes a cycle (and so
+    /// carries its intact flow in every scenario).
+    fn is_cut(&self, caller: ComponentId, target: ComponentId) -> bool {
+        self.rank[target.0] <= self.rank[caller.0]
+    }
+
+    fn derive_intact(&self, model: &Model) -> Vec<Option<f64>> {
+        let mut load: Vec<Option<f64>> = vec![None; model.components.len()];
+        for &id in &self.order {
+            let c = model.component(id);
+            load[id.0] = match c.capacity {
+                Some(cap) if !cap.derived => Some(cap.load),
+                _ => {
+                    let mut sum = None;
+                    for &(caller, e) in &self.inbound[id.0] {
+                        if self.is_cut(caller, id) {
+                            continue;
+                        }
+                        let edge = &model.component(caller).depends_on[e];
+                        if let Some(l) = load[caller.0] {
+                            let share = intact_share(edge);
+                            *sum.get_or_insert(0.0) += carried(l, edge, edge.hit_rate) * share;
+                        }
+                    }
+                    sum
+                }
+            };
+        }
+        load
+    }
+}
+
+/// The share of an edge's flow that reaches each target in the intact state.
+fn intact_share(edge: &Edge) -> f64 {
+    match edge.kind {
+        EdgeKind::Target => 1.0,
+        #[allow(
+            clippy::cast_precision_loss,
+            reason = "a handful of targets, exact in f64"
+        )]
+        EdgeKind::AnyOf | EdgeKind::AtLeast => 1.0 / edge.targets.len() as f64,
+    }
+}
+
+/// `caller load × calls × (1 − hit rate)`.
+fn carried(caller_load: f64, edge: &Edge, hit_rate: Option<f64>) -> f64 {
+    caller_load * edge.calls * (1.0 - hit_rate.unwrap_or(0.0))
+}
+
+/// Components ordered depth-first so that callers come before what they
+/// call (reverse post-order, started from each component in model order).
+fn dependency_order(model: &Model) -> Vec<ComponentId> {
+    let n = model.components.len();
+    let mut seen = vec![false; n];
+    let mut post = Vec::with_capacity(n);
+    for start in model.component_ids() {
+        if seen[start.0] {
+            continue;
+        }
+        seen[start.0] = true;
+        // (component, next edge, next target)
+        let mut stack: Vec<(ComponentId, usize, usize)> = vec![(start, 0, 0)];
+        while let Some(top) = stack.last_mut() {
+            let (id, e, t) = *top;
+            let edges = &model.component(id).depends_on;
+            if e >= edges.len() {
+                post.push(id);
+                stack.pop();
+                continue;
+            }
+            if t >= edges[e].targets.len() {
+                *top = (id, e + 1, 0);
+                continue;
+            }
+            *top = (id, e, t + 1);
+            let next = edges[e].targets[t];
+            if !seen[next.0] {
+                seen[next.0] = true;
+                stack.push((next, 0, 0));
+            }
+        }
+    }
+    post.reverse();
+    post
+}
+
+/// One component in one state.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ComponentState {
+    /// Instances up.
+    pub instances_up: u32,
+    /// Whether enough instances are up for it to run on its own.
+    pub running: bool,
+    /// Whether it is up: running, and every required dependency up.
+    pub up: bool,
+    /// Load that reaches it (for a component that is not running, the load
+    /// that moves to its failover or is lost); `None` when nothing says.
+    pub offered: Option<f64>,
+}
+
+/// The system in one scenario.
+#[derive(Debug, Clone, PartialEq)]
+pub struct State {
+    /// Per component, in model order.
+    pub components: Vec<ComponentState>,
+    /// Load no running component serves: offered to components that are
+    /// not running and have no running failover.
+    pub unserved: f64,
+    /// Failover moves: (from, to, load).
+    pub moves: Vec<(ComponentId, ComponentId, f64)>,
+}
+
+impl State {
+    /// The state of `model` in `scenario`.
+    #[must_use]
+    pub fn new(model: &Model, flow: &Flow, scenario: &Scenario) -> Self {
+        let mut components: Vec<ComponentState> = model
+            .component_ids()
+            .map(|id| {
+                let instances_up = scenario::instances_up(model, id, scenario);
+                ComponentState {
+                    instances_up,
+                    running: scenario::survives(model, id, scenario),
+                    up: false,
+                    offered: None,
+                }
+            })
+            .collect();
+        let running: Vec<bool> = components.iter().map(|c| c.running).collect();
+        let up = scenario::up_given_with(model, &flow.callers, running);
+        for (c, up) in components.iter_mut().zip(up) {
+            c.up = up;
+        }
+        let mut state = Self {
+            components,
+            unserved: 0.0,
+            moves: Vec::new(),
+        };
+        state.flow_loads(model, flow, scenario);
+        state
+    }
+
+    /// The intact state: nothing lost, load as written.
+    #[must_use]
+    pub fn intact(model: &Model, flow: &Flow) -> Self {
+        Self::new(model, flow, &Scenario::default())
+    }
+
+    /// One component's state.
+    #[must_use]
+    pub fn of(&self, id: ComponentId) -> &ComponentState {
+        &self.components[id.0]
+    }
+
+    /// The load a component carries: what reaches it while it is up, 0 when
+    /// it is down; `None` when nothing says.
+    #[must_use]
+    pub fn load(&self, id: ComponentId) -> Option<f64> {
+        let c = self.of(id);
+        if c.up {
+            c.offered
+        } else {
+            c.offered.map(|_| 0.0)
+        }
+    }
+
+    /// What the instances up can carry, for a component with `capacity`.
+    #[must_use]
+    pub fn capacity(&self, model: &Model, id: ComponentId) -> Option<f64> {
+        let cap = model.component(id).capacity?;
+        Some(f64::from(self.of(id).instances_up) * cap.per_instance)
+    }
+
+    /// Offered load over the capacity of the instances up, for a running
+    /// component with capacity and a known load (infinite when no capacity
+    /// is left for a positive load).
+    #[must_use]
+    pub fn utilization(&self, model: &Model, id: ComponentId) -> Option<f64> {
+        let c = self.of(id);
+        if !c.running {
+            return None;
+        }
+        let offered = c.offered?;
+        let capacity = self.capacity(model, id)?;
+        Some(if capacity > 0.0 {
+            offered / capacity
+        } else if offered > 0.0 {
+            f64::INFINITY
+        } else {
+            0.0
+        })
+    }
+
+    /// The offered loads, in dependency order, with failover moves applied
+    /// in rounds until they stop changing (at most one round per component).
+    fn flow_loads(&mut self, model: &Model, flow: &Flow, scenario: &Scenario) {
+        let mut failover_in = vec![0.0_f64; model.components.len()];
+        for _round in 0..=model.components.len() {
+            self.offer(model, flow, scenario, &failover_in);
+            let (next, moves, unserved) = self.failovers(model, flow);
+            self.moves = moves;
+            self.unserved = unserved;
+            if next == failover_in {
+                break;
+            }
+            failover_in = next;
+        }
+    }
+
+    /// One pass over the dependency order.
+    fn offer(&mut self, model: &Model, flow: &Flow, scenario: &Scenario, failover_in: &[f64]) {
+        let factor = scenario.load_factor;
+        for &id in &flow.order {
+            let base = flow.intact[id.0].map(|l| l * factor);
+            let mut delta = 0.0;
+            for &(caller, e) in &flow.inbound[id.0] {
+                if flow.is_cut(caller, id) {
+                    continue;
+                }
+                let Some(intact_caller) = flow.intact[caller.0] else {
+                    continue;
+                };
+                let edge = &model.component(caller).depends_on[e];
+                let before =
+                    carried(intact_caller * factor, edge, edge.hit_rate) * intact_share(edge);
+                let after = self.sent(model, scenario, caller, edge, id);
+                delta += after - before;
+            }
+            let offered = base.map(|b| (b + delta + failover_in[id.0]).max(0.0));
+            self.components[id.0].offered =
+                offered.or_else(|| (failover_in[id.0] > 0.0).then_some(failover_in[id.0]));
+        }
+    }
+
+    /// What `caller` sends `target` over `edge` in this state.
+    fn sent(
+        &self,
+        model: &Model,
+        scenario: &Scenario,
+        caller: ComponentId,
+        edge: &Edge,
+        target: ComponentId,
+    ) -> f64 {
+        let c = self.of(caller);
+        let Some(load) = c.offered.filter(|_| c.running) else {
+            return 0.0;
+        };
+        let reachable =
+            |t: &ComponentId| self.of(*t).running || model.component(*t).failover_to.is_some();
+        let share = match edge.kind {
+            EdgeKind::Target => 1.0,
+            EdgeKind::AnyOf | EdgeKind::AtLeast => {
+                if !reachable(&target) {
+                    return 0.0;
+                }
+                let n = edge.targets.iter().filter(|t| reachable(t)).count();
+                #[allow(
+                    clippy::cast_precision_loss,
+                    reason = "a handful of targets, exact in f64"
+                )]
+                let share = 1.0 / n as f64;
+                share
+            }
+        };
+        let cache_lost =
+            scenario.cold || edge.cached_by.is_some_and(|cache| !self.of(cache).running);
+        let hit_rate = if cache_lost { None } else { edge.hit_rate };
+        carried(load, edge, hit_rate) * share
+    }
+
+    /// Where the load of each component that is not running goes: the
+    /// first running component along its `failover_to` chain.
+    fn failovers(
+        &self,
+        model: &Model,
+        flow: &Flow,
+    ) -> (Vec<f64>, Vec<(ComponentId, ComponentId, f64)>, f64) {
+        let mut into = vec![0.0; model.components.len()];
+        let mut moves = Vec::new();
+        let mut unserved = 0.0;
+        for id in model.component_ids() {
+            let c = self.of(id);
+            if c.running {
+                continue;
+            }
+            let Some(load) = c.offered.filter(|l| *l > 0.0) else {
+                continue;
+            };
+            match failover_target(model, self, id) {
+                Some(to) => {
+                    into[to.0] += load;
+                    moves.push((id, to, load));
+                }
+                // Calls over degradable edges only (a cache in front of a
+                // store) fail over to the caller's own fallback path: the
+                // flow already moved them, nothing is lost here.
+                None if needed(model, flow, id) => unserved += load,
+                None => {}
+            }
+        }
+        (into, moves, unserved)
+    }
+}
+
+/// Whether losing `id` loses the load that reaches it: it is an entrypoint
+/// or someone calls it through a required edge.
+fn needed(model: &Model, flow: &Flow, id: ComponentId) -> bool {
+    model.entrypoints.contains(&id)
+        || flow.inbound[id.0]
+            .iter()
+            .any(|&(caller, e)| !model.component(caller).depends_on[e].degradable)
+}
+
+/// The first running component along `id`'s `failover_to` chain.
+fn failover_target(model: &Model, state: &State, id: ComponentId) -> Option<ComponentId> {
+    let mut next = model.component(id).failover_to;
+    let mut hops = 0;
+    while let Some(to) = next {
+        if to == id || hops > model.components.len() {
+            return None;
+        }
+        if state.of(to).running {
+            return Some(to);
+        }
+        next = model.component(to).failover_to;
+        hops += 1;
+    }
+    None
+}
+
+/// Whether a running component is offered more than its instances up can
+/// carry.
+#[must_use]
+pub fn overloaded(model: &Model, state: &State, id: ComponentId) -> bool {
+    state
+        .utilization(model, id)
+        .is_some_and(|u| u > 1.0 + 1e-12)
+}
+
+#[cfg(test)]
+#[allow(clippy::float_cmp, reason = "whole numbers, exact in f64")]
+mod tests {
+    use super::*;
+    use crate::model::DomainId;
+
+    fn model(text: &str) -> Model {
+        crate::model::parse(text).unwrap_or_else(|p| panic!("{p:#?}"))
+    }
+
+    fn id(m: &Model, name: &str) -> ComponentId {
+        ComponentId(m.components.iter().position(|c| c.name == name).unwrap())
+    }
+
+    const SHORTENER: &str = "system: s\ncomponents:\n  redirect: {instances: 6, capacity: 2000, load: 9000, depends_on: [{target: cache, degradable: true}, {target: db, hit_rate: 95%, cached_by: cache}]}\n  api: {depends_on: [{target: db, calls: 2}]}\n  cache: {instances: 2}\n  db: {instances: 3, capacity: 1000, load: 500}\n";
+
+    #[test]
+    fn losing_the_cache_moves_its_share_onto_the_store() {
+        let m = model(SHORTENER);
+        let flow = Flow::new(&m);
+        let intact = State::intact(&m, &flow);
+        let db = id(&m, "db");
+        // Intact: the written 500 (9000 × 5% = 450 from redirect + api's 50).
+        assert_eq!(intact.load(db), Some(500.0));
+        let lose_cache = Scenario {
+            failed_instances: vec![(id(&m, "cache"), 2)],
+            ..Scenario::default()
+        };
+        let s = State::new(&m, &flow, &lose_cache);
+        // 500 + (9000 − 450) = 9050 against 3 × 1000.
+        assert_eq!(s.load(db), Some(9050.0));
+        assert!(overloaded(&m, &s, db));
+        // Cold caches give the same figure; load × 2 gives 18100.
+        let cold = Scenario {
+            cold: true,
+            ..Scenario::default()
+        };
+        assert_eq!(State::new(&m, &flow, &cold).load(db), Some(9050.0));
+        let twice = Scenario {
+            cold: true,
+            load_factor: 2.0,
+            ..Scenario::default()
+        };
+        assert_eq!(State::new(&m, &flow, &twice).load(db), Some(18100.0));
+    }
+
+    #[test]
+    fn a_store_without_written_load_gets_the_sum_of_its_in_flows() {
+        // lb 1000 → api (2 calls each) → db, 75% cached: db gets 1000 × 2 × 0.25 = 500.
+        let m = model(
+            "system: s\ncomponents:\n  lb: {capacity: 2000, load: 1000, depends_on: [{target: api, calls: 2}]}\n  api: {instances: 2, capacity: 1500, depends_on: [{target: db, hit_rate: 75%}]}\n  db: {capacity: 500}\n",
+        );
+        let flow = Flow::new(&m);
+        assert_eq!(
+            flow.intact_loads(),
+            [Some(1000.0), Some(2000.0), Some(500.0)]
+        );
+        assert_eq!(m.components[2].capacity.unwrap().load, 500.0);
+    }
+
+    #[test]
+    fn a_failed_cell_moves_its_load_to_its_failover() {
+        let m = model(
+            "system: s\ncomponents:\n  a: {instances: 5, capacity: 200, load: 620, failover_to: b}\n  b: {instances: 5, capacity: 200, load: 560, failover_to: c}\n  c: {instances: 5, capacity: 200, load: 480, failover_to: a}\n",
+        );
+        let flow = Flow::new(&m);
+        let a_down = Scenario {
+            failed_instances: vec![(ComponentId(0), 5)],
+            ..Scenario::default()
+        };
+        let s = State::new(&m, &flow, &a_down);
+        // b: 560 + 620 = 1180; a carries nothing.
+        assert_eq!(s.load(ComponentId(1)), Some(1180.0));
+        assert_eq!(s.load(ComponentId(0)), Some(0.0));
+        // a and b down: both move past b to c: 480 + 620 + 560 = 1660.
+        let both_down = Scenario {
+            failed_instances: vec![(ComponentId(0), 5), (ComponentId(1), 5)],
+            ..Scenario::default()
+        };
+        let s = State::new(&m, &flow, &both_down);
+        assert_eq!(s.load(ComponentId(2)), Some(1660.0));
+        assert_eq!(s.unserved, 0.0);
+        // Everything down: all 1660 is unserved.
+        let all = Scenario {
+            failed_instances: vec![
+                (ComponentId(0), 5),
+                (ComponentId(1), 5),
+                (ComponentId(2), 5),
+            ],
+            ..Scenario::default()
+        };
+        assert_eq!(State::new(&m, &flow, &all).unserved, 1660.0);
+    }
+
+    #[test]
+    fn a_lost_zone_leaves_the_instances_elsewhere() {
+        let m = model(
+            "system: s\ndomains: {z1: {kind: zone}, z2: {kind: zone}}\ncomponents:\n  api: {instances: 4, placement: [z1, z2], capacity: 100, load: 150}\n",
+        );
+        let flow = Flow::new(&m);
+        let s = State::new(
+            &m,
+            &flow,
+            &Scenario {
+                domains: vec![DomainId(0)],
+                ..Scenario::default()
+            },
+        );
+        // 2 of 4 left: 150 / 200 = 75%.
+        assert_eq!(s.of(ComponentId(0)).instances_up, 2);
+        assert_eq!(s.utilization(&m, ComponentId(0)), Some(0.75));
+    }
+
+    #[test]
+    fn cycles_are_cut_and_stay_finite() {
+        // a ⇄ b, each calling the other twice: the edge back to a is cut.
+        let m = model(
+            "system: s\nentrypoints: [a]\ncomponents:\n  a: {capacity: 100, load: 10, depends_on: [{target: b, calls: 2}]}\n  b: {depends_on: [{target: a, calls: 2}]}\n",
+        );
+        let flow = Flow::new(&m);
+        assert_eq!(flow.intact_loads(), [Some(10.0), Some(20.0)]);
+        let s = State::new(
+            &m,
+            &flow,
+            &Scenario {
+                load_factor: 3.0,
+                ..Scenario::default()
+            },
+        );
+        assert_eq!(
+            (s.load(ComponentId(0)), s.load(ComponentId(1))),
+            (Some(30.0), Some(60.0))
+        );
+    }
+}

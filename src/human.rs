@@ -1,0 +1,212 @@
+//! Figures for people: the one place that decides how a number reads in a
+//! sentence or a table cell (`+6 s`, `+0.05%`, `1.7 × 10³⁰⁸`, `vastly more
+//! likely (10²⁰×)`). Prose never shows `9.69e-2` or a 309-digit integer;
+//! the JSON report keeps the exact `f64` for machines.
+
+/// Plain decimal notation is used between these magnitudes; outside them a
+/// figure reads `m × 10ⁿ`.
+const PLAIN_BELOW: f64 = 1e15;
+const PLAIN_ABOVE: f64 = 1e-4;
+
+/// `value` with at most `digits` significant figures, trailing zeros
+/// dropped: `0.0499` → `0.05` (1), `1234.6` → `1235` (integers are never
+/// rounded away), `1e308` → `1 × 10³⁰⁸`, `1e-308` → `1 × 10⁻³⁰⁸`.
+#[must_use]
+pub fn significant(value: f64, digits: u32) -> String {
+    if value.is_nan() {
+        return "NaN".to_owned();
+    }
+    if value.is_infinite() {
+        return if value > 0.0 { "∞" } else { "-∞" }.to_owned();
+    }
+    if value == 0.0 {
+        return "0".to_owned();
+    }
+    let digits = digits.clamp(1, 15);
+    let magnitude = value.abs();
+    if !(PLAIN_ABOVE..PLAIN_BELOW).contains(&magnitude) {
+        return scientific(value, digits);
+    }
+    #[allow(
+        clippy::cast_possible_truncation,
+        reason = "log10 of a figure between 1e-4 and 1e15 is between -4 and 15"
+    )]
+    let exponent = magnitude.log10().floor() as i32;
+    let decimals = (i32::try_from(digits).unwrap_or(15) - 1 - exponent).max(0);
+    let text = format!("{value:.*}", usize::try_from(decimals).unwrap_or(0));
+    trim(&text)
+}
+
+/// `m × 10ⁿ` with `digits` significant figures in the mantissa.
+fn scientific(value: f64, digits: u32) -> String {
+    let text = format!("{value:.*e}", (digits - 1) as usize);
+    let (mantissa, exponent) = text.split_once('e').unwrap_or((&text, "0"));
+    let exponent: i32 = exponent.parse().unwrap_or(0);
+    format!("{} × 10{}", trim(mantissa), superscript(exponent))
+}
+
+fn trim(text: &str) -> String {
+    let text = if text.contains('.') {
+        text.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        text
+    };
+    if text == "-0" {
+        "0".to_owned()
+    } else {
+        text.to_owned()
+    }
+}
+
+/// An exponent in superscript digits: `20` → `²⁰`, `-308` → `⁻³⁰⁸`.
+#[must_use]
+pub fn superscript(exponent: i32) -> String {
+    const DIGITS: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
+    let mut out = String::new();
+    if exponent < 0 {
+        out.push('⁻');
+    }
+    for c in exponent.unsigned_abs().to_string().chars() {
+        out.push(DIGITS[c.to_digit(10).unwrap_or(0) as usize]);
+    }
+    out
+}
+
+/// A load, capacity or count as the model gives it when it is an ordinary
+/// figure (`1660`, `12.5`, `0.33`), else with three significant figures
+/// (`1 × 10³⁰⁸`, `1 × 10⁻³⁰⁸`).
+#[must_use]
+pub fn amount(x: f64) -> String {
+    let magnitude = x.abs();
+    if x == 0.0 || !x.is_finite() || !(0.01..PLAIN_BELOW).contains(&magnitude) {
+        return significant(x, 3);
+    }
+    if x.fract() == 0.0 {
+        format!("{x:.0}")
+    } else {
+        trim(&format!("{x:.2}"))
+    }
+}
+
+/// A ratio as a percentage with `digits` significant figures: `0.000499`
+/// → `0.05%` (1 or 2 digits), `0.8333` → `83%` (2). Above a million
+/// percent the figure is written `m × 10ⁿ%`.
+#[must_use]
+pub fn percent(ratio: f64, digits: u32) -> String {
+    format!("{}%", significant(ratio * 100.0, digits))
+}
+
+/// An availability gain as percentage points for prose, one significant
+/// figure: `+0.05%` for `4.99e-4`, `+0.0001%` for `1e-6`, `+8 × 10⁻⁸%` for
+/// `7.6e-10`.
+#[must_use]
+pub fn gain(ratio: f64) -> String {
+    if ratio <= 0.0 {
+        "+0%".to_owned()
+    } else {
+        format!("+{}", percent(ratio, 1))
+    }
+}
+
+/// A length of time for prose, with the unit that makes it readable:
+/// `<1 s`, `6 s`, `4.17 min`, `21.6 min`, `3.5 h`, `12 d` (three
+/// significant figures past a minute, so a sum a reader redoes adds up).
+#[must_use]
+pub fn duration(seconds: f64) -> String {
+    if !seconds.is_finite() {
+        return "∞".to_owned();
+    }
+    let s = seconds.abs();
+    let sign = if seconds < 0.0 { "-" } else { "" };
+    let text = if s < 0.5 {
+        "<1 s".to_owned()
+    } else if s < 59.5 {
+        format!("{s:.0} s")
+    } else if s < 3600.0 {
+        format!("{} min", significant(s / 60.0, 3))
+    } else if s < 86_400.0 {
+        format!("{} h", significant(s / 3600.0, 3))
+    } else {
+        format!("{} d", significant(s / 86_400.0, 3))
+    };
+    format!("{sign}{text}")
+}
+
+/// How much likelier one thing is than another, for prose: `3 times as
+/// likely`, `500 times as likely`, `vastly more likely (10²⁰×)`.
+#[must_use]
+pub fn likelier(a: f64, b: f64) -> String {
+    if b <= 0.0 || !(a / b).is_finite() {
+        return "infinitely more likely".to_owned();
+    }
+    let r = a / b;
+    if r < 10_000.0 {
+        format!("{} times as likely", significant(r, 2))
+    } else {
+        #[allow(
+            clippy::cast_possible_truncation,
+            reason = "a finite ratio's log10 is below 309"
+        )]
+        let exponent = r.log10().round() as i32;
+        format!("vastly more likely (10{}×)", superscript(exponent))
+    }
+}
+
+/// A probability for prose: `0.01%` for `1e-4`, `1 × 10⁻²⁴` for the
+/// tiny ones where a percentage would be a string of zeros.
+#[must_use]
+pub fn probability(p: f64) -> String {
+    if p == 0.0 {
+        "0".to_owned()
+    } else if p >= 1e-6 {
+        percent(p, 2)
+    } else {
+        significant(p, 2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn significant_figures_read_like_a_person_wrote_them() {
+        assert_eq!(significant(0.0499, 1), "0.05");
+        assert_eq!(significant(0.0499, 2), "0.05");
+        assert_eq!(significant(1234.6, 2), "1235");
+        assert_eq!(significant(1.0 / 3.0, 3), "0.333");
+        assert_eq!(significant(1e308, 3), "1 × 10³⁰⁸");
+        assert_eq!(significant(1e-308, 3), "1 × 10⁻³⁰⁸");
+        assert_eq!(significant(f64::INFINITY, 3), "∞");
+        assert_eq!(significant(-0.000_01, 2), "-1 × 10⁻⁵");
+    }
+
+    #[test]
+    fn amounts_keep_the_models_figures() {
+        assert_eq!(amount(1660.0), "1660");
+        assert_eq!(amount(12.5), "12.5");
+        assert_eq!(amount(0.333_333), "0.33");
+        // 1e308 has 309 digits written out: three significant figures instead.
+        assert_eq!(amount(1e308), "1 × 10³⁰⁸");
+        assert_eq!(amount(1e-308), "1 × 10⁻³⁰⁸");
+        assert_eq!(amount(0.0), "0");
+    }
+
+    #[test]
+    fn prose_figures() {
+        // 9.69e-2 min = 5.8 s.
+        assert_eq!(duration(0.0969 * 60.0), "6 s");
+        assert_eq!(duration(0.2), "<1 s");
+        assert_eq!(duration(250.0), "4.17 min");
+        assert_eq!(gain(7.6e-10), "+8 × 10⁻⁸%");
+        // 4.99e-4 = 0.0499% → one significant figure.
+        assert_eq!(gain(4.99e-4), "+0.05%");
+        assert_eq!(gain(1.0e-4), "+0.01%");
+        // 1e-4 against 1e-24: 1e20 times.
+        assert_eq!(likelier(1e-4, 1e-24), "vastly more likely (10²⁰×)");
+        assert_eq!(likelier(5e-4, 1e-6), "500 times as likely");
+        assert_eq!(probability(1e-4), "0.01%");
+        assert_eq!(probability(1e-24), "1 × 10⁻²⁴");
+        assert_eq!(percent(0.8333, 2), "83%");
+    }
+}

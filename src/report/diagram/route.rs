@@ -1,0 +1,438 @@
+//! The paths of the SVG diagram's arrows, kept off every box and cluster
+//! label. Each arrow is a polyline of horizontal and vertical segments: down
+//! from its caller's bottom into the channel below the caller's row, across
+//! that channel, down (or up) a free corridor between the boxes of the rows
+//! it passes, across the channel next to its callee, and into the callee.
+//! Channels hold no box and no label, corridors are chosen clear of both,
+//! so no segment crosses a box: `tests` checks it on every example model.
+//! Hand-written rather than a graph-drawing crate: the rule (orthogonal
+//! lanes on the layered grid of [`super::layout`]) is specific and short.
+
+use super::Diagram;
+use super::layout::{Layout, Rect};
+
+/// What an arrow stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A call; `degradable` ones are drawn dashed.
+    Call {
+        /// Whether the caller works without the callee.
+        degradable: bool,
+    },
+    /// A `failover_to`: where the load goes when the component fails.
+    Failover,
+}
+
+/// One arrow.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Route {
+    /// The polyline, from the caller's edge to the callee's edge.
+    pub points: Vec<(f64, f64)>,
+    /// What it stands for.
+    pub kind: Kind,
+}
+
+/// Where the links of one `any_of` or `at_least` part: drawn once, with
+/// its label.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Junction {
+    /// The point the group's links fan out from.
+    pub at: (f64, f64),
+    /// `any of`, `2 of 3`.
+    pub label: String,
+}
+
+/// Every arrow and group junction of a diagram.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Routes {
+    /// Calls first, in the diagram's order, then failovers.
+    pub routes: Vec<Route>,
+    /// One per multi-target group.
+    pub junctions: Vec<Junction>,
+}
+
+/// Space between parallel lanes in a channel or corridor.
+const LANE: f64 = 4.5;
+/// Lanes per channel before they repeat.
+const LANES: usize = 7;
+/// Room kept between an arrow and a box or label it passes.
+const CLEAR: f64 = 3.0;
+
+/// A port on a box's bottom: the departure of one call group or failover,
+/// or the arrival of an arrow from below.
+enum Port {
+    Departure(usize),
+    Arrival(usize),
+}
+
+/// One arrow before it is routed.
+struct Wire {
+    from: usize,
+    to: usize,
+    kind: Kind,
+    /// The departure it shares with the other links of its group.
+    departure: usize,
+}
+
+/// Routes every call and failover of `diagram` on `placed`.
+#[must_use]
+pub fn route(diagram: &Diagram, placed: &Layout) -> Routes {
+    let nodes = &placed.nodes;
+    let center = |i: usize| nodes[i].x + nodes[i].width / 2.0;
+    // Departures: one per call group and per failover, in the diagram's order.
+    let mut departures: Vec<(usize, Option<String>)> = Vec::new();
+    let mut wires: Vec<Wire> = Vec::new();
+    let mut last_group = None;
+    for link in &diagram.edges {
+        if last_group != Some((link.from, link.group)) {
+            departures.push((link.from, link.label.clone()));
+            last_group = Some((link.from, link.group));
+        }
+        wires.push(Wire {
+            from: link.from,
+            to: link.to,
+            kind: Kind::Call {
+                degradable: link.degradable,
+            },
+            departure: departures.len() - 1,
+        });
+    }
+    for &(from, to) in &diagram.failovers {
+        departures.push((from, None));
+        wires.push(Wire {
+            from,
+            to,
+            kind: Kind::Failover,
+            departure: departures.len() - 1,
+        });
+    }
+    let layer = |i: usize| diagram.nodes[i].layer;
+    let downward = |w: &Wire| layer(w.to) > layer(w.from);
+    // Where each departure and arrival sits along its box.
+    let mut departure_x = vec![0.0; departures.len()];
+    let mut arrival_x = vec![0.0; wires.len()];
+    for (node, rect) in nodes.iter().enumerate() {
+        // Bottom ports: departures ordered by where their callees are, then
+        // arrivals from below ordered by their callers.
+        let mut bottom: Vec<(f64, Port)> = Vec::new();
+        for (d, (from, _)) in departures.iter().enumerate() {
+            if *from == node {
+                let targets: Vec<f64> = wires
+                    .iter()
+                    .filter(|w| w.departure == d)
+                    .map(|w| center(w.to))
+                    .collect();
+                let mean = targets.iter().sum::<f64>() / targets.len().max(1) as f64;
+                bottom.push((mean, Port::Departure(d)));
+            }
+        }
+        let mut top: Vec<(f64, usize)> = Vec::new();
+        for (w, wire) in wires.iter().enumerate() {
+            if wire.to == node {
+                if downward(wire) {
+                    top.push((center(wire.from), w));
+                } else {
+                    bottom.push((center(wire.from), Port::Arrival(w)));
+                }
+            }
+        }
+        bottom.sort_by(|a, b| a.0.total_cmp(&b.0));
+        top.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let (lo, hi) = (rect.x + 10.0, rect.x + rect.width - 10.0);
+        for (k, (_, port)) in bottom.iter().enumerate() {
+            let x = spread(lo, hi, k, bottom.len());
+            match port {
+                Port::Departure(d) => departure_x[*d] = x,
+                Port::Arrival(w) => arrival_x[*w] = x,
+            }
+        }
+        // Arrivals on the top keep clear of the labels above the box.
+        let above = placed.channels.get(layer(node).wrapping_sub(1)).copied();
+        let lo = placed
+            .labels
+            .iter()
+            .flatten()
+            .filter(|label| {
+                label.y < rect.y
+                    && above.is_none_or(|y| label.y + label.height > y)
+                    && label.x < hi
+                    && label.x + label.width > lo
+            })
+            .map(|label| label.x + label.width + 6.0)
+            .fold(lo, f64::max)
+            .min(hi - 4.0);
+        for (k, &(_, w)) in top.iter().enumerate() {
+            arrival_x[w] = spread(lo, hi, k, top.len());
+        }
+    }
+    let mut lanes = Router {
+        placed,
+        diagram,
+        lanes: vec![0; placed.channels.len()],
+        corridors: Vec::new(),
+    };
+    let departure_lane: Vec<f64> = departures
+        .iter()
+        .map(|&(from, _)| lanes.lane(layer(from)))
+        .collect();
+    let mut routes = Routes::default();
+    for (d, (_, label)) in departures.iter().enumerate() {
+        if let Some(text) = label {
+            routes.junctions.push(Junction {
+                at: (departure_x[d], departure_lane[d]),
+                label: text.clone(),
+            });
+        }
+    }
+    for (w, wire) in wires.iter().enumerate() {
+        let (a, b) = (layer(wire.from), layer(wire.to));
+        let (dx, ex) = (departure_x[wire.departure], arrival_x[w]);
+        let y_a = departure_lane[wire.departure];
+        let from = &nodes[wire.from];
+        let to = &nodes[wire.to];
+        let mut points = vec![(dx, from.y + from.height), (dx, y_a)];
+        if b > a {
+            if b > a + 1 {
+                let y_b = lanes.lane(b - 1);
+                let cx = lanes.corridor(a + 1..b, (y_a, y_b), dx, ex);
+                points.extend([(cx, y_a), (cx, y_b), (ex, y_b)]);
+            } else {
+                points.push((ex, y_a));
+            }
+            points.push((ex, to.y));
+        } else {
+            if b < a {
+                let y_b = lanes.lane(b);
+                let cx = lanes.corridor(b + 1..a + 1, (y_b, y_a), dx, ex);
+                points.extend([(cx, y_a), (cx, y_b), (ex, y_b)]);
+            } else {
+                points.push((ex, y_a));
+            }
+            points.push((ex, to.y + to.height));
+        }
+        points.dedup();
+        routes.routes.push(Route {
+            points,
+            kind: wire.kind,
+        });
+    }
+    routes
+}
+
+/// The `k`-th of `n` points spread evenly inside `lo..hi`.
+fn spread(lo: f64, hi: f64, k: usize, n: usize) -> f64 {
+    lo + (hi - lo) * (k + 1) as f64 / (n + 1) as f64
+}
+
+struct Router<'a> {
+    placed: &'a Layout,
+    diagram: &'a Diagram,
+    /// The next lane of each row's channel.
+    lanes: Vec<usize>,
+    /// Vertical corridors taken: x and the y range.
+    corridors: Vec<(f64, f64, f64)>,
+}
+
+impl Router<'_> {
+    /// The y of the next lane in the channel below `row`.
+    fn lane(&mut self, row: usize) -> f64 {
+        let k = self.lanes[row];
+        self.lanes[row] += 1;
+        self.placed.channels[row] + ((k % LANES) as f64 - (LANES / 2) as f64) * LANE
+    }
+
+    /// An x for a vertical run from `y1` to `y2` through `rows` that passes
+    /// no box of those rows and no cluster label, nearest to `dx` and `ex`
+    /// and apart from the corridors already taken.
+    fn corridor(
+        &mut self,
+        rows: std::ops::Range<usize>,
+        (y1, y2): (f64, f64),
+        dx: f64,
+        ex: f64,
+    ) -> f64 {
+        let (top, bottom) = (y1.min(y2), y1.max(y2));
+        let obstacles: Vec<Rect> = self
+            .diagram
+            .nodes
+            .iter()
+            .zip(&self.placed.nodes)
+            .filter(|(node, _)| rows.contains(&node.layer))
+            .map(|(_, rect)| *rect)
+            .chain(
+                self.placed
+                    .labels
+                    .iter()
+                    .flatten()
+                    .filter(|l| l.y < bottom && l.y + l.height > top)
+                    .copied(),
+            )
+            // A cluster's sides, as lines an arrow should not run along.
+            .chain(
+                self.placed
+                    .clusters
+                    .iter()
+                    .flatten()
+                    .filter(|c| c.y < bottom && c.y + c.height > top)
+                    .flat_map(|c| {
+                        [c.x, c.x + c.width].map(|x| Rect {
+                            x,
+                            y: c.y,
+                            width: 0.0,
+                            height: c.height,
+                        })
+                    }),
+            )
+            .collect();
+        let mut candidates = vec![dx, ex, 8.0, self.placed.width - 8.0];
+        for o in &obstacles {
+            let gap = if o.width == 0.0 { 7.0 } else { 14.0 };
+            candidates.push(o.x - gap);
+            candidates.push(o.x + o.width + gap);
+        }
+        candidates.sort_by(|a, b| {
+            let cost = |x: f64| (x - dx).abs() + (x - ex).abs();
+            cost(*a).total_cmp(&cost(*b)).then(a.total_cmp(b))
+        });
+        let clear = |x: f64| {
+            obstacles
+                .iter()
+                .all(|o| x < o.x - CLEAR || x > o.x + o.width + CLEAR)
+        };
+        let free = |x: f64, corridors: &[(f64, f64, f64)]| {
+            corridors
+                .iter()
+                .all(|&(cx, t, b)| (cx - x).abs() >= LANE - 0.5 || b < top || t > bottom)
+        };
+        for &x in &candidates {
+            if !clear(x) {
+                continue;
+            }
+            for offset in [0.0, LANE, -LANE, 2.0 * LANE, -2.0 * LANE] {
+                let at = x + offset;
+                if clear(at) && free(at, &self.corridors) {
+                    self.corridors.push((at, top, bottom));
+                    return at;
+                }
+            }
+        }
+        // Every corridor is taken: share the first clear one.
+        let at = candidates.into_iter().find(|&x| clear(x)).unwrap_or(8.0);
+        self.corridors.push((at, top, bottom));
+        at
+    }
+}
+
+/// Whether the segment from `a` to `b` (horizontal or vertical) enters the
+/// inside of `rect`.
+#[must_use]
+pub fn enters((ax, ay): (f64, f64), (bx, by): (f64, f64), rect: &Rect) -> bool {
+    let eps = 0.5;
+    let (x1, x2) = (ax.min(bx), ax.max(bx));
+    let (y1, y2) = (ay.min(by), ay.max(by));
+    x2 > rect.x + eps
+        && x1 < rect.x + rect.width - eps
+        && y2 > rect.y + eps
+        && y1 < rect.y + rect.height - eps
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::layout::layout;
+    use super::*;
+
+    /// Panics when a segment of an arrow is not axis-parallel, or enters a
+    /// box or a cluster label.
+    fn assert_clear(diagram: &Diagram, placed: &Layout, routes: &Routes, what: &str) {
+        assert_eq!(
+            routes.routes.len(),
+            diagram.edges.len() + diagram.failovers.len()
+        );
+        for (r, arrow) in routes.routes.iter().enumerate() {
+            for pair in arrow.points.windows(2) {
+                let (a, b) = (pair[0], pair[1]);
+                assert!(
+                    (a.0 - b.0).abs() < 1e-9 || (a.1 - b.1).abs() < 1e-9,
+                    "{what} arrow {r}: {a:?} {b:?}"
+                );
+                for (n, rect) in placed.nodes.iter().enumerate() {
+                    assert!(
+                        !enters(a, b, rect),
+                        "{what}: arrow {r} crosses the box of {}",
+                        diagram.nodes[n].name
+                    );
+                }
+                for (c, label) in placed.labels.iter().enumerate() {
+                    if let Some(label) = label {
+                        assert!(
+                            !enters(a, b, label),
+                            "{what}: arrow {r} strikes the label of {}",
+                            diagram.clusters[c].name
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    fn findings(model: &crate::model::Model, text: &str) -> Vec<crate::analyze::Finding> {
+        crate::cli::report(
+            model,
+            text,
+            crate::model::Date::parse("2026-11-30").unwrap(),
+            &|_| true,
+        )
+        .findings
+    }
+
+    /// Every segment of every arrow of every example model stays out of
+    /// every box and every cluster label.
+    #[test]
+    fn no_arrow_crosses_a_box_or_a_label_in_any_example() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+        let mut arrows = 0;
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let model = crate::model::parse(&text).unwrap();
+            let diagram = Diagram::new(&model, &findings(&model, &text));
+            let placed = layout(&diagram);
+            let routes = route(&diagram, &placed);
+            assert_clear(&diagram, &placed, &routes, &path.display().to_string());
+            arrows += routes.routes.len();
+        }
+        assert!(arrows > 50, "{arrows}");
+    }
+
+    /// The same on generated models, whole and focused as the review draws
+    /// them.
+    #[test]
+    fn no_arrow_crosses_a_box_in_generated_models() {
+        for (size, seed) in [(30, 1), (60, 2), (300, 3)] {
+            let text = crate::generate::microservices(size, seed);
+            let model = crate::model::parse(&text).unwrap();
+            let found = findings(&model, &text);
+            let whole = Diagram::new(&model, &found);
+            let focused = whole.clone().focus(&found, 24);
+            assert!(focused.nodes.len() <= 24);
+            for diagram in [whole, focused] {
+                let placed = layout(&diagram);
+                let routes = route(&diagram, &placed);
+                assert_clear(&diagram, &placed, &routes, &format!("generated {size}"));
+            }
+        }
+    }
+
+    #[test]
+    fn a_group_is_drawn_once() {
+        let text = "system: s\ncomponents:\n  lb: {depends_on: [{at_least: 2, of: [a, b, c]}]}\n  a: {}\n  b: {}\n  c: {}\n";
+        let model = crate::model::parse(text).unwrap();
+        let diagram = Diagram::new(&model, &[]);
+        let routes = route(&diagram, &layout(&diagram));
+        assert_eq!(routes.junctions.len(), 1);
+        assert_eq!(routes.junctions[0].label, "2 of 3");
+        // The three links leave lb at one point.
+        let starts: Vec<(f64, f64)> = routes.routes.iter().map(|r| r.points[0]).collect();
+        assert!(starts.iter().all(|s| *s == starts[0]));
+    }
+}

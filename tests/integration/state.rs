@@ -1,0 +1,339 @@
+//! The system state under failure (issue 10): each reproducer of the issue
+//! through `nines what-if` and `nines check`, with the numbers worked by
+//! hand, and the load-flow properties over random models and scenarios.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use nines::cli::{Outcome, Terminal, WhatIfArgs, WhatIfFormat, what_if_source};
+use nines::engine::scenario::Scenario;
+use nines::engine::state::{Flow, State};
+use nines::model::{ComponentId, DomainId, GroupId};
+use proptest::prelude::*;
+
+use crate::Run;
+
+fn what_if(name: &str, text: &str, lose: &[&str], cold: bool) -> (Run, serde_json::Value) {
+    let args = WhatIfArgs {
+        model: name.to_owned(),
+        lose: lose.iter().map(|s| (*s).to_owned()).collect(),
+        cold,
+        scale_load: None,
+        set: Vec::new(),
+        format: WhatIfFormat::Json,
+        today: Some("2026-11-30".to_owned()),
+    };
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let outcome = {
+        let mut terminal = Terminal {
+            out: &mut out,
+            err: &mut err,
+            color_out: false,
+            color_err: false,
+            width: 100,
+            progress: false,
+        };
+        what_if_source(name, text, &args, &mut terminal)
+    };
+    let run = Run {
+        outcome,
+        stdout: String::from_utf8(out).unwrap(),
+        stderr: String::from_utf8(err).unwrap(),
+    };
+    let json = serde_json::from_str(&run.stdout).unwrap_or_else(|_| panic!("{}", run.stderr));
+    (run, json)
+}
+
+fn example(name: &str) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("models")
+            .join(name),
+    )
+    .unwrap()
+}
+
+fn ids(value: &serde_json::Value) -> Vec<&str> {
+    value
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect()
+}
+
+#[test]
+fn losing_one_of_two_zones_makes_the_other_a_spof_and_one_instance_too_many() {
+    let text = "system: s\ndomains: {z1: {kind: zone}, z2: {kind: zone}}\ncomponents:\n  api: {instances: 4, placement: [z1, z2], capacity: 100, load: 150}\n";
+    let (run, out) = what_if("two-zones.yaml", text, &["z1"], false);
+    // After z1: api has 2 of 4, 150 / (2 × 100) = 75%; losing z2 takes it all
+    // (spof/z2); losing one more instance leaves 150 / 100 = 150% (headroom).
+    assert_eq!(
+        ids(&out["introduced"]),
+        ["headroom/api/instance", "spof/z2"]
+    );
+    assert_eq!(ids(&out["resolved"]), Vec::<&str>::new());
+    assert_eq!(
+        out["after"]["state"]["api"],
+        serde_json::json!({"up": true, "instances_up": 2, "load": 150.0, "capacity": 200.0, "utilization": 0.75})
+    );
+    assert_eq!(out["before"]["state"]["api"]["utilization"], 0.375);
+    assert_eq!(run.outcome, Outcome::Fail);
+}
+
+#[test]
+fn losing_a_zone_leaves_a_two_instance_database_single() {
+    let text = "system: s\ndomains: {z1: {kind: zone}, z2: {kind: zone}, z3: {kind: zone}}\nentrypoints: [web]\ncomponents:\n  web: {instances: 3, placement: [z1, z2, z3], depends_on: [db]}\n  db: {instances: 2, placement: [z1, z2]}\n";
+    let (_, out) = what_if("three-zones.yaml", text, &["z1"], false);
+    // db keeps its z2 instance: one instance failing, or z2, takes web down.
+    assert_eq!(ids(&out["introduced"]), ["spof/db", "spof/z2"]);
+    assert_eq!(out["after"]["state"]["db"]["instances_up"], 1);
+}
+
+#[test]
+fn losing_a_cell_introduces_the_cascade_it_starts() {
+    let (_, out) = what_if(
+        "models/cells.yaml",
+        &example("cells.yaml"),
+        &["cell-a"],
+        false,
+    );
+    // cell-a's 620 moves to cell-b: 560 + 620 = 1180 > 5 × 200 = 1000; b fails
+    // and both loads reach cell-c: 480 + 1180 = 1660 > 1000: everything lost.
+    let introduced = ids(&out["introduced"]);
+    assert!(introduced.contains(&"overload/cell-b"), "{introduced:?}");
+    assert_eq!(out["after"]["state"]["cell-b"]["load"], 1180.0);
+    assert_eq!(out["after"]["state"]["cell-b"]["capacity"], 1000.0);
+    let finding = out["after"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "overload/cell-b")
+        .unwrap();
+    let message = finding["message"].as_str().unwrap();
+    assert!(
+        message.contains("cell-b 560 + 620 = 1180 > 1000, fails; cell-c 480 + 1180 = 1660 > 1000, fails; 1660 is left unserved"),
+        "{message}"
+    );
+    // cascade/cell-a is about the lost cell: neither introduced nor resolved.
+    assert!(!ids(&out["resolved"]).contains(&"cascade/cell-a"));
+}
+
+#[test]
+fn losing_the_links_cache_floods_the_database() {
+    let (_, out) = what_if(
+        "models/url-shortener.yaml",
+        &example("url-shortener.yaml"),
+        &["links-cache"],
+        false,
+    );
+    // links-db: 500 + 9000 × (1 − 0) − 9000 × (1 − 0.95) = 500 + 8550 = 9050
+    // against 3 × 1000 = 3000 (the cold-start figure).
+    assert!(ids(&out["introduced"]).contains(&"overload/links-db"));
+    assert_eq!(out["after"]["state"]["links-db"]["load"], 9050.0);
+    assert_eq!(out["after"]["state"]["links-db"]["capacity"], 3000.0);
+    // Losing the cache does not resolve its common-cause finding.
+    assert_eq!(ids(&out["resolved"]), Vec::<&str>::new());
+    // --cold asks the same of every cache: 9050 again.
+    let (_, cold) = what_if(
+        "models/url-shortener.yaml",
+        &example("url-shortener.yaml"),
+        &[],
+        true,
+    );
+    assert_eq!(cold["after"]["state"]["links-db"]["load"], 9050.0);
+    assert!(ids(&cold["introduced"]).contains(&"overload/links-db"));
+}
+
+#[test]
+fn one_instance_can_be_lost() {
+    let text = "system: s\ncomponents:\n  api: {instances: 4, capacity: 100, load: 250}\n";
+    let (_, out) = what_if("api.yaml", text, &["api:1"], false);
+    // 3 of 4 left: 250 / 300 = 83%; losing one more: 250 / 200 = 125%.
+    assert_eq!(out["after"]["state"]["api"]["instances_up"], 3);
+    assert_eq!(ids(&out["introduced"]), ["headroom/api/instance"]);
+}
+
+#[test]
+fn a_count_must_fit_the_component() {
+    let text = "system: s\ncomponents:\n  api: {instances: 4}\n";
+    for (lose, says) in [
+        ("api:5", "--lose `api:5`: api has 4 instances"),
+        (
+            "api:0",
+            "the count after `:` must be a whole number above 0",
+        ),
+        ("apx:1", "no component is called `apx`"),
+    ] {
+        let args = WhatIfArgs {
+            model: "api.yaml".to_owned(),
+            lose: vec![lose.to_owned()],
+            cold: false,
+            scale_load: None,
+            set: Vec::new(),
+            format: WhatIfFormat::Json,
+            today: Some("2026-11-30".to_owned()),
+        };
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let outcome = {
+            let mut terminal = Terminal {
+                out: &mut out,
+                err: &mut err,
+                color_out: false,
+                color_err: false,
+                width: 100,
+                progress: false,
+            };
+            what_if_source("api.yaml", text, &args, &mut terminal)
+        };
+        assert_eq!(outcome, Outcome::Invalid);
+        let err = String::from_utf8(err).unwrap();
+        assert!(err.contains(says), "{lose}: {err}");
+    }
+}
+
+#[test]
+fn overload_at_peak_with_nothing_lost_is_reported_by_check() {
+    // 500 / (4 × 100) = 125%; 1200 / 1000 = 120%.
+    let run = crate::check(
+        "hot.yaml",
+        "system: s\ncomponents:\n  api: {instances: 4, capacity: 100, load: 500}\n  server: {capacity: 1000, load: 1200}\n",
+        nines::cli::Format::Json,
+    );
+    let out: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let found: Vec<&str> = out["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap())
+        .collect();
+    assert!(found.contains(&"overload/api"), "{found:?}");
+    assert!(found.contains(&"overload/server"), "{found:?}");
+}
+
+/// A random model: a few components in layers (each calls some of the next
+/// layer, with calls, hit rates and caches), loads on some, zones, groups
+/// and failovers.
+fn random_model() -> impl Strategy<Value = String> {
+    (2_usize..9, any::<u64>()).prop_map(|(n, seed)| {
+        let mut rng = seed;
+        let mut next = |m: u64| {
+            rng = rng.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            (rng >> 33) % m
+        };
+        let mut text = String::from(
+            "system: p\ndomains: {z1: {kind: zone}, z2: {kind: zone}}\nshared_fate: {g: {}}\nentrypoints: [c0]\ncomponents:\n",
+        );
+        for i in 0..n {
+            let instances = 1 + next(3);
+            let mut line = format!("  c{i}: {{instances: {instances}, placement: [z1, z2]");
+            if instances == 1 {
+                line = format!("  c{i}: {{instances: 1, placement: [z{}]", 1 + next(2));
+            }
+            if i == 0 || next(3) == 0 {
+                let _ = write!(line, ", capacity: {}, load: {}", 50 + next(100), 10 + next(100));
+            }
+            if next(4) == 0 {
+                line.push_str(", shares: [g]");
+            }
+            if i + 1 < n && next(3) == 0 {
+                let _ = write!(line, ", failover_to: c{}", i + 1);
+            }
+            let mut deps = Vec::new();
+            for j in i + 1..n {
+                if next(2) == 0 {
+                    let hit = match next(4) {
+                        0 => format!(", hit_rate: {}%", 10 * (1 + next(9))),
+                        1 => format!(", hit_rate: {}%, cached_by: c{}", 10 * (1 + next(9)), (i as u64 + 1 + next(n as u64 - 1)) % n as u64),
+                        _ => String::new(),
+                    };
+                    deps.push(format!(
+                        "{{target: c{j}, calls: {}, degradable: {}{hit}}}",
+                        1 + next(3),
+                        next(2) == 0
+                    ));
+                }
+            }
+            if !deps.is_empty() {
+                let _ = write!(line, ", depends_on: [{}]", deps.join(", "));
+            }
+            line.push_str("}\n");
+            text.push_str(&line);
+        }
+        text
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(200))]
+
+    /// Load in a state = intact load + change of in-flows; nothing down
+    /// carries load; the empty scenario changes nothing.
+    #[test]
+    fn the_load_flow_adds_up(text in random_model(), lose in proptest::collection::vec(0_usize..12, 0..3), cold in any::<bool>()) {
+        let model = nines::model::parse(&text).unwrap();
+        let flow = Flow::new(&model);
+        let intact = State::intact(&model, &flow);
+        let n = model.components.len();
+        let scenario = Scenario {
+            domains: lose.iter().filter(|&&x| x < 2).map(|&x| DomainId(x)).collect(),
+            groups: lose.iter().filter(|&&x| x == 2).map(|_| GroupId(0)).collect(),
+            failed_instances: lose.iter().filter(|&&x| x >= 3 && x - 3 < n).map(|&x| (ComponentId(x - 3), 1)).collect(),
+            cold,
+            ..Scenario::default()
+        };
+        let state = State::new(&model, &flow, &scenario);
+        for id in model.component_ids() {
+            // Nothing that is down carries load.
+            if !state.of(id).up {
+                prop_assert!(state.load(id).is_none_or(|l| l == 0.0));
+            }
+            // Intact load + Σ (in-flow now − in-flow intact) + failover in,
+            // for every running component with a known load, no cycle here
+            // (edges only go to later components), clamped at 0.
+            let Some(base) = intact.of(id).offered else { continue };
+            if !state.of(id).running { continue; }
+            let mut expected = base;
+            for caller in model.component_ids() {
+                for edge in &model.component(caller).depends_on {
+                    if !edge.targets.contains(&id) { continue; }
+                    let Some(before) = intact.of(caller).offered else { continue };
+                    let now = if state.of(caller).running { state.of(caller).offered.unwrap_or(0.0) } else { 0.0 };
+                    let cache_lost = cold || edge.cached_by.is_some_and(|c| !state.of(c).running);
+                    let hit_now = if cache_lost { 0.0 } else { edge.hit_rate.unwrap_or(0.0) };
+                    expected += now * edge.calls * (1.0 - hit_now)
+                        - before * edge.calls * (1.0 - edge.hit_rate.unwrap_or(0.0));
+                }
+            }
+            expected += state.moves.iter().filter(|m| m.1 == id).map(|m| m.2).sum::<f64>();
+            let got = state.of(id).offered.unwrap();
+            prop_assert!((got - expected.max(0.0)).abs() < 1e-6 * (1.0 + got.abs()), "{text}\n{id:?}: {got} vs {expected}");
+        }
+        // The empty scenario is the intact state.
+        prop_assert_eq!(State::new(&model, &flow, &Scenario::default()), intact);
+    }
+
+    /// what-if with an empty change (losing nothing: `--scale-load 1`)
+    /// introduces and resolves nothing.
+    #[test]
+    fn losing_nothing_changes_nothing(text in random_model()) {
+        let args = WhatIfArgs {
+            model: "p.yaml".to_owned(),
+            lose: Vec::new(),
+            cold: false,
+            scale_load: Some(1.0),
+            set: Vec::new(),
+            format: WhatIfFormat::Json,
+            today: Some("2026-11-30".to_owned()),
+        };
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        {
+            let mut terminal = Terminal { out: &mut out, err: &mut err, color_out: false, color_err: false, width: 100, progress: false };
+            what_if_source("p.yaml", &text, &args, &mut terminal);
+        }
+        let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        prop_assert_eq!(&json["introduced"], &serde_json::json!([]));
+        prop_assert_eq!(&json["resolved"], &serde_json::json!([]));
+        prop_assert_eq!(&json["before"]["state"], &json["after"]["state"]);
+    }
+}
