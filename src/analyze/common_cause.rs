@@ -2,8 +2,9 @@
 //! in one domain or share one group that fails more often than the instances
 //! fail together on their own. Its replicas buy nothing.
 
+use super::loss::LossJudge;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
-use crate::engine::scenario::surviving_instances;
+use crate::engine::scenario::{Scenario, surviving_instances};
 use crate::model::{Component, ComponentId, DomainId, Model};
 use crate::report::Report;
 
@@ -65,7 +66,7 @@ static DOC: RuleDoc = RuleDoc {
     id: "common-cause/<component>",
     severity: "warning",
     summary: "A redundant component's common-cause failure outweighs its independent one.",
-    checks: "For every component that can lose an instance (`instances` above `min_healthy`) and whose instance availability is known, two probabilities. The common-cause one: that at least one domain holding all of its instances (a zone, and the region around it) or one of its shared-fate groups is down, from their `availability` (those without a figure count as never failing). The independent one: that fewer than `min_healthy` instances are up from their own failures alone (the binomial tail). A finding when the first is larger.",
+    checks: "For every component that can lose an instance (`instances` above `min_healthy`) and whose instance availability is known, two probabilities. The common-cause one: that at least one domain holding all of its instances (a zone, and the region around it) or one of its shared-fate groups is down, from their `availability` (those without a figure count as never failing). Only domains and groups whose loss breaks an entrypoint count, as for `spof`: when an `any_of` between regions survives the loss of one region, that region is no common cause (a loss that only costs a standby's switchover does count, and so does one that, in the state after it, overloads a component an entrypoint needs: two cache nodes in one zone in front of a store). The independent one: that fewer than `min_healthy` instances are up from their own failures alone (the binomial tail). A finding when the first is larger.",
     why: "Replicas protect against independent failures. When they all sit in one zone, or all share one certificate or one release, the system fails whenever that one thing fails, however many replicas there are: the redundancy is on paper only. The comparison says how much the common cause dominates, so the fix goes where it pays.",
     example: "domains:\n  az-a: {kind: zone, availability: 99.95%}\ncomponents:\n  cache:\n    instances: 3\n    availability: 99.9%\n    placement: [az-a]   # common-cause/cache: 0.05% against 1 × 10⁻⁹",
     fix: "Spread the instances over domains that fail independently (`placement: [az-a, az-b, az-c]`), or take them out of the shared cause (one certificate per endpoint, staged releases). Adding replicas inside the same domain or group does not help.",
@@ -88,7 +89,7 @@ struct CommonCause {
     independent: f64,
 }
 
-fn common_cause(model: &Model, id: ComponentId) -> Option<CommonCause> {
+fn common_cause(model: &Model, judge: &LossJudge, id: ComponentId) -> Option<CommonCause> {
     let c = model.component(id);
     let availability = c.availability?;
     if c.instances <= c.min_healthy || availability >= 1.0 {
@@ -104,7 +105,11 @@ fn common_cause(model: &Model, id: ComponentId) -> Option<CommonCause> {
             if surviving_instances(model, id, &[DomainId(index)]) != 0 {
                 continue;
             }
-            if let Some(a) = d.availability {
+            // A loss an entrypoint survives (redundancy one level up, such
+            // as an `any_of` between regions) is no common cause for it.
+            if let Some(a) = d.availability
+                && judge.domain_breaks(model, DomainId(index))
+            {
                 all_up *= a;
                 causes.push(format!("{} ({})", d.name, d.kind));
                 if spread
@@ -118,7 +123,13 @@ fn common_cause(model: &Model, id: ComponentId) -> Option<CommonCause> {
     }
     for &g in &c.shares {
         let group = model.group(g);
-        if let Some(a) = group.availability {
+        let fired = Scenario {
+            groups: vec![g],
+            ..Scenario::default()
+        };
+        if let Some(a) = group.availability
+            && judge.breaks_an_entrypoint(model, &fired)
+        {
             all_up *= a;
             causes.push(group.name.clone());
             groups.push(group.name.clone());
@@ -170,8 +181,9 @@ impl Analyzer for CommonCauseFailure {
     }
 
     fn check(&self, cx: &Context, report: &mut Report) {
+        let judge = LossJudge::new(cx.model, cx.flow());
         for id in cx.model.component_ids() {
-            if let Some(risk) = common_cause(cx.model, id) {
+            if let Some(risk) = common_cause(cx.model, &judge, id) {
                 report
                     .findings
                     .push(dominated(cx.model.component(id), &risk));

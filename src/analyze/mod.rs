@@ -17,6 +17,7 @@ pub mod finding;
 mod headroom;
 mod metastable;
 pub(crate) use headroom::LARGEST_SENSIBLE_FLEET;
+mod loss;
 pub mod outage;
 mod overload;
 mod placement;

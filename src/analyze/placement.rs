@@ -58,7 +58,7 @@ static DOC: RuleDoc = RuleDoc {
     id: "placement/<component>",
     severity: "warning",
     summary: "A component is outside every declared failure domain.",
-    checks: "When the model declares failure domains, every component should say where its instances run. A component without `placement` is in no declared domain.",
+    checks: "When the model declares failure domains, every component should say where its instances run. A component without `placement` is in no declared domain. Managed services (`managed: true`, or `kind: saas`/`external`) are skipped: the team cannot place them.",
     why: "Domain-level risks (losing a zone, a region, a rack) can only be judged for components whose place is known. An unplaced component silently escapes the single-point-of-failure and N-k headroom checks, so the model looks safer than the system is.",
     example: "domains:\n  az-a: {kind: zone}\n  az-b: {kind: zone}\ncomponents:\n  api: {instances: 2, placement: [az-a, az-b], depends_on: [postgres]}\n  postgres: {instances: 1}   # placement/postgres",
     fix: "Add `placement:` with the domains the instances run in: a list to spread them evenly (`[az-a, az-b]`), or a map of exact counts (`{az-a: 2, az-b: 1}`). If the component really runs outside the modelled domains (an external SaaS), model that place as a domain of its own.",
@@ -79,7 +79,8 @@ impl Analyzer for Placement {
             return;
         }
         for component in &cx.model.components {
-            if component.placement.is_empty() {
+            // A managed service runs where its provider runs it.
+            if component.placement.is_empty() && !component.managed {
                 report.findings.push(unplaced(cx.model, component));
             }
         }

@@ -43,7 +43,7 @@ static DOC: RuleDoc = RuleDoc {
     id: "recovery-access/<component>/<need>",
     severity: "error",
     summary: "A single event that takes a component down also takes down something its recovery needs.",
-    checks: "For every component with `recovery` and every component its recovery `needs`, and every single event: the loss of one domain (it takes down the instances placed in it or in a domain inside it) and one shared-fate group firing (every member's instances). A component is down when fewer than `min_healthy` instances survive. When one event takes both down, the pair is reported once, naming the narrowest such event (the most deeply nested domain, then model order, then groups).",
+    checks: "For every component with `recovery` and every component its recovery `needs`, and every single event: the loss of one domain (it takes down the instances placed in it or in a domain inside it) and one shared-fate group firing (every member's instances). A component is down when fewer than `min_healthy` instances survive. When one event takes both down, the pair is reported once, naming the narrowest such event (the most deeply nested domain, then model order, then groups). Events are judged as `spof` judges them: only those that break an entrypoint (an `any_of` between regions that survives the loss means no recovery is needed to serve; a loss that takes the active side of a standby edge counts, since the switchover is the recovery), and no domain of a kind the model has only one of.",
     why: "Recovery runbooks depend on things: single sign-on to reach the console, a VPN, a secrets store, the deploy pipeline. When the disaster that destroys the database also destroys the login needed to restore it, the recovery cannot start, whatever the RTO says.",
     example: "domains:\n  eu-central: {kind: region}\ncomponents:\n  db:\n    placement: [eu-central]\n    recovery: {rto: 1h, backup_interval: 1h, restore: 30m, needs: [sso]}   # recovery-access/db/sso\n  sso: {placement: [eu-central]}",
     fix: "Make the needed service survive the events that take the component down: run it in another region or outside the shared group, or keep a break-glass path (local accounts, offline credentials) and take it out of `needs`.",
@@ -85,6 +85,19 @@ impl Event {
         lost > 0 && component.instances.saturating_sub(lost) < component.min_healthy
     }
 
+    fn judged(&self, model: &Model, judge: &super::loss::LossJudge) -> bool {
+        match *self {
+            Event::Domain(d) => super::loss::judged_kind(model, d) && judge.domain_breaks(model, d),
+            Event::Group(g) => judge.breaks_an_entrypoint(
+                model,
+                &crate::engine::scenario::Scenario {
+                    groups: vec![g],
+                    ..Default::default()
+                },
+            ),
+        }
+    }
+
     fn words(&self, model: &Model) -> String {
         match *self {
             Event::Domain(d) => format!("losing {}", model.domain(d).name),
@@ -103,6 +116,7 @@ impl Analyzer for RecoveryAccess {
 
     fn check(&self, cx: &Context, report: &mut Report) {
         let model = cx.model;
+        let judge = super::loss::LossJudge::new(model, cx.flow());
         // The narrowest event first: a zone says more than its region.
         let mut domains: Vec<usize> = (0..model.domains.len()).collect();
         domains.sort_by_key(|&d| std::cmp::Reverse(model.domains[d].ancestors.len()));
@@ -110,6 +124,10 @@ impl Analyzer for RecoveryAccess {
             .into_iter()
             .map(|d| Event::Domain(crate::model::DomainId(d)))
             .chain((0..model.groups.len()).map(|g| Event::Group(crate::model::GroupId(g))))
+            // As for spof: only losses that break an entrypoint (redundancy
+            // one level up counts), and no domain of a kind the model has
+            // only one of (a single-region design is on purpose).
+            .filter(|event| event.judged(model, &judge))
             .collect();
         for component in &model.components {
             let Some(recovery) = &component.recovery else {

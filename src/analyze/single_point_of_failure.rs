@@ -14,8 +14,29 @@ use crate::report::Report;
 
 // ---- finding constructors ----
 
+/// The advice for a service the team does not run.
+fn managed_help(name: &str) -> String {
+    format!(
+        "{name} is a managed service: it cannot be given instances or a placement. Add a second provider behind an `any_of`, serve a cached or stale copy when it fails (a cache with `hit_rate` and a degradable edge), make the edges to {name} degradable, or accept the risk under `accepted:` with the provider's SLA as its `availability`"
+    )
+}
+
 fn instance_spof(model: &Model, id: ComponentId, outage: &Outage) -> Finding {
     let c = model.component(id);
+    if c.managed {
+        return Finding::new(
+            "spof",
+            &c.name,
+            Severity::Error,
+            c.span,
+            format!(
+                "{} (managed) failing takes down {}",
+                c.name,
+                outage.describe(model)
+            ),
+        )
+        .help(managed_help(&c.name));
+    }
     let plane = if c.plane == Plane::Control {
         " (control plane)"
     } else {
@@ -59,19 +80,23 @@ fn domain_spof(model: &Model, id: DomainId, outage: &Outage) -> Finding {
             outage.describe(model)
         ),
     )
-    .help(if lost.len() == 1 {
-        format!(
-            "spread {} over at least two {}s, so that no one {} is needed",
-            lost[0], d.kind, d.kind
-        )
-    } else {
-        format!(
-            "place {} in different {}s, so that no one {} holds all that is needed",
-            super::outage::list(&lost),
-            d.kind,
-            d.kind
-        )
-    })
+    .help(
+        if outage.lost.len() == 1 && model.component(outage.lost[0].0).managed {
+            managed_help(&lost[0])
+        } else if lost.len() == 1 {
+            format!(
+                "spread {} over at least two {}s, so that no one {} is needed",
+                lost[0], d.kind, d.kind
+            )
+        } else {
+            format!(
+                "place {} in different {}s, so that no one {} holds all that is needed",
+                super::outage::list(&lost),
+                d.kind,
+                d.kind
+            )
+        },
+    )
 }
 
 // ---- documentation ----
@@ -84,7 +109,7 @@ static DOC: RuleDoc = RuleDoc {
     checks: "Every single event that could happen on its own: one instance of a component failing (for components whose instances can fail, that is with an availability below 100% or none given), and the loss of one failure domain (for kinds with at least two domains in the model, so a design that is single-region on purpose is not flooded). For each, it works out what is still up, following required edges, `any_of` and `at_least` alike, and reports the event when an entrypoint that was up goes down. Degradable edges never count. Control-plane components (`plane: control`) are checked like the rest, and the message says so.",
     why: "A single point of failure is an outage waiting for one bad disk, one kernel panic or one zone event, and no amount of per-instance reliability removes it: the system is never more available than that one thing. Alternatives that share a zone (`any_of: [db-a, db-b]` with both in az-a) look redundant but fail together, and a control plane (a config store, a secrets service) is as much a SPOF as the database when requests cannot be served without it.",
     example: "domains:\n  az-a: {kind: zone}\n  az-b: {kind: zone}\ncomponents:\n  checkout: {instances: 4, placement: [az-a, az-b], depends_on: [postgres]}\n  postgres: {instances: 1, placement: [az-a]}   # spof/postgres and spof/az-a",
-    fix: "Give the component more instances than `min_healthy` needs, in different domains (`instances: 2, placement: [az-a, az-b]`); place alternatives of an `any_of` in different domains; or, when callers really can work without it, make the edge `degradable: true`. A component that must stay single (a licence server) can be accepted with a reason under `accepted:`.",
+    fix: "Give the component more instances than `min_healthy` needs, in different domains (`instances: 2, placement: [az-a, az-b]`); place alternatives of an `any_of` in different domains; or, when callers really can work without it, make the edge `degradable: true`. A component that must stay single (a licence server) can be accepted with a reason under `accepted:`. A managed service (`managed: true`, or `kind: saas`/`external`) gets other advice: a second provider, a cached or stale fallback, a degradable edge, or the provider's SLA as its `availability` and an accepted risk.",
 };
 
 // ---- the check ----

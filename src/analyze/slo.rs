@@ -40,8 +40,17 @@ fn below_objective(
         Severity::Error,
         component.span,
         format!(
-            "{} reaches {} ({:.2} nines) against an objective of {}: {} min of downtime per {} window against a budget of {} min, {} min over",
+            "{} reaches {}{} ({:.2} nines) against an objective of {}: {} min of downtime per {} window against a budget of {} min, {} min over",
             component.name,
+            if figure
+                .unquantified
+                .iter()
+                .any(|s| matches!(s, Subject::Component(_)))
+            {
+                "at most "
+            } else {
+                ""
+            },
             percent(figure.availability),
             nines(figure.availability),
             percent(objective.availability),
@@ -59,6 +68,24 @@ fn below_objective(
             top.join(", ")
         ))
     }
+}
+
+/// The figure meets the objective only by assuming instant failover.
+fn met_only_if(component: &Component, figure: &Figure, objective: &Objective) -> Finding {
+    Finding::new(
+        "slo",
+        &component.name,
+        Severity::Warning,
+        component.span,
+        format!(
+            "{} reaches {} against an objective of {} only if failover is instant: {}",
+            component.name,
+            percent(figure.availability),
+            percent(objective.availability),
+            figure.caveats.join("; "),
+        ),
+    )
+    .help("give the active side `mttr` (with `availability` or `mtbf`) so the switchover time can be counted, or make the alternatives hot (`switchover: 0s`)")
 }
 
 fn percent(a: f64) -> String {
@@ -88,8 +115,8 @@ static DOC: RuleDoc = RuleDoc {
     name: "slo",
     id: "slo/<entrypoint>",
     severity: "error",
-    summary: "An entrypoint's availability is below `objective.availability`.",
-    checks: "For every entrypoint, the probability that it is up, computed from the instances, domains and shared-fate groups that have a figure, with shared dependencies counted once and correlated failures (a zone, a config push) conditioned on. The finding fires when that figure is below the objective.",
+    summary: "An entrypoint's availability is below its objective (its own `objective`, else `objective.availability`).",
+    checks: "For every entrypoint, the probability that it is up, computed from the instances, domains and shared-fate groups that have a figure, with shared dependencies counted once and correlated failures (a zone, a config push) conditioned on, minus the time standbys take to switch over (docs/availability.md). The finding fires (error) when that figure is below the entrypoint's objective; it fires as a warning when the figure meets the objective only by assuming instant failover (a standby edge whose active side has no `mttr`). An entrypoint with no figure at all (n/a) is not judged.",
     why: "The objective is what the system promises. Multiplying figures along a call chain is wrong both ways: it double-counts a database two front ends share, and it treats replicas in one zone or behind one config push as independent. A design review needs the real figure and the component that limits it.",
     example: "objective: {availability: 99.95%}\ncomponents:\n  api: {instances: 3, availability: 99.9%, depends_on: [postgres]}\n  postgres: {availability: 99.9%}   # slo/api: 99.9% < 99.95%",
     fix: "Look at the improvement table: the first rows name what limits the entrypoint. Add redundancy there (a standby, a second zone), remove a shared cause, or make a dependency degradable. If the objective is wrong, change the objective.",
@@ -106,15 +133,23 @@ impl Analyzer for Slo {
     }
 
     fn check(&self, cx: &Context, report: &mut Report) {
-        let Some(objective) = &cx.model.objective else {
-            return;
-        };
         for (entrypoint, figure) in cx.figures {
+            let Some(objective) = &cx.model.objective_of(*entrypoint) else {
+                continue;
+            };
             // A bounded figure misses the objective only when even its upper
-            // end does: the lower end alone would blame the method.
-            if figure.upper < objective.availability {
+            // end does: the lower end alone would blame the method. A path
+            // with no figure at all cannot be judged (its row says n/a); one
+            // with unquantified parts is an upper bound, so a miss stands.
+            if figure.quantified && figure.upper < objective.availability {
                 report.findings.push(below_objective(
                     cx.model,
+                    cx.model.component(*entrypoint),
+                    figure,
+                    objective,
+                ));
+            } else if figure.quantified && !figure.caveats.is_empty() {
+                report.findings.push(met_only_if(
                     cx.model.component(*entrypoint),
                     figure,
                     objective,
@@ -130,26 +165,35 @@ pub fn availability_rows(
     model: &Model,
     figures: &[(ComponentId, Figure)],
 ) -> BTreeMap<String, AvailabilityRow> {
-    let window = model
-        .objective
-        .map_or(30.0 * 86_400.0, |o| o.window.seconds());
     figures
         .iter()
         .map(|(entrypoint, figure)| {
+            let unquantified_components = figure
+                .unquantified
+                .iter()
+                .filter(|s| matches!(s, Subject::Component(_)))
+                .count();
+            // Quantified parts that are all perfect say nothing about the
+            // unquantified rest: n/a, not "≤ 100%, ≤ 99 nines".
+            let known = (figure.quantified
+                && !(figure.availability >= 1.0 && unquantified_components > 0))
+                .then_some(figure.availability);
+            let objective = model.objective_of(*entrypoint);
+            let window = objective.map_or(30.0 * 86_400.0, |o| o.window.seconds());
             let row = AvailabilityRow {
-                availability: figure.availability,
+                availability: known,
                 method: match figure.method {
                     Method::Exact => "exact",
                     Method::Bounded => "bounded",
                 },
                 lower: figure.lower,
                 upper: figure.upper,
-                nines: (nines(figure.availability) * 100.0).round() / 100.0,
-                downtime_per_year_s: (1.0 - figure.availability) * YEAR_S,
+                nines: known.map(|a| (nines(a) * 100.0).round() / 100.0),
+                downtime_per_year_s: known.map(|a| (1.0 - a) * YEAR_S),
                 window_s: window,
-                downtime_per_window_s: (1.0 - figure.availability) * window,
-                objective: model.objective.map(|o| o.availability),
-                error_budget_s: model.objective.map(|o| (1.0 - o.availability) * window),
+                downtime_per_window_s: known.map(|a| (1.0 - a) * window),
+                objective: objective.map(|o| o.availability),
+                error_budget_s: objective.map(|o| (1.0 - o.availability) * window),
                 improvement: figure
                     .improvement
                     .iter()
@@ -168,6 +212,9 @@ pub fn availability_rows(
                     .iter()
                     .map(|s| s.name(model).to_owned())
                     .collect(),
+                unquantified_components,
+                switchover: figure.switchover,
+                caveats: figure.caveats.clone(),
             };
             (model.component(*entrypoint).name.clone(), row)
         })
@@ -222,9 +269,9 @@ mod tests {
         let rows = availability_rows(&model, &figures);
         let row = &rows["api"];
         // 0.001 × 365.25 × 86400 = 31557.6 s a year; 0.001 × 30 × 86400 = 2592 s a window.
-        assert!((row.downtime_per_year_s - 31_557.6).abs() < 1e-6);
-        assert!((row.downtime_per_window_s - 2592.0).abs() < 1e-6);
+        assert!((row.downtime_per_year_s.unwrap() - 31_557.6).abs() < 1e-6);
+        assert!((row.downtime_per_window_s.unwrap() - 2592.0).abs() < 1e-6);
         assert!((row.error_budget_s.unwrap() - 2592.0).abs() < 1e-6);
-        assert!((row.nines - 3.0).abs() < 1e-9);
+        assert!((row.nines.unwrap() - 3.0).abs() < 1e-9);
     }
 }

@@ -93,7 +93,9 @@ pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Outcome {
                 upper: measurable.then_some(upper),
                 trials,
                 failures: *failures,
-                analytic: figure.availability,
+                // The simulation samples the static structure: compare it
+                // with the figure before the switchover term.
+                analytic: (figure.availability + figure.switchover).min(1.0),
             },
         );
     }

@@ -58,6 +58,15 @@ pub struct Figure {
     /// Components, domains and groups that matter but have no figure: the
     /// availability counts them as never failing.
     pub unquantified: Vec<Subject>,
+    /// Whether anything that matters has a figure; when not, the
+    /// availability (1) says nothing and is shown as n/a.
+    pub quantified: bool,
+    /// Unavailability added by switchovers to standbys (already taken off
+    /// `availability`, `lower` and `upper`).
+    pub switchover: f64,
+    /// What the figure assumes that the model does not say (instant
+    /// failover where the switchover frequency is unknown).
+    pub caveats: Vec<String>,
 }
 
 /// Computes the figure of one entrypoint from its structure.
@@ -97,6 +106,9 @@ pub fn evaluate(model: &Model, structure: &Structure) -> Figure {
         states: run.states,
         events: n,
         unquantified: unquantified(model, &components),
+        quantified: quantified(model, &components),
+        switchover: 0.0,
+        caveats: Vec::new(),
     }
 }
 
@@ -160,6 +172,9 @@ fn relaxed(model: &Model, structure: &Structure) -> Figure {
         states: low.states + high.states,
         events: low.events,
         unquantified: low.unquantified,
+        quantified: low.quantified,
+        switchover: 0.0,
+        caveats: Vec::new(),
     }
 }
 
@@ -476,6 +491,24 @@ impl<'a> Run<'a> {
         });
         gains
     }
+}
+
+/// Whether any of these components, or a domain or group it is in, has an
+/// availability figure.
+fn quantified(model: &Model, components: &[ComponentId]) -> bool {
+    components.iter().any(|&c| {
+        let component = model.component(c);
+        component.availability.is_some()
+            || component.placement.iter().any(|&(d, _)| {
+                std::iter::once(d)
+                    .chain(model.domain(d).ancestors.iter().copied())
+                    .any(|x| model.domain(x).availability.is_some())
+            })
+            || component
+                .shares
+                .iter()
+                .any(|&g| model.group(g).availability.is_some())
+    })
 }
 
 /// What matters to these components but has no availability figure.

@@ -7,7 +7,8 @@
 //!   from the alternatives (a [`bdd`]);
 //! - [`events`]: the correlated events (domains and groups with a figure)
 //!   and how each component's health depends on them;
-//! - [`exact`]: conditioning on those events, exact or bounded.
+//! - [`exact`]: conditioning on those events, exact or bounded;
+//! - [`switchover`]: the time standbys take to serve, added on top.
 
 pub mod bdd;
 pub mod events;
@@ -17,6 +18,7 @@ pub mod montecarlo;
 pub mod scenario;
 pub mod state;
 pub mod structure;
+pub mod switchover;
 
 pub use events::Subject;
 pub use exact::{Figure, Method};
@@ -35,7 +37,15 @@ pub fn availability(model: &Model) -> Vec<(ComponentId, Figure)> {
         .par_iter()
         .map(|&entrypoint| {
             let structure = structure::build(model, entrypoint);
-            (entrypoint, exact::evaluate(model, &structure))
+            let mut figure = exact::evaluate(model, &structure);
+            // Switchover time is an additive term on top of the static figure.
+            let cost = switchover::cost(model, structure.components());
+            figure.switchover = cost.unavailability;
+            figure.availability = (figure.availability - cost.unavailability).max(0.0);
+            figure.lower = (figure.lower - cost.unavailability).max(0.0);
+            figure.upper = (figure.upper - cost.unavailability).max(0.0);
+            figure.caveats = cost.caveats;
+            (entrypoint, figure)
         })
         .collect()
 }

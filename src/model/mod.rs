@@ -147,6 +147,8 @@ pub struct Domain {
     pub ancestors: Vec<DomainId>,
     /// Chance it is up; `None` counts as never failing in the figure.
     pub availability: Option<f64>,
+    /// Mean time to restore it, when given (the frequency of its losses).
+    pub mttr: Option<Duration>,
     /// Where its name is written.
     pub span: Span,
     /// Where each key is written.
@@ -202,6 +204,9 @@ pub struct Component {
     pub min_healthy: u32,
     /// Availability of one instance; `None` when not given (unquantified).
     pub availability: Option<f64>,
+    /// Mean time to repair one instance, when given (with `mtbf` or with
+    /// `availability`): with the availability it gives the failure frequency.
+    pub mttr: Option<Duration>,
     /// Capacity and load, when given.
     pub capacity: Option<Capacity>,
     /// Whether overload sheds instead of collapsing.
@@ -212,6 +217,13 @@ pub struct Component {
     pub shares: Vec<GroupId>,
     /// Where its load goes when it fails.
     pub failover_to: Option<ComponentId>,
+    /// Whether the team does not run it (a managed or external service).
+    pub managed: bool,
+    /// Its own availability objective (meant for entrypoints) and where it
+    /// is written.
+    pub objective: Option<(f64, Span)>,
+    /// How long its own clients wait (meant for entrypoints).
+    pub timeout: Option<Duration>,
     /// What it calls.
     pub depends_on: Vec<Edge>,
     /// How its data is recovered.
@@ -259,6 +271,9 @@ pub struct Edge {
     pub calls: f64,
     /// Whether the caller still works without it.
     pub degradable: bool,
+    /// Time a standby takes to serve after an active alternative fails
+    /// (`any_of`/`at_least` only); `None` for hot alternatives.
+    pub switchover: Option<Duration>,
     /// Where the entry is written.
     pub span: Span,
     /// Where each key is written (empty for the short form `- name`).
@@ -328,6 +343,22 @@ impl Model {
     #[must_use]
     pub fn group(&self, id: GroupId) -> &Group {
         &self.groups[id.0]
+    }
+
+    /// The objective of an entrypoint: its own `objective` with the model's
+    /// window (30 days without one), else the model-wide objective.
+    #[must_use]
+    pub fn objective_of(&self, entrypoint: ComponentId) -> Option<Objective> {
+        match self.component(entrypoint).objective {
+            Some((availability, span)) => Some(Objective {
+                availability,
+                window: self
+                    .objective
+                    .map_or(Duration(30 * 86_400_000), |o| o.window),
+                span,
+            }),
+            None => self.objective,
+        }
     }
 
     /// Component ids in model order.

@@ -87,6 +87,8 @@ raw_struct! {
         pub r#in: Option<Spanned<Name>>,
         /// Chance the domain is up; without it the domain never fails in the availability figure.
         pub availability: Option<Spanned<Probability>>,
+        /// Mean time to restore the domain (with availability): its losses happen (1 − availability) / mttr often, which switchovers to standbys need.
+        pub mttr: Option<Spanned<Duration>>,
     }
 }
 
@@ -121,7 +123,7 @@ raw_struct! {
         pub availability: Option<Spanned<Probability>>,
         /// Mean time between failures of one instance (with mttr).
         pub mtbf: Option<Spanned<Duration>>,
-        /// Mean time to repair one instance (with mtbf).
+        /// Mean time to repair one instance (with mtbf, or with availability: then it only gives the failure frequency for switchovers).
         pub mttr: Option<Spanned<Duration>>,
         /// Capacity of one instance, in the model's unit of load (with load).
         pub capacity: Option<Spanned<Rate>>,
@@ -135,6 +137,12 @@ raw_struct! {
         pub shares: Option<Vec<Spanned<Name>>>,
         /// Where its load goes when it fails (cells, peers, fallbacks).
         pub failover_to: Option<Spanned<Name>>,
+        /// true: a service the team does not run (a cloud-managed store, a `SaaS` API, a global `DNS`): it cannot be given instances or a placement, so `placement` does not ask for one and `spof` advises a second provider, a cached or stale fallback, a degradable edge or the provider's SLA. Default: true for `kind: saas` or `kind: external`, else false.
+        pub managed: Option<Spanned<bool>>,
+        /// On an entrypoint: its own availability objective (`99.5%`), instead of `objective.availability`; the window stays the model's.
+        pub objective: Option<Spanned<Probability>>,
+        /// On an entrypoint: how long its clients wait for an answer; the worst-case latency of each call path from it is compared with this.
+        pub timeout: Option<Spanned<Duration>>,
         /// What it calls.
         pub depends_on: Option<Vec<RawDependency>>,
         /// Recovery of the data it holds.
@@ -217,6 +225,8 @@ raw_struct! {
         pub calls: Option<Spanned<Rate>>,
         /// true: the caller still works without it. Default: true when the target is not critical.
         pub degradable: Option<Spanned<bool>>,
+        /// On `any_of`/`at_least`: the first `at_least` alternatives are active and the rest standby; each failure of an active one costs this long (detect + decide + failover) before a standby serves. Default: hot (0s), or detect + decide + failover of the active one's `recovery` when it names a standby here in `failover_to`.
+        pub switchover: Option<Spanned<Duration>>,
     }
 }
 

@@ -147,8 +147,12 @@ fn figures(report: &Report, finding: &Finding) -> BTreeMap<String, f64> {
     let mut figures = BTreeMap::new();
     match finding.rule {
         "slo" => {
-            if let Some(row) = report.availability.get(subject) {
-                figures.insert("availability".to_owned(), row.availability);
+            if let Some(a) = report
+                .availability
+                .get(subject)
+                .and_then(|r| r.availability)
+            {
+                figures.insert("availability".to_owned(), a);
             }
         }
         "headroom" => {

@@ -9,7 +9,7 @@ use std::io::{self, Write};
 use super::Report;
 use super::baseline::refresh_command;
 use super::escape;
-use super::table::downtime;
+use super::table::row_downtime;
 use crate::analyze::wording::number;
 use crate::analyze::{Finding, Severity, Status};
 
@@ -131,21 +131,16 @@ fn availability(report: &Report, page: &mut String) {
     page.push_str("| entrypoint | availability | nines | objective | downtime/yr |\n");
     page.push_str("|---|---:|---:|---:|---:|\n");
     for (name, row) in report.availability.iter().take(ENTRYPOINT_ROWS) {
-        let bounded = if row.method == "exact" {
-            ""
-        } else {
-            " (bounded)"
-        };
         let objective = row
             .objective
             .map_or_else(|| "-".to_owned(), |o| format!("{}%", number(o * 100.0)));
         let _ = writeln!(
             page,
-            "| {} | {:.6}%{bounded} | {:.2} | {objective} | {} |",
+            "| {} | {} | {} | {objective} | {} |",
             cell(name),
-            row.availability * 100.0,
-            row.nines,
-            downtime(row.downtime_per_year_s)
+            row.figure_text(),
+            row.nines_text(),
+            row_downtime(row, row.downtime_per_year_s)
         );
     }
     let hidden = report.availability.len().saturating_sub(ENTRYPOINT_ROWS);
@@ -154,6 +149,13 @@ fn availability(report: &Report, page: &mut String) {
             page,
             "\n… and {hidden} more entrypoint(s) in `--format json`."
         );
+    }
+    let notes = super::table::availability_notes(report);
+    if !notes.is_empty() {
+        page.push('\n');
+        for note in notes {
+            let _ = writeln!(page, "- {note}");
+        }
     }
     page.push('\n');
 }

@@ -58,6 +58,10 @@ pub struct Report {
     /// or 20,000 component names in all (the worst paths are listed).
     #[serde(skip_serializing_if = "is_zero")]
     pub retries_omitted: usize,
+    /// Worst-case latency per entrypoint: its slowest call path, each hop
+    /// counted as `timeout × (1 + retries)`, against the entrypoint's own
+    /// `timeout` when it has one.
+    pub latency: Vec<LatencyRow>,
     /// Cold-start order and cache stampedes.
     pub cold_start: ColdStart,
     /// Disaster-recovery figures per component.
@@ -67,22 +71,24 @@ pub struct Report {
 /// The availability of one entrypoint.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AvailabilityRow {
-    /// Probability the entrypoint is up.
-    pub availability: f64,
+    /// Probability the entrypoint is up; `null` when nothing on its paths
+    /// has a figure (n/a). With `unquantified` names it is an upper bound:
+    /// they count as never failing.
+    pub availability: Option<f64>,
     /// `exact` or `bounded`.
     pub method: &'static str,
-    /// Lower bound.
+    /// Lower bound (of the quantified part).
     pub lower: f64,
-    /// Upper bound.
+    /// Upper bound (of the quantified part).
     pub upper: f64,
-    /// `-log10(1 - availability)`.
-    pub nines: f64,
-    /// Expected downtime per year, in seconds.
-    pub downtime_per_year_s: f64,
+    /// `-log10(1 - availability)`; `null` with the availability.
+    pub nines: Option<f64>,
+    /// Expected downtime per year, in seconds; `null` with the availability.
+    pub downtime_per_year_s: Option<f64>,
     /// The objective's window, in seconds (30 days without an objective).
     pub window_s: f64,
-    /// Expected downtime per window, in seconds.
-    pub downtime_per_window_s: f64,
+    /// Expected downtime per window, in seconds; `null` with the availability.
+    pub downtime_per_window_s: Option<f64>,
     /// The objective, when the model has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub objective: Option<f64>,
@@ -93,6 +99,67 @@ pub struct AvailabilityRow {
     pub improvement: Vec<Improvement>,
     /// Names that matter but have no figure (counted as never failing).
     pub unquantified: Vec<String>,
+    /// How many of those are components: a component without a figure
+    /// makes the availability an upper bound (a domain or group without one
+    /// is, by the format, one that only scenario checks use).
+    pub unquantified_components: usize,
+    /// Unavailability from switchovers to standbys, already included in
+    /// `availability` (`Σ frequency × switchover`, docs/availability.md).
+    pub switchover: f64,
+    /// What the figure assumes that the model does not say, one line each
+    /// (instant failover where the switchover frequency is unknown).
+    pub caveats: Vec<String>,
+}
+
+impl AvailabilityRow {
+    /// `99.950000%`, `≤ 99.950000%, 3 unquantified` or `n/a (12 unquantified)`;
+    /// a figure that assumes instant failover is a bound too and says so.
+    #[must_use]
+    pub fn figure_text(&self) -> String {
+        let bounded = if self.method == "exact" {
+            ""
+        } else {
+            " (bounded)"
+        };
+        let Some(a) = self.availability else {
+            return format!("n/a ({} unquantified)", self.unquantified.len());
+        };
+        let mut why = Vec::new();
+        if self.unquantified_components > 0 {
+            why.push(format!("{} unquantified", self.unquantified_components));
+        }
+        if !self.caveats.is_empty() {
+            why.push("assumes instant failover".to_owned());
+        }
+        if why.is_empty() {
+            format!("{:.6}%{bounded}", a * 100.0)
+        } else {
+            format!("≤ {:.6}%{bounded}, {}", a * 100.0, why.join(", "))
+        }
+    }
+
+    /// Whether the figure is only an upper bound: unquantified components,
+    /// or instant failover assumed.
+    #[must_use]
+    pub fn upper_bound(&self) -> bool {
+        self.unquantified_components > 0 || !self.caveats.is_empty()
+    }
+
+    /// `3.30`, `≤ 3.30` (an upper bound) or `n/a`.
+    #[must_use]
+    pub fn nines_text(&self) -> String {
+        match self.nines {
+            None => "n/a".to_owned(),
+            Some(n) if !self.upper_bound() => format!("{n:.2}"),
+            Some(n) => format!("≤ {n:.2}"),
+        }
+    }
+
+    /// Whether the figure is a complete one (nothing unquantified).
+    #[must_use]
+    pub fn complete(&self) -> bool {
+        self.availability.is_some() && self.unquantified_components == 0 && self.caveats.is_empty()
+    }
 }
 
 /// What one component, domain or group costs an entrypoint.
@@ -184,6 +251,26 @@ pub struct RetryPath {
     pub storm_load: Vec<StormPoint>,
 }
 
+/// The slowest call path from one entrypoint.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LatencyRow {
+    /// The entrypoint.
+    pub entrypoint: String,
+    /// Components from the entrypoint to the last hop of its slowest path.
+    pub path: Vec<String>,
+    /// `Σ timeout × (1 + retries)` over the path's hops, seconds.
+    pub worst_latency_s: f64,
+    /// Hops of that path without a `timeout` (not counted: the worst case
+    /// is then unbounded, the figure a floor).
+    pub untimed_hops: u32,
+    /// The entrypoint's own `timeout`, seconds, when given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_s: Option<f64>,
+    /// Whether the worst case reaches the entrypoint's timeout (absent without one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub over: Option<bool>,
+}
+
 /// The load on a path's last hop at one failure rate.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct StormPoint {
@@ -268,6 +355,7 @@ impl Report {
             retries: Vec::new(),
             retries_truncated: false,
             retries_omitted: 0,
+            latency: Vec::new(),
             cold_start: ColdStart::default(),
             recovery: Vec::new(),
         }
@@ -288,6 +376,9 @@ impl Report {
             self.retries = part.retries;
             self.retries_truncated = part.retries_truncated;
             self.retries_omitted = part.retries_omitted;
+        }
+        if self.latency.is_empty() {
+            self.latency = part.latency;
         }
         let cold = part.cold_start;
         if self.cold_start.waves.is_empty() {

@@ -73,18 +73,21 @@ pub(crate) fn report() -> Report {
     report.availability.insert(
         "api".to_owned(),
         AvailabilityRow {
-            availability: 0.9985,
+            availability: Some(0.9985),
             method: "exact",
             lower: 0.9985,
             upper: 0.9985,
-            nines: 2.82,
-            downtime_per_year_s: 47_336.4,
+            nines: Some(2.82),
+            downtime_per_year_s: Some(47_336.4),
             window_s: 2_592_000.0,
-            downtime_per_window_s: 3_888.0,
+            downtime_per_window_s: Some(3_888.0),
             objective: Some(0.999),
             error_budget_s: Some(2_592.0),
             improvement: Vec::new(),
             unquantified: Vec::new(),
+            unquantified_components: 0,
+            switchover: 0.0,
+            caveats: Vec::new(),
         },
     );
     report.headroom.push(HeadroomRow {

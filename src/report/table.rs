@@ -38,6 +38,11 @@ pub fn render(report: &Report, file: &str, style: Style, out: &mut dyn Write) ->
     if !report.availability.is_empty() {
         writeln!(out)?;
         writeln!(out, "{}", availability(report, style))?;
+        for line in availability_notes(report) {
+            for line in wrap(&line, style.width) {
+                writeln!(out, "{line}")?;
+            }
+        }
     }
     if !report.headroom.is_empty() {
         writeln!(out)?;
@@ -55,6 +60,18 @@ pub fn render(report: &Report, file: &str, style: Style, out: &mut dyn Write) ->
     if !report.retries.is_empty() || report.retries_truncated {
         writeln!(out)?;
         retries(report, style, out)?;
+    }
+    if !report.latency.is_empty() {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "Worst-case latency per entrypoint (Σ timeout × attempts on its slowest path)"
+        )?;
+        for line in latency_lines(report) {
+            for line in wrap(&line, style.width) {
+                writeln!(out, "{line}")?;
+            }
+        }
     }
     if !report.cold_start.waves.is_empty() {
         writeln!(out)?;
@@ -180,21 +197,48 @@ fn availability(report: &Report, style: Style) -> String {
             || "-".to_owned(),
             |i| format!("{} ({})", i.component, crate::human::gain(i.gain)),
         );
-        let figure = if row.method == "exact" {
-            format!("{:.6}%", row.availability * 100.0)
-        } else {
-            format!("{:.6}% (bounded)", row.availability * 100.0)
-        };
         table.add_row([
             name.clone(),
-            figure,
-            format!("{:.2}", row.nines),
-            downtime(row.downtime_per_year_s),
+            row.figure_text(),
+            row.nines_text(),
+            row_downtime(row, row.downtime_per_year_s),
             weakest,
         ]);
     }
     align_right(&mut table, 1..=3);
     table.to_string()
+}
+
+/// The lines under the availability table: what switchovers cost and what
+/// the figures assume (caveats), per entrypoint.
+pub(crate) fn availability_notes(report: &Report) -> Vec<String> {
+    let mut lines = Vec::new();
+    for (name, row) in &report.availability {
+        if row.switchover > 0.0 {
+            lines.push(format!(
+                "{name}: includes {:.2e} of switchovers to standbys ({} per {}).",
+                row.switchover,
+                downtime(row.switchover * row.window_s),
+                seconds(row.window_s)
+            ));
+        }
+        for caveat in &row.caveats {
+            lines.push(format!("Caveat, {name}: {caveat}."));
+        }
+    }
+    lines
+}
+
+/// A downtime of an availability row: `n/a` without a figure, `≥ 4h 23m`
+/// when unquantified things count as never failing.
+pub(crate) fn row_downtime(row: &super::AvailabilityRow, seconds: Option<f64>) -> String {
+    match seconds {
+        None => "n/a".to_owned(),
+        Some(s) if !row.upper_bound() => downtime(s),
+        // A floor of 0s says nothing: the unknown part is all there is.
+        Some(s) if downtime(s) == "0s" => "unknown".to_owned(),
+        Some(s) => format!("≥ {}", downtime(s)),
+    }
 }
 
 pub(crate) fn table(style: Style, header: &[&str]) -> Table {
@@ -296,6 +340,31 @@ fn retries(report: &Report, style: Style, out: &mut dyn Write) -> io::Result<()>
 /// less overloads its last hop. Budgeted paths (`A` about 1.1) are not.
 fn matters(row: &RetryPath) -> bool {
     row.amplification >= 2.0 || row.critical_failure_rate.is_some_and(|f| f <= 1.0)
+}
+
+/// `web: web > api > db: 8s (clients wait 10s: within)`, one per entrypoint.
+pub(crate) fn latency_lines(report: &Report) -> Vec<String> {
+    report
+        .latency
+        .iter()
+        .map(|row| {
+            let untimed = match row.untimed_hops {
+                0 => String::new(),
+                n => format!(", {n} hop(s) without a timeout not counted"),
+            };
+            let against = match (row.timeout_s, row.over) {
+                (Some(t), Some(true)) => format!(" (clients wait {}: too short)", seconds(t)),
+                (Some(t), _) => format!(" (clients wait {}: within)", seconds(t)),
+                _ => String::new(),
+            };
+            format!(
+                "{}: {}: {}{untimed}{against}",
+                row.entrypoint,
+                row.path.join(" > "),
+                seconds(row.worst_latency_s)
+            )
+        })
+        .collect()
 }
 
 /// A figure for a narrow column: `1.1`, `9050`, `5.4 × 10⁸`.

@@ -8,7 +8,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::table::{Style, align_right, downtime, finding_block, table, wrap};
+use super::table::{Style, align_right, finding_block, row_downtime, table, wrap};
 use super::{HeadroomRow, Report};
 use crate::analyze::wording::{amount, whole_percent};
 use crate::analyze::{Finding, Severity};
@@ -199,15 +199,15 @@ pub fn render_table(
             let before = what_if.before.availability.get(name);
             availability.add_row([
                 name.clone(),
-                before.map_or_else(
-                    || "-".to_owned(),
-                    |b| format!("{:.6}%", b.availability * 100.0),
-                ),
-                format!("{:.6}%", after.availability * 100.0),
+                before.map_or_else(|| "-".to_owned(), super::AvailabilityRow::figure_text),
+                after.figure_text(),
                 format!(
                     "{} → {}",
-                    before.map_or_else(|| "-".to_owned(), |b| downtime(b.downtime_per_year_s)),
-                    downtime(after.downtime_per_year_s)
+                    before.map_or_else(
+                        || "-".to_owned(),
+                        |b| row_downtime(b, b.downtime_per_year_s)
+                    ),
+                    row_downtime(after, after.downtime_per_year_s)
                 ),
             ]);
         }

@@ -7,6 +7,7 @@ mod cli;
 mod cut_sets;
 mod docs;
 mod examples;
+mod figures;
 mod hostile;
 mod html;
 mod import;

@@ -72,7 +72,7 @@ fn the_html_review_is_self_contained() {
         assert!(!html.contains(forbidden), "{forbidden}");
     }
     // The help of a finding, with its code span as an element.
-    assert!(html.contains("<strong>Help:</strong> add <code>placement: [az-a, az-b, az-c]</code>"));
+    assert!(html.contains("Add a second provider behind an <code>any_of</code>"));
 }
 
 #[test]

@@ -13,6 +13,9 @@ use super::super::{
 };
 use super::Names;
 
+/// Kinds that mean a service the team does not run (`managed` defaults to true).
+pub const MANAGED_KINDS: &[&str] = &["saas", "external"];
+
 /// The validated components, in model order.
 pub(super) fn components(
     raw: &RawModel,
@@ -79,11 +82,23 @@ pub(super) fn components(
                 placement: placement(component, instances, names, domains, cx),
                 min_healthy,
                 availability: availability(component, cx),
+                mttr: component.mttr.as_ref().map(|v| v.value),
                 capacity: capacity(component, cx),
                 load_shedding: component.load_shedding.as_ref().is_some_and(|v| v.value),
                 warmup: component.warmup.as_ref().map(|v| v.value),
                 shares: shares(component, names, cx),
                 failover_to,
+                timeout: component.timeout.as_ref().map(|v| v.value),
+                objective: component.objective.as_ref().map(|v| (v.value.0, v.span)),
+                managed: component.managed.as_ref().map_or_else(
+                    || {
+                        component
+                            .kind
+                            .as_ref()
+                            .is_some_and(|k| MANAGED_KINDS.contains(&k.value.as_str()))
+                    },
+                    |v| v.value,
+                ),
                 depends_on,
                 recovery: component.recovery.as_ref().map(|r| recovery(r, names, cx)),
                 span: name.span,
@@ -120,7 +135,9 @@ fn min_healthy(component: &RawComponent, instances: u32, cx: &mut Cx) -> u32 {
 
 fn availability(component: &RawComponent, cx: &mut Cx) -> Option<f64> {
     match (&component.availability, &component.mtbf, &component.mttr) {
-        (Some(a), None, None) => Some(a.value.0),
+        // With an availability, mttr only gives the failure frequency
+        // (1 − A) / mttr that switchovers need.
+        (Some(a), None, _) => Some(a.value.0),
         (a, Some(mtbf), Some(mttr)) => {
             if let Some(a) = a {
                 cx.report(Problem::exclusive(
@@ -151,13 +168,13 @@ fn availability(component: &RawComponent, cx: &mut Cx) -> Option<f64> {
             ));
             None
         }
-        (_, None, Some(mttr)) => {
+        (None, None, Some(mttr)) => {
             let span = component.key_span("mttr").unwrap_or(mttr.span);
             cx.report(Problem::needs_partner(
                 span,
                 "mttr",
                 "mtbf",
-                "availability = mtbf / (mtbf + mttr) needs both",
+                "availability = mtbf / (mtbf + mttr) needs both (or give `availability` with it)",
             ));
             None
         }
@@ -337,6 +354,7 @@ fn edge(
                 cached_by: None,
                 calls: 1.0,
                 degradable,
+                switchover: None,
                 span: name.span,
                 fields: Fields::default(),
             });
@@ -364,6 +382,7 @@ fn edge(
         cached_by: cached_by(raw, this, this_name, names, cx),
         calls: raw.calls.as_ref().map_or(1.0, |c| c.value.0),
         degradable,
+        switchover: switchover(raw, kind, cx),
         span: raw.span,
         fields: Fields(raw.keys.clone()),
     })
@@ -393,6 +412,21 @@ fn cached_by(
         return None;
     }
     Some(id)
+}
+
+/// The `switchover` of an edge: only between alternatives.
+fn switchover(raw: &RawEdge, kind: EdgeKind, cx: &mut Cx) -> Option<super::super::Duration> {
+    let value = raw.switchover.as_ref()?;
+    if kind == EdgeKind::Target {
+        cx.report(Problem::needs_partner(
+            raw.key_span("switchover").unwrap_or(value.span),
+            "switchover",
+            "any_of",
+            "a switchover moves traffic from an active alternative to a standby: list them with `any_of` (or `at_least` with `of`), the active ones first",
+        ));
+        return None;
+    }
+    Some(value.value)
 }
 
 /// Which of the three forms an edge takes, reporting a mix or none.

@@ -23,6 +23,7 @@ pub(super) fn domains(raw: &RawModel, names: &Names, cx: &mut Cx) -> Vec<Domain>
                 .and_then(|parent| names.domain(parent, cx)),
             ancestors: Vec::new(),
             availability: domain.availability.as_ref().map(|a| a.value.0),
+            mttr: domain.mttr.as_ref().map(|m| m.value),
             span: name.span,
             fields: Fields(domain.keys.clone()),
         })

@@ -9,7 +9,7 @@ pub mod markdown;
 mod recovery;
 
 use super::diagram::Diagram;
-use super::table::{cascade_line, downtime, recovery_cells, retry_cells, seconds};
+use super::table::{cascade_line, downtime, recovery_cells, retry_cells, row_downtime, seconds};
 use super::{HeadroomRow, Report};
 use crate::analyze::wording::{number, percent, whole_percent};
 use crate::analyze::{Finding, Severity, Status};
@@ -136,21 +136,27 @@ fn summary(report: &Report, file: &str) -> Section<'static> {
         .availability
         .iter()
         .map(|(name, row)| {
-            let against = match row.objective {
-                Some(o) if row.availability >= o => {
-                    format!(", meets the objective of {}", objective(o))
+            let against = match (row.objective, row.availability) {
+                (Some(o), Some(a)) if a < o => {
+                    format!(", misses the objective of {}", objective(o))
                 }
-                Some(o) => format!(", misses the objective of {}", objective(o)),
-                None => String::new(),
+                (Some(o), _) if !row.complete() => {
+                    format!(
+                        ", cannot be judged against the objective of {}",
+                        objective(o)
+                    )
+                }
+                (Some(o), _) => format!(", meets the objective of {}", objective(o)),
+                (None, _) => String::new(),
             };
             let weakest = row
                 .improvement
                 .first()
                 .map_or_else(String::new, |i| format!("; weakest link {}", i.component));
             format!(
-                "`{name}`: {:.6}% ({:.2} nines){against}{weakest}",
-                row.availability * 100.0,
-                row.nines
+                "`{name}`: {} ({} nines){against}{weakest}",
+                row.figure_text(),
+                row.nines_text()
             )
         })
         .collect();
@@ -182,21 +188,21 @@ fn availability(report: &Report) -> Section<'static> {
         .map(|(name, row)| {
             vec![
                 name.clone(),
-                if row.method == "exact" {
-                    format!("{:.6}%", row.availability * 100.0)
+                if row.method == "exact" || row.availability.is_none() {
+                    row.figure_text()
                 } else {
                     format!(
-                        "{:.6}% (between {:.6}% and {:.6}%)",
-                        row.availability * 100.0,
+                        "{} (between {:.6}% and {:.6}%)",
+                        row.figure_text(),
                         row.lower * 100.0,
                         row.upper * 100.0
                     )
                 },
-                format!("{:.2}", row.nines),
-                downtime(row.downtime_per_year_s),
+                row.nines_text(),
+                row_downtime(row, row.downtime_per_year_s),
                 format!(
                     "{} per {}",
-                    downtime(row.downtime_per_window_s),
+                    row_downtime(row, row.downtime_per_window_s),
                     seconds(row.window_s)
                 ),
                 row.objective.map_or_else(|| "-".to_owned(), objective),
@@ -219,7 +225,11 @@ fn availability(report: &Report) -> Section<'static> {
     }];
     for (name, row) in &report.availability {
         blocks.push(Block::Heading(format!("Improvement potential of `{name}`")));
-        if row.improvement.is_empty() {
+        if row.availability.is_none() {
+            blocks.push(Block::Text(
+                "none: nothing it needs has a figure (n/a)".to_owned(),
+            ));
+        } else if row.improvement.is_empty() {
             blocks.push(Block::Text(
                 "none: nothing it needs has a figure below 100%".to_owned(),
             ));
@@ -257,6 +267,10 @@ fn availability(report: &Report) -> Section<'static> {
                 row.unquantified.join(", ")
             )));
         }
+    }
+    let notes = super::table::availability_notes(report);
+    if !notes.is_empty() {
+        blocks.push(Block::List(notes));
     }
     Section {
         title: "Availability",
@@ -397,11 +411,24 @@ fn cascades(report: &Report) -> Section<'static> {
     }
 }
 
+/// The worst-case latency lines, under the retry table.
+fn latency(report: &Report, blocks: &mut Vec<Block<'static>>) {
+    if !report.latency.is_empty() {
+        blocks.push(Block::Heading(
+            "Worst-case latency per entrypoint (Σ timeout × attempts on its slowest path)"
+                .to_owned(),
+        ));
+        blocks.push(Block::List(super::table::latency_lines(report)));
+    }
+}
+
 fn retries(report: &Report) -> Section<'static> {
     if report.retries.is_empty() {
+        let mut blocks = vec![none()];
+        latency(report, &mut blocks);
         return Section {
             title: "Retry paths",
-            blocks: vec![none()],
+            blocks,
         };
     }
     let mut blocks = vec![
@@ -430,6 +457,7 @@ fn retries(report: &Report) -> Section<'static> {
     if report.retries_truncated {
         blocks.push(Block::Text("The walk stopped after 10000 call paths: each row is the worst path visited into its last hop.".to_owned()));
     }
+    latency(report, &mut blocks);
     Section {
         title: "Retry paths",
         blocks,

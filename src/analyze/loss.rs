@@ -1,0 +1,128 @@
+//! Does losing a domain or a group break an entrypoint? The question
+//! `common-cause` and `recovery-access` ask of a domain or group before
+//! they judge it, so that redundancy one level up (an `any_of` between
+//! regions) counts, as it does for `spof`.
+//!
+//! A loss breaks an entrypoint when the entrypoint is up with nothing lost
+//! and down under the loss, or when the loss takes down the active side of
+//! a standby edge (a `switchover`, docs/availability.md) that an entrypoint
+//! needs: the standby serves only after the switchover, so the entrypoint
+//! is down for that long. It also breaks one when, in the state after the
+//! loss (the load flow of `engine/state.rs`), a component an entrypoint
+//! requires is offered more than its running instances carry and it was
+//! not before, without `load_shedding`: losing a cache in front of a store
+//! takes the store down by load even though nothing requires the cache.
+
+use std::cell::RefCell;
+
+use super::outage::required_closure;
+use crate::engine::scenario::{Baseline, Scenario};
+use crate::engine::state::{self, Flow, State};
+use crate::engine::switchover;
+use crate::model::{ComponentId, DomainId, Model};
+
+/// What one model needs to judge losses: computed once per rule run.
+pub(crate) struct LossJudge<'f> {
+    baseline: Baseline,
+    flow: &'f Flow,
+    /// Components an entrypoint requires that can fail by load: running
+    /// intact within their capacity, and without `load_shedding`.
+    load_sensitive: Vec<ComponentId>,
+    /// The active alternatives of the standby edges an entrypoint needs.
+    standby_active: Vec<ComponentId>,
+    /// Each domain's answer, once asked (many components share a zone).
+    domains: RefCell<Vec<Option<bool>>>,
+}
+
+impl<'f> LossJudge<'f> {
+    /// The judge of `model`'s losses, with its load flow.
+    pub(crate) fn new(model: &Model, flow: &'f Flow) -> Self {
+        let baseline = Baseline::new(model);
+        let needed = required_closure(model);
+        let intact = State::intact(model, flow);
+        let load_sensitive = model
+            .component_ids()
+            .filter(|c| {
+                needed[c.0]
+                    && !model.component(*c).load_shedding
+                    && intact.utilization(model, *c).is_some()
+                    && !state::overloaded(model, &intact, *c)
+            })
+            .collect();
+        let mut standby_active: Vec<ComponentId> = model
+            .component_ids()
+            .filter(|c| needed[c.0] && baseline.is_up(*c))
+            .flat_map(|caller| {
+                model
+                    .component(caller)
+                    .depends_on
+                    .iter()
+                    .filter(|e| !e.degradable && switchover::duration(model, e).is_some())
+                    .flat_map(|edge| {
+                        let active = usize::try_from(edge.at_least)
+                            .unwrap_or(usize::MAX)
+                            .min(edge.targets.len());
+                        edge.targets[..active].iter().copied()
+                    })
+            })
+            .collect();
+        standby_active.sort_unstable();
+        standby_active.dedup();
+        Self {
+            baseline,
+            flow,
+            load_sensitive,
+            standby_active,
+            domains: RefCell::new(vec![None; model.domains.len()]),
+        }
+    }
+
+    /// Whether `loss` (domains lost, groups fired) breaks an entrypoint.
+    pub(crate) fn breaks_an_entrypoint(&self, model: &Model, loss: &Scenario) -> bool {
+        let down = self.baseline.down_under(model, loss);
+        if model
+            .entrypoints
+            .iter()
+            .any(|e| self.baseline.is_up(*e) && down.binary_search(e).is_ok())
+        {
+            return true;
+        }
+        if self
+            .standby_active
+            .iter()
+            .any(|t| down.binary_search(t).is_ok())
+        {
+            return true;
+        }
+        if self.load_sensitive.is_empty() {
+            return false;
+        }
+        let after = State::new(model, self.flow, loss);
+        self.load_sensitive
+            .iter()
+            .any(|c| after.of(*c).running && state::overloaded(model, &after, *c))
+    }
+
+    /// Whether losing `domain` breaks an entrypoint.
+    pub(crate) fn domain_breaks(&self, model: &Model, domain: DomainId) -> bool {
+        if let Some(known) = self.domains.borrow()[domain.0] {
+            return known;
+        }
+        let breaks = self.breaks_an_entrypoint(
+            model,
+            &Scenario {
+                domains: vec![domain],
+                ..Scenario::default()
+            },
+        );
+        self.domains.borrow_mut()[domain.0] = Some(breaks);
+        breaks
+    }
+}
+
+/// Whether `spof` judges losses of `domain`'s kind: only kinds with at
+/// least two domains in the model (a single-region design is on purpose).
+pub(crate) fn judged_kind(model: &Model, domain: DomainId) -> bool {
+    let kind = &model.domain(domain).kind;
+    model.domains.iter().filter(|d| &d.kind == kind).count() >= 2
+}

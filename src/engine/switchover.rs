@@ -1,0 +1,238 @@
+//! Switchover time: an alternative that is a standby serves only after
+//! detect + decide + failover, so each failure of the active side costs that
+//! long even though the standby is up. An additive term on top of the
+//! structure's figure (the BDD and SCRAM's static fault tree know nothing of
+//! it): `Σ frequency × switchover` over the standby edges an entrypoint
+//! needs.
+//!
+//! The frequency of the active side's failures is `Σ q / mttr` over the
+//! active alternative and what it needs in series (`target` edges, not
+//! degradable), `q` being a component's unavailability from its instances;
+//! for one instance with `mtbf` and `mttr` that is `1 / (mtbf + mttr)`.
+//! A domain whose loss alone takes an active-side component down adds
+//! `(1 − availability) / mttr` of its own. A component or such a domain
+//! with a figure but no `mttr` leaves it unknown: the figure then assumes
+//! instant failover and says so in a caveat.
+
+use std::collections::BTreeSet;
+
+use super::events;
+use super::scenario::surviving_instances;
+use crate::model::{ComponentId, DomainId, Duration, Edge, EdgeKind, Model};
+
+/// What the switchovers of one entrypoint cost.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Cost {
+    /// Unavailability added: `Σ frequency × switchover`.
+    pub unavailability: f64,
+    /// One line per standby edge whose frequency is unknown.
+    pub caveats: Vec<String>,
+}
+
+/// How long switching away from the edge's active alternatives takes:
+/// `switchover` when given; else, when the first alternative's
+/// `failover_to` names another alternative of the edge, its recovery's
+/// detect + decide + failover; else none (hot).
+#[must_use]
+pub fn duration(model: &Model, edge: &Edge) -> Option<Duration> {
+    if edge.kind == EdgeKind::Target {
+        return None;
+    }
+    if edge.switchover.is_some() {
+        return edge.switchover.filter(|d| d.0 > 0);
+    }
+    let active = model.component(edge.targets[0]);
+    active.failover_to.filter(|t| edge.targets.contains(t))?;
+    let recovery = active.recovery.as_ref()?;
+    let parts = [recovery.detect, recovery.decide, recovery.failover];
+    if parts.iter().all(Option::is_none) {
+        return None;
+    }
+    let ms = parts.iter().flatten().map(|d| d.0).sum::<u64>();
+    (ms > 0).then_some(Duration(ms))
+}
+
+/// The active alternative and what it needs in series.
+fn active_side(model: &Model, active: ComponentId) -> Vec<ComponentId> {
+    let mut seen = BTreeSet::from([active]);
+    let mut stack = vec![active];
+    while let Some(c) = stack.pop() {
+        for edge in &model.component(c).depends_on {
+            if edge.kind == EdgeKind::Target && !edge.degradable && seen.insert(edge.targets[0]) {
+                stack.push(edge.targets[0]);
+            }
+        }
+    }
+    seen.into_iter().collect()
+}
+
+/// Failures per second of the active side, or the names that have a
+/// figure but no `mttr`.
+fn frequency(model: &Model, active: ComponentId) -> Result<f64, Vec<String>> {
+    let mut rate = 0.0;
+    let mut unknown = Vec::new();
+    for c in active_side(model, active) {
+        let component = model.component(c);
+        let Some(a) = component.availability else {
+            continue; // unquantified: reported as such
+        };
+        let q = 1.0
+            - events::at_least(
+                u64::from(component.instances),
+                u64::from(component.min_healthy),
+                a,
+            );
+        if q <= 0.0 {
+            continue;
+        }
+        match component.mttr {
+            Some(mttr) if mttr.0 > 0 => rate += q / mttr.seconds(),
+            _ => unknown.push(component.name.clone()),
+        }
+    }
+    // Domains whose loss alone takes an active-side component down (a
+    // zone holding all its instances, the region around it), once each.
+    let mut lost_with = BTreeSet::new();
+    for c in active_side(model, active) {
+        let component = model.component(c);
+        if component.placement.is_empty() {
+            continue;
+        }
+        for (index, domain) in model.domains.iter().enumerate() {
+            if domain.availability.is_some_and(|a| a < 1.0)
+                && surviving_instances(model, c, &[DomainId(index)]) < component.min_healthy
+            {
+                lost_with.insert(index);
+            }
+        }
+    }
+    for index in lost_with {
+        let domain = &model.domains[index];
+        let q = 1.0 - domain.availability.unwrap_or(1.0);
+        match domain.mttr {
+            Some(mttr) if mttr.0 > 0 => rate += q / mttr.seconds(),
+            _ => unknown.push(domain.name.clone()),
+        }
+    }
+    if unknown.is_empty() {
+        Ok(rate)
+    } else {
+        Err(unknown)
+    }
+}
+
+/// The cost of the standby edges among `components` (an entrypoint's
+/// structure), in model order.
+#[must_use]
+pub fn cost(model: &Model, components: impl Iterator<Item = ComponentId>) -> Cost {
+    let components: BTreeSet<ComponentId> = components.collect();
+    let mut out = Cost::default();
+    for &caller in &components {
+        for edge in &model.component(caller).depends_on {
+            if edge.degradable {
+                continue;
+            }
+            let Some(switchover) = duration(model, edge) else {
+                continue;
+            };
+            let active = usize::try_from(edge.at_least)
+                .unwrap_or(usize::MAX)
+                .min(edge.targets.len());
+            for &target in &edge.targets[..active] {
+                match frequency(model, target) {
+                    Ok(rate) => out.unavailability += rate * switchover.seconds(),
+                    Err(names) => out.caveats.push(format!(
+                        "assumes instant failover from {} ({} of switchover in {}): {} {} a figure but no mttr, so how often it fails over is unknown",
+                        model.component(target).name,
+                        switchover,
+                        model.component(caller).name,
+                        names.join(", "),
+                        if names.len() == 1 { "has" } else { "have" },
+                    )),
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(text: &str) -> Model {
+        crate::model::parse(text).unwrap_or_else(|p| panic!("{p:#?}"))
+    }
+
+    #[test]
+    fn the_worked_example_costs_45_minutes_per_724_hours() {
+        // primary: mtbf 720h, mttr 4h; hot standby perfect; switchover 45m.
+        // Frequency 1 / 724h; unavailability 0.75h / 724h = 1.0359e-3.
+        let m = model(
+            "system: s\ncomponents:\n  api: {depends_on: [{any_of: [primary, standby], switchover: 45m}]}\n  primary: {mtbf: 720h, mttr: 4h}\n  standby: {availability: 100%}\n",
+        );
+        let cost = cost(&m, m.component_ids());
+        assert!(
+            (cost.unavailability - 0.75 / 724.0).abs() < 1e-12,
+            "{}",
+            cost.unavailability
+        );
+        assert!(cost.caveats.is_empty());
+    }
+
+    #[test]
+    fn availability_with_mttr_gives_the_frequency_and_without_it_a_caveat() {
+        // 99.9% with mttr 1h: (1 − 0.999) / 1h = 1e-3 per hour; × 0.5h = 5e-4.
+        let text = "system: s\ncomponents:\n  api: {depends_on: [{any_of: [a, b], switchover: 30m}]}\n  a: {availability: 99.9%, mttr: 1h}\n  b: {availability: 99.9%}\n";
+        let m = model(text);
+        assert!((cost(&m, m.component_ids()).unavailability - 5e-4).abs() < 1e-12);
+        let m = model(&text.replace(", mttr: 1h", ""));
+        let cost = cost(&m, m.component_ids());
+        assert!(cost.unavailability.abs() < 1e-15);
+        assert_eq!(
+            cost.caveats,
+            [
+                "assumes instant failover from a (30m of switchover in api): a has a figure but no mttr, so how often it fails over is unknown"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_zone_holding_the_active_side_adds_its_own_losses() {
+        // a: 99.9%, mttr 1h -> 1e-3 per hour; its zone z: 99.99%, mttr 2h ->
+        // 1e-4 / 2h = 5e-5 per hour. Σ 1.05e-3 per hour × 1h switchover.
+        let text = "system: s\ndomains: {z: {kind: zone, availability: 99.99%, mttr: 2h}}\ncomponents:\n  api: {depends_on: [{any_of: [a, b], switchover: 1h}]}\n  a: {availability: 99.9%, mttr: 1h, placement: [z]}\n  b: {}\n";
+        let m = model(text);
+        let c = cost(&m, m.component_ids());
+        assert!(
+            (c.unavailability - 1.05e-3).abs() < 1e-12,
+            "{}",
+            c.unavailability
+        );
+        // Without the zone's mttr, its losses' frequency is unknown.
+        let m = model(&text.replace(", mttr: 2h", ""));
+        let c = cost(&m, m.component_ids());
+        assert!(
+            c.caveats[0].contains(": z has a figure but no mttr"),
+            "{:?}",
+            c.caveats
+        );
+    }
+
+    #[test]
+    fn failover_to_with_a_recovery_implies_the_switchover() {
+        // a fails over to b: detect 5m + decide 30m + failover 10m = 45m.
+        let m = model(
+            "system: s\ncomponents:\n  api: {depends_on: [{any_of: [a, b]}]}\n  a: {mtbf: 720h, mttr: 4h, failover_to: b, recovery: {detect: 5m, decide: 30m, failover: 10m}}\n  b: {}\n",
+        );
+        assert_eq!(
+            duration(&m, &m.components[0].depends_on[0]),
+            Some(Duration(45 * 60_000))
+        );
+        // Without failover_to the alternatives are hot.
+        let m = model(
+            "system: s\ncomponents:\n  api: {depends_on: [{any_of: [a, b]}]}\n  a: {mtbf: 720h, mttr: 4h, recovery: {detect: 5m}}\n  b: {}\n",
+        );
+        assert_eq!(duration(&m, &m.components[0].depends_on[0]), None);
+    }
+}
