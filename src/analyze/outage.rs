@@ -11,7 +11,7 @@ use crate::engine::scenario::{self, Baseline, Scenario};
 use crate::model::{ComponentId, Model, Plane};
 
 /// Names listed in a message before "and N more".
-const LISTED: usize = 6;
+pub const LISTED: usize = 6;
 
 /// What one event takes down.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -19,8 +19,11 @@ pub struct Outage {
     /// Components down on their own (too few instances left, or a group
     /// fired), with the instances they lost, in model order.
     pub lost: Vec<(ComponentId, u32)>,
-    /// Components down because something they require is down, in model order.
+    /// Components down because something they require is down, in model
+    /// order: the first [`LISTED`] of them (the message names no more).
     pub dragged: Vec<ComponentId>,
+    /// How many components are down because something they require is.
+    pub dragged_total: usize,
     /// Entrypoints down, in the model's entrypoint order.
     pub entrypoints: Vec<ComponentId>,
 }
@@ -73,9 +76,12 @@ pub fn outage(model: &Model, baseline: &Baseline, event: &Scenario) -> Option<Ou
             dragged.push(id);
         }
     }
+    let dragged_total = dragged.len();
+    dragged.truncate(LISTED);
     Some(Outage {
         lost,
         dragged,
+        dragged_total,
         entrypoints,
     })
 }
@@ -127,7 +133,7 @@ impl Outage {
         let mut text = list(&lost);
         if !self.dragged.is_empty() {
             text.push_str(" and with it ");
-            text.push_str(&list(&names(model, &self.dragged)));
+            text.push_str(&list_of(&names(model, &self.dragged), self.dragged_total));
         }
         let (word, verb) = if self.entrypoints.len() == 1 {
             ("entrypoint", "goes")
@@ -151,11 +157,17 @@ fn names(model: &Model, ids: &[ComponentId]) -> Vec<String> {
 
 /// "a, b, c" or "a, b, c, d, e, f and 3 more".
 pub fn list(items: &[String]) -> String {
-    if items.len() <= LISTED {
+    list_of(items, items.len())
+}
+
+/// [`list`] of the first of `total` items (`items` holds at least the first
+/// [`LISTED`], or all of them).
+fn list_of(items: &[String], total: usize) -> String {
+    if total <= LISTED {
         return items.join(", ");
     }
-    let more = items.len() - LISTED;
-    format!("{} and {more} more", items[..LISTED].join(", "))
+    let shown = &items[..LISTED.min(items.len())];
+    format!("{} and {} more", shown.join(", "), total - shown.len())
 }
 
 #[cfg(test)]

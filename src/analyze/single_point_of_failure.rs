@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use super::outage::{Outage, outage, required_closure};
+use super::outage::{LISTED, Outage, outage, required_closure};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use crate::engine::scenario::{Baseline, Scenario};
 use crate::model::{ComponentId, DomainId, Model, Plane};
@@ -151,6 +151,7 @@ pub fn single_events_under(model: &Model, scenario: &Scenario) -> Vec<(Event, Ou
     let baseline = Baseline::under(model, scenario);
     let needed = required_closure(model);
     let mut events = Vec::new();
+    let mut effects = Effects::new(model, &baseline);
     for id in model.component_ids().filter(|id| needed[id.0]) {
         let c = model.component(id);
         if c.availability.is_some_and(|a| a >= 1.0) {
@@ -160,7 +161,18 @@ pub fn single_events_under(model: &Model, scenario: &Scenario) -> Vec<(Event, Ou
             failed_instances: vec![(id, 1)],
             ..Scenario::default()
         });
-        if let Some(outage) = outage(model, &baseline, &event) {
+        // One instance failing takes the component down only when it is
+        // up and left with too few (of the instances up in the scenario);
+        // what follows is the effect of its loss.
+        let found = if effects.sole_caller[id.0].is_some() {
+            let up = crate::engine::scenario::instances_up(model, id, scenario);
+            (baseline.is_up(id) && up.saturating_sub(1) < c.min_healthy)
+                .then(|| effects.outage(model, &baseline, id))
+                .flatten()
+        } else {
+            outage(model, &baseline, &event)
+        };
+        if let Some(outage) = found {
             events.push((Event::Instance(id), outage));
         }
     }
@@ -177,6 +189,158 @@ pub fn single_events_under(model: &Model, scenario: &Scenario) -> Vec<(Event, Ou
         }
     }
     events
+}
+
+/// What the loss of one component takes down, shared along chains: when a
+/// component's only caller through required edges needs it through a
+/// single-target edge, its loss takes down exactly itself and what its
+/// caller's loss takes down. A chain of n components then costs n steps,
+/// not n²/2 walks up the chain, and each effect is kept as a summary (the
+/// first names in model order, a count, the entrypoints), not a list.
+struct Effects {
+    /// For each component: its one caller, when that caller is up in the
+    /// baseline and needs it through a single-target edge.
+    sole_caller: Vec<Option<ComponentId>>,
+    /// Memoised effect of each component's loss.
+    memo: Vec<Option<Effect>>,
+    /// Whether each component is an entrypoint.
+    entrypoint: Vec<bool>,
+}
+
+#[derive(Clone)]
+struct Effect {
+    /// The smallest ids of the components down (the lost one included),
+    /// at most `LISTED + 1`.
+    first: Vec<ComponentId>,
+    /// How many are down.
+    total: usize,
+    /// The entrypoints down, sorted by id.
+    entrypoints: Vec<ComponentId>,
+}
+
+impl Effects {
+    fn new(model: &Model, baseline: &Baseline) -> Self {
+        let mut callers: Vec<Vec<(ComponentId, bool)>> = vec![Vec::new(); model.components.len()];
+        // Every caller counts, needed or not: a component outside the
+        // entrypoints' closure still goes down with what it requires, and
+        // the message names it.
+        for id in model.component_ids() {
+            for edge in model
+                .component(id)
+                .depends_on
+                .iter()
+                .filter(|e| !e.degradable)
+            {
+                let single = edge.kind == crate::model::EdgeKind::Target;
+                for &t in &edge.targets {
+                    callers[t.0].push((id, single));
+                }
+            }
+        }
+        let sole_caller = callers
+            .iter()
+            .map(|list| match list.as_slice() {
+                [(caller, true)] if baseline.is_up(*caller) => Some(*caller),
+                _ => None,
+            })
+            .collect();
+        let mut entrypoint = vec![false; model.components.len()];
+        for e in &model.entrypoints {
+            entrypoint[e.0] = true;
+        }
+        Self {
+            sole_caller,
+            memo: vec![None; model.components.len()],
+            entrypoint,
+        }
+    }
+
+    /// The effect of `id`'s loss (`id` up in the baseline).
+    fn effect(&mut self, model: &Model, baseline: &Baseline, id: ComponentId) -> Effect {
+        // Walk up the chain of sole callers to the first known effect (or
+        // one computed by a full walk), then fill the memo back down.
+        let mut chain = vec![id];
+        let mut at = id;
+        while self.memo[at.0].is_none() {
+            match self.sole_caller[at.0] {
+                Some(caller) if !chain.contains(&caller) => {
+                    chain.push(caller);
+                    at = caller;
+                }
+                _ => break,
+            }
+        }
+        let top = *chain.last().unwrap_or(&id);
+        if self.memo[top.0].is_none() {
+            let event = Scenario {
+                failed_instances: vec![(top, model.component(top).instances)],
+                ..Scenario::default()
+            };
+            let down = baseline.down_under(model, &event);
+            let mut entrypoints: Vec<ComponentId> = model
+                .entrypoints
+                .iter()
+                .copied()
+                .filter(|e| down.binary_search(e).is_ok())
+                .collect();
+            entrypoints.sort_unstable();
+            self.memo[top.0] = Some(Effect {
+                total: down.len(),
+                first: down.into_iter().take(LISTED + 1).collect(),
+                entrypoints,
+            });
+        }
+        for pair in chain.windows(2).rev() {
+            let (below, above) = (pair[0], pair[1]);
+            if self.memo[below.0].is_some() {
+                continue;
+            }
+            let Some(up) = self.memo[above.0].clone() else {
+                continue;
+            };
+            let mut first = up.first;
+            if let Err(at) = first.binary_search(&below) {
+                first.insert(at, below);
+            }
+            first.truncate(LISTED + 1);
+            let mut entrypoints = up.entrypoints;
+            if self.entrypoint[below.0]
+                && let Err(at) = entrypoints.binary_search(&below)
+            {
+                entrypoints.insert(at, below);
+            }
+            self.memo[below.0] = Some(Effect {
+                first,
+                total: up.total + 1,
+                entrypoints,
+            });
+        }
+        self.memo[id.0].clone().unwrap_or(Effect {
+            first: vec![id],
+            total: 1,
+            entrypoints: Vec::new(),
+        })
+    }
+
+    /// The outage of `id` failing on its own: `id` lost (one instance),
+    /// the rest of its effect dragged.
+    fn outage(&mut self, model: &Model, baseline: &Baseline, id: ComponentId) -> Option<Outage> {
+        let effect = self.effect(model, baseline, id);
+        if effect.entrypoints.is_empty() {
+            return None;
+        }
+        let position = |e: &ComponentId| model.entrypoints.iter().position(|x| x == e);
+        let mut entrypoints = effect.entrypoints;
+        entrypoints.sort_by_key(position);
+        let mut dragged: Vec<ComponentId> = effect.first.into_iter().filter(|&c| c != id).collect();
+        dragged.truncate(LISTED);
+        Some(Outage {
+            lost: vec![(id, 1)],
+            dragged,
+            dragged_total: effect.total - 1,
+            entrypoints,
+        })
+    }
 }
 
 /// Domains whose kind has at least two domains in the model and that hold

@@ -61,18 +61,37 @@ pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Outcome {
         terminal.error("--trials must be at least 1");
         return Outcome::Invalid;
     }
+    if args.trials > montecarlo::MAX_TRIALS {
+        terminal.error(&format!(
+            "--trials {} is above the limit of {} (a 95% interval that narrow needs exact figures, not sampling: `nines check` gives them)",
+            args.trials,
+            montecarlo::MAX_TRIALS
+        ));
+        return Outcome::Invalid;
+    }
+    // A run costs trials × model size: past the work bound, fewer trials
+    // are run and the output says so.
+    let size = montecarlo::size(&model);
+    let trials = montecarlo::affordable_trials(&model, args.trials);
+    if trials < args.trials {
+        let _ = writeln!(
+            terminal.err,
+            "note: running {trials} trials instead of {}: the model has {size} components and dependency links, and a simulation is bounded at {} component-trials",
+            args.trials,
+            montecarlo::MAX_WORK
+        );
+    }
     let figures = engine::availability(&model);
     let bar = terminal.progress.then(|| {
-        let bar = indicatif::ProgressBar::new(
-            args.trials.div_ceil(montecarlo::CHUNK) * montecarlo::CHUNK,
-        );
+        let bar =
+            indicatif::ProgressBar::new(trials.div_ceil(montecarlo::CHUNK) * montecarlo::CHUNK);
         bar.set_style(
             indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} trials ({eta})")
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
         bar
     });
-    let simulation = montecarlo::simulate(&model, args.trials, args.seed, &|done| {
+    let simulation = montecarlo::simulate(&model, trials, args.seed, &|done| {
         if let Some(bar) = &bar {
             bar.inc(done);
         }
@@ -133,10 +152,15 @@ fn table(rows: &BTreeMap<String, SimulatedRow>, seed: u64) -> String {
             continue;
         }
         let expected = (1.0 - row.analytic) * row.trials as f64;
-        let advice = if row.analytic < 1.0 {
-            // Enough trials to expect ten times the minimum number of failures.
-            let needed = (montecarlo::MIN_FAILURES as f64 * 10.0 / (1.0 - row.analytic)).ceil();
+        // Enough trials to expect ten times the minimum number of failures.
+        let needed = (montecarlo::MIN_FAILURES as f64 * 10.0 / (1.0 - row.analytic)).ceil();
+        let advice = if row.analytic < 1.0 && needed <= montecarlo::MAX_TRIALS as f64 {
             format!("run about --trials {needed:.0} to see enough of them")
+        } else if row.analytic < 1.0 {
+            format!(
+                "seeing enough of them would take more than the limit of {} trials: the analytic figure is the one to use",
+                montecarlo::MAX_TRIALS
+            )
         } else {
             "the analytic figure says it never fails".to_owned()
         };

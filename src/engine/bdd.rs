@@ -34,6 +34,11 @@ pub struct Bdd {
     nodes: Vec<Node>,
     unique: HashMap<Node, Ref>,
     memo: HashMap<(Op, Ref, Ref), Ref>,
+    /// Most nodes this manager may hold; creating one more sets `exceeded`.
+    limit: usize,
+    /// Whether an operation stopped at `limit` (every result since is
+    /// meaningless and the caller must give up on this manager).
+    exceeded: bool,
 }
 
 /// Node count above which building gives up (the caller falls back to a
@@ -53,7 +58,17 @@ impl Bdd {
             nodes: vec![terminal, terminal],
             unique: HashMap::new(),
             memo: HashMap::new(),
+            limit: MAX_NODES,
+            exceeded: false,
         }
+    }
+
+    /// An empty manager that stops at `limit` nodes (at most [`MAX_NODES`]).
+    #[must_use]
+    pub fn with_limit(limit: usize) -> Self {
+        let mut bdd = Self::new();
+        bdd.limit = limit.min(MAX_NODES);
+        bdd
     }
 
     /// Number of nodes, terminals included.
@@ -76,6 +91,10 @@ impl Bdd {
         if let Some(&existing) = self.unique.get(&node) {
             return existing;
         }
+        if self.nodes.len() >= self.limit {
+            self.exceeded = true;
+            return FALSE;
+        }
         let index = Ref::try_from(self.nodes.len()).unwrap_or(Ref::MAX);
         self.nodes.push(node);
         self.unique.insert(node, index);
@@ -92,6 +111,9 @@ impl Bdd {
     }
 
     fn apply(&mut self, op: Op, a: Ref, b: Ref) -> Ref {
+        if self.exceeded {
+            return FALSE;
+        }
         // The absorbing terminal decides; the neutral one leaves the other side.
         let (absorbing, neutral) = match op {
             Op::And => (FALSE, TRUE),
@@ -125,7 +147,14 @@ impl Bdd {
         let low = self.apply(op, a_low, b_low);
         let high = self.apply(op, a_high, b_high);
         let r = self.make(var, low, high);
-        self.memo.insert(key, r);
+        if !self.exceeded {
+            // The memo is a cache: dropping it when it outgrows the node
+            // budget keeps memory bounded without changing any result.
+            if self.memo.len() >= 4 * self.limit {
+                self.memo.clear();
+            }
+            self.memo.insert(key, r);
+        }
         r
     }
 
@@ -151,6 +180,9 @@ impl Bdd {
         // row[j] = at least j of items[i..] (j = 0..=k), built from the end.
         let mut row: Vec<Ref> = (0..=k).map(|j| if j == 0 { TRUE } else { FALSE }).collect();
         for &item in items.iter().rev() {
+            if self.exceeded {
+                return FALSE;
+            }
             let mut next = row.clone();
             for j in 1..=k {
                 let with = self.and(item, row[j - 1]);
@@ -201,10 +233,23 @@ impl Bdd {
         new_index[root as usize]
     }
 
-    /// Whether the manager has grown past [`MAX_NODES`].
+    /// Renames the variables of every node by `rename`, which must keep
+    /// their relative order (so the diagram stays ordered and reduced);
+    /// returns `root` (unchanged: only labels move).
+    pub fn renumber(&mut self, root: Ref, rename: impl Fn(u32) -> u32) -> Ref {
+        for node in self.nodes.iter_mut().skip(2) {
+            node.var = rename(node.var);
+        }
+        self.unique.clear();
+        self.memo.clear();
+        root
+    }
+
+    /// Whether an operation hit the node limit: the results are then
+    /// meaningless (the caller falls back to another order or method).
     #[must_use]
     pub fn too_large(&self) -> bool {
-        self.nodes.len() > MAX_NODES
+        self.exceeded
     }
 
     /// The probability that `root` is true when variable `v` is true with

@@ -236,6 +236,27 @@ fn fold(mut model: EventModel) -> EventModel {
     model
 }
 
+/// The probability that at least `k` of independent events with the given
+/// probabilities hold (the Poisson-binomial tail), in `O(n × k)` with one
+/// row of `k + 1` reused from call to call.
+pub fn tail(k: usize, p: impl Iterator<Item = f64>, row: &mut Vec<f64>) -> f64 {
+    if k == 0 {
+        return 1.0;
+    }
+    // row[j] = P(exactly j held so far) for j < k; row[k] = P(at least k).
+    row.clear();
+    row.resize(k + 1, 0.0);
+    row[0] = 1.0;
+    for pi in p {
+        row[k] += row[k - 1] * pi;
+        for j in (1..k).rev() {
+            row[j] = row[j] * (1.0 - pi) + row[j - 1] * pi;
+        }
+        row[0] *= 1.0 - pi;
+    }
+    row[k]
+}
+
 impl Leaf {
     /// Probability the component is healthy given which conditioned events
     /// are down, integrating its folded events (`folded` gives their up

@@ -26,6 +26,8 @@ pub const EXACT_EVENTS: usize = 14;
 pub const BOUND_WIDTH: f64 = 1e-10;
 /// Most states visited for a bounded figure.
 pub const MAX_STATES: usize = 2_000_000;
+/// Most steps (states × per-state cost) a bounded figure takes.
+pub const MAX_VISIT_WORK: usize = 50_000_000;
 /// Footprints wider than this are evaluated per state instead of tabled.
 const MAX_TABLE_EVENTS: usize = 16;
 
@@ -152,6 +154,7 @@ fn relaxed(model: &Model, structure: &Structure) -> Figure {
         bdd: super::bdd::Bdd::new(),
         root: super::bdd::TRUE,
         vars: Vec::new(),
+        modules: Vec::new(),
         truncated: false,
     };
     let series_only = Structure {
@@ -159,6 +162,7 @@ fn relaxed(model: &Model, structure: &Structure) -> Figure {
         bdd: super::bdd::Bdd::new(),
         root: super::bdd::TRUE,
         vars: Vec::new(),
+        modules: Vec::new(),
         truncated: false,
     };
     let low = evaluate(model, &all);
@@ -206,6 +210,8 @@ struct Run<'a> {
     /// Per BDD variable: Σ P(s) × P(series | s) × ∂G/∂p × (q − p).
     var_gain: Vec<f64>,
     scratch: Scratch,
+    /// The Poisson-binomial row of a module.
+    tail: Vec<f64>,
 }
 
 /// Buffers reused from state to state.
@@ -219,6 +225,17 @@ struct Scratch {
     values: Vec<f64>,
     /// Per-node derivatives.
     derivative: Vec<f64>,
+    /// Probability of each event's value in the state.
+    factors: Vec<f64>,
+    /// Each footprint's local state.
+    masks: Vec<u64>,
+    /// Each footprint's series product.
+    parts: Vec<f64>,
+    /// Prefix and suffix products (see [`products_without`]).
+    prefix: Vec<f64>,
+    suffix: Vec<f64>,
+    /// Derivative per BDD variable.
+    d: Vec<f64>,
 }
 
 impl<'a> Run<'a> {
@@ -272,39 +289,50 @@ impl<'a> Run<'a> {
             mass: 0.0,
             states: 0,
             event_up: vec![0.0; model.events.len()],
-            var_gain: vec![0.0; structure.vars.len()],
+            var_gain: vec![0.0; structure.vars.len() + structure.modules.len()],
             scratch: Scratch::default(),
+            tail: Vec::new(),
         }
     }
 
-    /// Evaluates the current state of `down`.
+    /// Evaluates the current state of `down`. Allocates nothing: every
+    /// per-state vector lives in `scratch`.
     fn visit(&mut self) {
         let events = &self.model.events;
-        let factors: Vec<f64> = events
-            .iter()
-            .zip(&self.down)
-            .map(|(e, &d)| if d { 1.0 - e.up } else { e.up })
-            .collect();
+        let Scratch {
+            p,
+            q,
+            values,
+            derivative,
+            factors,
+            masks,
+            parts,
+            prefix,
+            suffix,
+            d,
+        } = &mut self.scratch;
+        factors.clear();
+        factors.extend(
+            events
+                .iter()
+                .zip(&self.down)
+                .map(|(e, &down)| if down { 1.0 - e.up } else { e.up }),
+        );
         let p_state: f64 = factors.iter().product();
         self.states += 1;
         self.mass += p_state;
         // The series product, footprint by footprint.
-        let masks: Vec<u64> = self
-            .footprints
-            .iter()
-            .map(|f| {
-                if f.table.is_some() {
-                    mask_of(&f.events, &self.down)
-                } else {
-                    0
-                }
-            })
-            .collect();
-        let parts: Vec<f64> = self
-            .footprints
-            .iter()
-            .zip(&masks)
-            .map(|(f, &mask)| match &f.table {
+        masks.clear();
+        masks.extend(self.footprints.iter().map(|f| {
+            if f.table.is_some() {
+                mask_of(&f.events, &self.down)
+            } else {
+                0
+            }
+        }));
+        parts.clear();
+        parts.extend(self.footprints.iter().zip(masks.iter()).map(|(f, &mask)| {
+            match &f.table {
                 Some(table) => table[usize::try_from(mask).unwrap_or(0)],
                 None => f
                     .members
@@ -313,22 +341,32 @@ impl<'a> Run<'a> {
                         self.model.leaves[m].healthy(|e| self.down[e], &self.model.folded, false)
                     })
                     .product(),
-            })
-            .collect();
+            }
+        }));
         let series: f64 = parts.iter().product();
         // The alternatives.
         let series_len = self.structure.series.len();
-        let Scratch {
-            p,
-            q,
-            values,
-            derivative,
-        } = &mut self.scratch;
         p.clear();
         q.clear();
-        for leaf in &self.model.leaves[series_len..] {
+        let vars_end = series_len + self.structure.vars.len();
+        for leaf in &self.model.leaves[series_len..vars_end] {
             p.push(leaf.healthy(|e| self.down[e], &self.model.folded, false));
             q.push(leaf.healthy(|e| self.down[e], &self.model.folded, true));
+        }
+        let mut start = vars_end;
+        for module in &self.structure.modules {
+            let members = &self.model.leaves[start..start + module.members.len()];
+            start += module.members.len();
+            let held = events::tail(
+                module.k,
+                members
+                    .iter()
+                    .map(|leaf| leaf.healthy(|e| self.down[e], &self.model.folded, false)),
+                &mut self.tail,
+            );
+            // A module's members have no improvement row: q = p.
+            p.push(held);
+            q.push(held);
         }
         let gates = self
             .structure
@@ -340,7 +378,7 @@ impl<'a> Run<'a> {
             return;
         }
         // Improvement bookkeeping.
-        let (prefix, suffix) = products_without(&parts);
+        products_without(parts, prefix, suffix);
         for (i, footprint) in self.footprints.iter_mut().enumerate() {
             let weight = p_state * gates * prefix[i] * suffix[i + 1];
             if footprint.table.is_some() {
@@ -352,23 +390,19 @@ impl<'a> Run<'a> {
             }
         }
         if !self.var_gain.is_empty() && series > 0.0 {
-            let mut d = vec![0.0; self.var_gain.len()];
-            self.structure.bdd.add_derivatives(
-                self.structure.root,
-                p,
-                values,
-                1.0,
-                derivative,
-                &mut d,
-            );
+            d.clear();
+            d.resize(self.var_gain.len(), 0.0);
+            self.structure
+                .bdd
+                .add_derivatives(self.structure.root, p, values, 1.0, derivative, d);
             for (v, gain) in self.var_gain.iter_mut().enumerate() {
                 *gain += p_state * series * d[v] * (q[v] - p[v]);
             }
         }
-        let (event_prefix, event_suffix) = products_without(&factors);
+        products_without(factors, prefix, suffix);
         for (i, up_sum) in self.event_up.iter_mut().enumerate() {
             if !self.down[i] {
-                *up_sum += event_prefix[i] * event_suffix[i + 1] * f;
+                *up_sum += prefix[i] * suffix[i + 1] * f;
             }
         }
     }
@@ -406,16 +440,20 @@ impl<'a> Run<'a> {
         self.down.clone_from(&base);
         self.visit();
         let mut heap = BinaryHeap::new();
+        let mut flips: Vec<Vec<usize>> = Vec::new();
         if !order.is_empty() {
+            flips.push(vec![0]);
             heap.push(Candidate {
                 weight: order[0].0,
-                flipped: vec![0],
+                sequence: 0,
             });
         }
-        while let Some(Candidate { weight, flipped }) = heap.pop() {
-            if 1.0 - self.mass <= BOUND_WIDTH || self.states >= MAX_STATES {
+        let limit = self.state_limit();
+        while let Some(Candidate { weight, sequence }) = heap.pop() {
+            if 1.0 - self.mass <= BOUND_WIDTH || self.states >= limit {
                 break;
             }
+            let flipped = std::mem::take(&mut flips[sequence]);
             self.down.clone_from(&base);
             for &k in &flipped {
                 let e = order[k].1;
@@ -428,8 +466,9 @@ impl<'a> Run<'a> {
                 extended.push(last + 1);
                 heap.push(Candidate {
                     weight: weight * order[last + 1].0,
-                    flipped: extended,
+                    sequence: flips.len(),
                 });
+                flips.push(extended);
                 let mut moved = flipped;
                 if let Some(l) = moved.last_mut() {
                     *l = last + 1;
@@ -441,10 +480,32 @@ impl<'a> Run<'a> {
                 };
                 heap.push(Candidate {
                     weight: weight * ratio,
-                    flipped: moved,
+                    sequence: flips.len(),
                 });
+                flips.push(moved);
             }
         }
+    }
+
+    /// Most states a bounded figure visits: [`MAX_STATES`], fewer when one
+    /// state costs much (many events, footprints or BDD nodes), so that a
+    /// bounded figure costs at most about [`MAX_VISIT_WORK`] steps (about a
+    /// second of one core).
+    fn state_limit(&self) -> usize {
+        // A BDD variable's health is worked out per state (twice, with and
+        // without its own failures): it weighs more than a node.
+        let per_state = 4 * self.model.events.len()
+            + 8 * self.footprints.len()
+            + self.structure.bdd.len()
+            + 128 * self.structure.vars.len()
+            + self
+                .structure
+                .modules
+                .iter()
+                .map(|m| m.members.len() * m.k)
+                .sum::<usize>()
+            + 1;
+        (MAX_VISIT_WORK / per_state).clamp(1_000, MAX_STATES)
     }
 
     /// The improvement table: components, then events, by gain.
@@ -468,7 +529,8 @@ impl<'a> Run<'a> {
                     .iter()
                     .map(|&m| self.model.leaves[m].healthy(down, &self.model.folded, false))
                     .collect();
-                let (prefix, suffix) = products_without(&p);
+                let (mut prefix, mut suffix) = (Vec::new(), Vec::new());
+                products_without(&p, &mut prefix, &mut suffix);
                 for (i, &m) in footprint.members.iter().enumerate() {
                     let q = self.model.leaves[m].healthy(down, &self.model.folded, true);
                     per_member[i] += weight * prefix[i] * suffix[i + 1] * (q - p[i]);
@@ -478,7 +540,12 @@ impl<'a> Run<'a> {
                 gains.push((Subject::Component(components[m]), per_member[i]));
             }
         }
-        for (v, &gain) in self.var_gain.iter().enumerate() {
+        for (v, &gain) in self
+            .var_gain
+            .iter()
+            .enumerate()
+            .take(self.structure.vars.len())
+        {
             gains.push((Subject::Component(self.structure.vars[v]), gain));
         }
         for (i, event) in self.model.events.iter().enumerate() {
@@ -551,31 +618,34 @@ fn mask_of(events: &[usize], down: &[bool]) -> u64 {
     )
 }
 
-/// Prefix and suffix products, so `prefix[i] × suffix[i + 1]` is the product
-/// of all but item i, without dividing (an item may be zero).
-fn products_without(items: &[f64]) -> (Vec<f64>, Vec<f64>) {
-    let mut prefix = Vec::with_capacity(items.len() + 1);
+/// Prefix and suffix products into `prefix` and `suffix`, so
+/// `prefix[i] × suffix[i + 1]` is the product of all but item i, without
+/// dividing (an item may be zero).
+fn products_without(items: &[f64], prefix: &mut Vec<f64>, suffix: &mut Vec<f64>) {
+    prefix.clear();
     prefix.push(1.0);
     for &x in items {
         prefix.push(prefix.last().copied().unwrap_or(1.0) * x);
     }
-    let mut suffix = vec![1.0; items.len() + 1];
+    suffix.clear();
+    suffix.resize(items.len() + 1, 1.0);
     for i in (0..items.len()).rev() {
         suffix[i] = suffix[i + 1] * items[i];
     }
-    (prefix, suffix)
 }
 
-/// A set of flipped events (positions in the ratio order) and its weight
-/// relative to the base state.
+/// A set of flipped events (positions in the ratio order, kept apart under
+/// `sequence`) and its weight relative to the base state. Ties are broken
+/// by the sequence number (first pushed, first visited), never by
+/// comparing the sets.
 struct Candidate {
     weight: f64,
-    flipped: Vec<usize>,
+    sequence: usize,
 }
 
 impl PartialEq for Candidate {
     fn eq(&self, other: &Self) -> bool {
-        self.weight.total_cmp(&other.weight).is_eq() && self.flipped == other.flipped
+        self.cmp(other).is_eq()
     }
 }
 impl Eq for Candidate {}
@@ -588,6 +658,6 @@ impl Ord for Candidate {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         self.weight
             .total_cmp(&other.weight)
-            .then_with(|| other.flipped.cmp(&self.flipped))
+            .then_with(|| other.sequence.cmp(&self.sequence))
     }
 }

@@ -36,7 +36,8 @@ pub fn availability(model: &Model) -> Vec<(ComponentId, Figure)> {
         .entrypoints
         .par_iter()
         .map(|&entrypoint| {
-            let structure = structure::build(model, entrypoint);
+            let structure =
+                structure::build_with(model, entrypoint, |components| states(model, components));
             let mut figure = exact::evaluate(model, &structure);
             // Switchover time is an additive term on top of the static figure.
             let cost = switchover::cost(model, structure.components());
@@ -48,6 +49,18 @@ pub fn availability(model: &Model) -> Vec<(ComponentId, Figure)> {
             (entrypoint, figure)
         })
         .collect()
+}
+
+/// How many states of the correlated events evaluating these components
+/// visits (at most): every state up to [`exact::EXACT_EVENTS`] events, else
+/// the best-first limit.
+fn states(model: &Model, components: &[ComponentId]) -> u64 {
+    let n = events::collect(model, components).events.len();
+    if n <= exact::EXACT_EVENTS {
+        1 << n
+    } else {
+        exact::MAX_STATES as u64
+    }
 }
 
 #[cfg(test)]

@@ -19,6 +19,34 @@ use crate::model::{ComponentId, Model};
 /// Trials per chunk (the unit of parallel work and of progress).
 pub const CHUNK: u64 = 10_000;
 
+/// Most trials one run may ask for.
+pub const MAX_TRIALS: u64 = 1_000_000_000;
+
+/// Most component-trials (trials × [`size`]) one run performs: a few
+/// seconds of one core at the scalar rate (about 7 ns each).
+pub const MAX_WORK: u64 = 500_000_000;
+
+/// What one trial costs: components plus required dependency links.
+#[must_use]
+pub fn size(model: &Model) -> u64 {
+    let links: usize = model
+        .components
+        .iter()
+        .flat_map(|c| &c.depends_on)
+        .map(|e| e.targets.len())
+        .sum();
+    (model.components.len() + links) as u64
+}
+
+/// The trials a run of `requested` trials performs on `model`: all of
+/// them up to [`MAX_WORK`] component-trials, else as many whole chunks as
+/// fit (at least one).
+#[must_use]
+pub fn affordable_trials(model: &Model, requested: u64) -> u64 {
+    let fit = (MAX_WORK / size(model).max(1)) / CHUNK * CHUNK;
+    requested.min(fit.max(CHUNK))
+}
+
 /// Failures an entrypoint must show before its interval means anything.
 pub const MIN_FAILURES: u64 = 10;
 
@@ -67,6 +95,20 @@ fn run_chunk(model: &Model, seed: u64, chunk: u64) -> Vec<u64> {
     rng.set_stream(chunk);
     let mut counts = vec![0u64; model.entrypoints.len()];
     let callers = scenario::callers(model);
+    // A component placed nowhere has the same chance every trial.
+    let constant: Vec<Option<f64>> = model
+        .components
+        .iter()
+        .map(|c| {
+            c.placement.is_empty().then(|| {
+                super::events::at_least(
+                    u64::from(c.instances),
+                    u64::from(c.min_healthy),
+                    c.availability.unwrap_or(1.0),
+                )
+            })
+        })
+        .collect();
     let mut domain_down = vec![false; model.domains.len()];
     let mut group_down = vec![false; model.groups.len()];
     for _ in 0..CHUNK {
@@ -81,9 +123,13 @@ fn run_chunk(model: &Model, seed: u64, chunk: u64) -> Vec<u64> {
         let local: Vec<bool> = model
             .components
             .iter()
-            .map(|c| {
+            .zip(&constant)
+            .map(|(c, constant)| {
                 if c.shares.iter().any(|g| group_down[g.0]) {
                     return false;
+                }
+                if let Some(healthy) = *constant {
+                    return healthy >= 1.0 || (healthy > 0.0 && rng.random::<f64>() < healthy);
                 }
                 // Instances whose domains are up; whether enough of them are
                 // up on their own is one draw against the binomial tail, the

@@ -17,7 +17,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use super::bdd::{Bdd, Ref, TRUE};
+use super::bdd::{Bdd, MAX_NODES, Ref, TRUE};
 use crate::model::{ComponentId, EdgeKind, Model};
 
 /// One entrypoint's structure.
@@ -30,58 +30,207 @@ pub struct Structure {
     pub root: Ref,
     /// BDD variable `v` is the health of component `vars[v]`.
     pub vars: Vec<ComponentId>,
+    /// Gates evaluated apart from the BDD (see [`Module`]): BDD variable
+    /// `vars.len() + m` is "module `m` holds".
+    pub modules: Vec<Module>,
     /// Whether the BDD grew too large to finish (the figure is then bounded).
     pub truncated: bool,
 }
 
+/// A gate over components that nothing else in the entrypoint depends on
+/// and that depend on nothing (private leaves): given the correlated
+/// events they are independent of every other variable, so "at least `k`
+/// of them are up" is one variable whose probability is the
+/// Poisson-binomial tail of theirs, computed in `O(n × k)` per state
+/// instead of a BDD of `n × k` nodes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Module {
+    /// How many members must be up.
+    pub k: usize,
+    /// The members.
+    pub members: Vec<ComponentId>,
+}
+
 impl Structure {
-    /// Every component whose health can matter to the entrypoint.
+    /// Every component whose health can matter to the entrypoint, in the
+    /// order of the event model's leaves: series, BDD variables, module
+    /// members.
     pub fn components(&self) -> impl Iterator<Item = ComponentId> + '_ {
-        self.series.iter().chain(&self.vars).copied()
+        self.series
+            .iter()
+            .chain(&self.vars)
+            .chain(self.modules.iter().flat_map(|m| &m.members))
+            .copied()
     }
 }
+
+/// How the builder orders the dependencies it visits, and so the BDD
+/// variables (first visited, first in the order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Order {
+    /// As written in the model.
+    Written,
+    /// The widest dependency first (by the number of components it
+    /// reaches), ties by name: a component next to what it depends on,
+    /// whatever order the file lists them in.
+    WidestFirst,
+    /// The narrowest first, ties by name.
+    NarrowestFirst,
+}
+
+/// A BDD this small is kept without trying the other orders.
+const SMALL_BDD: usize = 4_096;
+/// Most `BDD nodes × states` one entrypoint may cost: a larger BDD is
+/// rebuilt in another order, then with modules, then bounded.
+pub const MAX_WORK: u64 = 2_000_000_000;
+/// Components counted when measuring how much a dependency reaches.
+const REACH_CAP: usize = 256;
 
 /// Builds the structure of `entrypoint`.
 #[must_use]
 pub fn build(model: &Model, entrypoint: ComponentId) -> Structure {
+    build_with(model, entrypoint, |_| 1)
+}
+
+/// Builds the structure of `entrypoint`; `states` gives how many states of
+/// the correlated events the evaluation will visit for a set of
+/// components, so the node budget keeps `nodes × states` under
+/// [`MAX_WORK`]. Tries the written order first; a BDD over
+/// [`SMALL_BDD`] nodes is rebuilt in the structural orders and the
+/// smallest kept, so the order of keys and lists in the file changes the
+/// cost by a small factor at most.
+pub fn build_with(
+    model: &Model,
+    entrypoint: ComponentId,
+    states: impl Fn(&[ComponentId]) -> u64,
+) -> Structure {
     let series = series_closure(model, entrypoint);
+    let first = attempt(model, &series, Order::Written, SMALL_BDD, false);
+    if !first.truncated {
+        return first;
+    }
+    let reach: Vec<ComponentId> = reachable(model, &series);
+    let states = states(&reach).max(1);
+    let budget = usize::try_from(MAX_WORK / states)
+        .unwrap_or(usize::MAX)
+        .clamp(SMALL_BDD, MAX_NODES);
+    // Small limits first: a hopeless order then costs little, and a gate
+    // whose smallest diagram exceeds the limit (at least k of n private
+    // leaves needs k × (n − k + 1) nodes in any order) becomes a module
+    // before the large limit is tried.
+    for limit in [budget.min(FIRST_LIMIT), budget] {
+        let mut best: Option<Structure> = None;
+        for order in [Order::Written, Order::WidestFirst, Order::NarrowestFirst] {
+            // A build that needs many times the nodes of the best result
+            // so far will not beat it: stop it early.
+            let limit = best
+                .as_ref()
+                .map_or(limit, |b| limit.min(4 * b.bdd.len() + SMALL_BDD));
+            let candidate = attempt(model, &series, order, limit, false);
+            if !candidate.truncated
+                && best
+                    .as_ref()
+                    .is_none_or(|b| candidate.bdd.len() < b.bdd.len())
+            {
+                best = Some(candidate);
+            }
+        }
+        if let Some(best) = best {
+            return best;
+        }
+        // Every order exceeds the limit: gates over private leaves become
+        // modules, evaluated apart.
+        let modular = attempt(model, &series, Order::WidestFirst, limit, true);
+        if !modular.truncated || limit == budget {
+            // Still too large at the budget: the figure is bounded (see
+            // `exact::relaxed`).
+            return modular;
+        }
+    }
+    attempt(model, &series, Order::WidestFirst, budget, true)
+}
+
+/// The node limit of the first round of orders.
+const FIRST_LIMIT: usize = 65_536;
+
+/// One build in `order` under `limit` nodes.
+fn attempt(
+    model: &Model,
+    series: &[ComponentId],
+    order: Order,
+    limit: usize,
+    modules: bool,
+) -> Structure {
     // Sets, not model-sized vectors: a model has many entrypoints, each
     // with a small closure.
     let in_series: HashSet<ComponentId> = series.iter().copied().collect();
+    let private = if modules {
+        private_leaves(model, series, &in_series)
+    } else {
+        HashSet::new()
+    };
     let mut builder = Builder {
         model,
         in_series,
-        bdd: Bdd::new(),
+        bdd: Bdd::with_limit(limit),
         var_of: HashMap::new(),
         vars: Vec::new(),
         memo: HashMap::new(),
         stack: Vec::new(),
         truncated: false,
+        order,
+        reach: HashMap::new(),
+        private,
+        modules: Vec::new(),
     };
     let mut root = TRUE;
-    for &member in &series {
-        for edge in model
-            .component(member)
-            .depends_on
-            .iter()
-            .filter(|e| !e.degradable && e.kind != EdgeKind::Target)
-        {
-            let (gate, _) = builder.gate(edge.at_least as usize, &edge.targets);
+    for &member in series {
+        for (k, targets) in builder.edges(member, true) {
+            let (gate, _) = builder.gate(k, &targets);
             root = builder.bdd.and(root, gate);
+            if builder.bdd.too_large() {
+                builder.truncated = true;
+            }
             if builder.truncated {
                 break;
             }
         }
+        if builder.truncated {
+            break;
+        }
     }
-    let root = builder.bdd.retain(root);
+    let root = if builder.truncated {
+        TRUE
+    } else {
+        builder.bdd.retain(root)
+    };
+    // Module variables are numbered after the component variables.
+    let offset = u32::try_from(builder.vars.len()).unwrap_or(u32::MAX);
+    let mut bdd = builder.bdd;
+    let root = if builder.modules.is_empty() || builder.truncated {
+        root
+    } else {
+        bdd.renumber(root, |v| {
+            if v >= MODULE_BASE {
+                offset + (v - MODULE_BASE)
+            } else {
+                v
+            }
+        })
+    };
     Structure {
-        series,
+        series: series.to_vec(),
         root,
         vars: builder.vars,
+        modules: builder.modules,
         truncated: builder.truncated,
-        bdd: builder.bdd,
+        bdd,
     }
 }
+
+/// Module variables are numbered from here while building (so they never
+/// collide with component variables), then renumbered.
+const MODULE_BASE: u32 = 1 << 30;
 
 /// The entrypoint and everything reached from it through required
 /// single-target edges, in breadth-first order.
@@ -107,6 +256,62 @@ fn series_closure(model: &Model, entrypoint: ComponentId) -> Vec<ComponentId> {
     order
 }
 
+/// Every component reached from `series` through required edges.
+fn reachable(model: &Model, series: &[ComponentId]) -> Vec<ComponentId> {
+    let mut seen: HashSet<ComponentId> = series.iter().copied().collect();
+    let mut order = series.to_vec();
+    let mut next = 0;
+    while let Some(&c) = order.get(next) {
+        next += 1;
+        for edge in model
+            .component(c)
+            .depends_on
+            .iter()
+            .filter(|e| !e.degradable)
+        {
+            for t in &edge.targets {
+                if seen.insert(*t) {
+                    order.push(*t);
+                }
+            }
+        }
+    }
+    order
+}
+
+/// Components outside the series set that depend on nothing and are named
+/// by exactly one edge of the entrypoint's closure.
+fn private_leaves(
+    model: &Model,
+    series: &[ComponentId],
+    in_series: &HashSet<ComponentId>,
+) -> HashSet<ComponentId> {
+    let mut uses: HashMap<ComponentId, usize> = HashMap::new();
+    for c in reachable(model, series) {
+        for edge in model
+            .component(c)
+            .depends_on
+            .iter()
+            .filter(|e| !e.degradable)
+        {
+            for &t in &edge.targets {
+                *uses.entry(t).or_insert(0) += 1;
+            }
+        }
+    }
+    uses.into_iter()
+        .filter(|&(c, n)| {
+            n == 1
+                && !in_series.contains(&c)
+                && !model.component(c).depends_on.iter().any(|e| !e.degradable)
+        })
+        .map(|(c, _)| c)
+        .collect()
+}
+
+/// A required edge as (how many targets must be up, the targets).
+type Gate = (usize, Vec<ComponentId>);
+
 struct Builder<'a> {
     model: &'a Model,
     in_series: HashSet<ComponentId>,
@@ -116,12 +321,111 @@ struct Builder<'a> {
     memo: HashMap<ComponentId, Ref>,
     stack: Vec<ComponentId>,
     truncated: bool,
+    order: Order,
+    /// How many components each one reaches (capped), for the orders.
+    reach: HashMap<ComponentId, usize>,
+    /// Private leaves (only when building with modules).
+    private: HashSet<ComponentId>,
+    modules: Vec<Module>,
 }
 
 impl Builder<'_> {
+    /// The required edges of `c` as (k, targets), in the builder's order;
+    /// with `gates_only`, single-target edges are left out.
+    fn edges(&mut self, c: ComponentId, gates_only: bool) -> Vec<(usize, Vec<ComponentId>)> {
+        let mut edges: Vec<(usize, Vec<ComponentId>)> = self
+            .model
+            .component(c)
+            .depends_on
+            .iter()
+            .filter(|e| !(e.degradable || gates_only && e.kind == EdgeKind::Target))
+            .map(|e| {
+                // A single-target edge needs its (one) target: "at least all of them".
+                let k = if e.kind == EdgeKind::Target {
+                    e.targets.len()
+                } else {
+                    e.at_least as usize
+                };
+                (k, e.targets.clone())
+            })
+            .collect();
+        if self.order == Order::Written {
+            return edges;
+        }
+        let widest = self.order == Order::WidestFirst;
+        for (_, targets) in &mut edges {
+            let mut keyed: Vec<(usize, ComponentId)> =
+                targets.iter().map(|&t| (self.reach_of(t), t)).collect();
+            let model = self.model;
+            keyed.sort_by(|a, b| {
+                let by_size = if widest { b.0.cmp(&a.0) } else { a.0.cmp(&b.0) };
+                by_size.then_with(|| model.component(a.1).name.cmp(&model.component(b.1).name))
+            });
+            *targets = keyed.into_iter().map(|(_, t)| t).collect();
+        }
+        let mut keyed: Vec<(usize, Vec<&str>, Gate)> = edges
+            .into_iter()
+            .map(|edge| {
+                let size = edge.1.iter().map(|&t| self.reach_of(t)).sum::<usize>();
+                let names = edge
+                    .1
+                    .iter()
+                    .map(|&t| self.model.component(t).name.as_str())
+                    .collect();
+                (size, names, edge)
+            })
+            .collect();
+        keyed.sort_by(|a, b| {
+            let by_size = if widest { b.0.cmp(&a.0) } else { a.0.cmp(&b.0) };
+            by_size
+                .then_with(|| a.1.cmp(&b.1))
+                .then_with(|| a.2.0.cmp(&b.2.0))
+        });
+        keyed.into_iter().map(|(_, _, edge)| edge).collect()
+    }
+
+    /// How many components `c` reaches through required edges, itself
+    /// included, counted up to [`REACH_CAP`].
+    fn reach_of(&mut self, c: ComponentId) -> usize {
+        if let Some(&n) = self.reach.get(&c) {
+            return n;
+        }
+        let mut seen: HashSet<ComponentId> = HashSet::from([c]);
+        let mut stack = vec![c];
+        while let Some(x) = stack.pop() {
+            if seen.len() >= REACH_CAP {
+                break;
+            }
+            for edge in self
+                .model
+                .component(x)
+                .depends_on
+                .iter()
+                .filter(|e| !e.degradable)
+            {
+                for &t in &edge.targets {
+                    if seen.insert(t) {
+                        stack.push(t);
+                    }
+                }
+            }
+        }
+        let n = seen.len().min(REACH_CAP);
+        self.reach.insert(c, n);
+        n
+    }
+
     /// "At least `k` of `targets` are up"; also returns the lowest stack
     /// depth the result depends on (for memoisation).
     fn gate(&mut self, k: usize, targets: &[ComponentId]) -> (Ref, usize) {
+        if targets.len() > 1 && targets.iter().all(|t| self.private.contains(t)) {
+            let index = u32::try_from(self.modules.len()).unwrap_or(u32::MAX);
+            self.modules.push(Module {
+                k,
+                members: targets.to_vec(),
+            });
+            return (self.bdd.var(MODULE_BASE + index), usize::MAX);
+        }
         let mut low = usize::MAX;
         let mut items = Vec::with_capacity(targets.len());
         for &t in targets {
@@ -129,7 +433,11 @@ impl Builder<'_> {
             low = low.min(l);
             items.push(r);
         }
-        (self.bdd.at_least(k, &items), low)
+        let r = self.bdd.at_least(k, &items);
+        if self.bdd.too_large() {
+            self.truncated = true;
+        }
+        (r, low)
     }
 
     /// The function "component `c` is up".
@@ -152,23 +460,7 @@ impl Builder<'_> {
         self.stack.push(c);
         let mut result = self.bdd.var(var);
         let mut low = usize::MAX;
-        let edges: Vec<(usize, Vec<ComponentId>)> = self
-            .model
-            .component(c)
-            .depends_on
-            .iter()
-            .filter(|e| !e.degradable)
-            .map(|e| {
-                // A single-target edge needs its (one) target: "at least all of them".
-                let k = if e.kind == EdgeKind::Target {
-                    e.targets.len()
-                } else {
-                    e.at_least as usize
-                };
-                (k, e.targets.clone())
-            })
-            .collect();
-        for (k, targets) in edges {
+        for (k, targets) in self.edges(c, false) {
             let (gate, l) = self.gate(k, &targets);
             low = low.min(l);
             result = self.bdd.and(result, gate);

@@ -4,7 +4,7 @@
 //! counts as naming a Service; nothing else is guessed.
 
 /// How an address was written, which decides what it may match.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Form {
     /// A bare word (`foo`): counts only when a declared Service has that name.
     Bare,
@@ -31,7 +31,7 @@ impl Form {
 }
 
 /// A Service named in a value.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Address {
     /// The Service's name.
     pub name: String,
@@ -57,10 +57,14 @@ pub fn addresses(value: &str) -> Vec<Address> {
         [flag, _] => flag.starts_with('-') && value.contains('='),
         _ => false,
     };
+    // Order kept, repeats dropped through a set: one value may list
+    // hundreds of thousands of addresses.
     let mut found: Vec<Address> = Vec::new();
+    let mut seen: std::collections::HashSet<Address> = std::collections::HashSet::new();
     for word in words {
         for address in [address(word), pod_address(word)].into_iter().flatten() {
-            if (alone || address.form != Form::Bare) && !found.contains(&address) {
+            if (alone || address.form != Form::Bare) && !seen.contains(&address) {
+                seen.insert(address.clone());
                 found.push(address);
             }
         }

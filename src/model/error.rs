@@ -506,6 +506,19 @@ impl Problem {
         problem
     }
 
+    /// Domains nested deeper than the limit.
+    pub fn domain_too_deep(span: Span, name: &str, limit: usize) -> Self {
+        Self::new(
+            "model::domain-too-deep",
+            format!("domain `{name}` is nested more than {limit} domains deep"),
+            span,
+            format!("this `in` makes the nesting deeper than {limit}"),
+        )
+        .help(format!(
+            "failure domains nest a few levels (region, zone, rack, host): nest at most {limit} deep"
+        ))
+    }
+
     /// A component that depends on itself.
     pub fn self_reference(span: Span, name: &str, key: &str) -> Self {
         Self::new(

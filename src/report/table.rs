@@ -206,7 +206,25 @@ fn availability(report: &Report, style: Style) -> String {
         ]);
     }
     align_right(&mut table, 1..=3);
-    table.to_string()
+    let mut text = table.to_string();
+    // A bounded figure says how wide its bracket is and why.
+    for (name, row) in report
+        .availability
+        .iter()
+        .filter(|(_, r)| r.method != "exact")
+    {
+        let note = format!(
+            "{name}: bounded: the truth is between {:.6}% and {:.6}% ({:.2e} wide); the correlated events had too many states to visit within the work limit (docs/performance.md)",
+            row.lower * 100.0,
+            row.upper * 100.0,
+            row.upper - row.lower
+        );
+        for line in wrap(&note, style.width) {
+            text.push('\n');
+            text.push_str(&line);
+        }
+    }
+    text
 }
 
 /// The lines under the availability table: what switchovers cost and what

@@ -9,6 +9,7 @@ mod docs;
 mod examples;
 mod figures;
 mod hostile;
+mod hostile_perf;
 mod html;
 mod import;
 mod invalid;

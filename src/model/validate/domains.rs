@@ -28,37 +28,88 @@ pub(super) fn domains(raw: &RawModel, names: &Names, cx: &mut Cx) -> Vec<Domain>
             fields: Fields(domain.keys.clone()),
         })
         .collect();
-    // Walk each parent chain; a chain that comes back to where it started is
-    // a cycle, reported once at its first member in model order.
-    let mut reported = vec![false; domains.len()];
+    // Follow each parent chain once (colouring: unseen, on the current
+    // walk, done), so the whole check is linear in the number of domains.
+    // A walk that meets itself has found a cycle, reported once at its
+    // first member in model order, listed from there.
+    let mut state = vec![Walk::Unseen; domains.len()];
+    let mut cycles: Vec<usize> = Vec::new();
     for start in 0..domains.len() {
+        let mut path = Vec::new();
+        let mut at = Some(DomainId(start));
+        while let Some(DomainId(next)) = at {
+            match state[next] {
+                Walk::Done => break,
+                Walk::OnPath => {
+                    let from = path.iter().position(|&p| p == next).unwrap_or(0);
+                    cycles.extend(path[from..].iter().copied().min());
+                    break;
+                }
+                Walk::Unseen => {
+                    state[next] = Walk::OnPath;
+                    path.push(next);
+                    at = domains[next].parent;
+                }
+            }
+        }
+        for p in path {
+            state[p] = Walk::Done;
+        }
+    }
+    cycles.sort_unstable();
+    for &start in &cycles {
         let mut chain = vec![start];
         let mut at = domains[start].parent;
-        while let Some(DomainId(next)) = at {
-            if next == start {
-                if !reported[start] {
-                    for &member in &chain {
-                        reported[member] = true;
-                    }
-                    let names: Vec<String> = chain
-                        .iter()
-                        .chain(std::iter::once(&start))
-                        .map(|&i| domains[i].name.clone())
-                        .collect();
-                    let link = |i: usize| domains[i].fields.get("in").unwrap_or(domains[i].span);
-                    let others = chain[1..].iter().map(|&i| link(i)).collect();
-                    cx.report(Problem::domain_cycle(link(start), &names, others));
-                }
-                break;
-            }
-            if chain.contains(&next) {
-                break; // a cycle further up, reported from its own members
-            }
+        while let Some(DomainId(next)) = at.filter(|d| d.0 != start) {
             chain.push(next);
             at = domains[next].parent;
         }
+        let shown = chain.len().min(MAX_CYCLE_SHOWN);
+        let mut names: Vec<String> = chain[..shown]
+            .iter()
+            .map(|&i| domains[i].name.clone())
+            .collect();
+        if shown < chain.len() {
+            names.push(format!("… ({} more)", chain.len() - shown));
+        }
+        names.push(domains[start].name.clone());
+        let link = |i: usize| domains[i].fields.get("in").unwrap_or(domains[i].span);
+        let others = chain[1..shown].iter().map(|&i| link(i)).collect();
+        cx.report(Problem::domain_cycle(link(start), &names, others));
     }
-    if reported.iter().any(|&r| r) {
+    if !cycles.is_empty() {
+        for domain in &mut domains {
+            domain.parent = None;
+        }
+        return domains;
+    }
+    // Depth of each domain (parents first, memoised), so that every
+    // domain's ancestor list stays short and the lists linear in total.
+    let mut depth: Vec<Option<usize>> = vec![None; domains.len()];
+    for start in 0..domains.len() {
+        let mut path = Vec::new();
+        let mut at = Some(DomainId(start));
+        let mut base = 0;
+        while let Some(DomainId(next)) = at {
+            if let Some(d) = depth[next] {
+                base = d + 1;
+                break;
+            }
+            path.push(next);
+            at = domains[next].parent;
+        }
+        for &p in path.iter().rev() {
+            depth[p] = Some(base);
+            base += 1;
+        }
+    }
+    if let Some(deep) = (0..domains.len()).find(|&i| depth[i].unwrap_or(0) > MAX_DOMAIN_DEPTH) {
+        let span = domains[deep].fields.get("in").unwrap_or(domains[deep].span);
+        cx.report(Problem::domain_too_deep(
+            span,
+            &domains[deep].name,
+            MAX_DOMAIN_DEPTH,
+        ));
         for domain in &mut domains {
             domain.parent = None;
         }
@@ -74,6 +125,20 @@ pub(super) fn domains(raw: &RawModel, names: &Names, cx: &mut Cx) -> Vec<Domain>
         domains[index].ancestors = ancestors;
     }
     domains
+}
+
+/// Most domains nested in one another (a region, a zone, a rack, a host:
+/// real hierarchies are a handful deep).
+pub const MAX_DOMAIN_DEPTH: usize = 64;
+
+/// Most members of a cycle named in its diagnostic.
+const MAX_CYCLE_SHOWN: usize = 16;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Walk {
+    Unseen,
+    OnPath,
+    Done,
 }
 
 /// The validated shared-fate groups.

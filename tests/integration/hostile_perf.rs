@@ -1,0 +1,312 @@
+//! Small models shaped to make the engine or the validation blow up
+//! (issue 16 section 1, issue 12 item 4). Each is generated here, never
+//! committed, and must finish in seconds within bounded memory: exactly
+//! where that is affordable, else by the documented bounded method
+//! (`docs/performance.md`, "Hostile shapes").
+
+use std::fmt::Write as _;
+use std::process::Command;
+
+use insta_cmd::get_cargo_bin;
+use nines::engine::{self, Method, montecarlo, structure};
+use nines::model::Model;
+
+fn parse(text: &str) -> Model {
+    nines::model::parse(text).unwrap_or_else(|p| panic!("{p:#?}"))
+}
+
+/// Two `any_of` gates over interleaved pairs: `e` needs any of `x_i` and
+/// any of `p_i`, where `p_i` needs `x_i` and `y_i`. Visiting the `x` gate
+/// first puts every `x` before every `p`/`y` (a diagram of 2^n nodes);
+/// visiting the `p` gate first keeps each triple together (linear). The
+/// components are written in `keys` order and each list in `flip` order.
+fn interleaved(n: usize, swap_gates: bool, keys: &[usize], flip: bool) -> String {
+    let mut text = String::from("system: s\ndomains:\n");
+    for z in 0..14 {
+        let _ = writeln!(text, "  z{z}: {{kind: zone, availability: 99%}}");
+    }
+    let list = |prefix: &str| {
+        let mut items: Vec<String> = (0..n).map(|i| format!("{prefix}{i}")).collect();
+        if flip {
+            items.reverse();
+        }
+        items.join(", ")
+    };
+    let (g1, g2) = (
+        format!("{{any_of: [{}]}}", list("x")),
+        format!("{{any_of: [{}]}}", list("p")),
+    );
+    let gates = if swap_gates { [g2, g1] } else { [g1, g2] };
+    let _ = writeln!(
+        text,
+        "components:\n  e: {{depends_on: [{}]}}",
+        gates.join(", ")
+    );
+    for &i in keys {
+        let deps = if flip {
+            format!("y{i}, x{i}")
+        } else {
+            format!("x{i}, y{i}")
+        };
+        let _ = writeln!(
+            text,
+            "  x{i}: {{availability: 99%, placement: [z{}]}}\n  p{i}: {{availability: 99%, depends_on: [{deps}]}}\n  y{i}: {{availability: 99%, placement: [z{}]}}",
+            i % 14,
+            (i + 7) % 14
+        );
+    }
+    text
+}
+
+fn nodes(model: &Model) -> usize {
+    structure::build_with(model, model.entrypoints[0], |_| 1 << 14)
+        .bdd
+        .len()
+}
+
+#[test]
+fn the_order_of_keys_and_lists_does_not_change_the_cost_or_the_figure() {
+    // With 16 pairs the bad order needs about 2^16 nodes in the written
+    // order; the structural orders need a few per pair whatever the file's
+    // order. Node counts stand for time: evaluation walks every node once
+    // per state (2^14 states here).
+    let n = 16;
+    let written: Vec<usize> = (0..n).collect();
+    // A fixed shuffle (i × 7 mod 16 is a permutation since gcd(7, 16) = 1).
+    let shuffled: Vec<usize> = (0..n).map(|i| i * 7 % n).collect();
+    let variants = [
+        interleaved(n, false, &written, false),
+        interleaved(n, true, &written, false),
+        interleaved(n, false, &shuffled, true),
+        interleaved(n, true, &shuffled, true),
+    ];
+    let models: Vec<Model> = variants.iter().map(|t| parse(t)).collect();
+    let sizes: Vec<usize> = models.iter().map(nodes).collect();
+    let smallest = *sizes.iter().min().unwrap();
+    let largest = *sizes.iter().max().unwrap();
+    assert!(largest <= 2 * smallest, "BDD sizes {sizes:?}");
+    // Linear: a handful of nodes per pair, far from 2^16.
+    assert!(largest < 40 * n, "BDD sizes {sizes:?}");
+    let figures: Vec<f64> = models
+        .iter()
+        .map(|m| engine::availability(m)[0].1.availability)
+        .collect();
+    for f in &figures {
+        assert!((f - figures[0]).abs() < 1e-12, "{figures:?}");
+    }
+    // Hand check of the magnitude: e is down mostly when every x_i is down,
+    // or every p_i triple is broken; with 16 of each at ~98% that is far
+    // below 1e-9, so the figure is above 0.999999999.
+    assert!(
+        figures[0] > 0.999_999_999 && figures[0] <= 1.0,
+        "{figures:?}"
+    );
+}
+
+#[test]
+fn at_least_half_of_five_thousand_is_exact_and_cheap() {
+    // at_least 2500 of 5000 independent 50% components: the BDD needs
+    // 2500 × 2501 ≈ 6.3M nodes in any order, over the budget, so the gate
+    // is a module (Poisson-binomial tail). By symmetry of Binomial(5000, ½):
+    // P(X ≥ 2500) = ½ + P(X = 2500)/2, and P(X = 2500) = C(5000, 2500)/2^5000
+    // ≈ sqrt(2 / (π × 5000)) = 0.0112832, so A = 0.5056416 (exact
+    // rational arithmetic gives 0.50564161).
+    let mut text =
+        String::from("system: s\ncomponents:\n  e: {depends_on: [{at_least: 2500, of: [");
+    let names: Vec<String> = (0..5000).map(|i| format!("t{i}")).collect();
+    text.push_str(&names.join(", "));
+    text.push_str("]}]}\n");
+    for name in &names {
+        let _ = writeln!(text, "  {name}: {{availability: 50%}}");
+    }
+    let model = parse(&text);
+    let figure = engine::availability(&model).remove(0).1;
+    assert_eq!(figure.method, Method::Exact);
+    assert!(
+        (figure.availability - 0.505_641_61).abs() < 1e-7,
+        "{}",
+        figure.availability
+    );
+}
+
+#[test]
+fn a_gate_over_the_budget_is_bounded_not_unbounded() {
+    // at_least 12 of 24, each target needing its own dependency, over 24
+    // zones that each hold two of them (nothing folds): 24 events, so the
+    // figure is bounded; the work bound keeps it to seconds. Whatever the
+    // bracket, it must contain the truth, which is at least the figure
+    // with every one of the 49 components required: 0.99^24 × 0.999^24 ×
+    // 0.99^24 (zones) ≈ 0.77, and at most 1.
+    let mut text = String::from("system: s\ndomains:\n");
+    for z in 0..24 {
+        let _ = writeln!(text, "  z{z}: {{kind: zone, availability: 99%}}");
+    }
+    let targets: Vec<String> = (0..24).map(|i| format!("t{i}")).collect();
+    let _ = writeln!(
+        text,
+        "components:\n  e: {{depends_on: [{{at_least: 12, of: [{}]}}]}}",
+        targets.join(", ")
+    );
+    for i in 0..24 {
+        let _ = writeln!(
+            text,
+            "  t{i}: {{availability: 99%, placement: [z{i}], depends_on: [d{i}]}}\n  d{i}: {{availability: 99.9%, placement: [z{}]}}",
+            (i + 1) % 24
+        );
+    }
+    let model = parse(&text);
+    let figure = engine::availability(&model).remove(0).1;
+    assert!(figure.lower <= figure.upper);
+    assert!(figure.lower >= 0.99_f64.powi(48) * 0.999_f64.powi(24) - 1e-12);
+    assert!(figure.upper <= 1.0);
+    assert!(figure.states <= nines::engine::exact::MAX_STATES);
+}
+
+fn check_exit(text: &str) -> (i32, String) {
+    let dir = std::env::temp_dir().join(format!("nines-hostile-perf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("m{}.yaml", text.len()));
+    std::fs::write(&path, text).unwrap();
+    let out = Command::new(get_cargo_bin("nines"))
+        .args(["check", path.to_str().unwrap(), "--format", "json"])
+        .output()
+        .unwrap();
+    let _ = std::fs::remove_file(&path);
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_ten_thousand_domain_cycle_is_one_short_error() {
+    // d0 in d1 in … in d9999 in d0: one cycle, named by its first 16
+    // members and the count of the rest (10,000 − 16 = 9,984).
+    let mut text = String::from("system: s\ndomains:\n");
+    for i in 0..10_000 {
+        let _ = writeln!(text, "  d{i}: {{kind: zone, in: d{}}}", (i + 1) % 10_000);
+    }
+    text.push_str("components:\n  a: {placement: [d0]}\n");
+    let (code, stderr) = check_exit(&text);
+    assert_eq!(code, 2, "{stderr}");
+    assert_eq!(stderr.matches("model::domain-cycle").count(), 1, "{stderr}");
+    assert!(stderr.contains("(9984 more)"), "{stderr}");
+    assert!(
+        stderr.len() < 20_000,
+        "{} bytes of diagnostics",
+        stderr.len()
+    );
+}
+
+#[test]
+fn domains_nested_ten_thousand_deep_are_refused_at_the_limit() {
+    // d0 is a region; d_i is in d_{i−1}. d65 is the first with more than
+    // 64 domains above it (d0..d64).
+    let mut text =
+        String::from("system: s\ndomains:\n  d0: {kind: region, availability: 99.99%}\n");
+    for i in 1..10_000 {
+        let _ = writeln!(
+            text,
+            "  d{i}: {{kind: zone, in: d{}, availability: 99.99%}}",
+            i - 1
+        );
+    }
+    text.push_str("components:\n  a: {placement: [d9999]}\n");
+    let (code, stderr) = check_exit(&text);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("model::domain-too-deep"), "{stderr}");
+    assert!(stderr.contains("`d65`"), "{stderr}");
+    // 64 deep is accepted: 0.9999^65 for the 65 domains above and at d64.
+    let mut text =
+        String::from("system: s\ndomains:\n  d0: {kind: region, availability: 99.99%}\n");
+    for i in 1..=64 {
+        let _ = writeln!(
+            text,
+            "  d{i}: {{kind: zone, in: d{}, availability: 99.99%}}",
+            i - 1
+        );
+    }
+    text.push_str("components:\n  a: {placement: [d64]}\n");
+    let figure = engine::availability(&parse(&text)).remove(0).1;
+    assert!((figure.availability - 0.9999_f64.powi(65)).abs() < 1e-12);
+}
+
+#[test]
+fn simulate_bounds_the_trials_and_the_work() {
+    // --trials above 1e9 is refused with exit 2.
+    let out = Command::new(get_cargo_bin("nines"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args([
+            "simulate",
+            "models/minimal.yaml",
+            "--trials",
+            "100000000000",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("above the limit of 1000000000"));
+    // A 5,000-wide any_of: 5,001 components and 5,000 links, so 5e8 / 10,001
+    // = 49,995 component-trials fit, rounded down to whole chunks of 10,000:
+    // 40,000 trials instead of the default 1,000,000.
+    let mut text = String::from("system: s\ncomponents:\n  e: {depends_on: [{any_of: [");
+    let names: Vec<String> = (0..5000).map(|i| format!("t{i}")).collect();
+    text.push_str(&names.join(", "));
+    text.push_str("]}]}\n");
+    for name in &names {
+        let _ = writeln!(text, "  {name}: {{availability: 99%}}");
+    }
+    let model = parse(&text);
+    assert_eq!(montecarlo::size(&model), 10_001);
+    assert_eq!(montecarlo::affordable_trials(&model, 1_000_000), 40_000);
+    assert_eq!(montecarlo::affordable_trials(&model, 20_000), 20_000);
+    // The analytic side of simulate is `check`'s figure: 1 − 0.01^5000 = 1.
+    let figure = engine::availability(&model).remove(0).1;
+    assert_eq!(figure.method, Method::Exact);
+    assert!((figure.availability - 1.0).abs() < 1e-15);
+}
+
+#[test]
+fn spof_on_a_twenty_thousand_component_chain_is_linear() {
+    // c0 → c1 → … → c19999, each one instance at 99.9%: every one is a
+    // SPOF of the entrypoint c0, and losing c_i drags c0..c_{i−1} (i of
+    // them). Walking up the chain for each would be 2e8 steps and keep
+    // every list (2.9 GB); each loss is its caller's plus one.
+    let n = 20_000;
+    let mut text = String::from("system: s\ncomponents:\n");
+    for i in 0..n - 1 {
+        let _ = writeln!(
+            text,
+            "  c{i}: {{availability: 99.9%, depends_on: [c{}]}}",
+            i + 1
+        );
+    }
+    let _ = writeln!(text, "  c{}: {{availability: 99.9%}}", n - 1);
+    let model = parse(&text);
+    let events = nines::analyze::single_point_of_failure::single_events(&model);
+    assert_eq!(events.len(), n);
+    let (_, last) = &events[n - 1];
+    assert_eq!(last.dragged_total, n - 1);
+    assert_eq!(
+        last.describe(&model),
+        "c19999 (1 of 1 instances) and with it c0, c1, c2, c3, c4, c5 and 19993 more; entrypoint c0 goes down"
+    );
+    let (_, first) = &events[0];
+    assert_eq!(first.dragged_total, 0);
+}
+
+#[test]
+fn one_value_listing_two_hundred_thousand_addresses_is_read_once() {
+    // "svc0:80,svc1:80,…,svc199999:80" and svc0:80 again at the end: every
+    // address once, in order (the repeat dropped). A list searched for each
+    // new address made this 2e10 comparisons (63 s in `import k8s`).
+    let mut value: String = (0..200_000)
+        .map(|i| format!("svc{i}:80"))
+        .collect::<Vec<_>>()
+        .join(",");
+    value.push_str(",svc0:80");
+    let found = nines::import::address::addresses(&value);
+    assert_eq!(found.len(), 200_000);
+    assert_eq!(found[0].name, "svc0");
+    assert_eq!(found[199_999].name, "svc199999");
+}
