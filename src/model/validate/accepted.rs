@@ -29,6 +29,7 @@ pub const RULES: &[&str] = &[
     "deadline",
     "recovery-order",
     "cold-start",
+    "metastable",
     "rpo",
     "rto",
     "drill",
