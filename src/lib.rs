@@ -24,4 +24,5 @@ pub mod generate;
 pub mod human;
 pub mod import;
 pub mod model;
+pub mod recover;
 pub mod report;

@@ -15,6 +15,7 @@ mod expiry;
 mod fallback;
 pub mod finding;
 mod headroom;
+mod metastable;
 pub(crate) use headroom::LARGEST_SENSIBLE_FLEET;
 mod loss;
 pub mod outage;
@@ -166,6 +167,13 @@ pub trait Analyzer: Sync {
     fn check(&self, cx: &Context, report: &mut Report);
 }
 
+/// The start order after a full outage: waves of component ids,
+/// dependencies first (the members of a cycle share a wave).
+#[must_use]
+pub fn start_order_waves(model: &Model) -> Vec<Vec<ComponentId>> {
+    start_order::plan(model).waves
+}
+
 /// Every analyzer, in report order.
 pub static ANALYZERS: &[&dyn Analyzer] = &[
     &slo::Slo,
@@ -187,6 +195,7 @@ pub static ANALYZERS: &[&dyn Analyzer] = &[
     &deadline::Deadline,
     &recovery_order::RecoveryOrder,
     &cold_start::ColdStart,
+    &metastable::Metastable,
     &rpo::RecoveryPoint,
     &rto::RecoveryTime,
     &drill::Drill,

@@ -10,6 +10,7 @@ mod export;
 mod graph;
 mod import;
 mod input;
+mod recover;
 mod report;
 mod schema;
 mod set;
@@ -28,6 +29,7 @@ pub use check::{CheckArgs, FailOn, Format, check_source, report, report_of};
 pub use explain::{rule_list, rule_text, rules_markdown};
 pub use graph::{GraphFormat, graph};
 pub use import::{ImportArgs, ImportFrom, K8sArgs};
+pub use recover::{RecoverArgs, RecoverFormat};
 pub use report::{DIAGRAM_LIMIT, ReportFormat, render as review};
 pub use schema::schema_json;
 pub use traces::TracesArgs;
@@ -69,6 +71,10 @@ pub enum Command {
     /// The review document: summary, availability, findings, headroom,
     /// cascades, retries, recovery order, DR and a dependency diagram.
     Report(report::ReportArgs),
+    /// Simulate the way back after an outage: start waves, the retry herd,
+    /// warming capacity and cache refill; the admission ramp that keeps
+    /// every component within capacity, and whether it converges without one.
+    Recover(recover::RecoverArgs),
     /// Re-run the analyses on a changed copy (a lost zone, more load, another
     /// size) and print before → after; exit 1 when it introduces an error.
     WhatIf(WhatIfArgs),
@@ -236,6 +242,7 @@ pub fn run(cli: Cli, terminal: &mut Terminal) -> Outcome {
         Command::Import(args) => import::run(&args, terminal),
         Command::Report(args) => report::run(&args, terminal),
         Command::WhatIf(args) => what_if::run(&args, terminal),
+        Command::Recover(args) => recover::run(&args, terminal),
         Command::Graph(args) => graph::run(&args, terminal),
         Command::Budget(args) => budget::run(&args, terminal),
     };

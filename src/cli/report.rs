@@ -57,6 +57,12 @@ pub(super) fn run(args: &ReportArgs, terminal: &mut Terminal) -> Outcome {
     )
 }
 
+/// The outage the review's recovery section simulates: 30 minutes, as
+/// `nines recover` by default.
+const RECOVERY_OUTAGE_S: f64 = 1800.0;
+/// Simulated time of the review's recovery section: one hour.
+const RECOVERY_HORIZON_S: f64 = 3600.0;
+
 /// The review document of a valid model, for tests and embedding.
 #[must_use]
 pub fn render(
@@ -68,7 +74,10 @@ pub fn render(
 ) -> String {
     let report = super::check::report(model, text, today, &|_| true);
     let diagram = Diagram::new(model, &report.findings).focus(&report.findings, DIAGRAM_LIMIT);
-    let document = review::document(&report, name, &diagram);
+    let settings = crate::recover::Settings::of(model, RECOVERY_HORIZON_S);
+    let scenario = crate::recover::Scenario::full_outage(model, RECOVERY_OUTAGE_S);
+    let plan = crate::recover::plan(model, &scenario, &settings, None);
+    let document = review::document(&report, name, &diagram, Some(&plan));
     match format {
         ReportFormat::Markdown => markdown::render(&document),
         ReportFormat::Html => html::render(&document),

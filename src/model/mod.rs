@@ -95,6 +95,32 @@ pub struct Policy {
     pub fallback_headroom: f64,
     /// Oldest acceptable recovery drill.
     pub drill_max_age: Duration,
+    /// Recovery-simulation figures as written (`None`: the default applies).
+    pub recovery: RecoveryPolicy,
+}
+
+/// The figures `nines recover` needs that a model may leave out; each is
+/// `None` when not written, so the output can name the defaults it used.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct RecoveryPolicy {
+    /// Share of capacity a restarted instance with a warmup starts at.
+    pub cold_capacity: Option<f64>,
+    /// First admitted share of the target rate.
+    pub ramp_start: Option<f64>,
+    /// Multiplicative growth below half the target.
+    pub ramp_increase: Option<f64>,
+    /// Additive growth from half the target on.
+    pub ramp_step: Option<f64>,
+    /// Multiplicative decrease after a breach.
+    pub ramp_decrease: Option<f64>,
+    /// Time between ramp steps and between start waves.
+    pub ramp_interval: Option<Duration>,
+    /// Retries of the clients outside the entrypoints.
+    pub client_retries: Option<u32>,
+    /// Timeout of one client attempt.
+    pub client_timeout: Option<Duration>,
+    /// Client retry spacing.
+    pub client_backoff: Option<Backoff>,
 }
 
 impl Default for Policy {
@@ -105,6 +131,7 @@ impl Default for Policy {
             max_retry_amplification: 10.0,
             fallback_headroom: 1.5,
             drill_max_age: Duration(90 * 86_400_000),
+            recovery: RecoveryPolicy::default(),
         }
     }
 }

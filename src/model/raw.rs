@@ -57,6 +57,24 @@ raw_struct! {
         pub fallback_headroom: Option<Spanned<Ratio>>,
         /// A recovery drill older than this is stale (default 90d).
         pub drill_max_age: Option<Spanned<Duration>>,
+        /// Share of its capacity a restarted instance with a `warmup` starts at (`nines recover`; default 50%).
+        pub cold_capacity: Option<Spanned<Probability>>,
+        /// Share of the target rate the edge admits first after an outage (`nines recover`; default 10%).
+        pub ramp_start: Option<Spanned<Probability>>,
+        /// Factor the admitted share grows by while below half the target (default 1.5).
+        pub ramp_increase: Option<Spanned<Ratio>>,
+        /// Share of the target added per step from half the target on (default 10%).
+        pub ramp_step: Option<Spanned<Probability>>,
+        /// Factor the admitted share is multiplied by after a breach (default 50%).
+        pub ramp_decrease: Option<Spanned<Probability>>,
+        /// Time between two steps of the admission ramp, and between two start waves (default 10s).
+        pub ramp_interval: Option<Spanned<Duration>>,
+        /// Retries of the clients outside the entrypoints (default 0: they do not retry).
+        pub client_retries: Option<Spanned<Count>>,
+        /// Timeout of one client attempt: the clients' retry interval (default 10s).
+        pub client_timeout: Option<Spanned<Duration>>,
+        /// How the clients space their retries: none, exponential or jittered (default jittered).
+        pub client_backoff: Option<Spanned<Backoff>>,
     }
 }
 

@@ -55,6 +55,7 @@ rules! {
     Deadline = "deadline",
     RecoveryOrder = "recovery-order",
     ColdStart = "cold-start",
+    Metastable = "metastable",
     Rpo = "rpo",
     Rto = "rto",
     Drill = "drill",

@@ -10,6 +10,8 @@ pub mod escape;
 pub mod github;
 pub mod json;
 pub mod markdown;
+pub mod recovery;
+pub mod recovery_plot;
 pub mod review;
 pub mod sarif;
 pub mod table;

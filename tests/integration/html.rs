@@ -10,7 +10,7 @@ use std::process::Command;
 use nines::cli::{ReportFormat, review};
 use nines::model::Date;
 
-fn chromium() -> Option<PathBuf> {
+pub(crate) fn chromium() -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     ["chromium", "chromium-browser"].iter().find_map(|name| {
         std::env::split_paths(&path)
@@ -20,7 +20,12 @@ fn chromium() -> Option<PathBuf> {
 }
 
 /// Runs Chromium headless on a local file with every network feature off.
-fn headless(browser: &Path, profile: &Path, extra: &[&str], page: &Path) -> std::process::Output {
+pub(crate) fn headless(
+    browser: &Path,
+    profile: &Path,
+    extra: &[&str],
+    page: &Path,
+) -> std::process::Output {
     Command::new(browser)
         .args([
             "--headless",
@@ -77,9 +82,16 @@ fn html_reports_render_in_headless_chromium() {
             dom.contains("width=\"100%\" viewBox=\"0 0 "),
             "{stem}: the diagram does not scale to the page"
         );
-        let start = dom
-            .find("<svg")
-            .unwrap_or_else(|| panic!("{stem}: no <svg> in the rendered page"));
+        // The diagram's SVG (the recovery plot comes before it).
+        let from = dom.find("class=\"diagram-box\"").unwrap_or(0);
+        let start = from
+            + dom[from..]
+                .find("<svg")
+                .unwrap_or_else(|| panic!("{stem}: no <svg> in the rendered page"));
+        assert!(
+            dom.contains("class=\"plot-box\"") && dom.contains("time after the restart"),
+            "{stem}: no recovery plot on the page"
+        );
         let end = dom[start..].find("</svg>").map_or(dom.len(), |e| start + e);
         let svg = &dom[start..end];
         for component in &model.components {

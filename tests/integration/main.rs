@@ -14,6 +14,7 @@ mod html;
 mod import;
 mod invalid;
 mod properties;
+mod recover;
 mod review;
 mod rules;
 mod sarif;

@@ -185,6 +185,8 @@ fn doubling_the_load_introduces_headroom_findings() {
             "headroom/frontend/az-b",
             "headroom/frontend/az-c",
             "headroom/frontend/instance",
+            "metastable/checkout",
+            "metastable/frontend",
             "overload/checkout",
             "overload/frontend",
             "overload/payments"
@@ -306,7 +308,7 @@ fn a_large_models_diagram_is_focused() {
     let text = nines::generate::microservices(2000, 7);
     let model = nines::model::parse(&text).unwrap();
     let html = review("big.yaml", &text, &model, today(), ReportFormat::Html);
-    let start = html.find("<svg").unwrap();
+    let start = html.find("<svg class=\"diagram\"").unwrap();
     let svg = &html[start..html[start..].find("</svg>").unwrap() + start];
     let boxes = svg.matches("<g class=\"node").count();
     assert!(

@@ -366,6 +366,17 @@ fn policy(raw: &RawModel) -> Policy {
             .drill_max_age
             .as_ref()
             .map_or(defaults.drill_max_age, |v| v.value),
+        recovery: super::RecoveryPolicy {
+            cold_capacity: policy.cold_capacity.as_ref().map(|v| v.value.0),
+            ramp_start: policy.ramp_start.as_ref().map(|v| v.value.0),
+            ramp_increase: policy.ramp_increase.as_ref().map(|v| v.value.0),
+            ramp_step: policy.ramp_step.as_ref().map(|v| v.value.0),
+            ramp_decrease: policy.ramp_decrease.as_ref().map(|v| v.value.0),
+            ramp_interval: policy.ramp_interval.as_ref().map(|v| v.value),
+            client_retries: policy.client_retries.as_ref().map(|v| v.value.0),
+            client_timeout: policy.client_timeout.as_ref().map(|v| v.value),
+            client_backoff: policy.client_backoff.as_ref().map(|v| v.value),
+        },
     }
 }
 

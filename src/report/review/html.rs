@@ -26,6 +26,7 @@ code{font-family:ui-monospace,'SFMono-Regular',Menlo,Consolas,monospace;backgrou
 .diagram-box svg{display:block;max-width:100%;height:auto}
 td.over{background:#c0392b;color:#fff;font-weight:bold}
 @media print{body{margin:0;max-width:none}.diagram-box{break-inside:avoid}}
+.plot-box{overflow-x:auto;border:1px solid #ccd;padding:.5rem;background:#fff}
 ";
 
 /// The HTML page, ending with a newline.
@@ -133,6 +134,9 @@ fn block_html(block: &Block, document: &Document, out: &mut String) {
                 "<div class=\"diagram-box\">\n{}</div>\n",
                 svg::render(document.diagram)
             );
+        }
+        Block::Plot(svg) => {
+            let _ = write!(out, "<div class=\"plot-box\">\n{svg}</div>\n");
         }
     }
 }

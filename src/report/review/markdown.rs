@@ -88,6 +88,11 @@ fn block_text(block: &Block, document: &Document, out: &mut String) {
                 mermaid::render(document.diagram)
             );
         }
+        Block::Plot(_) => {
+            out.push_str(
+                "The plot of load against capacity is in the HTML report and in `nines recover MODEL --format svg`.\n",
+            );
+        }
     }
 }
 

@@ -6,6 +6,7 @@
 
 pub mod html;
 pub mod markdown;
+mod recovery;
 
 use super::diagram::Diagram;
 use super::table::{cascade_line, downtime, recovery_cells, retry_cells, row_downtime, seconds};
@@ -56,11 +57,18 @@ pub enum Block<'a> {
     Findings(Vec<&'a Finding>),
     /// The dependency diagram.
     Diagram,
+    /// The recovery plot (an SVG document; markdown says where to get it).
+    Plot(String),
 }
 
 /// Lays out the review of `report` for the model file `file`.
 #[must_use]
-pub fn document<'a>(report: &'a Report, file: &str, diagram: &'a Diagram) -> Document<'a> {
+pub fn document<'a>(
+    report: &'a Report,
+    file: &str,
+    diagram: &'a Diagram,
+    plan: Option<&crate::recover::Plan>,
+) -> Document<'a> {
     Document {
         title: format!("Reliability review: {}", report.system),
         sections: vec![
@@ -71,6 +79,7 @@ pub fn document<'a>(report: &'a Report, file: &str, diagram: &'a Diagram) -> Doc
             cascades(report),
             retries(report),
             recovery_order(report),
+            recovery::section(plan),
             disaster_recovery(report),
             diagram_section(diagram),
         ],

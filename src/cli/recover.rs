@@ -1,0 +1,108 @@
+//! `nines recover MODEL [--outage 30m | --lose NAME…] [--admit 30%]
+//! [--format table|json|svg]`: the recovery plan after an outage and its
+//! simulation (docs/recovery.md). The outage, the share and the horizon are
+//! read by the model's own scalar rules.
+
+use clap::{Args, ValueEnum};
+
+use super::budget::argument;
+use super::{Outcome, Terminal, read_model};
+use crate::model::Duration;
+use crate::model::units::Probability;
+use crate::recover::{self, Scenario, Settings};
+use crate::report::{recovery, recovery_plot, table};
+
+/// Output formats of `recover`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RecoverFormat {
+    /// The plan and a short load table for a terminal.
+    Table,
+    /// The plan and its series as JSON (docs/recovery.md).
+    Json,
+    /// The plot of load against capacity over time.
+    Svg,
+}
+
+/// Arguments of `nines recover`.
+#[derive(Debug, Clone, Args)]
+pub struct RecoverArgs {
+    /// The model file, or `-` for standard input.
+    pub model: String,
+    /// How long everything was down (a full outage), as in a model: `30m`, `2h`.
+    #[arg(long, default_value = "30m")]
+    pub outage: String,
+    /// Instead of a full outage: a domain, component or shared-fate group
+    /// that was down for `--outage` (repeatable).
+    #[arg(long, value_name = "NAME")]
+    pub lose: Vec<String>,
+    /// Also simulate admitting only this share of the traffic until every
+    /// component is warm (`30%`).
+    #[arg(long, value_name = "SHARE")]
+    pub admit: Option<String>,
+    /// Simulated time after the restart.
+    #[arg(long, default_value = "1h")]
+    pub horizon: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = RecoverFormat::Table)]
+    pub format: RecoverFormat,
+}
+
+/// The longest simulated time: one day of one-second steps.
+const MAX_HORIZON_S: f64 = 86_400.0;
+
+pub(super) fn run(args: &RecoverArgs, terminal: &mut Terminal) -> Outcome {
+    let outage = argument::<Duration>("--outage", &args.outage, "outage", terminal);
+    let horizon = argument::<Duration>("--horizon", &args.horizon, "horizon", terminal);
+    let admit = match &args.admit {
+        Some(text) => {
+            argument::<Probability>("--admit", text, "admit", terminal).map(|p| Some(p.0))
+        }
+        None => Some(None),
+    };
+    let (Some(outage), Some(horizon), Some(admit)) = (outage, horizon, admit) else {
+        return Outcome::Invalid;
+    };
+    let horizon_s = horizon.seconds();
+    if !(1.0..=MAX_HORIZON_S).contains(&horizon_s) {
+        terminal.error("--horizon must be from 1s to 1d, such as `1h`");
+        return Outcome::Invalid;
+    }
+    if admit == Some(0.0) {
+        terminal.error("--admit 0% admits nothing: give a share above 0, such as `30%`");
+        return Outcome::Invalid;
+    }
+    let Some((_, model)) = read_model(&args.model, terminal) else {
+        return Outcome::Invalid;
+    };
+    let scenario = if args.lose.is_empty() {
+        Scenario::full_outage(&model, outage.seconds())
+    } else {
+        match Scenario::losing(&model, &args.lose, outage.seconds()) {
+            Ok(scenario) => scenario,
+            Err(message) => {
+                terminal.error(&message);
+                return Outcome::Invalid;
+            }
+        }
+    };
+    let settings = Settings::of(&model, horizon_s);
+    let plan = recover::plan(&model, &scenario, &settings, admit);
+    let written = match args.format {
+        RecoverFormat::Table => recovery::render_table(
+            &plan,
+            table::Style {
+                width: terminal.width,
+                color: terminal.color_out,
+            },
+            terminal.out,
+        ),
+        RecoverFormat::Json => recovery::render_json(&plan, terminal.out),
+        RecoverFormat::Svg => terminal
+            .out
+            .write_all(recovery_plot::render(&plan).as_bytes()),
+    };
+    if written.is_err() {
+        return Outcome::Invalid;
+    }
+    Outcome::Pass
+}

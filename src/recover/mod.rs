@@ -1,0 +1,112 @@
+//! Recovery after an outage, simulated: a deterministic, time-stepped fluid
+//! model of every component (load through the call graph, retries at the
+//! current failure rate, warming capacity, refilling caches, queues and
+//! timeouts, load shedding, the clients' herd) under an admission policy at
+//! the entrypoints. `docs/recovery.md` gives the equations.
+//!
+//! [`plan`] runs it three ways (everything admitted at once, the largest
+//! share that converges without a ramp, and the TCP-like ramp) for
+//! `nines recover`, the review report and the `metastable` rule.
+
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap,
+    reason = "step counts, retries and component indices are small and non-negative: horizons are at most a day of seconds, retries are capped at 64, and a model has far fewer than 2^32 components or edges"
+)]
+
+mod herd;
+pub(crate) mod network;
+mod plan;
+mod simulate;
+#[cfg(test)]
+mod tests;
+
+pub use plan::{Plan, RunSummary, Series, plan, ramp_steps};
+pub use simulate::{Admission, Run, Settings, simulate};
+
+pub use network::Network;
+
+use crate::model::{ComponentId, Model};
+
+/// What went down, and for how long.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scenario {
+    /// In words, for the output.
+    pub label: String,
+    /// How long it was down, seconds.
+    pub outage_s: f64,
+    /// Instances that restart cold, per component (0: it stayed up).
+    pub restarted: Vec<u32>,
+}
+
+impl Scenario {
+    /// Everything down for `outage_s`: every instance restarts cold.
+    #[must_use]
+    pub fn full_outage(model: &Model, outage_s: f64) -> Self {
+        Self {
+            label: format!(
+                "full outage of {}",
+                crate::model::Duration((outage_s * 1000.0) as u64)
+            ),
+            outage_s,
+            restarted: model.components.iter().map(|c| c.instances).collect(),
+        }
+    }
+
+    /// The named domains, groups and components down for `outage_s`: the
+    /// instances in a lost domain, every instance of a lost component or a
+    /// member of a lost group. `Err` names an unknown name.
+    pub fn losing(model: &Model, names: &[String], outage_s: f64) -> Result<Self, String> {
+        let mut restarted = vec![0u32; model.components.len()];
+        for name in names {
+            if let Some(d) = model.domains.iter().position(|d| &d.name == name) {
+                let lost = [crate::model::DomainId(d)];
+                for id in model.component_ids() {
+                    let survivors = crate::engine::scenario::surviving_instances(model, id, &lost);
+                    let c = model.component(id);
+                    restarted[id.0] = restarted[id.0].max(if survivors < c.min_healthy {
+                        c.instances
+                    } else {
+                        c.instances - survivors
+                    });
+                }
+            } else if let Some(g) = model.groups.iter().position(|g| &g.name == name) {
+                for (at, c) in model.components.iter().enumerate() {
+                    if c.shares.contains(&crate::model::GroupId(g)) {
+                        restarted[at] = c.instances;
+                    }
+                }
+            } else if let Some(c) = model.components.iter().position(|c| &c.name == name) {
+                restarted[c] = model.components[c].instances;
+            } else {
+                let all = model
+                    .domains
+                    .iter()
+                    .map(|d| d.name.as_str())
+                    .chain(model.groups.iter().map(|g| g.name.as_str()))
+                    .chain(model.components.iter().map(|c| c.name.as_str()));
+                let hint = crate::model::error::closest(name, all)
+                    .map_or_else(String::new, |b| format!(" (did you mean `{b}`?)"));
+                return Err(format!(
+                    "--lose `{name}`: no domain, shared-fate group or component is called that{hint}"
+                ));
+            }
+        }
+        Ok(Self {
+            label: format!(
+                "lose {} for {}",
+                names.join(", "),
+                crate::model::Duration((outage_s * 1000.0) as u64)
+            ),
+            outage_s,
+            restarted,
+        })
+    }
+
+    /// Whether the whole of `id` restarts.
+    #[must_use]
+    pub fn restarts(&self, model: &Model, id: ComponentId) -> bool {
+        self.restarted[id.0] >= model.component(id).instances
+    }
+}

@@ -1,0 +1,383 @@
+//! The model as the recovery simulation walks it: one flat list of links
+//! (one per edge target), each component's relative capacity, and the
+//! order in which load flows (callers before the components they call).
+//!
+//! Loads are relative: a component's offered load `x` is a multiple of its
+//! steady `load` (1 = steady). An edge carries its caller's processed load
+//! times `calls × (1 − hit rate × fill)` times the attempts per call; a
+//! component's intake is the sum over its incoming links, each weighted by
+//! its share of the steady load (`caller load × calls × (1 − hit_rate)`).
+
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap,
+    reason = "step counts, retries and component indices are small and non-negative: horizons are at most a day of seconds, retries are capped at 64, and a model has far fewer than 2^32 components or edges"
+)]
+
+use crate::model::{Component, ComponentId, Edge, EdgeKind, Model};
+
+/// Timeout assumed on an edge that gives none, seconds.
+pub const DEFAULT_TIMEOUT_S: f64 = 1.0;
+/// Refill time of a cache whose component gives no `warmup`, seconds.
+pub const DEFAULT_REFILL_S: f64 = 600.0;
+
+/// One edge target.
+#[derive(Debug, Clone)]
+pub(crate) struct Link {
+    pub caller: usize,
+    pub target: usize,
+    /// Index of the edge among all edges (an `any_of` edge has several links).
+    pub edge: usize,
+    pub kind: EdgeKind,
+    /// Relative intake of the target per unit of the caller's relative
+    /// processed load, before the miss factor and the attempts.
+    pub scale: f64,
+    pub hit_rate: f64,
+    /// Refill time of the cache in front, seconds (0 without a hit rate).
+    pub refill_s: f64,
+    /// The component that caches this edge, if it has a hit rate.
+    pub cache: Option<usize>,
+    pub retries: u32,
+    pub budget: Option<f64>,
+    pub timeout_s: f64,
+    pub required: bool,
+}
+
+impl Link {
+    /// Attempts per call when a share `f` of attempts fails.
+    pub fn attempts(&self, f: f64) -> f64 {
+        attempts(self.retries, self.budget.unwrap_or(f64::INFINITY), f)
+    }
+}
+
+/// Attempts per call when a share `f` of attempts fails:
+/// `1 + f + … + f^retries`, at most `1 + budget`.
+pub(crate) fn attempts(retries: u32, budget: f64, f: f64) -> f64 {
+    let mut total = 1.0;
+    let mut term = 1.0;
+    for _ in 0..retries.min(64) {
+        term *= f;
+        if term < 1e-12 {
+            break;
+        }
+        total += term;
+    }
+    total.min(1.0 + budget)
+}
+
+/// The hot figures of a link, stored by target (`Network::inbound`) so one
+/// step reads them in order.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct InLink {
+    pub caller: u32,
+    /// A degradable edge carries load only while both ends are healthy.
+    pub degradable: bool,
+    pub link: u32,
+    pub retries: u32,
+    pub scale: f64,
+    pub hit_rate: f64,
+    pub budget: f64,
+}
+
+/// The figures of a required link the request success needs, stored by
+/// caller (`Network::outbound`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct OutLink {
+    pub target: u32,
+    pub link: u32,
+    pub edge: u32,
+    pub any_of: bool,
+    pub attempts: i32,
+    pub hit_rate: f64,
+}
+
+/// The walkable model (build it once with [`Network::new`]).
+#[derive(Debug, Clone)]
+pub struct Network {
+    /// Component names, in model order.
+    pub names: Vec<String>,
+    /// Components, callers before the components they call.
+    pub order: Vec<usize>,
+    /// Start wave of each component.
+    pub wave: Vec<usize>,
+    /// Whether each component is an entrypoint.
+    pub entry: Vec<bool>,
+    pub(crate) links: Vec<Link>,
+    /// Links into each component.
+    pub into: Vec<Vec<usize>>,
+    /// Links out of each component.
+    pub out: Vec<Vec<usize>>,
+    /// Steady load, when known.
+    pub load: Vec<Option<f64>>,
+    /// Per-instance capacity over the steady load (`None`: not limited).
+    pub per_instance: Vec<Option<f64>>,
+    /// Instances of each component.
+    pub instances: Vec<u32>,
+    /// Warm-up of each component, seconds.
+    pub warmup_s: Vec<Option<f64>>,
+    /// Whether each component sheds load.
+    pub shedding: Vec<bool>,
+    /// Shortest timeout of the incoming links: how long callers wait.
+    pub timeout_s: Vec<f64>,
+    /// Links by target: those of component c are `inbound[in_start[c]..in_start[c + 1]]`.
+    pub(crate) inbound: Vec<InLink>,
+    pub(crate) in_start: Vec<usize>,
+    /// Required links by caller, likewise.
+    pub(crate) outbound: Vec<OutLink>,
+    pub(crate) out_start: Vec<usize>,
+    /// Links with a hit rate.
+    pub(crate) cached: Vec<usize>,
+}
+
+/// The component whose `warmup` is the refill time of the cache on an edge
+/// with a `hit_rate`: the edge's `cached_by`, else the caller itself (a
+/// cache in its process).
+pub(crate) fn cache_of(caller: ComponentId, edge: &Edge) -> ComponentId {
+    edge.cached_by.unwrap_or(caller)
+}
+
+/// Share of an edge's calls that reach one of its targets.
+fn share(edge: &Edge) -> f64 {
+    let n = edge.targets.len().max(1) as f64;
+    match edge.kind {
+        EdgeKind::Target => 1.0,
+        EdgeKind::AnyOf => 1.0 / n,
+        EdgeKind::AtLeast => f64::from(edge.at_least) / n,
+    }
+}
+
+/// The steady load of every component: the load flow's intact load (its
+/// `load` when given, else what its callers with a known load send it,
+/// `caller load × calls × (1 − hit_rate)`), else unknown.
+pub(crate) fn steady_loads(model: &Model) -> Vec<Option<f64>> {
+    crate::engine::state::Flow::new(model)
+        .intact_loads()
+        .to_vec()
+}
+
+fn relative_capacity(component: &Component, load: Option<f64>) -> Option<f64> {
+    let figures = component.capacity?;
+    let load = load.filter(|&l| l > 0.0)?;
+    Some(figures.per_instance / load)
+}
+
+impl Network {
+    /// Builds the network of a model, with its start waves.
+    #[expect(
+        clippy::too_many_lines,
+        reason = "one pass that fills every per-component table; to split with the move of graph helpers to the engine"
+    )]
+    pub fn new(model: &Model, waves: &[Vec<ComponentId>]) -> Self {
+        let n = model.components.len();
+        let mut wave = vec![0; n];
+        for (w, members) in waves.iter().enumerate() {
+            for m in members {
+                wave[m.0] = w;
+            }
+        }
+        // Within a wave by index, so a step walks the state in memory order.
+        let order: Vec<usize> = waves
+            .iter()
+            .rev()
+            .flat_map(|w| {
+                let mut ids: Vec<usize> = w.iter().map(|c| c.0).collect();
+                ids.sort_unstable();
+                ids
+            })
+            .collect();
+        let load = steady_loads(model);
+        let mut entry = vec![false; n];
+        for e in &model.entrypoints {
+            entry[e.0] = true;
+        }
+        let mut links = Vec::new();
+        let mut edge_index = 0;
+        for (caller, component) in model.components.iter().enumerate() {
+            for edge in &component.depends_on {
+                let cache = edge.hit_rate.map(|_| cache_of(ComponentId(caller), edge).0);
+                let refill_s = cache.map_or(0.0, |c| {
+                    model.components[c]
+                        .warmup
+                        .map_or(DEFAULT_REFILL_S, |w| w.seconds().max(1.0))
+                });
+                for &t in &edge.targets {
+                    links.push(Link {
+                        caller,
+                        target: t.0,
+                        edge: edge_index,
+                        kind: edge.kind,
+                        scale: load[caller].unwrap_or(1.0) * edge.calls * share(edge),
+                        hit_rate: edge.hit_rate.unwrap_or(0.0),
+                        refill_s,
+                        cache,
+                        retries: edge.retries,
+                        budget: edge.retry_budget,
+                        timeout_s: edge
+                            .timeout
+                            .map_or(DEFAULT_TIMEOUT_S, crate::model::Duration::seconds),
+                        required: !edge.degradable,
+                    });
+                }
+                edge_index += 1;
+            }
+        }
+        let mut into = vec![Vec::new(); n];
+        let mut out = vec![Vec::new(); n];
+        for (i, link) in links.iter().enumerate() {
+            into[link.target].push(i);
+            out[link.caller].push(i);
+        }
+        // A caller without a known load gets the part of the target's load
+        // its callers with a load do not explain, split by calls.
+        for (t, links_in) in into.iter().enumerate() {
+            let Some(target_load) = load[t] else { continue };
+            let known: f64 = links_in
+                .iter()
+                .filter(|&&i| load[links[i].caller].is_some())
+                .map(|&i| links[i].scale * (1.0 - links[i].hit_rate))
+                .sum();
+            let unknown: Vec<usize> = links_in
+                .iter()
+                .copied()
+                .filter(|&i| load[links[i].caller].is_none())
+                .collect();
+            let weight: f64 = unknown
+                .iter()
+                .map(|&i| links[i].scale * (1.0 - links[i].hit_rate))
+                .sum();
+            let rest = (target_load - known).max(0.0);
+            for &i in &unknown {
+                let miss = 1.0 - links[i].hit_rate;
+                let warm = if weight > 0.0 {
+                    rest * links[i].scale * miss / weight
+                } else {
+                    0.0
+                };
+                links[i].scale = if miss > 0.0 { warm / miss } else { 0.0 };
+            }
+        }
+        // Normalise each target's links so that steady traffic (processed 1,
+        // warm caches, no retries) sums to 1.
+        for links_in in &into {
+            let warm: f64 = links_in
+                .iter()
+                .map(|&i| links[i].scale * (1.0 - links[i].hit_rate))
+                .sum();
+            let cold: f64 = links_in.iter().map(|&i| links[i].scale).sum();
+            let norm = if warm > 0.0 { warm } else { cold };
+            for &i in links_in {
+                links[i].scale = if norm > 0.0 {
+                    links[i].scale / norm
+                } else {
+                    1.0 / links_in.len() as f64
+                };
+            }
+        }
+        let timeout_s = (0..n)
+            .map(|c| {
+                into[c]
+                    .iter()
+                    .map(|&i| links[i].timeout_s)
+                    .fold(None, |m: Option<f64>, t| Some(m.map_or(t, |m| m.min(t))))
+                    .unwrap_or(DEFAULT_TIMEOUT_S)
+            })
+            .collect();
+        let mut in_start = Vec::with_capacity(n + 1);
+        let mut inbound = Vec::with_capacity(links.len());
+        let mut out_start = Vec::with_capacity(n + 1);
+        let mut outbound = Vec::new();
+        for c in 0..n {
+            in_start.push(inbound.len());
+            inbound.extend(into[c].iter().map(|&i| {
+                let l: &Link = &links[i];
+                InLink {
+                    caller: l.caller as u32,
+                    degradable: !l.required,
+                    link: i as u32,
+                    retries: l.retries,
+                    scale: l.scale,
+                    hit_rate: l.hit_rate,
+                    budget: l.budget.unwrap_or(f64::INFINITY),
+                }
+            }));
+            out_start.push(outbound.len());
+            outbound.extend(out[c].iter().filter(|&&i| links[i].required).map(|&i| {
+                let l: &Link = &links[i];
+                OutLink {
+                    target: l.target as u32,
+                    link: i as u32,
+                    edge: l.edge as u32,
+                    any_of: l.kind == EdgeKind::AnyOf,
+                    attempts: 1 + l.retries.min(64) as i32,
+                    hit_rate: l.hit_rate,
+                }
+            }));
+        }
+        in_start.push(inbound.len());
+        out_start.push(outbound.len());
+        let cached = (0..links.len())
+            .filter(|&i| links[i].hit_rate > 0.0)
+            .collect();
+        Self {
+            inbound,
+            in_start,
+            outbound,
+            out_start,
+            cached,
+            names: model.components.iter().map(|c| c.name.clone()).collect(),
+            order,
+            wave,
+            entry,
+            per_instance: model
+                .components
+                .iter()
+                .zip(&load)
+                .map(|(c, &l)| relative_capacity(c, l))
+                .collect(),
+            instances: model.components.iter().map(|c| c.instances).collect(),
+            warmup_s: model
+                .components
+                .iter()
+                .map(|c| {
+                    c.warmup
+                        .map(crate::model::Duration::seconds)
+                        .filter(|&s| s > 0.0)
+                })
+                .collect(),
+            shedding: model.components.iter().map(|c| c.load_shedding).collect(),
+            load,
+            links,
+            into,
+            out,
+            timeout_s,
+        }
+    }
+
+    /// Each component's intake at total failure after an outage: every
+    /// caller retrying at its limit, every cache cold, nothing capped, the
+    /// entrypoints admitting `entry` (1 + the clients' retries). Relative to
+    /// the steady load; `(cold, worst)` where `cold` is the intake with no
+    /// failures and cold caches.
+    pub fn worst_intake(&self, entry: f64) -> Vec<(f64, f64)> {
+        let n = self.names.len();
+        let mut cold = vec![0.0; n];
+        let mut worst = vec![0.0; n];
+        for &c in &self.order {
+            if self.entry[c] {
+                cold[c] += 1.0;
+                worst[c] += entry;
+            }
+            for &i in &self.out[c] {
+                let link = &self.links[i];
+                cold[link.target] += cold[c] * link.scale;
+                // A degradable call is switched off while its target is
+                // collapsed: only the required ones keep a collapse going.
+                if link.required {
+                    worst[link.target] += worst[c] * link.scale * link.attempts(1.0);
+                }
+            }
+        }
+        cold.into_iter().zip(worst).collect()
+    }
+}

@@ -1,0 +1,248 @@
+//! The recovery plan: the start waves, the simulation with everything
+//! admitted at once, the largest share admitted without a ramp that still
+//! converges (bisection over the simulation), an optional `--admit` share,
+//! and the admission ramp with its schedule. Figures are in the model's
+//! units (a relative load times the component's steady `load`).
+
+use serde::Serialize;
+
+use super::network::Network;
+use super::{Admission, Run, Scenario, Settings, simulate};
+use crate::model::Model;
+
+/// The plot series of one component: load and capacity over time.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Series {
+    /// The component.
+    pub component: String,
+    /// Its steady load (the unit of the relative figures).
+    pub steady_load: f64,
+    /// Seconds between points.
+    pub step_s: f64,
+    /// Highest offered load in each window, in the model's unit.
+    pub load: Vec<f64>,
+    /// Capacity at the end of each window (0 before it starts).
+    pub capacity: Vec<f64>,
+}
+
+/// What one admission policy gives.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RunSummary {
+    /// `open` (everything at once), `admit` (a fixed share until warm) or `ramp`.
+    pub admission: &'static str,
+    /// The share held, for `admit`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub share: Option<f64>,
+    /// Whether full service is reached and kept until the horizon.
+    pub converges: bool,
+    /// Seconds from the restart to full service.
+    pub time_to_full_service_s: Option<f64>,
+    /// The first component over `max_utilization` of its capacity.
+    pub first_breach: Option<String>,
+    /// When, seconds.
+    pub first_breach_s: Option<f64>,
+    /// Components still collapsed at the horizon.
+    pub stuck: Vec<String>,
+    /// Peak load over capacity per component with a capacity, worst first.
+    pub peaks: Vec<Peak>,
+    /// Admission changes: second and share (`null`: unlimited).
+    pub schedule: Vec<(f64, Option<f64>)>,
+    /// Load against capacity over time, for the components that matter.
+    pub series: Vec<Series>,
+}
+
+/// The peak of one component.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Peak {
+    /// The component.
+    pub component: String,
+    /// Highest offered load over capacity.
+    pub utilization: f64,
+    /// When, seconds.
+    pub at_s: f64,
+}
+
+/// One start wave.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Wave {
+    /// When it starts, seconds after the restart.
+    pub start_s: f64,
+    /// Its members, sorted.
+    pub members: Vec<String>,
+}
+
+/// The whole plan.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Plan {
+    /// The system.
+    pub system: String,
+    /// What went down.
+    pub scenario: String,
+    /// Simulated time, seconds.
+    pub horizon_s: f64,
+    /// Defaults used for figures the model does not give.
+    pub defaults: Vec<String>,
+    /// Restarted components in start order.
+    pub waves: Vec<Wave>,
+    /// Everything admitted at once.
+    pub without_ramp: RunSummary,
+    /// The largest share admitted at once (then opened when warm) that
+    /// converges; 1 when everything at once converges; `None` when not
+    /// even the smallest share does.
+    pub largest_safe_share: Option<f64>,
+    /// The `--admit` share, when given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub admitted: Option<RunSummary>,
+    /// The admission ramp.
+    pub ramp: RunSummary,
+}
+
+/// The shares of the unconstrained ramp from `start` to 1: ×`increase`
+/// below one half, +`step` from one half, capped at 1.
+#[must_use]
+pub fn ramp_steps(settings: &Settings) -> Vec<f64> {
+    let mut shares = vec![settings.ramp_start];
+    let mut share = settings.ramp_start;
+    while share < 1.0 && shares.len() < 10_000 {
+        let next = if share < 0.5 {
+            share * settings.ramp_increase
+        } else {
+            share + settings.ramp_step
+        }
+        .min(1.0);
+        if next <= share {
+            break;
+        }
+        share = next;
+        shares.push(share);
+    }
+    shares
+}
+
+/// How many components the plot shows.
+const PLOTTED: usize = 4;
+
+fn summarize(net: &Network, run: &Run, admission: Admission) -> RunSummary {
+    let mut peaks: Vec<Peak> = run
+        .peak
+        .iter()
+        .enumerate()
+        .filter_map(|(c, p)| {
+            p.map(|(utilization, at_s)| Peak {
+                component: net.names[c].clone(),
+                utilization,
+                at_s,
+            })
+        })
+        .collect();
+    peaks.sort_by(|a, b| {
+        b.utilization
+            .total_cmp(&a.utilization)
+            .then_with(|| a.component.cmp(&b.component))
+    });
+    let series = peaks
+        .iter()
+        .take(PLOTTED)
+        .filter_map(|p| {
+            let c = net.names.iter().position(|n| *n == p.component)?;
+            let unit = net.load[c].unwrap_or(1.0);
+            Some(Series {
+                component: p.component.clone(),
+                steady_load: unit,
+                step_s: run.sample_s,
+                load: run.samples[c].iter().map(|&(l, _)| l * unit).collect(),
+                capacity: run.samples[c].iter().map(|&(_, k)| k * unit).collect(),
+            })
+        })
+        .collect();
+    let (name, share) = match admission {
+        Admission::Open => ("open", None),
+        Admission::Hold(s) => ("admit", Some(s)),
+        Admission::Ramp => ("ramp", None),
+    };
+    RunSummary {
+        admission: name,
+        share,
+        converges: run.converged,
+        time_to_full_service_s: run.full_service_s,
+        first_breach: run.first_breach.map(|(c, _)| net.names[c].clone()),
+        first_breach_s: run.first_breach.map(|(_, t)| t),
+        stuck: run.stuck.iter().map(|&c| net.names[c].clone()).collect(),
+        peaks,
+        // Shares to a millionth: 0.15, not 0.15000000000000002.
+        schedule: run
+            .schedule
+            .iter()
+            .map(|&(t, share)| (t, share.map(|s| (s * 1e6).round() / 1e6)))
+            .collect(),
+        series,
+    }
+}
+
+/// The largest share held at the entrypoints until warm that converges,
+/// by bisection to 1/1024; `None` when 1/1024 does not.
+fn largest_safe_share(net: &Network, scenario: &Scenario, settings: &Settings) -> Option<f64> {
+    let converges =
+        |share: f64| simulate(net, scenario, settings, Admission::Hold(share)).converged;
+    let (mut lo, mut hi) = (0u32, 1024u32);
+    if !converges(1.0 / 1024.0) {
+        return None;
+    }
+    lo = lo.max(1);
+    while hi - lo > 1 {
+        let mid = u32::midpoint(lo, hi);
+        if converges(f64::from(mid) / 1024.0) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Some(f64::from(lo) / 1024.0)
+}
+
+/// Simulates the recovery from `scenario` every way and returns the plan.
+#[must_use]
+pub fn plan(model: &Model, scenario: &Scenario, settings: &Settings, admit: Option<f64>) -> Plan {
+    let order = crate::analyze::start_order_waves(model);
+    let net = Network::new(model, &order);
+    let open = simulate(&net, scenario, settings, Admission::Open);
+    let largest = if open.converged {
+        Some(1.0)
+    } else {
+        largest_safe_share(&net, scenario, settings)
+    };
+    let admitted = admit.map(|share| {
+        let run = simulate(&net, scenario, settings, Admission::Hold(share));
+        summarize(&net, &run, Admission::Hold(share))
+    });
+    let ramp = simulate(&net, scenario, settings, Admission::Ramp);
+    let mut waves: Vec<Wave> = Vec::new();
+    for members in &order {
+        let mut restarted: Vec<&crate::model::ComponentId> = members
+            .iter()
+            .filter(|&&c| scenario.restarted[c.0] > 0)
+            .collect();
+        if restarted.is_empty() {
+            continue;
+        }
+        restarted.sort_by(|a, b| model.component(**a).name.cmp(&model.component(**b).name));
+        waves.push(Wave {
+            start_s: ramp.started_s[restarted[0].0].unwrap_or(0.0),
+            members: restarted
+                .iter()
+                .map(|&&c| model.component(c).name.clone())
+                .collect(),
+        });
+    }
+    Plan {
+        system: model.system.clone(),
+        scenario: scenario.label.clone(),
+        horizon_s: settings.horizon_s,
+        defaults: settings.defaults.clone(),
+        waves,
+        without_ramp: summarize(&net, &open, Admission::Open),
+        largest_safe_share: largest,
+        admitted,
+        ramp: summarize(&net, &ramp, Admission::Ramp),
+    }
+}

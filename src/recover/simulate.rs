@@ -1,0 +1,580 @@
+//! One run of the recovery simulation: one-second steps from the restart to
+//! the horizon. Each step starts the waves that are due, lets the
+//! entrypoints admit their share, pushes load from callers to the
+//! components they call (retries at last step's failure rate, caches at
+//! their fill), updates every component's queue, failure rate and warm-up,
+//! refills the caches, and lets the admission ramp decide.
+
+#![allow(
+    clippy::cast_possible_truncation,
+    clippy::cast_sign_loss,
+    clippy::cast_possible_wrap,
+    reason = "step counts, retries and component indices are small and non-negative: horizons are at most a day of seconds, retries are capped at 64, and a model has far fewer than 2^32 components or edges"
+)]
+
+use super::Scenario;
+use super::herd::Herd;
+use super::network::{Network, attempts};
+use crate::model::{Backoff, Model};
+
+/// The recovery figures, resolved from the model's `policy` and the
+/// command line, with the names of the defaults that were used.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Settings {
+    /// Share of capacity an instance with a `warmup` restarts at.
+    pub cold_capacity: f64,
+    /// First admitted share.
+    pub ramp_start: f64,
+    /// Growth factor below half the target.
+    pub ramp_increase: f64,
+    /// Additive growth from half the target.
+    pub ramp_step: f64,
+    /// Factor after a breach.
+    pub ramp_decrease: f64,
+    /// Seconds between ramp steps and between start waves.
+    pub ramp_interval_s: f64,
+    /// Retries of the clients outside.
+    pub client_retries: u32,
+    /// The clients' timeout, seconds.
+    pub client_timeout_s: f64,
+    /// The clients' backoff.
+    pub client_backoff: Backoff,
+    /// `policy.max_utilization`.
+    pub max_utilization: f64,
+    /// Simulated time, seconds.
+    pub horizon_s: f64,
+    /// Every default that was used, as `key = value`.
+    pub defaults: Vec<String>,
+}
+
+impl Settings {
+    /// The model's figures, each missing one replaced by its default (and
+    /// named in [`Settings::defaults`]).
+    #[must_use]
+    pub fn of(model: &Model, horizon_s: f64) -> Self {
+        let p = model.policy.recovery;
+        let mut defaults = Vec::new();
+        let mut pick = |key: &str, given: Option<f64>, default: f64, shown: &str| {
+            given.unwrap_or_else(|| {
+                defaults.push(format!("policy.{key} = {shown} (default)"));
+                default
+            })
+        };
+        let cold_capacity = pick("cold_capacity", p.cold_capacity, 0.5, "50%");
+        let ramp_start = pick("ramp_start", p.ramp_start, 0.1, "10%");
+        let ramp_increase = pick("ramp_increase", p.ramp_increase, 1.5, "1.5");
+        let ramp_step = pick("ramp_step", p.ramp_step, 0.1, "10%");
+        let ramp_decrease = pick("ramp_decrease", p.ramp_decrease, 0.5, "50%");
+        let ramp_interval_s = pick(
+            "ramp_interval",
+            p.ramp_interval.map(crate::model::Duration::seconds),
+            10.0,
+            "10s",
+        )
+        .max(1.0);
+        let client_retries =
+            pick("client_retries", p.client_retries.map(f64::from), 0.0, "0") as u32;
+        let client_timeout_s = if client_retries > 0 {
+            pick(
+                "client_timeout",
+                p.client_timeout.map(crate::model::Duration::seconds),
+                10.0,
+                "10s",
+            )
+        } else {
+            p.client_timeout
+                .map_or(10.0, crate::model::Duration::seconds)
+        };
+        let client_backoff = p.client_backoff.unwrap_or_else(|| {
+            if client_retries > 0 {
+                defaults.push("policy.client_backoff = jittered (default)".to_owned());
+            }
+            Backoff::Jittered
+        });
+        Self {
+            cold_capacity,
+            ramp_start,
+            ramp_increase,
+            ramp_step,
+            ramp_decrease,
+            ramp_interval_s,
+            client_retries,
+            client_timeout_s,
+            client_backoff,
+            max_utilization: model.policy.max_utilization,
+            horizon_s,
+            defaults,
+        }
+    }
+}
+
+/// How the entrypoints admit traffic.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Admission {
+    /// Everything, at once.
+    Open,
+    /// At most this share of the steady rate until every component is warm
+    /// and healthy, then everything.
+    Hold(f64),
+    /// The ramp of [`Settings`].
+    Ramp,
+}
+
+/// What one run shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Run {
+    /// Whether the last step is at full service.
+    pub converged: bool,
+    /// Seconds from the restart to the step from which service stays full.
+    pub full_service_s: Option<f64>,
+    /// The first component whose load went over `max_utilization` of its
+    /// capacity, and when (seconds).
+    pub first_breach: Option<(usize, f64)>,
+    /// Per component: peak load over capacity, and when (seconds); `None`
+    /// without a capacity or without traffic.
+    pub peak: Vec<Option<(f64, f64)>>,
+    /// Components collapsed at the horizon.
+    pub stuck: Vec<usize>,
+    /// Admission changes: (second, admitted share; `None` = unlimited).
+    pub schedule: Vec<(f64, Option<f64>)>,
+    /// When each component started, seconds.
+    pub started_s: Vec<Option<f64>>,
+    /// Clients' arrivals at the entrypoints per step (relative, summed).
+    pub arrivals: Vec<f64>,
+    /// Sampled load (max in the window) and capacity per component, as
+    /// multiples of the steady load; `sample_s` apart.
+    pub samples: Vec<Vec<(f64, f64)>>,
+    /// Seconds between samples.
+    pub sample_s: f64,
+}
+
+/// Mutable state of one component.
+#[derive(Debug, Clone, Copy, Default)]
+struct State {
+    started: bool,
+    traffic: bool,
+    warm_s: f64,
+    queue: f64,
+    collapsed: bool,
+    failure: f64,
+    processed: f64,
+    offered: f64,
+    success: f64,
+}
+
+const FULL_SUCCESS: f64 = 0.999;
+const SAMPLES: usize = 120;
+
+/// Runs the simulation of `scenario` under `admission`.
+#[must_use]
+#[expect(
+    clippy::too_many_lines,
+    reason = "the time-stepping loop of the fluid simulation, kept whole so each step reads top to bottom"
+)]
+pub fn simulate(
+    net: &Network,
+    scenario: &Scenario,
+    settings: &Settings,
+    admission: Admission,
+) -> Run {
+    let n = net.names.len();
+    let steps = settings.horizon_s.max(1.0) as usize;
+    let interval = settings.ramp_interval_s.round().max(1.0) as usize;
+    // Restarted components start by wave; the others are up and warm.
+    let restarted: Vec<bool> = (0..n)
+        .map(|c| scenario.restarted[c] >= net.instances[c])
+        .collect();
+    let cold: Vec<bool> = (0..n).map(|c| scenario.restarted[c] > 0).collect();
+    let first_wave = (0..n)
+        .filter(|&c| restarted[c])
+        .map(|c| net.wave[c])
+        .min()
+        .unwrap_or(0);
+    let start_step: Vec<usize> = (0..n)
+        .map(|c| {
+            if restarted[c] {
+                (net.wave[c] - first_wave) * interval
+            } else {
+                0
+            }
+        })
+        .collect();
+    let mut state = vec![State::default(); n];
+    for c in 0..n {
+        if restarted[c] {
+            state[c].failure = 1.0;
+        } else {
+            state[c] = State {
+                started: true,
+                traffic: true,
+                warm_s: if cold[c] { 0.0 } else { f64::INFINITY },
+                success: 1.0,
+                ..State::default()
+            };
+        }
+    }
+    let mut fill: Vec<f64> = net
+        .links
+        .iter()
+        .map(|l| match l.cache {
+            Some(cache) if cold[cache] || cold[l.caller] => 0.0,
+            _ => 1.0,
+        })
+        .collect();
+    let timeout_steps = settings.client_timeout_s.round().max(1.0) as usize;
+    let mut herds: Vec<Option<Herd>> = (0..n)
+        .map(|c| {
+            (net.entry[c] && settings.client_retries > 0).then(|| {
+                Herd::new(
+                    settings.client_retries,
+                    timeout_steps,
+                    settings.client_backoff,
+                    steps,
+                )
+            })
+        })
+        .collect();
+    let mut limit: Option<f64> = match admission {
+        Admission::Open => None,
+        Admission::Hold(share) => Some(share),
+        Admission::Ramp => Some(settings.ramp_start),
+    };
+    let mut run = Run {
+        converged: false,
+        full_service_s: None,
+        first_breach: None,
+        peak: vec![None; n],
+        stuck: Vec::new(),
+        schedule: vec![(0.0, limit)],
+        started_s: vec![None; n],
+        arrivals: Vec::with_capacity(steps),
+        samples: vec![Vec::with_capacity(SAMPLES + 1); n],
+        sample_s: (steps.div_ceil(SAMPLES)).max(1) as f64,
+    };
+    let sample_every = run.sample_s as usize;
+    let mut window_max = vec![0.0f64; n];
+    let mut last_not_full: Option<usize> = None;
+    let mut breach_in_interval = false;
+    let mut open_step: Option<usize> = None;
+    let mut retries_now = Vec::new();
+    let mut pending: Vec<Vec<f64>> = vec![Vec::new(); n];
+    let mut processed = vec![0.0f64; n];
+    let mut success_of: Vec<f64> = state.iter().map(|s| s.success).collect();
+    let max_util = settings.max_utilization;
+    let mut unstarted = state.iter().filter(|s| !s.started).count();
+    let mut entries_up = false;
+    for step in 0..steps {
+        let now = step as f64;
+        for c in 0..n {
+            if unstarted == 0 {
+                break;
+            }
+            if !state[c].started && step >= start_step[c] {
+                unstarted -= 1;
+                state[c].started = true;
+                run.started_s[c] = Some(now);
+                if net.entry[c]
+                    && let Some(herd) = &mut herds[c]
+                {
+                    herd.after_outage(step, scenario.outage_s);
+                }
+            }
+        }
+        if !entries_up {
+            entries_up = (0..n).all(|c| !net.entry[c] || state[c].started);
+        }
+        if entries_up && open_step.is_none() {
+            open_step = Some(step);
+        }
+        // Load flows from callers to the components they call.
+        let mut arrivals_total = 0.0;
+        let mut entry_flow: Vec<(usize, f64, f64)> = Vec::new();
+        for &c in &net.order {
+            let mut offered = 0.0;
+            if net.entry[c] {
+                let mut arriving = 1.0;
+                if let Some(herd) = &mut herds[c] {
+                    herd.arrivals(step, &mut retries_now);
+                    arriving += retries_now.iter().sum::<f64>();
+                } else {
+                    retries_now.clear();
+                }
+                arrivals_total += arriving;
+                let admitted = if state[c].started {
+                    limit.map_or(arriving, |l| arriving.min(l))
+                } else {
+                    0.0
+                };
+                entry_flow.push((c, arriving, admitted));
+                offered += admitted;
+                pending[c] = std::mem::take(&mut retries_now);
+            }
+            let fail_c = state[c].failure;
+            for l in &net.inbound[net.in_start[c]..net.in_start[c + 1]] {
+                let p = processed[l.caller as usize];
+                if p <= 0.0 {
+                    continue;
+                }
+                // A degradable call (one that can break a cycle) is re-enabled
+                // only once both ends are up and not collapsed.
+                if l.degradable
+                    && (!state[c].started
+                        || state[c].collapsed
+                        || state[l.caller as usize].collapsed)
+                {
+                    continue;
+                }
+                let miss = 1.0 - l.hit_rate * fill[l.link as usize];
+                offered += l.scale * p * miss * attempts(l.retries, l.budget, fail_c);
+            }
+            let cap = capacity(net, c, &state[c], scenario, settings);
+            update(net, c, &mut state[c], offered, cap);
+            processed[c] = state[c].processed;
+            let s = &state[c];
+            if s.started
+                && s.traffic
+                && let Some(cap) = cap
+            {
+                let utilization = if cap > 0.0 {
+                    offered / cap
+                } else {
+                    f64::INFINITY
+                };
+                if offered > max_util * cap * (1.0 + 1e-9) {
+                    breach_in_interval = true;
+                    if run.first_breach.is_none() {
+                        run.first_breach = Some((c, now));
+                    }
+                }
+                if run.peak[c].is_none_or(|(p, _)| utilization > p) {
+                    run.peak[c] = Some((utilization, now));
+                }
+            }
+            window_max[c] = window_max[c].max(offered);
+        }
+        run.arrivals.push(arrivals_total);
+        // Caches refill while their caller is served by a working target.
+        for &i in &net.cached {
+            let link = &net.links[i];
+            if fill[i] < 1.0
+                && state[link.caller].processed > 0.0
+                && state[link.target].started
+                && !state[link.target].collapsed
+            {
+                fill[i] = (fill[i] + 1.0 / link.refill_s).min(1.0);
+            }
+        }
+        success(net, &mut state, &mut success_of, &fill);
+        // Clients whose request failed (refused at the edge, or failed
+        // inside) wait their backoff and retry.
+        for &(c, arriving, admitted) in &entry_flow {
+            if let Some(herd) = &mut herds[c] {
+                let served = admitted * state[c].success;
+                let failed_share = if arriving > 0.0 {
+                    (1.0 - served / arriving).clamp(0.0, 1.0)
+                } else {
+                    0.0
+                };
+                herd.failed(step, 1.0, &pending[c], failed_share);
+            }
+        }
+        let healthy = unstarted == 0 && state.iter().all(|s| !s.collapsed);
+        let holding = matches!(admission, Admission::Hold(_)) && limit.is_some();
+        let warm = holding
+            && healthy
+            && (0..n).all(|c| net.warmup_s[c].is_none_or(|w| state[c].warm_s >= w) || !cold[c])
+            && fill.iter().all(|&f| f >= 1.0);
+        let at_full = entries_up
+            && limit.is_none_or(|l| l >= 1.0 - 1e-12)
+            && healthy
+            && entry_flow
+                .iter()
+                .all(|&(c, _, _)| state[c].success >= FULL_SUCCESS);
+        if !at_full {
+            last_not_full = Some(step);
+        }
+        // The admission policy.
+        match admission {
+            Admission::Hold(_) if warm && limit.is_some() => {
+                limit = None;
+                run.schedule.push((now + 1.0, None));
+            }
+            Admission::Ramp => {
+                if let Some(open) = open_step
+                    && step > open
+                    && (step - open) % interval == 0
+                {
+                    let current = limit.unwrap_or(1.0);
+                    if breach_in_interval {
+                        let lowered = (current * settings.ramp_decrease).max(1e-6);
+                        limit = Some(lowered);
+                        run.schedule.push((now + 1.0, limit));
+                    } else if healthy && current < 1.0 {
+                        let raised = if current < 0.5 {
+                            current * settings.ramp_increase
+                        } else {
+                            current + settings.ramp_step
+                        }
+                        .min(1.0);
+                        let fits = (0..n).all(|c| {
+                            let s = &state[c];
+                            capacity(net, c, s, scenario, settings).is_none_or(|cap| {
+                                !s.traffic
+                                    || current <= 0.0
+                                    || s.offered * raised / current <= max_util * cap * (1.0 + 1e-9)
+                            })
+                        });
+                        if fits && raised > current {
+                            limit = Some(raised);
+                            run.schedule.push((now + 1.0, limit));
+                        }
+                    }
+                    breach_in_interval = false;
+                }
+            }
+            _ => {}
+        }
+        if step % sample_every == sample_every - 1 || step + 1 == steps {
+            for c in 0..n {
+                let cap = capacity(net, c, &state[c], scenario, settings).unwrap_or(f64::NAN);
+                run.samples[c].push((window_max[c], if state[c].started { cap } else { 0.0 }));
+                window_max[c] = 0.0;
+            }
+        }
+    }
+    run.converged = last_not_full != Some(steps - 1);
+    run.full_service_s = if run.converged {
+        Some(last_not_full.map_or(0.0, |s| (s + 1) as f64))
+    } else {
+        None
+    };
+    run.stuck = (0..n).filter(|&c| state[c].collapsed).collect();
+    run
+}
+
+/// A component's capacity over its steady load now, `None` when unlimited.
+fn capacity(
+    net: &Network,
+    c: usize,
+    s: &State,
+    scenario: &Scenario,
+    settings: &Settings,
+) -> Option<f64> {
+    let per = net.per_instance[c]?;
+    let instances = f64::from(net.instances[c]);
+    let cold = f64::from(scenario.restarted[c].min(net.instances[c]));
+    let share = match net.warmup_s[c] {
+        Some(w) if cold > 0.0 => {
+            settings.cold_capacity + (1.0 - settings.cold_capacity) * (s.warm_s / w).min(1.0)
+        }
+        _ => 1.0,
+    };
+    if !s.started {
+        return Some(per * (instances - cold));
+    }
+    Some(per * ((instances - cold) + cold * share))
+}
+
+/// One step of one component with `offered` arriving and capacity `cap`.
+/// Without load shedding the excess queues; once the queue holds more than
+/// the callers' timeout of work, every answer is late (failure 1) and the
+/// instance does not warm. With shedding the excess is refused at once.
+fn update(net: &Network, c: usize, s: &mut State, offered: f64, cap: Option<f64>) {
+    s.offered = offered;
+    if !s.started {
+        s.failure = 1.0;
+        s.processed = 0.0;
+        return;
+    }
+    let Some(cap) = cap else {
+        s.traffic |= offered > 0.0;
+        s.failure = 0.0;
+        s.processed = offered;
+        if s.traffic {
+            s.warm_s += 1.0;
+        }
+        return;
+    };
+    if offered <= 0.0 && !s.traffic {
+        s.processed = 0.0;
+        return;
+    }
+    let timeout = net.timeout_s[c];
+    if !s.traffic {
+        // The first traffic after the restart: the callers have been failing
+        // for the whole outage, so `offered` is at their retry limit, and the
+        // attempts of their last timeout are already waiting.
+        s.traffic = true;
+        if !net.shedding[c] {
+            s.queue = offered * timeout;
+        }
+    }
+    if net.shedding[c] {
+        s.processed = offered.min(cap);
+        s.failure = if offered > cap {
+            1.0 - cap / offered
+        } else {
+            0.0
+        };
+        s.collapsed = false;
+    } else {
+        s.queue = (s.queue + offered - cap).max(0.0);
+        s.collapsed = if cap > 0.0 {
+            s.queue > timeout * cap * (1.0 + 1e-12)
+        } else {
+            s.queue > 0.0
+        };
+        s.processed = if s.queue > 0.0 { cap } else { offered.min(cap) };
+        s.failure = if s.collapsed { 1.0 } else { 0.0 };
+    }
+    if !s.collapsed {
+        s.warm_s += 1.0;
+    }
+}
+
+/// Request-level success of every component, dependencies first: its own
+/// share of attempts that succeed times, for each required edge, the chance
+/// that not every attempt fails (a cache hit always succeeds).
+fn success(net: &Network, state: &mut [State], success_of: &mut [f64], fill: &[f64]) {
+    for &c in net.order.iter().rev() {
+        if !state[c].started {
+            state[c].success = 0.0;
+            success_of[c] = 0.0;
+            continue;
+        }
+        let mut ok = 1.0 - state[c].failure;
+        // (edge, combined failure, targets counted)
+        let mut edge_fail: Option<(u32, f64, u32)> = None;
+        for l in &net.outbound[net.out_start[c]..net.out_start[c + 1]] {
+            let target_fail = 1.0 - success_of[l.target as usize];
+            let fail = if target_fail <= 0.0 {
+                0.0
+            } else {
+                target_fail.powi(l.attempts) * (1.0 - l.hit_rate * fill[l.link as usize])
+            };
+            edge_fail = match edge_fail {
+                Some((edge, acc, count)) if edge == l.edge => Some((
+                    edge,
+                    if l.any_of {
+                        acc * fail
+                    } else {
+                        (acc * f64::from(count) + fail) / f64::from(count + 1)
+                    },
+                    count + 1,
+                )),
+                other => {
+                    if let Some((_, acc, _)) = other {
+                        ok *= 1.0 - acc;
+                    }
+                    Some((l.edge, fail, 1))
+                }
+            };
+        }
+        if let Some((_, acc, _)) = edge_fail {
+            ok *= 1.0 - acc;
+        }
+        let ok = ok.clamp(0.0, 1.0);
+        state[c].success = ok;
+        success_of[c] = ok;
+    }
+}

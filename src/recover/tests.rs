@@ -1,0 +1,165 @@
+//! The four cases of `docs/recovery.md`, with the numbers worked there.
+
+use super::*;
+use crate::model::Model;
+
+fn model(text: &str) -> Model {
+    crate::model::parse(text).unwrap_or_else(|p| panic!("{p:#?}"))
+}
+
+fn plan_of(text: &str, outage_s: f64, admit: Option<f64>) -> Plan {
+    let m = model(text);
+    let settings = Settings::of(&m, 3600.0);
+    plan(&m, &Scenario::full_outage(&m, outage_s), &settings, admit)
+}
+
+fn run_of(text: &str, outage_s: f64, admission: Admission) -> Run {
+    let m = model(text);
+    let settings = Settings::of(&m, 3600.0);
+    let net = Network::new(&m, &crate::analyze::start_order_waves(&m));
+    simulate(
+        &net,
+        &Scenario::full_outage(&m, outage_s),
+        &settings,
+        admission,
+    )
+}
+
+/// k = 1 + 3 = 4 attempts per call at total failure, λ = C = 1000.
+const RETRY_TRAP: &str = "system: trap\ncomponents:\n  edge: {depends_on: [{target: app, retries: 3, timeout: 1s}]}\n  app: {capacity: 1000, load: 1000}\n";
+
+#[test]
+fn four_attempts_at_full_load_stay_stuck_unless_three_quarters_are_shed() {
+    // Everything admitted: app is offered λk = 1000 × 4 = 4000 > 1000 at
+    // the restart, its queue passes the 1s timeout, every call fails and
+    // retries: 4000 for ever.
+    let open = run_of(RETRY_TRAP, 600.0, Admission::Open);
+    assert!(!open.converged);
+    assert_eq!(open.stuck, [1]);
+    // Peak: 4000 / 1000 = 4, in the first step with traffic (edge starts at
+    // 10s, one wave after app).
+    assert_eq!(open.peak[1], Some((4.0, 10.0)));
+    // 80% admitted: 800 × 4 = 3200 > 1000: still stuck.
+    assert!(!run_of(RETRY_TRAP, 600.0, Admission::Hold(0.8)).converged);
+    // 25% admitted: 250 × 4 = 1000, not above 1000: it drains and opens.
+    let quarter = run_of(RETRY_TRAP, 600.0, Admission::Hold(0.25));
+    assert!(quarter.converged);
+    assert!(run_of(RETRY_TRAP, 600.0, Admission::Hold(0.2)).converged);
+    // The search finds C / (kλ) = 1000 / 4000 = 25%.
+    let plan = plan_of(RETRY_TRAP, 600.0, None);
+    assert_eq!(plan.largest_safe_share, Some(0.25));
+    assert_eq!(plan.without_ramp.first_breach.as_deref(), Some("app"));
+    // With load shedding the same load converges with nothing shed.
+    let shedding = RETRY_TRAP.replace("load: 1000}", "load: 1000, load_shedding: true}");
+    let shed = run_of(&shedding, 600.0, Admission::Open);
+    assert!(shed.converged);
+    assert_eq!(
+        plan_of(&shedding, 600.0, None).largest_safe_share,
+        Some(1.0)
+    );
+}
+
+/// A 95% cache in front of a store sized at 2× its steady load.
+const CACHED_STORE: &str = "system: cached\ncomponents:\n  api: {depends_on: [{target: store, hit_rate: 95%, cached_by: cache}, cache]}\n  cache: {kind: cache, warmup: 10m}\n  store: {capacity: 100, load: 50, load_shedding: true}\n";
+
+#[test]
+fn a_cold_cache_floods_the_store_ten_times_and_the_ramp_follows_the_refill() {
+    let plan = plan_of(CACHED_STORE, 600.0, None);
+    // Cold: api's 50 / (1 − 0.95) = 1000 calls all miss: 1000 / 100 = 10×.
+    let open = &plan.without_ramp;
+    let store = open.peaks.iter().find(|p| p.component == "store").unwrap();
+    assert!((store.utilization - 10.0).abs() < 1e-9, "{store:?}");
+    // It sheds until 1000 × (1 − 0.95 φ) ≤ 100, φ ≥ 0.9 / 0.95 = 0.947, that
+    // is 0.947 × 600 = 568.4 → 569 steps of refill after api starts at 10s.
+    let open_full = open.time_to_full_service_s.unwrap();
+    assert!((575.0..=585.0).contains(&open_full), "{open_full}");
+    // The ramp never takes the store over its capacity, and reaches full
+    // service only after the cache has refilled (10s + 600s).
+    let ramp = &plan.ramp;
+    assert!(ramp.converges);
+    assert!(ramp.first_breach.is_none());
+    let store = ramp.peaks.iter().find(|p| p.component == "store").unwrap();
+    assert!(store.utilization <= 1.0 + 1e-9, "{store:?}");
+    let ramp_full = ramp.time_to_full_service_s.unwrap();
+    assert!(ramp_full >= open_full, "{ramp_full} {open_full}");
+    assert!(ramp_full <= 10.0 + 600.0 + 20.0, "{ramp_full}");
+}
+
+fn herd_model(backoff: &str) -> String {
+    format!(
+        "system: herd\npolicy: {{client_retries: 3, client_timeout: 10s, client_backoff: {backoff}}}\ncomponents:\n  edge: {{capacity: 2000, load: 1000, load_shedding: true}}\n"
+    )
+}
+
+#[test]
+fn a_fixed_backoff_herd_peaks_at_every_interval() {
+    let fixed = run_of(&herd_model("none"), 600.0, Admission::Open);
+    let jittered = run_of(&herd_model("jittered"), 600.0, Admission::Open);
+    // At the restart each of the 3 retry generations holds min(600, 10) =
+    // 10 s of requests: fixed, they all land in the first second, 1 + 30 =
+    // 31× the steady rate; jittered, spread over 10 s: 1 + 3 × 10 / 10 = 4×.
+    assert!((fixed.arrivals[0] - 31.0).abs() < 1e-9);
+    assert!((jittered.arrivals[0] - 4.0).abs() < 1e-9);
+    for interval in 0..3 {
+        let window = interval * 10..(interval + 1) * 10;
+        let peak = |run: &Run| {
+            run.arrivals[window.clone()]
+                .iter()
+                .fold(0.0f64, |m, &a| m.max(a))
+        };
+        assert!(
+            peak(&fixed) >= 3.0 * peak(&jittered),
+            "interval {interval}: {} vs {}",
+            peak(&fixed),
+            peak(&jittered)
+        );
+    }
+}
+
+#[test]
+fn the_ramp_takes_nine_steps_from_ten_percent() {
+    let m = model("system: s\ncomponents:\n  a: {}\n");
+    let settings = Settings::of(&m, 3600.0);
+    let steps = ramp_steps(&settings);
+    // 10, 15, 22.5, 33.75, 50.625 (×1.5 while below 50%), then +10%:
+    // 60.625, 70.625, 80.625, 90.625, 100 (capped).
+    let expected = [
+        0.1, 0.15, 0.225, 0.3375, 0.50625, 0.60625, 0.70625, 0.80625, 0.90625, 1.0,
+    ];
+    assert_eq!(steps.len(), expected.len());
+    for (got, want) in steps.iter().zip(expected) {
+        assert!((got - want).abs() < 1e-12, "{got} vs {want}");
+    }
+    // The simulation follows the same schedule, one step per 10s interval.
+    let run = run_of(
+        "system: s\ncomponents:\n  a: {capacity: 100, load: 10}\n",
+        600.0,
+        Admission::Ramp,
+    );
+    assert_eq!(run.schedule.len(), 10);
+    assert_eq!(run.schedule[9], (91.0, Some(1.0)));
+    assert_eq!(run.full_service_s, Some(91.0));
+}
+
+#[test]
+fn a_degradable_call_waits_until_both_ends_are_healthy() {
+    // app calls extra with 3 retries: 100 × 4 = 400 > 100 at the restart,
+    // so extra collapses. Required, that load stays: stuck. Degradable, the
+    // call is switched off while extra is collapsed, its queue drains
+    // (400 × 1s + 300 = 700 at 100/s: 6 s to get back under 100), and the
+    // call comes back at 100 = its capacity: it converges.
+    let required = "system: s\ncomponents:\n  app: {depends_on: [{target: extra, retries: 3, timeout: 1s, degradable: false}]}\n  extra: {capacity: 100, load: 100}\n";
+    assert!(!run_of(required, 600.0, Admission::Open).converged);
+    let degradable = required.replace("degradable: false", "degradable: true");
+    let run = run_of(&degradable, 600.0, Admission::Open);
+    assert!(run.converged);
+    assert!(run.stuck.is_empty());
+    // The rule agrees: only the required call can keep extra down.
+    let fired = |text: &str| {
+        crate::analyze::check_one(crate::analyze::analyzer("metastable").unwrap(), text)
+            .findings
+            .len()
+    };
+    assert_eq!(fired(required), 1);
+    assert_eq!(fired(&degradable), 0);
+}

@@ -1,0 +1,205 @@
+//! `nines recover` for a terminal and as JSON: the waves, the three ways of
+//! coming back (everything at once, the largest safe share, the ramp) and a
+//! short load-against-capacity table per plotted component. The picture is
+//! in [`super::recovery_plot`].
+
+use std::io::{self, Write};
+
+use super::table::{Style, align_right, seconds, table, wrap};
+use crate::analyze::wording::{number, percent};
+use crate::recover::{Plan, RunSummary};
+
+/// `3m10s`, or `never` when the run does not converge.
+pub(crate) fn when(time: Option<f64>) -> String {
+    time.map_or_else(|| "never".to_owned(), |t| seconds(t).to_string())
+}
+
+/// One sentence per way of coming back, for the terminal and the review.
+pub(crate) fn verdicts(plan: &Plan) -> Vec<String> {
+    let open = &plan.without_ramp;
+    let mut lines = vec![if open.converges {
+        format!(
+            "Everything admitted at once converges: full service after {}.",
+            when(open.time_to_full_service_s)
+        )
+    } else {
+        format!(
+            "Everything admitted at once does not converge within {}: {} stay{} collapsed{}.",
+            seconds(plan.horizon_s),
+            if open.stuck.is_empty() {
+                "the entrypoints".to_owned()
+            } else {
+                open.stuck.join(", ")
+            },
+            if open.stuck.len() == 1 { "s" } else { "" },
+            open.first_breach
+                .as_ref()
+                .map_or_else(String::new, |c| format!(
+                    " (first over capacity: {c} at {})",
+                    when(open.first_breach_s)
+                )),
+        )
+    }];
+    if !open.converges {
+        lines.push(match plan.largest_safe_share {
+            Some(share) => format!(
+                "Largest share admitted without a ramp that converges: {} (shed {} at the edge until warm).",
+                percent(share),
+                percent(1.0 - share)
+            ),
+            None => "No share admitted without a ramp converges.".to_owned(),
+        });
+    }
+    if let Some(admitted) = &plan.admitted {
+        lines.push(format!(
+            "Admitting {} until warm {}.",
+            percent(admitted.share.unwrap_or(1.0)),
+            if admitted.converges {
+                format!(
+                    "converges: full service after {}",
+                    when(admitted.time_to_full_service_s)
+                )
+            } else {
+                "does not converge".to_owned()
+            }
+        ));
+    }
+    let ramp = &plan.ramp;
+    lines.push(if ramp.converges {
+        format!(
+            "The ramp reaches full service after {}{}.",
+            when(ramp.time_to_full_service_s),
+            ramp.first_breach.as_ref().map_or_else(
+                || " without any component over its capacity".to_owned(),
+                |c| format!(" ({c} went over capacity at {})", when(ramp.first_breach_s))
+            )
+        )
+    } else {
+        format!(
+            "The ramp does not reach full service within {}.",
+            seconds(plan.horizon_s)
+        )
+    });
+    lines
+}
+
+fn peaks_table(style: Style, runs: &[&RunSummary]) -> String {
+    let mut header = vec!["component"];
+    header.extend(runs.iter().map(|r| match r.admission {
+        "open" => "peak, all at once",
+        "admit" => "peak, admitted",
+        _ => "peak, ramp",
+    }));
+    let mut t = table(style, &header);
+    let mut names: Vec<&str> = runs[0].peaks.iter().map(|p| p.component.as_str()).collect();
+    names.truncate(8);
+    for name in names {
+        let mut row = vec![name.to_owned()];
+        for run in runs {
+            row.push(run.peaks.iter().find(|p| p.component == name).map_or_else(
+                || "-".to_owned(),
+                |p| format!("{} at {}", percent(p.utilization), seconds(p.at_s)),
+            ));
+        }
+        t.add_row(row);
+    }
+    align_right(&mut t, 1..=runs.len());
+    t.to_string()
+}
+
+/// The plan for a terminal.
+pub fn render_table(plan: &Plan, style: Style, out: &mut dyn Write) -> io::Result<()> {
+    writeln!(out, "Recovery of {} after a {}", plan.system, plan.scenario)?;
+    writeln!(out)?;
+    for (w, wave) in plan.waves.iter().enumerate() {
+        let line = format!(
+            "wave {} at {}: {}",
+            w + 1,
+            seconds(wave.start_s),
+            wave.members.join(", ")
+        );
+        for part in wrap(&line, style.width.saturating_sub(2)) {
+            writeln!(out, "  {part}")?;
+        }
+    }
+    writeln!(out)?;
+    for line in verdicts(plan) {
+        for part in wrap(&line, style.width) {
+            writeln!(out, "{part}")?;
+        }
+    }
+    writeln!(out)?;
+    let schedule: Vec<String> = plan
+        .ramp
+        .schedule
+        .iter()
+        .map(|(t, s)| {
+            format!(
+                "{} {}",
+                seconds(*t),
+                s.map_or_else(|| "all".to_owned(), percent)
+            )
+        })
+        .collect();
+    for part in wrap(
+        &format!("Ramp schedule: {}", schedule.join(", ")),
+        style.width,
+    ) {
+        writeln!(out, "{part}")?;
+    }
+    writeln!(out)?;
+    let mut runs = vec![&plan.without_ramp];
+    runs.extend(plan.admitted.iter());
+    runs.push(&plan.ramp);
+    if !plan.without_ramp.peaks.is_empty() {
+        writeln!(out, "Peak load over capacity")?;
+        writeln!(out, "{}", peaks_table(style, &runs))?;
+    }
+    let shown = plan.admitted.as_ref().unwrap_or(&plan.without_ramp);
+    for series in shown.series.iter().take(2) {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{}: load / capacity, {}",
+            series.component,
+            if shown.admission == "open" {
+                "everything at once"
+            } else {
+                "admitted"
+            }
+        )?;
+        let points = series.load.len();
+        let picks: Vec<usize> = (0..6).map(|i| (i * points.saturating_sub(1)) / 5).collect();
+        let cells: Vec<String> = picks
+            .iter()
+            .map(|&i| {
+                format!(
+                    "{} {} / {}",
+                    seconds((i + 1) as f64 * series.step_s),
+                    number(series.load[i]),
+                    number(series.capacity[i])
+                )
+            })
+            .collect();
+        for part in wrap(&cells.join("; "), style.width.saturating_sub(2)) {
+            writeln!(out, "  {part}")?;
+        }
+    }
+    if !plan.defaults.is_empty() {
+        writeln!(out)?;
+        for part in wrap(
+            &format!("Defaults used: {}.", plan.defaults.join(", ")),
+            style.width,
+        ) {
+            writeln!(out, "{part}")?;
+        }
+    }
+    writeln!(out)?;
+    writeln!(out, "The plot: `nines recover MODEL --format svg`.")
+}
+
+/// The plan as JSON.
+pub fn render_json(plan: &Plan, out: &mut dyn Write) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, plan).map_err(io::Error::from)?;
+    out.write_all(b"\n")
+}
