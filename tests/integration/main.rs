@@ -13,6 +13,7 @@ mod hostile_perf;
 mod html;
 mod import;
 mod invalid;
+mod layers;
 mod properties;
 mod recover;
 mod review;
