@@ -18,8 +18,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::wording::{number, percent};
+use crate::analyze::results::{Report, RetryPath, StormPoint};
 use crate::model::{ComponentId, Edge, Model, Span};
-use crate::report::{Report, RetryPath, StormPoint};
 
 /// The most paths visited (all entrypoints together).
 pub(crate) const MAX_PATHS: usize = 10_000;

@@ -10,11 +10,11 @@ use std::fmt::Write as _;
 
 use super::wording::amount;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::analyze::results::{Cascade, CascadeStep, Report};
 use crate::engine::scenario::Scenario;
 use crate::engine::state::{State, overloaded};
 use crate::model::Rule;
 use crate::model::{Component, ComponentId, Model};
-use crate::report::{Cascade, CascadeStep, Report};
 
 // ---- finding constructors ----
 

@@ -4,11 +4,11 @@
 use super::start_order;
 use super::wording::{number, percent};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::analyze::results::{Report, Stampede};
 use crate::engine::scenario::Scenario;
 use crate::engine::state::State;
 use crate::model::Rule;
 use crate::model::{ComponentId, Model};
-use crate::report::{Report, Stampede};
 
 // ---- finding constructors ----
 

@@ -4,10 +4,10 @@
 
 use super::loss::LossJudge;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::analyze::results::Report;
 use crate::engine::scenario::{Scenario, surviving_instances};
 use crate::model::Rule;
 use crate::model::{Component, ComponentId, DomainId, Model};
-use crate::report::Report;
 
 // ---- finding constructors ----
 

@@ -4,9 +4,9 @@
 use super::call_paths::CallPath;
 use super::call_paths::calls;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::analyze::results::{LatencyRow, Report};
 use crate::model::Rule;
 use crate::model::{ComponentId, Duration, Edge, Model};
-use crate::report::{LatencyRow, Report};
 
 // ---- finding constructors ----
 

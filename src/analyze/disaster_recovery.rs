@@ -3,8 +3,8 @@
 //! rows of the report's `recovery` section.
 
 use super::wording::percent;
+use crate::analyze::results::{RecoveryRow, Report};
 use crate::model::{Duration, Model, Recovery, Replication};
-use crate::report::{RecoveryRow, Report};
 
 /// Worst-case data loss.
 #[derive(Debug, Clone, PartialEq)]

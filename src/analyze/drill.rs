@@ -2,9 +2,9 @@
 //! than `policy.drill_max_age`.
 
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::analyze::results::Report;
 use crate::model::Rule;
 use crate::model::{Component, Date, Duration, Recovery};
-use crate::report::Report;
 
 const DAY_MS: u64 = 86_400_000;
 

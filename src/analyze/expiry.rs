@@ -3,9 +3,9 @@
 //! every member down at once.
 
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::analyze::results::Report;
 use crate::model::Rule;
 use crate::model::{Date, Group, GroupId, Model};
-use crate::report::Report;
 
 /// Days ahead within which an expiry is a warning.
 const WARN_DAYS: i64 = 30;

@@ -4,9 +4,9 @@
 
 use super::wording::amount;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::analyze::results::Report;
 use crate::model::Rule;
 use crate::model::{Component, ComponentId, Model};
-use crate::report::Report;
 
 // ---- finding constructors ----
 

@@ -12,11 +12,11 @@ use super::wording::{amount, percent_against, whole_percent};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use std::collections::BTreeMap;
 
+use crate::analyze::results::{HeadroomRow, Report};
 use crate::engine::scenario::{self, Scenario, surviving_instances};
 use crate::engine::state::State;
 use crate::model::Rule;
 use crate::model::{Capacity, Component, ComponentId, DomainId, Model};
-use crate::report::{HeadroomRow, Report};
 
 // ---- finding constructors ----
 

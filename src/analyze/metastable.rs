@@ -4,10 +4,10 @@
 
 use super::wording::{number, percent};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::analyze::results::Report;
 use crate::model::Rule;
 use crate::model::{ComponentId, Model};
 use crate::recover::{Network, Settings};
-use crate::report::Report;
 
 // ---- finding constructors ----
 

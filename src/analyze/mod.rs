@@ -23,6 +23,7 @@ mod overload;
 mod placement;
 mod recovery_access;
 mod recovery_order;
+pub mod results;
 mod retry_amplification;
 mod retry_budget;
 mod retry_jitter;
@@ -46,11 +47,11 @@ use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
+use crate::analyze::results::Report;
 use crate::engine::Figure;
 use crate::engine::scenario::Scenario;
 use crate::engine::state::{Flow, State};
 use crate::model::{ComponentId, Date, Model, Rule};
-use crate::report::Report;
 
 /// What an analyzer sees.
 pub struct Context<'a> {

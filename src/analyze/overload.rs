@@ -6,10 +6,10 @@ use std::fmt::Write as _;
 
 use super::wording::{amount, whole_percent};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::analyze::results::Report;
 use crate::engine::state::State;
 use crate::model::Rule;
 use crate::model::{ComponentId, Model};
-use crate::report::Report;
 
 // ---- finding constructors ----
 

@@ -1,9 +1,9 @@
 //! `placement/<component>`: a component outside every declared failure domain.
 
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::analyze::results::Report;
 use crate::model::Rule;
 use crate::model::{Component, Model};
-use crate::report::Report;
 
 // ---- finding constructors ----
 

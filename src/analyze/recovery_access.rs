@@ -2,9 +2,9 @@
 //! component and something its recovery procedure needs.
 
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::analyze::results::Report;
 use crate::model::Rule;
 use crate::model::{Component, ComponentId, Model, Recovery};
-use crate::report::Report;
 
 // ---- finding constructors ----
 

@@ -4,9 +4,9 @@
 use super::start_order::{self, Cycle};
 use super::wording::{and_list, or_list};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::analyze::results::Report;
 use crate::model::Model;
 use crate::model::Rule;
-use crate::report::Report;
 
 // ---- finding constructors ----
 

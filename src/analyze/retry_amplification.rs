@@ -4,9 +4,9 @@
 use super::call_paths::{self, CallPath};
 use super::wording::number;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::analyze::results::Report;
 use crate::model::Model;
 use crate::model::Rule;
-use crate::report::Report;
 
 // ---- finding constructors ----
 

@@ -3,9 +3,9 @@
 use super::call_paths::calls;
 use super::wording::times;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::analyze::results::Report;
 use crate::model::Rule;
 use crate::model::{Backoff, Component, Edge};
-use crate::report::Report;
 
 // ---- finding constructors ----
 

@@ -3,9 +3,9 @@
 use super::call_paths::{self, CallPath};
 use super::wording::{and_list, number};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::analyze::results::Report;
 use crate::model::Model;
 use crate::model::Rule;
-use crate::report::Report;
 
 // ---- finding constructors ----
 

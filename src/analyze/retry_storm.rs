@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 use super::call_paths::{self, CallPath, critical_failure_rate, storm_load};
 use super::wording::{number, percent};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::analyze::results::Report;
 use crate::model::Rule;
 use crate::model::{ComponentId, Model};
-use crate::report::Report;
 
 /// Below this critical failure rate, a storm can outlive its trigger.
 const STORM_THRESHOLD: f64 = 0.10;

@@ -3,9 +3,9 @@
 
 use super::disaster_recovery::{self, Rpo};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::analyze::results::Report;
 use crate::model::Rule;
 use crate::model::{Component, Duration, Recovery};
-use crate::report::Report;
 
 // ---- finding constructors ----
 

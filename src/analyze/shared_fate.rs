@@ -3,10 +3,10 @@
 
 use super::outage::{Outage, outage};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::analyze::results::Report;
 use crate::engine::scenario::{Baseline, Scenario};
 use crate::model::Rule;
 use crate::model::{GroupId, Model};
-use crate::report::Report;
 
 // ---- finding constructors ----
 

@@ -8,10 +8,10 @@ use std::collections::BTreeMap;
 
 use super::outage::{LISTED, Outage, outage, required_closure};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::analyze::results::Report;
 use crate::engine::scenario::{Baseline, Scenario};
 use crate::model::Rule;
 use crate::model::{ComponentId, DomainId, Model, Plane};
-use crate::report::Report;
 
 // ---- finding constructors ----
 

@@ -5,10 +5,10 @@
 use std::collections::BTreeMap;
 
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::analyze::results::{AvailabilityRow, Improvement, Report};
 use crate::engine::{Figure, Method, Subject};
 use crate::model::Rule;
 use crate::model::{Component, ComponentId, Model, Objective};
-use crate::report::{AvailabilityRow, Improvement, Report};
 
 const YEAR_S: f64 = 365.25 * 86_400.0;
 

@@ -3,8 +3,8 @@
 //! connected groups found with Tarjan's algorithm, and waves by depth in
 //! the graph of those groups, dependencies first.
 
+use crate::analyze::results::Report;
 use crate::model::{ComponentId, Edge, Model};
-use crate::report::Report;
 
 /// A cycle of required edges.
 #[derive(Debug, Clone)]

@@ -14,14 +14,7 @@ use crate::model::Rule;
 /// The only version of the file format.
 pub const VERSION: u32 = 1;
 
-/// What a report needs to know of the baseline it was compared with.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Known {
-    /// The file as given to `--baseline`.
-    pub file: String,
-    /// Its ids.
-    pub ids: BTreeSet<String>,
-}
+pub use crate::analyze::results::Known;
 
 /// The command that rewrites a baseline once findings are fixed.
 #[must_use]

@@ -40,19 +40,13 @@ const KNOWN: &[(&str, &str, &str)] = &[
         "the MEF export writes its XML comment with report::escape, the one XML escaper",
     ),
     (
-        "analyze",
-        "report",
-        "the analyzers fill report::Report and its rows, which live in report/mod.rs (not a renderer)",
-    ),
-    (
         "recover",
         "analyze",
         "the start waves are a graph helper in analyze/start_order.rs, not yet with the engine",
     ),
 ];
 
-/// Renderer modules of `report/`: nothing below `report/` may import them
-/// (`analyze/` may not, even while it still uses the result types).
+/// Renderer modules of `report/`: nothing below `report/` may import them.
 const RENDERERS: &[&str] = &[
     "baseline",
     "budget",
