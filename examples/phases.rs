@@ -18,7 +18,12 @@ fn main() {
     let figures = nines::engine::availability(&model);
     let computed = start.elapsed();
     let today = nines::model::Date::parse("2026-11-30").expect("a date");
-    let report = nines::cli::report_of(&model, &text, today);
+    let report = nines::analyze::audit(
+        &model,
+        &text,
+        nines::engine::scenario::Scenario::default(),
+        nines::analyze::Options::new(today),
+    );
     let reported = start.elapsed();
     let mut out = Vec::new();
     nines::report::json::render(&report, &mut out).expect("in memory");

@@ -3,6 +3,7 @@
 //! the check, its tests. [`ANALYZERS`] is the registry; its order is the
 //! order of the report.
 
+pub mod audit;
 mod call_paths;
 mod cascade;
 mod cold_start;
@@ -39,6 +40,7 @@ mod status;
 mod timeout;
 pub(crate) mod wording;
 
+pub use audit::{Options, audit};
 pub use finding::{Finding, Location, Severity, Status, by_severity};
 pub use slo::availability_rows;
 pub use status::{apply_acceptances, today_utc};

@@ -13,7 +13,7 @@ use clap::{Args, ValueEnum};
 
 use super::set::{self, SetError};
 use super::{Outcome, Terminal, input, today};
-use crate::analyze::{Severity, Status};
+use crate::analyze::{self, Options, Severity, Status};
 use crate::engine::scenario::Scenario;
 use crate::engine::state::{Flow, State};
 use crate::model::error::closest;
@@ -131,26 +131,13 @@ pub fn what_if_source(
         cold: args.cold,
         ..lost.scenario.clone()
     };
-    let before_figures = crate::engine::availability(&model);
-    let before = super::check::report_under(
-        &model,
-        text,
-        today,
-        &before_figures,
-        Scenario::default(),
-        &|_| true,
-        Vec::new(),
-    );
+    let before = analyze::audit(&model, text, Scenario::default(), Options::new(today));
     let after_figures = crate::engine::availability(&down_for_figures(&changed, &scenario));
-    let after = super::check::report_under(
-        &changed,
-        &changed_text,
-        today,
-        &after_figures,
-        scenario.clone(),
-        &|_| true,
-        Vec::new(),
-    );
+    let after_options = Options {
+        figures: Some(&after_figures),
+        ..Options::new(today)
+    };
+    let after = analyze::audit(&changed, &changed_text, scenario.clone(), after_options);
     let before_state = State::intact(&model, &Flow::new(&model));
     let after_state = State::new(&changed, &Flow::new(&changed), &scenario);
     let ids = |r: &crate::report::Report| -> Vec<String> {

@@ -466,11 +466,11 @@ mod tests {
 
     fn diagram(text: &str) -> Diagram {
         let model = crate::model::parse(text).unwrap();
-        let report = crate::cli::report(
+        let report = crate::analyze::audit(
             &model,
             text,
-            crate::model::Date::parse("2026-11-30").unwrap(),
-            &|_| true,
+            crate::engine::scenario::Scenario::default(),
+            crate::analyze::Options::new(crate::model::Date::parse("2026-11-30").unwrap()),
         );
         Diagram::new(&model, &report.findings)
     }

@@ -380,11 +380,11 @@ mod tests {
     }
 
     fn findings(model: &crate::model::Model, text: &str) -> Vec<crate::analyze::Finding> {
-        crate::cli::report(
+        crate::analyze::audit(
             model,
             text,
-            crate::model::Date::parse("2026-11-30").unwrap(),
-            &|_| true,
+            crate::engine::scenario::Scenario::default(),
+            crate::analyze::Options::new(crate::model::Date::parse("2026-11-30").unwrap()),
         )
         .findings
     }
