@@ -5,44 +5,21 @@
 
 pub mod audit;
 mod call_paths;
-mod cascade;
-mod cold_start;
-mod common_cause;
-mod deadline;
 mod disaster_recovery;
-pub mod drift;
-mod drill;
-mod expiry;
-mod fallback;
 pub mod finding;
-mod headroom;
-mod metastable;
-pub(crate) use headroom::LARGEST_SENSIBLE_FLEET;
+pub(crate) use rules::headroom::LARGEST_SENSIBLE_FLEET;
 mod loss;
 pub mod outage;
-mod overload;
-mod placement;
-mod recovery_access;
-mod recovery_order;
 pub mod results;
-mod retry_amplification;
-mod retry_budget;
-mod retry_jitter;
-mod retry_layers;
-mod retry_storm;
-mod rpo;
-mod rto;
-mod shared_fate;
-pub mod single_point_of_failure;
-mod slo;
+mod rules;
 mod start_order;
 mod status;
-mod timeout;
 pub(crate) mod wording;
 
 pub use audit::{Options, audit};
 pub use finding::{Finding, Location, Severity, Status, by_severity};
-pub use slo::availability_rows;
+pub use rules::slo::availability_rows;
+pub use rules::{drift, single_point_of_failure};
 pub use status::{apply_acceptances, today_utc};
 
 use std::sync::OnceLock;
@@ -179,30 +156,30 @@ pub fn start_order_waves(model: &Model) -> Vec<Vec<ComponentId>> {
 
 /// Every analyzer, in report order.
 pub static ANALYZERS: &[&dyn Analyzer] = &[
-    &slo::Slo,
-    &single_point_of_failure::SinglePointOfFailure,
-    &placement::Placement,
-    &shared_fate::SharedFate,
-    &common_cause::CommonCauseFailure,
-    &expiry::Expiry,
-    &overload::Overload,
-    &headroom::Headroom,
-    &cascade::FailoverCascade,
-    &fallback::Fallback,
-    &retry_amplification::RetryAmplification,
-    &retry_layers::RetryLayers,
-    &retry_storm::RetryStorm,
-    &retry_jitter::RetryJitter,
-    &retry_budget::RetryBudget,
-    &timeout::Timeout,
-    &deadline::Deadline,
-    &recovery_order::RecoveryOrder,
-    &cold_start::ColdStart,
-    &metastable::Metastable,
-    &rpo::RecoveryPoint,
-    &rto::RecoveryTime,
-    &drill::Drill,
-    &recovery_access::RecoveryAccess,
+    &rules::slo::Slo,
+    &rules::single_point_of_failure::SinglePointOfFailure,
+    &rules::placement::Placement,
+    &rules::shared_fate::SharedFate,
+    &rules::common_cause::CommonCauseFailure,
+    &rules::expiry::Expiry,
+    &rules::overload::Overload,
+    &rules::headroom::Headroom,
+    &rules::cascade::FailoverCascade,
+    &rules::fallback::Fallback,
+    &rules::retry_amplification::RetryAmplification,
+    &rules::retry_layers::RetryLayers,
+    &rules::retry_storm::RetryStorm,
+    &rules::retry_jitter::RetryJitter,
+    &rules::retry_budget::RetryBudget,
+    &rules::timeout::Timeout,
+    &rules::deadline::Deadline,
+    &rules::recovery_order::RecoveryOrder,
+    &rules::cold_start::ColdStart,
+    &rules::metastable::Metastable,
+    &rules::rpo::RecoveryPoint,
+    &rules::rto::RecoveryTime,
+    &rules::drill::Drill,
+    &rules::recovery_access::RecoveryAccess,
 ];
 
 /// The documentation of every implemented rule, in report order.
