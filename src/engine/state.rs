@@ -197,6 +197,8 @@ pub struct State {
     pub unserved: f64,
     /// Failover moves: (from, to, load).
     pub moves: Vec<(ComponentId, ComponentId, f64)>,
+    /// Whether every cache is cold in this state.
+    cold: bool,
 }
 
 impl State {
@@ -224,6 +226,7 @@ impl State {
             components,
             unserved: 0.0,
             moves: Vec::new(),
+            cold: scenario.cold,
         };
         state.flow_loads(model, flow, scenario);
         state
@@ -285,7 +288,7 @@ impl State {
     fn flow_loads(&mut self, model: &Model, flow: &Flow, scenario: &Scenario) {
         let mut failover_in = vec![0.0_f64; model.components.len()];
         for _round in 0..=model.components.len() {
-            self.offer(model, flow, scenario, &failover_in);
+            self.offer(model, flow, scenario.load_factor, &failover_in);
             let (next, moves, unserved) = self.failovers(model, flow);
             self.moves = moves;
             self.unserved = unserved;
@@ -297,8 +300,7 @@ impl State {
     }
 
     /// One pass over the dependency order.
-    fn offer(&mut self, model: &Model, flow: &Flow, scenario: &Scenario, failover_in: &[f64]) {
-        let factor = scenario.load_factor;
+    fn offer(&mut self, model: &Model, flow: &Flow, factor: f64, failover_in: &[f64]) {
         for &id in &flow.order {
             let base = flow.intact[id.0].map(|l| l * factor);
             let mut delta = 0.0;
@@ -312,7 +314,7 @@ impl State {
                 let edge = &model.component(caller).depends_on[e];
                 let before =
                     carried(intact_caller * factor, edge, edge.hit_rate) * intact_share(edge);
-                let after = self.sent(model, scenario, caller, edge, id);
+                let after = self.sent(model, caller, edge, id);
                 delta += after - before;
             }
             let offered = base.map(|b| (b + delta + failover_in[id.0]).max(0.0));
@@ -321,15 +323,24 @@ impl State {
         }
     }
 
-    /// What `caller` sends `target` over `edge` in this state.
-    fn sent(
+    /// The flow over one edge in this state: what `caller` sends `target`
+    /// over `edge`, `caller load × calls × (1 − hit rate)` and its share of
+    /// an `any_of`/`at_least` edge; `None` when the caller's load is
+    /// unknown. A caller that is not running sends nothing.
+    #[must_use]
+    pub fn edge_flow(
         &self,
         model: &Model,
-        scenario: &Scenario,
         caller: ComponentId,
         edge: &Edge,
         target: ComponentId,
-    ) -> f64 {
+    ) -> Option<f64> {
+        self.of(caller).offered?;
+        Some(self.sent(model, caller, edge, target))
+    }
+
+    /// What `caller` sends `target` over `edge` in this state.
+    fn sent(&self, model: &Model, caller: ComponentId, edge: &Edge, target: ComponentId) -> f64 {
         let c = self.of(caller);
         let Some(load) = c.offered.filter(|_| c.running) else {
             return 0.0;
@@ -352,7 +363,7 @@ impl State {
             }
         };
         let cache_lost =
-            scenario.cold || edge.cached_by.is_some_and(|cache| !self.of(cache).running);
+            self.cold || edge.cached_by.is_some_and(|cache| !self.of(cache).running);
         let hit_rate = if cache_lost { None } else { edge.hit_rate };
         carried(load, edge, hit_rate) * share
     }

@@ -337,3 +337,91 @@ proptest! {
         prop_assert_eq!(&json["before"]["state"], &json["after"]["state"]);
     }
 }
+
+/// Kafka's 3600 is produce (api) plus consume (worker); postgres's written
+/// 6000 comes from both (and 600 from elsewhere). `retry-storm` and the
+/// retries table amplify only what each path sends, not the whole load.
+const EVENTS: &str = r"system: events
+entrypoints: [api, worker]
+components:
+  api:
+    instances: 3
+    capacity: 1000
+    load: 1800
+    depends_on:
+      - {target: kafka, retries: 7}
+      - {target: postgres, calls: 2, hit_rate: 50%, retries: 2}
+  worker:
+    instances: 2
+    capacity: 1500
+    load: 1800
+    depends_on:
+      - {target: kafka}
+      - {target: postgres, calls: 2, retries: 2}
+  kafka: {instances: 3, capacity: 2000, load: 3600}
+  postgres: {instances: 2, capacity: 3300, load: 6000}
+";
+
+fn retry_row<'a>(json: &'a serde_json::Value, path: &[&str]) -> &'a serde_json::Value {
+    json["retries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["path"] == serde_json::json!(path))
+        .unwrap_or_else(|| panic!("no row {path:?}: {}", json["retries"]))
+}
+
+fn storm_loads(row: &serde_json::Value) -> Vec<f64> {
+    row["storm_load"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["load"].as_f64().unwrap())
+        .collect()
+}
+
+#[test]
+fn a_retry_storm_amplifies_the_load_its_path_sends() {
+    let run = crate::check("events.yaml", EVENTS, nines::cli::Format::Json);
+    let json: serde_json::Value =
+        serde_json::from_str(&run.stdout).unwrap_or_else(|_| panic!("{}", run.stderr));
+    // kafka: C = 3 × 2000 = 6000, L = 3600, api sends F = 1800 × 1 × (1 − 0)
+    // = 1800 with A = 1 + 7 = 8. Storm load L + F × f × (A − 1):
+    //   1%: 3600 + 1800 × 0.01 × 7 = 3726     5%: 3600 + 630 = 4230
+    //   25%: 3600 + 3150 = 6750              100%: 3600 + 12600 = 16200
+    // (the whole load amplified gave 3600 × 8 = 28,800 at 100%).
+    // Critical f = (6000 − 3600) / (1800 × 7) = 2400 / 12600 = 19.05%: no
+    // storm (the whole load gave (6000 / 3600 − 1) / 7 = 9.5%, a warning).
+    let kafka = retry_row(&json, &["api", "kafka"]);
+    assert_eq!(kafka["flow"], 1800.0);
+    assert_eq!(kafka["load"], 3600.0);
+    assert_eq!(storm_loads(kafka), [3726.0, 4230.0, 6750.0, 16200.0]);
+    let critical = kafka["critical_failure_rate"].as_f64().unwrap();
+    assert!((critical - 2400.0 / 12600.0).abs() < 1e-12, "{critical}");
+    // postgres: C = 2 × 3300 = 6600, written L = 6000, A = 3 on both paths.
+    // api sends 1800 × 2 × (1 − 0.5) = 1800: 6000 + 1800 × 2 = 9600 at 100%,
+    //   critical (6600 − 6000) / (1800 × 2) = 16.7%;
+    // worker sends 1800 × 2 × 1 = 3600: 6000 + 3600 × 2 = 13200 at 100%,
+    //   critical 600 / (3600 × 2) = 8.3% < 10%: the storm, on worker's path.
+    // (the whole load gave 6000 × 3 = 18,000 on both.)
+    let api_pg = retry_row(&json, &["api", "postgres"]);
+    assert_eq!(api_pg["flow"], 1800.0);
+    assert_eq!(storm_loads(api_pg)[3], 9600.0);
+    let worker_pg = retry_row(&json, &["worker", "postgres"]);
+    assert_eq!(worker_pg["flow"], 3600.0);
+    assert_eq!(storm_loads(worker_pg)[3], 13200.0);
+    let storms: Vec<&serde_json::Value> = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "retry-storm")
+        .collect();
+    assert_eq!(storms.len(), 1, "{storms:?}");
+    assert_eq!(storms[0]["id"], "retry-storm/postgres");
+    let message = storms[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("on worker>postgres; 3600 of it is what worker sends over this edge")
+            && message.contains("from f = (6600 − 6000) / (3600 × (3 − 1)) = 8.3%"),
+        "{message}"
+    );
+}
