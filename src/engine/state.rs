@@ -315,9 +315,18 @@ impl State {
                 let before =
                     carried(intact_caller * factor, edge, edge.hit_rate) * intact_share(edge);
                 let after = self.sent(model, caller, edge, id);
-                delta += after - before;
+                // Equal flows change nothing, also when both overflowed to ∞
+                // (∞ − ∞ would be NaN, which `max` turns into 0).
+                if after != before {
+                    delta += after - before;
+                }
             }
-            let offered = base.map(|b| (b + delta + failover_in[id.0]).max(0.0));
+            let offered = base.map(|b| {
+                let sum = b + delta + failover_in[id.0];
+                // ∞ − ∞ between two changed flows: the load is beyond any
+                // capacity either way.
+                if sum.is_nan() { f64::INFINITY } else { sum.max(0.0) }
+            });
             self.components[id.0].offered =
                 offered.or_else(|| (failover_in[id.0] > 0.0).then_some(failover_in[id.0]));
         }
@@ -570,5 +579,28 @@ mod tests {
             (s.load(ComponentId(0)), s.load(ComponentId(1))),
             (Some(30.0), Some(60.0))
         );
+    }
+
+    #[test]
+    fn an_overflowing_flow_stays_infinite_and_is_not_taken_for_zero() {
+        // 1e300 × 1e10 calls overflows to ∞: b and c are offered ∞, never 0
+        // (∞ − ∞ in the change of the in-flows was NaN, and NaN.max(0) = 0).
+        let m = model(
+            "system: s\nentrypoints: [a]\ncomponents:\n  a: {instances: 2, capacity: 1e300, load: 1e300, depends_on: [{target: b, calls: 1e10}]}\n  b: {instances: 2, capacity: 100, depends_on: [{target: c, calls: 2}]}\n  c: {instances: 2, capacity: 100}\n",
+        );
+        let flow = Flow::new(&m);
+        let s = State::intact(&m, &flow);
+        assert_eq!(s.load(ComponentId(1)), Some(f64::INFINITY));
+        assert_eq!(s.load(ComponentId(2)), Some(f64::INFINITY));
+        assert!(overloaded(&m, &s, ComponentId(1)));
+        let lost = State::new(
+            &m,
+            &flow,
+            &Scenario {
+                failed_instances: vec![(ComponentId(0), 1)],
+                ..Scenario::default()
+            },
+        );
+        assert_eq!(lost.load(ComponentId(2)), Some(f64::INFINITY));
     }
 }
