@@ -12,7 +12,8 @@
 //! **Load flow.** An edge carries `caller load × calls × (1 − hit_rate)`,
 //! split evenly over the targets of an `any_of` or `at_least` edge. The
 //! hit rate is 0 when caches are cold or when the edge's `cached_by` cache
-//! is not running. In the intact state a component's load is its written
+//! is down (not running, or a required dependency of it is down: a cache
+//! that fails its calls answers no hits). In the intact state a component's load is its written
 //! `load`, or, when none is written, the sum of what its callers send it
 //! (unknown when no caller has a known load). In a scenario a component is
 //! offered its intact load plus the change of its in-flows, in dependency
@@ -372,7 +373,7 @@ impl State {
             }
         };
         let cache_lost =
-            self.cold || edge.cached_by.is_some_and(|cache| !self.of(cache).running);
+            self.cold || edge.cached_by.is_some_and(|cache| !self.of(cache).up);
         let hit_rate = if cache_lost { None } else { edge.hit_rate };
         carried(load, edge, hit_rate) * share
     }
@@ -602,5 +603,28 @@ mod tests {
             },
         );
         assert_eq!(lost.load(ComponentId(2)), Some(f64::INFINITY));
+    }
+
+    #[test]
+    fn a_cache_down_through_its_dependency_answers_no_hits() {
+        // cache requires auth; losing auth takes the cache down although its
+        // instances run: web's 2000 × (1 − 0) = 2000 reach db (was 2000 × 25%
+        // = 500, as if the cache still answered 75%).
+        let m = model(
+            "system: s\nentrypoints: [web]\ncomponents:\n  web: {instances: 4, capacity: 1000, load: 2000, depends_on: [{target: cache, degradable: true}, {target: db, hit_rate: 75%, cached_by: cache}]}\n  cache: {instances: 2, depends_on: [auth]}\n  auth: {instances: 2}\n  db: {instances: 2, capacity: 300}\n",
+        );
+        let flow = Flow::new(&m);
+        assert_eq!(State::intact(&m, &flow).load(id(&m, "db")), Some(500.0));
+        let s = State::new(
+            &m,
+            &flow,
+            &Scenario {
+                failed_instances: vec![(id(&m, "auth"), 2)],
+                ..Scenario::default()
+            },
+        );
+        assert!(s.of(id(&m, "cache")).running && !s.of(id(&m, "cache")).up);
+        assert_eq!(s.load(id(&m, "db")), Some(2000.0));
+        assert!(overloaded(&m, &s, id(&m, "db")));
     }
 }
