@@ -158,16 +158,26 @@ fn one_instance_can_be_lost() {
 fn a_count_must_fit_the_component() {
     let text = "system: s\ncomponents:\n  api: {instances: 4}\n";
     for (lose, says) in [
-        ("api:5", "--lose `api:5`: api has 4 instances"),
+        (&["api:5"][..], "--lose `api:5`: api has 4 instances"),
         (
-            "api:0",
+            &["api:0"],
             "the count after `:` must be a whole number above 0",
         ),
-        ("apx:1", "no component is called `apx`"),
+        (&["apx:1"], "no component is called `apx`"),
+        // 3 + 2 = 5 > 4: repeated counts add up (they were each checked
+        // alone, and 5 of 4 silently became 4).
+        (
+            &["api:3", "api:2"],
+            "--lose `api:2`: api has 4 instances, and earlier --lose arguments already take 3",
+        ),
+        (
+            &["api", "api:1"],
+            "--lose `api:1`: api has 4 instances, and earlier --lose arguments already take 4",
+        ),
     ] {
         let args = WhatIfArgs {
             model: "api.yaml".to_owned(),
-            lose: vec![lose.to_owned()],
+            lose: lose.iter().map(|l| (*l).to_owned()).collect(),
             cold: false,
             scale_load: None,
             set: Vec::new(),
@@ -188,8 +198,22 @@ fn a_count_must_fit_the_component() {
         };
         assert_eq!(outcome, Outcome::Invalid);
         let err = String::from_utf8(err).unwrap();
-        assert!(err.contains(says), "{lose}: {err}");
+        assert!(err.contains(says), "{lose:?}: {err}");
     }
+}
+
+#[test]
+fn repeated_counts_of_one_component_add_up() {
+    let text = "system: s\ncomponents:\n  api: {instances: 4, capacity: 100, load: 150}\n";
+    // 1 + 1 = 2 of 4 lost: 150 / (2 × 100) = 75%.
+    let (_, out) = what_if("api.yaml", text, &["api:1", "api:1"], false);
+    assert_eq!(out["after"]["state"]["api"]["instances_up"], 2);
+    assert_eq!(out["after"]["state"]["api"]["utilization"], 0.75);
+    // 2 + 2 = all 4: api is the scenario itself, nothing about it is
+    // introduced (its overload or spof would be the loss restated).
+    let (_, out) = what_if("api.yaml", text, &["api:2", "api:2"], false);
+    assert_eq!(out["after"]["state"]["api"]["instances_up"], 0);
+    assert_eq!(ids(&out["introduced"]), Vec::<&str>::new());
 }
 
 #[test]
@@ -299,7 +323,8 @@ proptest! {
                     if !edge.targets.contains(&id) { continue; }
                     let Some(before) = intact.of(caller).offered else { continue };
                     let now = if state.of(caller).running { state.of(caller).offered.unwrap_or(0.0) } else { 0.0 };
-                    let cache_lost = cold || edge.cached_by.is_some_and(|c| !state.of(c).running);
+                    // A cache that is down (lost, or through a dependency) answers no hits.
+                    let cache_lost = cold || edge.cached_by.is_some_and(|c| !state.of(c).up);
                     let hit_now = if cache_lost { 0.0 } else { edge.hit_rate.unwrap_or(0.0) };
                     expected += now * edge.calls * (1.0 - hit_now)
                         - before * edge.calls * (1.0 - edge.hit_rate.unwrap_or(0.0));
