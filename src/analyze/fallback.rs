@@ -313,7 +313,9 @@ mod tests {
         .findings;
         assert_eq!(found.len(), 1);
         assert!(
-            found[0].message.contains("from cell-a (1200): 5 × 200 = 1000 < 1200"),
+            found[0]
+                .message
+                .contains("from cell-a (1200): 5 × 200 = 1000 < 1200"),
             "{}",
             found[0].message
         );

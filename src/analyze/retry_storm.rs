@@ -35,8 +35,9 @@ fn storm(model: &Model, path: &CallPath, figures: &Storm, critical: f64) -> Find
             number(flow),
             model.component(caller).name
         ),
-        _ => "the caller's load is unknown, so all of it is taken to come over this path"
-            .to_owned(),
+        _ => {
+            "the caller's load is unknown, so all of it is taken to come over this path".to_owned()
+        }
     };
     let curve = if critical > 0.0 {
         format!(

@@ -316,17 +316,22 @@ impl State {
                 let before =
                     carried(intact_caller * factor, edge, edge.hit_rate) * intact_share(edge);
                 let after = self.sent(model, caller, edge, id);
-                // Equal flows change nothing, also when both overflowed to ∞
-                // (∞ − ∞ would be NaN, which `max` turns into 0).
-                if after != before {
-                    delta += after - before;
+                // ∞ − ∞ (a flow that overflowed, before and now) is no
+                // change, not NaN, which `max` below would turn into 0.
+                let change = after - before;
+                if !change.is_nan() {
+                    delta += change;
                 }
             }
             let offered = base.map(|b| {
                 let sum = b + delta + failover_in[id.0];
                 // ∞ − ∞ between two changed flows: the load is beyond any
                 // capacity either way.
-                if sum.is_nan() { f64::INFINITY } else { sum.max(0.0) }
+                if sum.is_nan() {
+                    f64::INFINITY
+                } else {
+                    sum.max(0.0)
+                }
             });
             self.components[id.0].offered =
                 offered.or_else(|| (failover_in[id.0] > 0.0).then_some(failover_in[id.0]));
@@ -372,8 +377,7 @@ impl State {
                 share
             }
         };
-        let cache_lost =
-            self.cold || edge.cached_by.is_some_and(|cache| !self.of(cache).up);
+        let cache_lost = self.cold || edge.cached_by.is_some_and(|cache| !self.of(cache).up);
         let hit_rate = if cache_lost { None } else { edge.hit_rate };
         carried(load, edge, hit_rate) * share
     }

@@ -406,6 +406,7 @@ fn storm_loads(row: &serde_json::Value) -> Vec<f64> {
 }
 
 #[test]
+#[allow(clippy::float_cmp, reason = "whole numbers, exact in f64")]
 fn a_retry_storm_amplifies_the_load_its_path_sends() {
     let run = crate::check("events.yaml", EVENTS, nines::cli::Format::Json);
     let json: serde_json::Value =
