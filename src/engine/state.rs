@@ -25,7 +25,7 @@
 //!   and makes its own (it fails them), so its flows continue; it carries no
 //!   load in [`State::load`] because it serves nothing.
 //! - A component that is not running sends nothing downstream. Its offered
-//!   load moves to the first running component along its `failover_to`
+//!   load moves to the first component that is up along its `failover_to`
 //!   chain, or is left unserved. An `any_of`/`at_least` edge skips a target
 //!   that is not running and has no `failover_to` (the caller spreads over
 //!   the others); a target with `failover_to` keeps its share, which its
@@ -383,7 +383,7 @@ impl State {
     }
 
     /// Where the load of each component that is not running goes: the
-    /// first running component along its `failover_to` chain.
+    /// first component that is up along its `failover_to` chain.
     fn failovers(
         &self,
         model: &Model,
@@ -425,7 +425,9 @@ fn needed(model: &Model, flow: &Flow, id: ComponentId) -> bool {
             .any(|&(caller, e)| !model.component(caller).depends_on[e].degradable)
 }
 
-/// The first running component along `id`'s `failover_to` chain.
+/// The first component that is up along `id`'s `failover_to` chain: a
+/// target that runs but is down through a dependency would fail the load it
+/// takes over, so the chain passes it as it passes a lost one.
 fn failover_target(model: &Model, state: &State, id: ComponentId) -> Option<ComponentId> {
     let mut next = model.component(id).failover_to;
     let mut hops = 0;
@@ -433,7 +435,7 @@ fn failover_target(model: &Model, state: &State, id: ComponentId) -> Option<Comp
         if to == id || hops > model.components.len() {
             return None;
         }
-        if state.of(to).running {
+        if state.of(to).up {
             return Some(to);
         }
         next = model.component(to).failover_to;
@@ -630,5 +632,28 @@ mod tests {
         assert!(s.of(id(&m, "cache")).running && !s.of(id(&m, "cache")).up);
         assert_eq!(s.load(id(&m, "db")), Some(2000.0));
         assert!(overloaded(&m, &s, id(&m, "db")));
+    }
+
+    #[test]
+    fn failover_passes_a_target_that_is_down_through_its_dependency() {
+        // cell-a lost, db-b lost: cell-b runs but is down, so cell-a's 600
+        // goes on to cell-c (100 + 600 = 700 of 1000), not into cell-b where
+        // it would be failed; cell-b's own 300 reaches lost db-b: unserved.
+        let m = model(
+            "system: s\nentrypoints: [cell-a, cell-b]\ncomponents:\n  cell-a: {instances: 5, capacity: 200, load: 600, failover_to: cell-b, depends_on: [db-a]}\n  cell-b: {instances: 5, capacity: 200, load: 300, failover_to: cell-c, depends_on: [db-b]}\n  cell-c: {instances: 5, capacity: 200, load: 100}\n  db-a: {instances: 2}\n  db-b: {instances: 2}\n",
+        );
+        let flow = Flow::new(&m);
+        let s = State::new(
+            &m,
+            &flow,
+            &Scenario {
+                failed_instances: vec![(id(&m, "cell-a"), 5), (id(&m, "db-b"), 2)],
+                ..Scenario::default()
+            },
+        );
+        assert_eq!(s.load(id(&m, "cell-c")), Some(700.0));
+        assert_eq!(s.of(id(&m, "cell-b")).offered, Some(300.0));
+        assert_eq!(s.moves, [(id(&m, "cell-a"), id(&m, "cell-c"), 600.0)]);
+        assert_eq!(s.unserved, 300.0);
     }
 }
