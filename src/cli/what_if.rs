@@ -289,15 +289,40 @@ fn lose(model: &Model, args: &[String], phrases: &mut Vec<String>) -> Result<Los
         if let Some(c) = model.components.iter().position(|c| c.name == name) {
             let component = &model.components[c];
             let n = count.unwrap_or(component.instances);
-            if n > component.instances {
-                return Err(format!(
-                    "--lose `{arg}`: {name} has {} instance{}",
-                    component.instances,
-                    if component.instances == 1 { "" } else { "s" }
-                ));
+            // Earlier `--lose` arguments of the same component add up.
+            let earlier = lost
+                .scenario
+                .failed_instances
+                .iter()
+                .position(|(id, _)| id.0 == c);
+            let before = earlier.map_or(0, |at| lost.scenario.failed_instances[at].1);
+            if n > component.instances - before {
+                let plural = |k: u32| if k == 1 { "" } else { "s" };
+                return Err(if before == 0 {
+                    format!(
+                        "--lose `{arg}`: {name} has {} instance{}",
+                        component.instances,
+                        plural(component.instances)
+                    )
+                } else {
+                    format!(
+                        "--lose `{arg}`: {name} has {} instance{}, and earlier --lose arguments already take {before}",
+                        component.instances,
+                        plural(component.instances)
+                    )
+                });
             }
-            lost.scenario.failed_instances.push((ComponentId(c), n));
-            if n == component.instances {
+            match earlier {
+                Some(at) => lost.scenario.failed_instances[at].1 += n,
+                None => lost.scenario.failed_instances.push((ComponentId(c), n)),
+            }
+            if before + n == component.instances && before > 0 {
+                lost.names.push(name.to_owned());
+                phrases.push(format!(
+                    "lose {n} more of {} instances of {name} (all of them)",
+                    component.instances
+                ));
+            } else if n == component.instances {
                 lost.names.push(name.to_owned());
                 phrases.push(format!("lose {name} (component)"));
             } else {
