@@ -184,9 +184,21 @@ pub fn what_if_source(
                 .position(|c| c.name == subject)
                 .is_some_and(|c| !after_state.of(ComponentId(c)).up)
     };
+    // A headroom finding about losing a domain that the change made a single
+    // point of failure (losing z1 leaves everything in z2) is superseded by
+    // that introduced spof, not resolved: the risk grew.
+    let superseded = |id: &str| {
+        let mut parts = id.splitn(3, '/');
+        parts.next() == Some("headroom")
+            && parts.next().is_some()
+            && parts.next().is_some_and(|lost| {
+                lost.split('+')
+                    .any(|d| introduced.binary_search(&format!("spof/{d}")).is_ok())
+            })
+    };
     let resolved: Vec<String> = before_ids
         .iter()
-        .filter(|id| after_ids.binary_search(id).is_err() && !taken_down(id))
+        .filter(|id| after_ids.binary_search(id).is_err() && !taken_down(id) && !superseded(id))
         .cloned()
         .collect();
     let mut outcome = WhatIf {

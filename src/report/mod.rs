@@ -131,10 +131,11 @@ impl AvailabilityRow {
         if !self.caveats.is_empty() {
             why.push("assumes instant failover".to_owned());
         }
+        let figure = crate::human::availability(a);
         if why.is_empty() {
-            format!("{:.6}%{bounded}", a * 100.0)
+            format!("{figure}{bounded}")
         } else {
-            format!("≤ {:.6}%{bounded}, {}", a * 100.0, why.join(", "))
+            format!("≤ {figure}{bounded}, {}", why.join(", "))
         }
     }
 

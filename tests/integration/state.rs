@@ -82,6 +82,22 @@ fn losing_one_of_two_zones_makes_the_other_a_spof_and_one_instance_too_many() {
 }
 
 #[test]
+fn a_zone_loss_that_became_a_spof_is_not_resolved_headroom() {
+    let text = "system: s\ndomains: {z1: {kind: zone}, z2: {kind: zone}}\ncomponents:\n  api: {instances: 4, placement: [z1, z2], capacity: 100, load: 300}\n";
+    let (_, out) = what_if("two-zones-hot.yaml", text, &["z1"], false);
+    // Before: losing z2 leaves 2 of 4: 300 / (2 × 100) = 150% (headroom/api/z2).
+    // After z1: 300 / 200 = 150% now (overload/api), and losing z2 takes all
+    // of api (spof/z2): the headroom risk became a total loss, it was not
+    // resolved. One more instance lost: 300 / (1 × 100) = 300%
+    // (headroom/api/instance; before, 300 / (3 × 100) = 100% passed).
+    assert_eq!(
+        ids(&out["introduced"]),
+        ["headroom/api/instance", "overload/api", "spof/z2"]
+    );
+    assert_eq!(ids(&out["resolved"]), Vec::<&str>::new());
+}
+
+#[test]
 fn losing_a_zone_leaves_a_two_instance_database_single() {
     let text = "system: s\ndomains: {z1: {kind: zone}, z2: {kind: zone}, z3: {kind: zone}}\nentrypoints: [web]\ncomponents:\n  web: {instances: 3, placement: [z1, z2, z3], depends_on: [db]}\n  db: {instances: 2, placement: [z1, z2]}\n";
     let (_, out) = what_if("three-zones.yaml", text, &["z1"], false);
