@@ -96,6 +96,22 @@ pub fn percent(ratio: f64, digits: u32) -> String {
     format!("{}%", significant(ratio * 100.0, digits))
 }
 
+/// An availability as a percentage with six decimals (`99.950000%`), and
+/// more where six would round a figure below 1 up to `100.000000%`
+/// (`0.999999999` → `99.9999999%`): a figure that is not 100% never reads
+/// as 100%.
+#[must_use]
+pub fn availability(a: f64) -> String {
+    for decimals in 6..=12 {
+        let text = format!("{:.*}", decimals, a * 100.0);
+        if a >= 1.0 || !text.starts_with("100.") {
+            return format!("{text}%");
+        }
+    }
+    // Closer to 1 than 12 decimals show: the largest figure below 100%.
+    "99.999999999999%".to_owned()
+}
+
 /// An availability gain as percentage points for prose, one significant
 /// figure: `+0.05%` for `4.99e-4`, `+0.0001%` for `1e-6`, `+8 × 10⁻⁸%` for
 /// `7.6e-10`.
@@ -168,6 +184,16 @@ pub fn probability(p: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_availability_below_one_never_reads_as_a_hundred_percent() {
+        // 1 − 1e-6 × 1e-3 = 0.999999999: six decimals round to 100.000000,
+        // seven show 99.9999999.
+        assert_eq!(availability(0.999_999_999), "99.9999999%");
+        assert_eq!(availability(0.9995), "99.950000%");
+        assert_eq!(availability(1.0), "100.000000%");
+        assert_eq!(availability(1.0 - 1e-15), "99.999999999999%");
+    }
 
     #[test]
     fn significant_figures_read_like_a_person_wrote_them() {

@@ -19,6 +19,7 @@ use std::sync::Arc;
 
 use super::wording::{number, percent};
 use crate::analyze::results::{Report, RetryPath, StormPoint};
+use crate::engine::state::State;
 use crate::model::{ComponentId, Edge, Model, Span};
 
 /// The most paths visited (all entrypoints together).
@@ -101,6 +102,12 @@ impl<'a> CallPath<'a> {
     /// The last hop's edge.
     fn last_edge(&self) -> Option<&'a Edge> {
         self.hop.edge
+    }
+
+    /// The caller of the last hop and the edge it calls it over; `None` for
+    /// a path of the entrypoint alone.
+    pub fn last_edge_from(&self) -> Option<(ComponentId, &'a Edge)> {
+        Some((self.hop.before.as_ref()?.component, self.hop.edge?))
     }
 
     /// Hops that retry before the last one.
@@ -379,30 +386,88 @@ fn name_order(model: &Model, keys: &HashMap<(usize, ComponentId), usize>) -> Vec
     order
 }
 
-/// `L × (1 − f) + L × f × A`.
-pub(crate) fn storm_load(load: f64, failure_rate: f64, amplification: f64) -> f64 {
-    load * (1.0 - failure_rate) + load * failure_rate * amplification
+/// The storm figures of one path in one state: the load `L` on its last
+/// hop, the part `F` of it that this path sends (the flow over its last
+/// edge), and the capacity `C` of the instances up.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Storm {
+    /// The last hop's load in the state.
+    pub load: f64,
+    /// What the path sends into it: the state's flow over the last edge
+    /// (`caller load × calls × (1 − hit rate)`), at most `load`; all of
+    /// `load` when the caller's load is unknown.
+    pub flow: f64,
+    /// Whether `flow` is the edge's flow (`false`: the caller's load is
+    /// unknown, so the path is taken to send all of `load`).
+    pub flow_known: bool,
+    /// The capacity of the instances up.
+    pub capacity: f64,
 }
 
-/// `(C / L − 1) / (A − 1)`: the failure rate from which retries alone push
-/// a component with load `L` and capacity `C` over capacity; 0 when it is
-/// over capacity already, `None` without retries or without load.
-pub(crate) fn critical_failure_rate(load: f64, capacity: f64, amplification: f64) -> Option<f64> {
-    if amplification <= 1.0 || load <= 0.0 {
+impl Storm {
+    /// The figures of `path` in `state`, for a running last hop with
+    /// `capacity` and a known load.
+    pub(crate) fn of(model: &Model, state: &State, path: &CallPath) -> Option<Self> {
+        let id = path.last();
+        if !state.of(id).running {
+            return None;
+        }
+        let capacity = state.capacity(model, id)?;
+        let load = state.of(id).offered?;
+        let flow = path
+            .last_edge_from()
+            .and_then(|(caller, edge)| state.edge_flow(model, caller, edge, id));
+        Some(Self {
+            load,
+            flow: flow.map_or(load, |f| f.min(load)),
+            flow_known: flow.is_some(),
+            capacity,
+        })
+    }
+
+    /// The last hop's load when a share `f` of the path's attempts fail.
+    pub(crate) fn load_at(&self, failure_rate: f64, amplification: f64) -> f64 {
+        storm_load(self.load, self.flow, failure_rate, amplification)
+    }
+
+    /// The failure rate from which the path's retries overload the last hop.
+    pub(crate) fn critical(&self, amplification: f64) -> Option<f64> {
+        critical_failure_rate(self.load, self.flow, self.capacity, amplification)
+    }
+}
+
+/// `L + F × f × (A − 1)`: the rest of the load `L − F` as it is, and the
+/// path's flow `F` as `F × (1 − f) + F × f × A` (the calls that succeed,
+/// plus the failed ones multiplied by their attempts).
+pub(crate) fn storm_load(load: f64, flow: f64, failure_rate: f64, amplification: f64) -> f64 {
+    load + flow * failure_rate * (amplification - 1.0)
+}
+
+/// `(C − L) / (F × (A − 1))`: the failure rate from which the retries of a
+/// path sending `F` of a component's load `L` push it over its capacity
+/// `C`; 0 when it is over capacity already, `None` without retries or when
+/// the path sends nothing. With `F = L` this is `(C / L − 1) / (A − 1)`.
+pub(crate) fn critical_failure_rate(
+    load: f64,
+    flow: f64,
+    capacity: f64,
+    amplification: f64,
+) -> Option<f64> {
+    if amplification <= 1.0 || flow <= 0.0 {
         return None;
     }
     if capacity < load {
         return Some(0.0);
     }
-    Some((capacity / load - 1.0) / (amplification - 1.0))
+    Some((capacity - load) / (flow * (amplification - 1.0)))
 }
 
 /// One report row per path that amplifies (`A > 1`), worst first (then by
 /// name); when the walk was truncated, one per last hop (the worst path
 /// visited into it). At most [`MAX_ROWS`] rows and [`MAX_ROW_NAMES`] names in
 /// all (the worst path is always listed); the second value counts the
-/// rows left out.
-pub(crate) fn rows(model: &Model, paths: &CallPaths) -> (Vec<RetryPath>, usize) {
+/// rows left out. Loads and capacities are those of `state`.
+pub(crate) fn rows(model: &Model, state: &State, paths: &CallPaths) -> (Vec<RetryPath>, usize) {
     let mut candidates: Vec<&CallPath> = paths
         .paths
         .iter()
@@ -428,24 +493,21 @@ pub(crate) fn rows(model: &Model, paths: &CallPaths) -> (Vec<RetryPath>, usize) 
             break;
         }
         names += p.len;
-        let last = model.component(p.last());
-        let figures = last
-            .capacity
-            .map(|c| (c.load, c.per_instance * f64::from(last.instances)));
+        let storm = Storm::of(model, state, p);
         rows.push(RetryPath {
             path: p.names(model),
             amplification: p.amplification,
             retrying_hops: p.retrying,
-            critical_failure_rate: figures
-                .and_then(|(load, cap)| critical_failure_rate(load, cap, p.amplification)),
-            load: figures.map(|(load, _)| load),
-            capacity: figures.map(|(_, cap)| cap),
-            storm_load: figures.map_or_else(Vec::new, |(load, _)| {
+            critical_failure_rate: storm.and_then(|s| s.critical(p.amplification)),
+            load: storm.map(|s| s.load),
+            flow: storm.map(|s| s.flow),
+            capacity: storm.map(|s| s.capacity),
+            storm_load: storm.map_or_else(Vec::new, |s| {
                 STORM_RATES
                     .iter()
                     .map(|&f| StormPoint {
                         failure_rate: f,
-                        load: storm_load(load, f, p.amplification),
+                        load: s.load_at(f, p.amplification),
                     })
                     .collect()
             }),
@@ -456,9 +518,9 @@ pub(crate) fn rows(model: &Model, paths: &CallPaths) -> (Vec<RetryPath>, usize) 
 }
 
 /// Fills the report's `retries` section once, whichever retry rule runs first.
-pub(crate) fn fill(model: &Model, paths: &CallPaths, report: &mut Report) {
+pub(crate) fn fill(model: &Model, state: &State, paths: &CallPaths, report: &mut Report) {
     if report.retries.is_empty() {
-        (report.retries, report.retries_omitted) = rows(model, paths);
+        (report.retries, report.retries_omitted) = rows(model, state, paths);
         report.retries_truncated = paths.truncated;
     }
 }
@@ -470,6 +532,10 @@ mod tests {
 
     fn model(text: &str) -> Model {
         crate::model::parse(text).unwrap_or_else(|p| panic!("{p:#?}"))
+    }
+
+    fn intact(m: &Model) -> State {
+        State::intact(m, &crate::engine::state::Flow::new(m))
     }
 
     #[test]
@@ -491,7 +557,7 @@ components:
         assert!((paths.paths[2].amplification - 27.0).abs() < 1e-9);
         assert!((paths.paths[2].previous_amplification - 9.0).abs() < 1e-9);
         assert_eq!(paths.paths[2].retrying, 3);
-        let (rows, omitted) = rows(&m, &paths);
+        let (rows, omitted) = rows(&m, &intact(&m), &paths);
         assert_eq!(omitted, 0);
         assert_eq!(rows[0].path, ["lb", "api", "svc", "db"]);
         // (100 / 50 − 1) / (27 − 1) = 1 / 26 = 0.0385
@@ -569,7 +635,7 @@ components:
         let paths = walk(&m);
         assert!(paths.truncated);
         assert_eq!(paths.paths.len(), MAX_PATHS);
-        let (rows, _) = rows(&m, &paths);
+        let (rows, _) = rows(&m, &intact(&m), &paths);
         // Depth first: the deepest path, 29 retrying hops, 2^29, comes first.
         assert!((rows[0].amplification - 2f64.powi(29)).abs() < 1.0);
         // Aggregated per last hop: at most one row per component but l0a.
@@ -607,10 +673,14 @@ components:
 
     #[test]
     fn critical_rate_edges() {
-        assert_eq!(critical_failure_rate(100.0, 110.0, 1.0), None);
-        assert_eq!(critical_failure_rate(0.0, 110.0, 3.0), None);
-        assert_eq!(critical_failure_rate(120.0, 110.0, 3.0), Some(0.0));
+        assert_eq!(critical_failure_rate(100.0, 100.0, 110.0, 1.0), None);
+        assert_eq!(critical_failure_rate(0.0, 0.0, 110.0, 3.0), None);
+        assert_eq!(critical_failure_rate(120.0, 120.0, 110.0, 3.0), Some(0.0));
         // (110 / 100 − 1) / (3 − 1) = 0.05
-        assert!((critical_failure_rate(100.0, 110.0, 3.0).unwrap() - 0.05).abs() < 1e-12);
+        assert!((critical_failure_rate(100.0, 100.0, 110.0, 3.0).unwrap() - 0.05).abs() < 1e-12);
+        // Half of the 100 over the path: (110 − 100) / (50 × (3 − 1)) = 0.1
+        assert!((critical_failure_rate(100.0, 50.0, 110.0, 3.0).unwrap() - 0.1).abs() < 1e-12);
+        // The path sends nothing (its caller is down): no storm from it.
+        assert_eq!(critical_failure_rate(100.0, 0.0, 110.0, 3.0), None);
     }
 }

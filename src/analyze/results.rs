@@ -114,10 +114,11 @@ impl AvailabilityRow {
         if !self.caveats.is_empty() {
             why.push("assumes instant failover".to_owned());
         }
+        let figure = crate::human::availability(a);
         if why.is_empty() {
-            format!("{:.6}%{bounded}", a * 100.0)
+            format!("{figure}{bounded}")
         } else {
-            format!("≤ {:.6}%{bounded}, {}", a * 100.0, why.join(", "))
+            format!("≤ {figure}{bounded}, {}", why.join(", "))
         }
     }
 
@@ -223,10 +224,15 @@ pub struct RetryPath {
     /// even a 100% failure rate stays within capacity.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub critical_failure_rate: Option<f64>,
-    /// The last hop's steady (peak) load.
+    /// The last hop's steady (peak) load in the checked state.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub load: Option<f64>,
-    /// The last hop's total capacity.
+    /// The part of `load` this path sends: the flow over its last edge
+    /// (`caller load × calls × (1 − hit_rate)`), or all of `load` when the
+    /// caller's load is unknown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub flow: Option<f64>,
+    /// The last hop's capacity (of the instances up).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub capacity: Option<f64>,
     /// Load on the last hop at 1%, 5%, 25% and 100% failure.
@@ -259,7 +265,8 @@ pub struct LatencyRow {
 pub struct StormPoint {
     /// Share of attempts that fail.
     pub failure_rate: f64,
-    /// `L × (1 − f) + L × f × A`.
+    /// `L + F × f × (A − 1)`: the path's flow `F` amplified, the rest of
+    /// the load `L` as it is.
     pub load: f64,
 }
 

@@ -175,9 +175,21 @@ pub fn what_if_source(
                 .position(|c| c.name == subject)
                 .is_some_and(|c| !after_state.of(ComponentId(c)).up)
     };
+    // A headroom finding about losing a domain that the change made a single
+    // point of failure (losing z1 leaves everything in z2) is superseded by
+    // that introduced spof, not resolved: the risk grew.
+    let superseded = |id: &str| {
+        let mut parts = id.splitn(3, '/');
+        parts.next() == Some("headroom")
+            && parts.next().is_some()
+            && parts.next().is_some_and(|lost| {
+                lost.split('+')
+                    .any(|d| introduced.binary_search(&format!("spof/{d}")).is_ok())
+            })
+    };
     let resolved: Vec<String> = before_ids
         .iter()
-        .filter(|id| after_ids.binary_search(id).is_err() && !taken_down(id))
+        .filter(|id| after_ids.binary_search(id).is_err() && !taken_down(id) && !superseded(id))
         .cloned()
         .collect();
     let mut outcome = WhatIf {
@@ -280,15 +292,40 @@ fn lose(model: &Model, args: &[String], phrases: &mut Vec<String>) -> Result<Los
         if let Some(c) = model.components.iter().position(|c| c.name == name) {
             let component = &model.components[c];
             let n = count.unwrap_or(component.instances);
-            if n > component.instances {
-                return Err(format!(
-                    "--lose `{arg}`: {name} has {} instance{}",
-                    component.instances,
-                    if component.instances == 1 { "" } else { "s" }
-                ));
+            // Earlier `--lose` arguments of the same component add up.
+            let earlier = lost
+                .scenario
+                .failed_instances
+                .iter()
+                .position(|(id, _)| id.0 == c);
+            let before = earlier.map_or(0, |at| lost.scenario.failed_instances[at].1);
+            if n > component.instances - before {
+                let plural = |k: u32| if k == 1 { "" } else { "s" };
+                return Err(if before == 0 {
+                    format!(
+                        "--lose `{arg}`: {name} has {} instance{}",
+                        component.instances,
+                        plural(component.instances)
+                    )
+                } else {
+                    format!(
+                        "--lose `{arg}`: {name} has {} instance{}, and earlier --lose arguments already take {before}",
+                        component.instances,
+                        plural(component.instances)
+                    )
+                });
             }
-            lost.scenario.failed_instances.push((ComponentId(c), n));
-            if n == component.instances {
+            match earlier {
+                Some(at) => lost.scenario.failed_instances[at].1 += n,
+                None => lost.scenario.failed_instances.push((ComponentId(c), n)),
+            }
+            if before + n == component.instances && before > 0 {
+                lost.names.push(name.to_owned());
+                phrases.push(format!(
+                    "lose {n} more of {} instances of {name} (all of them)",
+                    component.instances
+                ));
+            } else if n == component.instances {
                 lost.names.push(name.to_owned());
                 phrases.push(format!("lose {name} (component)"));
             } else {

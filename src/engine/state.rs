@@ -12,7 +12,8 @@
 //! **Load flow.** An edge carries `caller load × calls × (1 − hit_rate)`,
 //! split evenly over the targets of an `any_of` or `at_least` edge. The
 //! hit rate is 0 when caches are cold or when the edge's `cached_by` cache
-//! is not running. In the intact state a component's load is its written
+//! is down (not running, or a required dependency of it is down: a cache
+//! that fails its calls answers no hits). In the intact state a component's load is its written
 //! `load`, or, when none is written, the sum of what its callers send it
 //! (unknown when no caller has a known load). In a scenario a component is
 //! offered its intact load plus the change of its in-flows, in dependency
@@ -24,7 +25,7 @@
 //!   and makes its own (it fails them), so its flows continue; it carries no
 //!   load in [`State::load`] because it serves nothing.
 //! - A component that is not running sends nothing downstream. Its offered
-//!   load moves to the first running component along its `failover_to`
+//!   load moves to the first component that is up along its `failover_to`
 //!   chain, or is left unserved. An `any_of`/`at_least` edge skips a target
 //!   that is not running and has no `failover_to` (the caller spreads over
 //!   the others); a target with `failover_to` keeps its share, which its
@@ -197,6 +198,8 @@ pub struct State {
     pub unserved: f64,
     /// Failover moves: (from, to, load).
     pub moves: Vec<(ComponentId, ComponentId, f64)>,
+    /// Whether every cache is cold in this state.
+    cold: bool,
 }
 
 impl State {
@@ -224,6 +227,7 @@ impl State {
             components,
             unserved: 0.0,
             moves: Vec::new(),
+            cold: scenario.cold,
         };
         state.flow_loads(model, flow, scenario);
         state
@@ -285,7 +289,7 @@ impl State {
     fn flow_loads(&mut self, model: &Model, flow: &Flow, scenario: &Scenario) {
         let mut failover_in = vec![0.0_f64; model.components.len()];
         for _round in 0..=model.components.len() {
-            self.offer(model, flow, scenario, &failover_in);
+            self.offer(model, flow, scenario.load_factor, &failover_in);
             let (next, moves, unserved) = self.failovers(model, flow);
             self.moves = moves;
             self.unserved = unserved;
@@ -297,8 +301,7 @@ impl State {
     }
 
     /// One pass over the dependency order.
-    fn offer(&mut self, model: &Model, flow: &Flow, scenario: &Scenario, failover_in: &[f64]) {
-        let factor = scenario.load_factor;
+    fn offer(&mut self, model: &Model, flow: &Flow, factor: f64, failover_in: &[f64]) {
         for &id in &flow.order {
             let base = flow.intact[id.0].map(|l| l * factor);
             let mut delta = 0.0;
@@ -312,24 +315,47 @@ impl State {
                 let edge = &model.component(caller).depends_on[e];
                 let before =
                     carried(intact_caller * factor, edge, edge.hit_rate) * intact_share(edge);
-                let after = self.sent(model, scenario, caller, edge, id);
-                delta += after - before;
+                let after = self.sent(model, caller, edge, id);
+                // ∞ − ∞ (a flow that overflowed, before and now) is no
+                // change, not NaN, which `max` below would turn into 0.
+                let change = after - before;
+                if !change.is_nan() {
+                    delta += change;
+                }
             }
-            let offered = base.map(|b| (b + delta + failover_in[id.0]).max(0.0));
+            let offered = base.map(|b| {
+                let sum = b + delta + failover_in[id.0];
+                // ∞ − ∞ between two changed flows: the load is beyond any
+                // capacity either way.
+                if sum.is_nan() {
+                    f64::INFINITY
+                } else {
+                    sum.max(0.0)
+                }
+            });
             self.components[id.0].offered =
                 offered.or_else(|| (failover_in[id.0] > 0.0).then_some(failover_in[id.0]));
         }
     }
 
-    /// What `caller` sends `target` over `edge` in this state.
-    fn sent(
+    /// The flow over one edge in this state: what `caller` sends `target`
+    /// over `edge`, `caller load × calls × (1 − hit rate)` and its share of
+    /// an `any_of`/`at_least` edge; `None` when the caller's load is
+    /// unknown. A caller that is not running sends nothing.
+    #[must_use]
+    pub fn edge_flow(
         &self,
         model: &Model,
-        scenario: &Scenario,
         caller: ComponentId,
         edge: &Edge,
         target: ComponentId,
-    ) -> f64 {
+    ) -> Option<f64> {
+        self.of(caller).offered?;
+        Some(self.sent(model, caller, edge, target))
+    }
+
+    /// What `caller` sends `target` over `edge` in this state.
+    fn sent(&self, model: &Model, caller: ComponentId, edge: &Edge, target: ComponentId) -> f64 {
         let c = self.of(caller);
         let Some(load) = c.offered.filter(|_| c.running) else {
             return 0.0;
@@ -351,14 +377,13 @@ impl State {
                 share
             }
         };
-        let cache_lost =
-            scenario.cold || edge.cached_by.is_some_and(|cache| !self.of(cache).running);
+        let cache_lost = self.cold || edge.cached_by.is_some_and(|cache| !self.of(cache).up);
         let hit_rate = if cache_lost { None } else { edge.hit_rate };
         carried(load, edge, hit_rate) * share
     }
 
     /// Where the load of each component that is not running goes: the
-    /// first running component along its `failover_to` chain.
+    /// first component that is up along its `failover_to` chain.
     fn failovers(
         &self,
         model: &Model,
@@ -400,7 +425,9 @@ fn needed(model: &Model, flow: &Flow, id: ComponentId) -> bool {
             .any(|&(caller, e)| !model.component(caller).depends_on[e].degradable)
 }
 
-/// The first running component along `id`'s `failover_to` chain.
+/// The first component that is up along `id`'s `failover_to` chain: a
+/// target that runs but is down through a dependency would fail the load it
+/// takes over, so the chain passes it as it passes a lost one.
 fn failover_target(model: &Model, state: &State, id: ComponentId) -> Option<ComponentId> {
     let mut next = model.component(id).failover_to;
     let mut hops = 0;
@@ -408,7 +435,7 @@ fn failover_target(model: &Model, state: &State, id: ComponentId) -> Option<Comp
         if to == id || hops > model.components.len() {
             return None;
         }
-        if state.of(to).running {
+        if state.of(to).up {
             return Some(to);
         }
         next = model.component(to).failover_to;
@@ -584,5 +611,74 @@ components:
             (s.load(ComponentId(0)), s.load(ComponentId(1))),
             (Some(30.0), Some(60.0))
         );
+    }
+
+    #[test]
+    fn an_overflowing_flow_stays_infinite_and_is_not_taken_for_zero() {
+        // 1e300 × 1e10 calls overflows to ∞: b and c are offered ∞, never 0
+        // (∞ − ∞ in the change of the in-flows was NaN, and NaN.max(0) = 0).
+        let m = model(
+            "system: s\nentrypoints: [a]\ncomponents:\n  a: {instances: 2, capacity: 1e300, load: 1e300, depends_on: [{target: b, calls: 1e10}]}\n  b: {instances: 2, capacity: 100, depends_on: [{target: c, calls: 2}]}\n  c: {instances: 2, capacity: 100}\n",
+        );
+        let flow = Flow::new(&m);
+        let s = State::intact(&m, &flow);
+        assert_eq!(s.load(ComponentId(1)), Some(f64::INFINITY));
+        assert_eq!(s.load(ComponentId(2)), Some(f64::INFINITY));
+        assert!(overloaded(&m, &s, ComponentId(1)));
+        let lost = State::new(
+            &m,
+            &flow,
+            &Scenario {
+                failed_instances: vec![(ComponentId(0), 1)],
+                ..Scenario::default()
+            },
+        );
+        assert_eq!(lost.load(ComponentId(2)), Some(f64::INFINITY));
+    }
+
+    #[test]
+    fn a_cache_down_through_its_dependency_answers_no_hits() {
+        // cache requires auth; losing auth takes the cache down although its
+        // instances run: web's 2000 × (1 − 0) = 2000 reach db (was 2000 × 25%
+        // = 500, as if the cache still answered 75%).
+        let m = model(
+            "system: s\nentrypoints: [web]\ncomponents:\n  web: {instances: 4, capacity: 1000, load: 2000, depends_on: [{target: cache, degradable: true}, {target: db, hit_rate: 75%, cached_by: cache}]}\n  cache: {instances: 2, depends_on: [auth]}\n  auth: {instances: 2}\n  db: {instances: 2, capacity: 300}\n",
+        );
+        let flow = Flow::new(&m);
+        assert_eq!(State::intact(&m, &flow).load(id(&m, "db")), Some(500.0));
+        let s = State::new(
+            &m,
+            &flow,
+            &Scenario {
+                failed_instances: vec![(id(&m, "auth"), 2)],
+                ..Scenario::default()
+            },
+        );
+        assert!(s.of(id(&m, "cache")).running && !s.of(id(&m, "cache")).up);
+        assert_eq!(s.load(id(&m, "db")), Some(2000.0));
+        assert!(overloaded(&m, &s, id(&m, "db")));
+    }
+
+    #[test]
+    fn failover_passes_a_target_that_is_down_through_its_dependency() {
+        // cell-a lost, db-b lost: cell-b runs but is down, so cell-a's 600
+        // goes on to cell-c (100 + 600 = 700 of 1000), not into cell-b where
+        // it would be failed; cell-b's own 300 reaches lost db-b: unserved.
+        let m = model(
+            "system: s\nentrypoints: [cell-a, cell-b]\ncomponents:\n  cell-a: {instances: 5, capacity: 200, load: 600, failover_to: cell-b, depends_on: [db-a]}\n  cell-b: {instances: 5, capacity: 200, load: 300, failover_to: cell-c, depends_on: [db-b]}\n  cell-c: {instances: 5, capacity: 200, load: 100}\n  db-a: {instances: 2}\n  db-b: {instances: 2}\n",
+        );
+        let flow = Flow::new(&m);
+        let s = State::new(
+            &m,
+            &flow,
+            &Scenario {
+                failed_instances: vec![(id(&m, "cell-a"), 5), (id(&m, "db-b"), 2)],
+                ..Scenario::default()
+            },
+        );
+        assert_eq!(s.load(id(&m, "cell-c")), Some(700.0));
+        assert_eq!(s.of(id(&m, "cell-b")).offered, Some(300.0));
+        assert_eq!(s.moves, [(id(&m, "cell-a"), id(&m, "cell-c"), 600.0)]);
+        assert_eq!(s.unserved, 300.0);
     }
 }

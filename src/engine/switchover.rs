@@ -76,6 +76,12 @@ fn frequency(model: &Model, active: ComponentId) -> Result<f64, Vec<String>> {
         let Some(a) = component.availability else {
             continue; // unquantified: reported as such
         };
+        if a <= 0.0 {
+            // Down for good (what-if's lost things are 0): it does not fail
+            // again and again, the standby has taken over. (q / mttr would
+            // count a failure every mttr.)
+            return Ok(0.0);
+        }
         let q = 1.0
             - events::at_least(
                 u64::from(component.instances),
@@ -105,6 +111,12 @@ fn frequency(model: &Model, active: ComponentId) -> Result<f64, Vec<String>> {
                 lost_with.insert(index);
             }
         }
+    }
+    if lost_with
+        .iter()
+        .any(|&index| model.domains[index].availability == Some(0.0))
+    {
+        return Ok(0.0); // lost for good: as for a component above
     }
     for index in lost_with {
         let domain = &model.domains[index];
@@ -183,6 +195,44 @@ components:
             cost.unavailability
         );
         assert!(cost.caveats.is_empty());
+    }
+
+    #[test]
+    fn an_active_side_down_for_good_costs_no_switchovers() {
+        // What-if marks a lost component or zone with availability 0. a at 0
+        // with mttr 1h would give (1 − 0) / 1h = 1 failure an hour × 10m =
+        // 0.1667 of unavailability; it is down for good and b has taken
+        // over: no switchover cost and no caveat.
+        let text = "system: s\ndomains: {z1: {kind: zone, availability: 99.95%, mttr: 1h}}\ncomponents:\n  api: {depends_on: [{any_of: [a, b], switchover: 10m}]}\n  a: {availability: 0%, mttr: 1h, placement: [z1]}\n  b: {availability: 99.9%}\n";
+        let m = model(text);
+        let cost = cost(&m, m.component_ids());
+        assert!(cost.unavailability.abs() < 1e-15, "{}", cost.unavailability);
+        assert!(cost.caveats.is_empty());
+        // The same with the zone lost instead: z1 at 0 holds all of a.
+        let m = model(
+            &text
+                .replace(
+                    "availability: 0%, mttr: 1h, ",
+                    "availability: 99.9%, mttr: 1h, ",
+                )
+                .replace(
+                    "availability: 99.95%, mttr: 1h",
+                    "availability: 0%, mttr: 1h",
+                ),
+        );
+        let cost = super::cost(&m, m.component_ids());
+        assert!(cost.unavailability.abs() < 1e-15, "{}", cost.unavailability);
+        // Intact, the zone and a count: (1e-3 + 5e-4) / 1h × 1/6 h = 2.5e-4.
+        let m = model(&text.replace(
+            "availability: 0%, mttr: 1h, ",
+            "availability: 99.9%, mttr: 1h, ",
+        ));
+        let cost = super::cost(&m, m.component_ids());
+        assert!(
+            (cost.unavailability - 2.5e-4).abs() < 1e-12,
+            "{}",
+            cost.unavailability
+        );
     }
 
     #[test]

@@ -251,8 +251,9 @@ pub(crate) fn row_downtime(row: &super::AvailabilityRow, seconds: Option<f64>) -
     match seconds {
         None => "n/a".to_owned(),
         Some(s) if !row.upper_bound() => downtime(s),
-        // A floor of 0s says nothing: the unknown part is all there is.
-        Some(s) if downtime(s) == "0s" => "unknown".to_owned(),
+        // A floor under a second says nothing ("≥ <1s"): the unknown part
+        // is all there is.
+        Some(s) if matches!(downtime(s).as_str(), "0s" | "<1s") => "unknown".to_owned(),
         Some(s) => format!("≥ {}", downtime(s)),
     }
 }

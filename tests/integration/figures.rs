@@ -399,3 +399,30 @@ components:
         run.stderr
     );
 }
+
+#[test]
+fn a_nine_nines_bound_reads_below_a_hundred_percent_and_its_floor_as_unknown() {
+    // api needs a or b (a 99.9%, b 99.9999%), b a standby whose switchover
+    // frequency is unknown (a has no mttr): 1 − 1e-3 × 1e-6 = 0.999999999,
+    // an upper bound that assumes instant failover. Six decimals would round
+    // it to 100.000000%; it reads 99.9999999%, and its downtime floor,
+    // 1e-9 × 365.25 d = 0.03 s a year, is not "≥ <1s" but unknown (the
+    // switchover the figure leaves out is all there is).
+    let text = "system: s\nobjective: {availability: 99.99%}\ncomponents:\n  api: {availability: 100%, depends_on: [{any_of: [a, b], switchover: 45m}]}\n  a: {availability: 99.9%}\n  b: {availability: 99.9999%}\n";
+    let table = check("figures.yaml", text, Format::Markdown).stdout;
+    assert!(
+        table.contains(
+            "| api | ≤ 99.9999999%, assumes instant failover | ≤ 9.00 | 99.99% | unknown |"
+        ),
+        "{table}"
+    );
+    assert!(!table.contains("100.000000%"), "{table}");
+    assert!(!table.contains("≥ <1s"), "{table}");
+    // The slo warning quotes the same figure, not "reaches 100%".
+    assert!(
+        table.contains(
+            "api reaches 99.9999999% against an objective of 99.99% only if failover is instant"
+        ),
+        "{table}"
+    );
+}

@@ -270,7 +270,7 @@ domains:
 
 #[test]
 fn simulate_bounds_the_trials_and_the_work() {
-    // --trials above 1e9 is refused with exit 2.
+    // --trials above 1e8 is refused with exit 2.
     let out = Command::new(get_cargo_bin("nines"))
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .args([
@@ -282,7 +282,9 @@ fn simulate_bounds_the_trials_and_the_work() {
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("above the limit of 1000000000"));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--trials must be between 1 and 100000000")
+    );
     // A 5,000-wide any_of: 5,001 components and 5,000 links, so 5e8 / 10,001
     // = 49,995 component-trials fit, rounded down to whole chunks of 10,000:
     // 40,000 trials instead of the default 1,000,000.

@@ -82,3 +82,58 @@ fn rare_failures_are_called_too_rare() {
     assert!(text.contains("too rare to measure"), "{text}");
     assert!(!text.contains("interval ["), "{text}");
 }
+
+fn simulate(args: &[&str]) -> std::process::Output {
+    Command::new(get_cargo_bin("nines"))
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .arg("simulate")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_path_without_figures_is_na_not_a_hundred_percent() {
+    // online-boutique: frontend and the 7 services its required paths reach
+    // have no figure (check shows `n/a (8 unquantified)`): simulate must
+    // not print "analytic 100%" nor say "it never fails".
+    let out = simulate(&["models/online-boutique.yaml", "--trials", "10000"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("frontend: analytic n/a (8 unquantified): nothing on its paths has a figure"),
+        "{text}"
+    );
+    assert!(!text.contains("100.00000%"), "{text}");
+    assert!(!text.contains("never fails"), "{text}");
+    let json = simulate(&[
+        "models/online-boutique.yaml",
+        "--trials",
+        "10000",
+        "--format",
+        "json",
+    ]);
+    let value: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(value["frontend"]["analytic"], serde_json::Value::Null);
+    assert_eq!(value["frontend"]["unquantified"], 8);
+}
+
+#[test]
+fn trials_are_bounded_and_the_hint_stays_within_the_bound() {
+    // 10^8 + 1 trials is refused with exit 2 before any work.
+    let out = simulate(&["models/minimal.yaml", "--trials", "100000001"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--trials must be between 1 and 100000000"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // active-passive's gateway: 1 − A ≈ 1e-9, so seeing 10 × 10 failures
+    // takes about 100 / 1e-9 = 1e11 trials, beyond 10^8: no hint to run them.
+    let out = simulate(&["models/active-passive.yaml", "--trials", "10000"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("more than the 100000000 --trials allows"),
+        "{text}"
+    );
+    assert!(!text.contains("run about --trials"), "{text}");
+}

@@ -86,6 +86,22 @@ components:
 }
 
 #[test]
+fn a_zone_loss_that_became_a_spof_is_not_resolved_headroom() {
+    let text = "system: s\ndomains: {z1: {kind: zone}, z2: {kind: zone}}\ncomponents:\n  api: {instances: 4, placement: [z1, z2], capacity: 100, load: 300}\n";
+    let (_, out) = what_if("two-zones-hot.yaml", text, &["z1"], false);
+    // Before: losing z2 leaves 2 of 4: 300 / (2 × 100) = 150% (headroom/api/z2).
+    // After z1: 300 / 200 = 150% now (overload/api), and losing z2 takes all
+    // of api (spof/z2): the headroom risk became a total loss, it was not
+    // resolved. One more instance lost: 300 / (1 × 100) = 300%
+    // (headroom/api/instance; before, 300 / (3 × 100) = 100% passed).
+    assert_eq!(
+        ids(&out["introduced"]),
+        ["headroom/api/instance", "overload/api", "spof/z2"]
+    );
+    assert_eq!(ids(&out["resolved"]), Vec::<&str>::new());
+}
+
+#[test]
 fn losing_a_zone_leaves_a_two_instance_database_single() {
     let text = r"system: s
 domains: {z1: {kind: zone}, z2: {kind: zone}, z3: {kind: zone}}
@@ -174,16 +190,26 @@ components:
   api: {instances: 4}
 ";
     for (lose, says) in [
-        ("api:5", "--lose `api:5`: api has 4 instances"),
+        (&["api:5"][..], "--lose `api:5`: api has 4 instances"),
         (
-            "api:0",
+            &["api:0"],
             "the count after `:` must be a whole number above 0",
         ),
-        ("apx:1", "no component is called `apx`"),
+        (&["apx:1"], "no component is called `apx`"),
+        // 3 + 2 = 5 > 4: repeated counts add up (they were each checked
+        // alone, and 5 of 4 silently became 4).
+        (
+            &["api:3", "api:2"],
+            "--lose `api:2`: api has 4 instances, and earlier --lose arguments already take 3",
+        ),
+        (
+            &["api", "api:1"],
+            "--lose `api:1`: api has 4 instances, and earlier --lose arguments already take 4",
+        ),
     ] {
         let args = WhatIfArgs {
             model: "api.yaml".to_owned(),
-            lose: vec![lose.to_owned()],
+            lose: lose.iter().map(|l| (*l).to_owned()).collect(),
             cold: false,
             scale_load: None,
             set: Vec::new(),
@@ -204,8 +230,22 @@ components:
         };
         assert_eq!(outcome, Outcome::Invalid);
         let err = String::from_utf8(err).unwrap();
-        assert!(err.contains(says), "{lose}: {err}");
+        assert!(err.contains(says), "{lose:?}: {err}");
     }
+}
+
+#[test]
+fn repeated_counts_of_one_component_add_up() {
+    let text = "system: s\ncomponents:\n  api: {instances: 4, capacity: 100, load: 150}\n";
+    // 1 + 1 = 2 of 4 lost: 150 / (2 × 100) = 75%.
+    let (_, out) = what_if("api.yaml", text, &["api:1", "api:1"], false);
+    assert_eq!(out["after"]["state"]["api"]["instances_up"], 2);
+    assert_eq!(out["after"]["state"]["api"]["utilization"], 0.75);
+    // 2 + 2 = all 4: api is the scenario itself, nothing about it is
+    // introduced (its overload or spof would be the loss restated).
+    let (_, out) = what_if("api.yaml", text, &["api:2", "api:2"], false);
+    assert_eq!(out["after"]["state"]["api"]["instances_up"], 0);
+    assert_eq!(ids(&out["introduced"]), Vec::<&str>::new());
 }
 
 #[test]
@@ -335,7 +375,8 @@ proptest! {
                     if !edge.targets.contains(&id) { continue; }
                     let Some(before) = intact.of(caller).offered else { continue };
                     let now = if state.of(caller).running { state.of(caller).offered.unwrap_or(0.0) } else { 0.0 };
-                    let cache_lost = cold || edge.cached_by.is_some_and(|c| !state.of(c).running);
+                    // A cache that is down (lost, or through a dependency) answers no hits.
+                    let cache_lost = cold || edge.cached_by.is_some_and(|c| !state.of(c).up);
                     let hit_now = if cache_lost { 0.0 } else { edge.hit_rate.unwrap_or(0.0) };
                     expected += now * edge.calls * (1.0 - hit_now)
                         - before * edge.calls * (1.0 - edge.hit_rate.unwrap_or(0.0));
@@ -372,4 +413,93 @@ proptest! {
         prop_assert_eq!(&json["resolved"], &serde_json::json!([]));
         prop_assert_eq!(&json["before"]["state"], &json["after"]["state"]);
     }
+}
+
+/// Kafka's 3600 is produce (api) plus consume (worker); postgres's written
+/// 6000 comes from both (and 600 from elsewhere). `retry-storm` and the
+/// retries table amplify only what each path sends, not the whole load.
+const EVENTS: &str = r"system: events
+entrypoints: [api, worker]
+components:
+  api:
+    instances: 3
+    capacity: 1000
+    load: 1800
+    depends_on:
+      - {target: kafka, retries: 7}
+      - {target: postgres, calls: 2, hit_rate: 50%, retries: 2}
+  worker:
+    instances: 2
+    capacity: 1500
+    load: 1800
+    depends_on:
+      - {target: kafka}
+      - {target: postgres, calls: 2, retries: 2}
+  kafka: {instances: 3, capacity: 2000, load: 3600}
+  postgres: {instances: 2, capacity: 3300, load: 6000}
+";
+
+fn retry_row<'a>(json: &'a serde_json::Value, path: &[&str]) -> &'a serde_json::Value {
+    json["retries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["path"] == serde_json::json!(path))
+        .unwrap_or_else(|| panic!("no row {path:?}: {}", json["retries"]))
+}
+
+fn storm_loads(row: &serde_json::Value) -> Vec<f64> {
+    row["storm_load"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["load"].as_f64().unwrap())
+        .collect()
+}
+
+#[test]
+#[allow(clippy::float_cmp, reason = "whole numbers, exact in f64")]
+fn a_retry_storm_amplifies_the_load_its_path_sends() {
+    let run = crate::check("events.yaml", EVENTS, nines::cli::Format::Json);
+    let json: serde_json::Value =
+        serde_json::from_str(&run.stdout).unwrap_or_else(|_| panic!("{}", run.stderr));
+    // kafka: C = 3 × 2000 = 6000, L = 3600, api sends F = 1800 × 1 × (1 − 0)
+    // = 1800 with A = 1 + 7 = 8. Storm load L + F × f × (A − 1):
+    //   1%: 3600 + 1800 × 0.01 × 7 = 3726     5%: 3600 + 630 = 4230
+    //   25%: 3600 + 3150 = 6750              100%: 3600 + 12600 = 16200
+    // (the whole load amplified gave 3600 × 8 = 28,800 at 100%).
+    // Critical f = (6000 − 3600) / (1800 × 7) = 2400 / 12600 = 19.05%: no
+    // storm (the whole load gave (6000 / 3600 − 1) / 7 = 9.5%, a warning).
+    let kafka = retry_row(&json, &["api", "kafka"]);
+    assert_eq!(kafka["flow"], 1800.0);
+    assert_eq!(kafka["load"], 3600.0);
+    assert_eq!(storm_loads(kafka), [3726.0, 4230.0, 6750.0, 16200.0]);
+    let critical = kafka["critical_failure_rate"].as_f64().unwrap();
+    assert!((critical - 2400.0 / 12600.0).abs() < 1e-12, "{critical}");
+    // postgres: C = 2 × 3300 = 6600, written L = 6000, A = 3 on both paths.
+    // api sends 1800 × 2 × (1 − 0.5) = 1800: 6000 + 1800 × 2 = 9600 at 100%,
+    //   critical (6600 − 6000) / (1800 × 2) = 16.7%;
+    // worker sends 1800 × 2 × 1 = 3600: 6000 + 3600 × 2 = 13200 at 100%,
+    //   critical 600 / (3600 × 2) = 8.3% < 10%: the storm, on worker's path.
+    // (the whole load gave 6000 × 3 = 18,000 on both.)
+    let api_pg = retry_row(&json, &["api", "postgres"]);
+    assert_eq!(api_pg["flow"], 1800.0);
+    assert_eq!(storm_loads(api_pg)[3], 9600.0);
+    let worker_pg = retry_row(&json, &["worker", "postgres"]);
+    assert_eq!(worker_pg["flow"], 3600.0);
+    assert_eq!(storm_loads(worker_pg)[3], 13200.0);
+    let storms: Vec<&serde_json::Value> = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "retry-storm")
+        .collect();
+    assert_eq!(storms.len(), 1, "{storms:?}");
+    assert_eq!(storms[0]["id"], "retry-storm/postgres");
+    let message = storms[0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("on worker>postgres; 3600 of it is what worker sends over this edge")
+            && message.contains("from f = (6600 − 6000) / (3600 × (3 − 1)) = 8.3%"),
+        "{message}"
+    );
 }

@@ -121,7 +121,7 @@ static DOC: RuleDoc = RuleDoc {
     id: "cascade/<component>",
     severity: "error",
     summary: "A component failing at peak makes its `failover_to` chain fail too.",
-    checks: "For every running component with `failover_to` and `capacity`: it fails at peak, and the walk is the load flow of that state step by step. Its load moves to the first running component of its `failover_to` chain, which now carries its own load plus the incoming one; every component whose load rose above what its instances up carry (`instances × capacity`), without `load_shedding`, fails too, and the next state moves its load on along its own `failover_to`. The walk stops when nothing more fails; what reaches no running component is unserved. Every step is listed in the `cascades` section with the unserved load and the size of a dedicated fallback that would stop the walk: `policy.fallback_headroom` × the load that fails over into it.",
+    checks: "For every running component with `failover_to` and `capacity`: it fails at peak, and the walk is the load flow of that state step by step. Its load moves to the first component that is up along its `failover_to` chain (one down through a dependency is passed), which now carries its own load plus the incoming one; every component whose load rose above what its instances up carry (`instances × capacity`), without `load_shedding`, fails too, and the next state moves its load on along its own `failover_to`. The walk stops when nothing more fails; what reaches no running component is unserved. Every step is listed in the `cascades` section with the unserved load and the size of a dedicated fallback that would stop the walk: `policy.fallback_headroom` × the load that fails over into it.",
     why: "Failover only helps when the target has room. Peers that each run at 60% cannot take each other's load, so one failure at peak overloads the next peer, which fails and passes everything on: a ring of cells goes down one after the other, and the failover mechanism itself spreads the outage. This is how one cell's incident becomes a regional one.",
     example: "components:\n  cell-a: {instances: 5, capacity: 200, load: 620, failover_to: cell-b}   # cascade/cell-a, and -b, -c\n  cell-b: {instances: 5, capacity: 200, load: 560, failover_to: cell-c}\n  cell-c: {instances: 5, capacity: 200, load: 480, failover_to: cell-a}",
     fix: "Point `failover_to` at a dedicated fallback that carries no traffic of its own, sized as recommended (the `fallback` rule checks its size), or keep enough spare capacity in each peer for the largest load that can fail over to it. `load_shedding` on the targets limits the damage but still leaves load unserved.",
@@ -335,25 +335,24 @@ components:
     #[test]
     fn the_walk_follows_the_load_flow_downstream() {
         // a fails: b takes its 50 (100 <= 2 × 100), and b's calls bring db
-        // 50 + 50 = 100 > 80: db fails, and its 100 has nowhere to go.
-        let report = run(r"system: s
-entrypoints: [a, b]
-components:
-  a: {capacity: 100, load: 50, failover_to: b}
-  b: {instances: 2, capacity: 100, load: 50, depends_on: [db]}
-  db: {capacity: 80}
-");
+        // 50 + 50 = 100 > 80: db fails. b now runs but is down (it requires
+        // db), so it takes nothing over: a's 50 and b's 50 (at db) are
+        // unserved, 100 in all (the walk used to say "b 100 <= 200, holds"
+        // of a cell that fails everything it takes).
+        let report = run(
+            "system: s\nentrypoints: [a, b]\ncomponents:\n  a: {capacity: 100, load: 50, failover_to: b}\n  b: {instances: 2, capacity: 100, load: 50, depends_on: [db]}\n  db: {capacity: 80}\n",
+        );
         let a = &report.cascades[0];
         let steps: Vec<(&str, f64, bool)> = a
             .steps
             .iter()
             .map(|s| (s.component.as_str(), s.load, s.failed))
             .collect();
-        assert_eq!(steps, [("db", 100.0, true), ("b", 100.0, false)]);
+        assert_eq!(steps, [("db", 100.0, true)]);
         assert_eq!(a.unserved, 100.0);
         assert_eq!(
             report.findings[0].message,
-            "a failing at peak moves its load of 50 along failover_to: db 50 + 50 = 100 > 80, fails; b 50 + 50 = 100 <= 200, holds; 100 is left unserved: what failed on the way has no running failover"
+            "a failing at peak moves its load of 50 along failover_to: db 50 + 50 = 100 > 80, fails; db has no failover_to: 100 is left unserved"
         );
     }
 }

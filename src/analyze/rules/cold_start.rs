@@ -18,14 +18,21 @@ fn stampede(model: &Model, id: ComponentId, hidden: &[Hidden], row: &Stampede) -
         .iter()
         .map(|h| {
             let caller = model.component(h.caller);
+            // An any_of/at_least edge spreads its calls over its targets.
+            let split = if h.targets > 1 {
+                format!(" / {}", h.targets)
+            } else {
+                String::new()
+            };
+            let per_target = h.caller_load * h.calls / f64::from(h.targets);
             format!(
-                "{} sends {} × {} × (1 − {}) = {} warm, {} cold",
+                "{} sends {} × {} × (1 − {}){split} = {} warm, {} cold",
                 caller.name,
                 number(h.caller_load),
                 number(h.calls),
                 percent(h.hit_rate),
-                number(h.caller_load * h.calls * (1.0 - h.hit_rate)),
-                number(h.caller_load * h.calls),
+                number(per_target * (1.0 - h.hit_rate)),
+                number(per_target),
             )
         })
         .collect();
@@ -85,6 +92,8 @@ struct Hidden {
     caller_load: f64,
     calls: f64,
     hit_rate: f64,
+    /// Targets the edge's calls are spread over (1 for a `target` edge).
+    targets: u32,
 }
 
 /// The edges with a hit rate into each component, from callers running
@@ -106,6 +115,15 @@ fn cached_calls(cx: &Context) -> Vec<Vec<Hidden>> {
             caller_load,
             calls: edge.calls,
             hit_rate,
+            // As the load flow spreads them: over the targets still reachable.
+            targets: u32::try_from(
+                edge.targets
+                    .iter()
+                    .filter(|t| state.of(**t).running || model.component(**t).failover_to.is_some())
+                    .count(),
+            )
+            .unwrap_or(u32::MAX)
+            .max(1),
         });
     }
     into
@@ -210,6 +228,24 @@ components:
         assert!((report.cold_start.stampedes[0].admit_fraction - 0.06).abs() < 1e-12);
         // waves [db] (5m), [api] (1m): 6 minutes to full service
         assert!((report.cold_start.time_to_full_service_s - 360.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_cached_any_of_edge_says_each_target_gets_its_share() {
+        // web 800 × 1 over any_of [db-a, db-b] behind a 90% cache: each db
+        // gets 800 / 2 = 400 cold, 400 × (1 − 90%) = 40 warm; 400 > 100.
+        let report = run(
+            "system: s\ncomponents:\n  web:\n    capacity: 1000\n    load: 800\n    depends_on: [{any_of: [db-a, db-b], hit_rate: 90%}]\n  db-a: {capacity: 100}\n  db-b: {capacity: 100}\n",
+        );
+        let finding = &report.findings[0];
+        assert_eq!(finding.id, "cold-start/db-a");
+        assert!(
+            finding.message.contains(
+                "gets 400 instead of its steady 40 (web sends 800 × 1 × (1 − 90%) / 2 = 40 warm, 400 cold)"
+            ),
+            "{}",
+            finding.message
+        );
     }
 
     #[test]

@@ -77,7 +77,7 @@ static DOC: RuleDoc = RuleDoc {
     rule: Rule::Deadline,
     id: "deadline/<caller>><target>",
     severity: "warning",
-    summary: "A caller gives up before its target's own worst-case call to a dependency ends.",
+    summary: "A caller gives up no later than its target's own worst-case call to a dependency can end.",
     checks: "For every edge with a `timeout`, the target's worst-case call time to each of its own dependencies: `(1 + retries) × timeout` on that edge (edges without a timeout are skipped). When the caller's timeout is not longer than the longest of them (equal is already too short: the target starts its call after the caller's timer started), the caller abandons calls its target is still working on. Also, per entrypoint, the worst-case latency of each call path, `Σ timeout × (1 + retries)` over its hops (the report's `latency` rows): when the entrypoint has a `timeout` (how long its clients wait) and its slowest path reaches it, `deadline/<entrypoint>` fires.",
     why: "Per-call timeouts do not compose. The target keeps retrying for a request whose caller has already given up, and the caller usually retries too, so the work done for nothing multiplies exactly when the dependency is slow.",
     example: "components:\n  frontend: {depends_on: [{target: checkout, timeout: 5s}]}   # deadline/frontend>checkout\n  checkout: {depends_on: [{target: payments, retries: 2, timeout: 2s}]}   # (1 + 2) × 2s = 6s\n  payments: {}",

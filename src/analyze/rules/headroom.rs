@@ -70,7 +70,17 @@ fn overloaded(
             whole_percent(max),
         ),
     )
-    .help(sizing_help(model, c, cap, loss, row, load))
+    .help(if c.managed {
+        // The team does not run its instances: the sizing is what to buy
+        // or configure from the provider.
+        format!(
+            "{} is a managed service: the provider runs its nodes, so buy or configure the equivalent of what this takes ({}), or cut the load reaching it",
+            c.name,
+            sizing_help(model, c, cap, loss, row, load)
+        )
+    } else {
+        sizing_help(model, c, cap, loss, row, load)
+    })
 }
 
 fn sizing_help(
@@ -368,6 +378,26 @@ mod tests {
   az-c: {kind: zone}
   az-d: {kind: zone}
 ";
+
+    #[test]
+    fn a_managed_service_is_not_told_to_run_instances_itself() {
+        // A managed store with 2 nodes of 100, load 150: losing one leaves
+        // 150 / 100 = 150%. N+1 sizing: ceil(150 / 100) = 2, plus one = 3;
+        // the advice is what to buy from the provider, not "run 3 instances".
+        let report = run(
+            "system: s\ncomponents:\n  web: {depends_on: [rds]}\n  rds: {managed: true, instances: 2, capacity: 100, load: 150}\n",
+        );
+        let f = report
+            .findings
+            .iter()
+            .find(|f| f.id == "headroom/rds/instance")
+            .expect("headroom/rds/instance");
+        let help = f.help.as_deref().unwrap();
+        assert!(
+            help.starts_with("rds is a managed service: the provider runs its nodes, so buy or configure the equivalent of what this takes (run 3 instances of rds (N+1"),
+            "{help}"
+        );
+    }
 
     #[test]
     fn four_zones_without_enough_instances() {

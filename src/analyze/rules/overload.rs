@@ -42,13 +42,31 @@ fn over(model: &Model, id: ComponentId, up: u32, load: f64, per_instance: f64) -
             "all".to_owned()
         },
     );
-    let needed = instances_needed(load, per_instance, max);
-    let help = format!(
-        "run {needed} instances (ceil({} / ({} × {}))) or cut the load reaching it; where overload must be survived for a while, `load_shedding: true` (admission control) serves what fits and refuses the rest",
-        amount(load),
-        amount(per_instance),
-        max
-    );
+    let help = if c.managed {
+        // The team cannot add instances to a service it does not run: the
+        // capacity is the provider's quota or rate limit on the account.
+        let quota = if (max - 1.0).abs() < 1e-12 {
+            amount(load)
+        } else {
+            format!(
+                "{} ({} / {max}, policy.max_utilization)",
+                amount(load / max),
+                amount(load)
+            )
+        };
+        format!(
+            "{} is a managed service: its capacity is the provider's limit on your account, not instances you run. Raise the quota or rate limit to at least {quota}, or cut the load reaching it (a cache in front, fewer calls per request, batching); where overload must be survived for a while, shed or queue the excess on the calling side",
+            c.name
+        )
+    } else {
+        let needed = instances_needed(load, per_instance, max);
+        format!(
+            "run {needed} instances (ceil({} / ({} × {}))) or cut the load reaching it; where overload must be survived for a while, `load_shedding: true` (admission control) serves what fits and refuses the rest",
+            amount(load),
+            amount(per_instance),
+            max
+        )
+    };
     if utilization > 1.0 + 1e-12 {
         let consequence = if c.load_shedding {
             format!(
@@ -129,7 +147,7 @@ static DOC: RuleDoc = RuleDoc {
     checks: "For every running component with `capacity`, in the state being checked: the load that reaches it (its `load`, or the sum of what its callers send it, and in a `what-if` scenario that load plus the change of its in-flows and any failover load) against `instances up × capacity`. Above 100% is an error (with `load_shedding: true` the message gives the share still served); above `policy.max_utilization` a warning. `nines check` judges the intact state at peak; `nines what-if` the changed one, and `headroom` the state after each further loss.",
     why: "A component asked for more than it can serve at peak, with nothing lost, is already failing: it falls behind every second, its queues grow, callers time out and retry, and the overload spreads. This is the first sentence of a collapse, and every loss-of-capacity analysis assumes it is not already happening.",
     example: "components:\n  api: {instances: 4, capacity: 100, load: 500}   # overload/api: 500 / (4 × 100) = 125%",
-    fix: "Add instances (`ceil(load / (capacity × max_utilization))`), cut the load that reaches the component (a cache in front, fewer calls per request), or, where an overload must be survived, `load_shedding: true` so that it serves what fits and refuses the rest.",
+    fix: "Add instances (`ceil(load / (capacity × max_utilization))`), cut the load that reaches the component (a cache in front, fewer calls per request), or, where an overload must be survived, `load_shedding: true` so that it serves what fits and refuses the rest. A managed service (`managed: true`, or `kind: saas`/`external`) cannot be given instances: raise the provider's quota or rate limit, or cut the load.",
 };
 
 // ---- the check ----
@@ -259,6 +277,26 @@ components:
         assert_eq!(
             warn[0].message,
             "a gets 90 against 1 × 100 = 100: 90% of capacity, above the 80% ceiling of policy.max_utilization"
+        );
+    }
+
+    #[test]
+    fn a_managed_service_is_told_to_raise_its_quota_not_to_run_instances() {
+        // A SaaS with a rate limit of 1000/s asked for 1500/s: 150%, an error.
+        // It cannot be given instances: the help asks for a quota of
+        // 1500 / 0.8 = 1875 (policy.max_utilization 0.8), never "run 2 instances".
+        let found = findings(
+            "system: s\npolicy: {max_utilization: 0.8}\ncomponents:\n  s3: {kind: saas, capacity: 1000, load: 1500}\n",
+        );
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].severity, Severity::Error);
+        let help = found[0].help.as_deref().unwrap();
+        assert!(!help.contains("run 2 instances"), "{help}");
+        assert!(
+            help.starts_with(
+                "s3 is a managed service: its capacity is the provider's limit on your account"
+            ) && help.contains("Raise the quota or rate limit to at least 1875 (1500 / 0.8, policy.max_utilization)"),
+            "{help}"
         );
     }
 

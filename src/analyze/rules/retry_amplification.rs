@@ -65,7 +65,7 @@ impl Analyzer for RetryAmplification {
                 report.findings.push(amplified(cx.model, path));
             }
         }
-        call_paths::fill(cx.model, paths, report);
+        call_paths::fill(cx.model, cx.state(), paths, report);
     }
 }
 

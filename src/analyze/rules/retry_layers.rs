@@ -73,7 +73,7 @@ impl Analyzer for RetryLayers {
                 report.findings.push(layered(cx.model, path));
             }
         }
-        call_paths::fill(cx.model, paths, report);
+        call_paths::fill(cx.model, cx.state(), paths, report);
     }
 }
 

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::call_paths::{self, CallPath, critical_failure_rate, storm_load};
+use super::call_paths::{self, CallPath, Storm};
 use super::wording::{number, percent};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use crate::analyze::results::Report;
@@ -15,24 +15,41 @@ const STORM_THRESHOLD: f64 = 0.10;
 
 // ---- finding constructors ----
 
-fn storm(model: &Model, path: &CallPath, load: f64, capacity: f64, critical: f64) -> Finding {
+fn storm(model: &Model, path: &CallPath, figures: &Storm, critical: f64) -> Finding {
     let component = model.component(path.last());
     let a = path.amplification;
+    let Storm {
+        load,
+        flow,
+        capacity,
+        ..
+    } = *figures;
     let per_instance = component.capacity.map_or(0.0, |c| c.per_instance);
     let up = if per_instance > 0.0 {
         (capacity / per_instance).round()
     } else {
         f64::from(component.instances)
     };
+    let source = match path.last_edge_from() {
+        Some((caller, _)) if figures.flow_known => format!(
+            "{} of it is what {} sends over this edge (caller load × calls × (1 − hit_rate))",
+            number(flow),
+            model.component(caller).name
+        ),
+        _ => {
+            "the caller's load is unknown, so all of it is taken to come over this path".to_owned()
+        }
+    };
     let curve = if critical > 0.0 {
         format!(
-            "over it from f = ({} / {} − 1) / ({} − 1) = {}; at 5% it carries {}, at 25% {}",
+            "over it from f = ({} − {}) / ({} × ({} − 1)) = {}; at 5% it carries {}, at 25% {}",
             number(capacity),
             number(load),
+            number(flow),
             number(a),
             percent(critical),
-            number(storm_load(load, 0.05, a)),
-            number(storm_load(load, 0.25, a)),
+            number(figures.load_at(0.05, a)),
+            number(figures.load_at(0.25, a)),
         )
     } else {
         "already over it before any failure".to_owned()
@@ -43,7 +60,7 @@ fn storm(model: &Model, path: &CallPath, load: f64, capacity: f64, critical: f64
         Severity::Warning,
         path.innermost_retries_span(),
         format!(
-            "{} (capacity {} × {} = {}, load {}) gets up to {} attempts per call on {}: at failure rate f it carries {} × (1 − f) + {} × f × {}, {curve}",
+            "{} (capacity {} × {} = {}, load {}) gets up to {} attempts per call on {}; {source}: at failure rate f of those calls it carries {} + {} × f × ({} − 1), {curve}",
             component.name,
             up,
             number(per_instance),
@@ -52,7 +69,7 @@ fn storm(model: &Model, path: &CallPath, load: f64, capacity: f64, critical: f64
             number(a),
             path.id(model),
             number(load),
-            number(load),
+            number(flow),
             number(a),
         ),
     )
@@ -70,10 +87,10 @@ static DOC: RuleDoc = RuleDoc {
     id: "retry-storm/<component>",
     severity: "warning",
     summary: "A small failure rate already pushes a component's retry load over its capacity.",
-    checks: "For every component with `capacity` and `load` at the end of a call path that retries, with the worst amplification `A` of the paths reaching it, its load `L` and total capacity `C = instances × capacity`: the load at failure rate `f` is `L × (1 − f) + L × f × A`, which reaches `C` at `f = (C / L − 1) / (A − 1)`. Below 10% is reported.",
+    checks: "For every call path that retries (amplification `A`) into a running component with `capacity` and a known load, in the checked state: its load `L`, the capacity of its instances up `C`, and the load `F` that this path sends it, the flow over the path's last edge (`caller load × calls × (1 − hit_rate)`, from the load flow; all of `L` when the caller's load is unknown). When a share `f` of the path's calls fail, the path sends `F × (1 − f) + F × f × A` and the rest of the load stays, so the component carries `L + F × f × (A − 1)`, which reaches `C` at `f = (C − L) / (F × (A − 1))`. The path with the lowest such rate is judged; below 10% is reported.",
     why: "Past that failure rate, the retries alone keep the component over capacity: it fails more, which makes the callers retry more. The overload then sustains itself after the fault that started it is gone (a metastable failure), and only shedding load or stopping the retries ends it.",
-    example: "components:\n  checkout: {depends_on: [{target: payments, retries: 2}]}\n  payments: {capacity: 110, load: 100}   # retry-storm/payments: (110/100 − 1) / (3 − 1) = 5%",
-    fix: "Cap the retries into the component with a `retry_budget` (10% keeps the multiplier at 1.1) or a circuit breaker, retry at one layer only, or give the component headroom for the retries: `C ≥ L × (1 + 0.1 × (A − 1))` keeps the critical rate at 10% or more.",
+    example: "components:\n  checkout: {load: 100, depends_on: [{target: payments, retries: 2}]}\n  payments: {capacity: 110, load: 100}   # retry-storm/payments: (110 − 100) / (100 × (3 − 1)) = 5%",
+    fix: "Cap the retries into the component with a `retry_budget` (10% keeps the multiplier at 1.1) or a circuit breaker, retry at one layer only, or give the component headroom for the retries: `C ≥ L + 0.1 × F × (A − 1)` keeps the critical rate at 10% or more.",
 };
 
 // ---- the check ----
@@ -88,33 +105,32 @@ impl Analyzer for RetryStorm {
 
     fn check(&self, cx: &Context, report: &mut Report) {
         let paths = cx.call_paths();
-        // The worst path into each component (first in walk order on ties).
-        let mut worst: BTreeMap<ComponentId, &CallPath> = BTreeMap::new();
-        for path in &paths.paths {
-            let entry = worst.entry(path.last()).or_insert(path);
-            if path.amplification > entry.amplification {
-                *entry = path;
-            }
-        }
         let state = cx.state();
-        for (id, path) in worst {
-            // The load and the capacity of the instances up in the checked state.
-            let (Some(capacity), Some(load)) = (state.capacity(cx.model, id), state.of(id).offered)
-            else {
+        // The path into each component whose retries overload it at the
+        // lowest failure rate (first in walk order on ties).
+        let mut worst: BTreeMap<ComponentId, (&CallPath, Storm, f64)> = BTreeMap::new();
+        for path in &paths.paths {
+            let Some(figures) = Storm::of(cx.model, state, path) else {
                 continue;
             };
-            if !state.of(id).running {
+            let Some(critical) = figures.critical(path.amplification) else {
                 continue;
-            }
-            if let Some(critical) = critical_failure_rate(load, capacity, path.amplification)
-                && critical < STORM_THRESHOLD
-            {
-                report
-                    .findings
-                    .push(storm(cx.model, path, load, capacity, critical));
+            };
+            let entry = worst
+                .entry(path.last())
+                .or_insert((path, figures, critical));
+            if critical < entry.2 {
+                *entry = (path, figures, critical);
             }
         }
-        call_paths::fill(cx.model, paths, report);
+        for (path, figures, critical) in worst.into_values() {
+            if critical < STORM_THRESHOLD {
+                report
+                    .findings
+                    .push(storm(cx.model, path, &figures, critical));
+            }
+        }
+        call_paths::fill(cx.model, state, paths, report);
     }
 }
 
@@ -140,9 +156,10 @@ components:
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].id, "retry-storm/payments");
         // (110 / 100 − 1) / (3 − 1) = 0.05; at 5%: 95 + 15 = 110; at 25%: 75 + 75 = 150
+        // checkout's load is unknown: all 100 is taken to come over the path.
         assert!(
             found[0].message.contains(
-                "from f = (110 / 100 − 1) / (3 − 1) = 5%; at 5% it carries 110, at 25% 150"
+                "from f = (110 − 100) / (100 × (3 − 1)) = 5%; at 5% it carries 110, at 25% 150"
             ),
             "{}",
             found[0].message
@@ -151,15 +168,10 @@ components:
 
     #[test]
     fn the_worst_path_into_a_component_counts() {
-        // Via a: 2; via b: 4 → (150 / 100 − 1) / (4 − 1) = 16.7%, no storm;
-        // with 120 capacity: 0.2 / 3 = 6.7%, a storm on the b path.
-        let text = r"system: s
-components:
-  e: {depends_on: [a, {target: b, retries: 3}]}
-  a: {depends_on: [{target: db, retries: 1}]}
-  b: {depends_on: [db]}
-  db: {capacity: 150, load: 100}
-";
+        // Via a: 2; via b: 4 (no caller load known, so F = L = 100 on both)
+        // → (150 − 100) / (100 × (4 − 1)) = 16.7%, no storm;
+        // with 120 capacity: 20 / 300 = 6.7%, a storm on the b path.
+        let text = "system: s\ncomponents:\n  e: {depends_on: [a, {target: b, retries: 3}]}\n  a: {depends_on: [{target: db, retries: 1}]}\n  b: {depends_on: [db]}\n  db: {capacity: 150, load: 100}\n";
         assert!(findings(text).is_empty());
         let found = findings(&text.replace("capacity: 150", "capacity: 120"));
         assert_eq!(found.len(), 1);

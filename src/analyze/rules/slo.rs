@@ -43,15 +43,7 @@ fn below_objective(
         format!(
             "{} reaches {}{} ({:.2} nines) against an objective of {}: {} min of downtime per {} window against a budget of {} min, {} min over",
             component.name,
-            if figure
-                .unquantified
-                .iter()
-                .any(|s| matches!(s, Subject::Component(_)))
-            {
-                "at most "
-            } else {
-                ""
-            },
+            at_most(figure),
             percent(figure.availability),
             nines(figure.availability),
             percent(objective.availability),
@@ -79,8 +71,9 @@ fn met_only_if(component: &Component, figure: &Figure, objective: &Objective) ->
         Severity::Warning,
         component.span,
         format!(
-            "{} reaches {} against an objective of {} only if failover is instant: {}",
+            "{} reaches {}{} against an objective of {} only if failover is instant: {}",
             component.name,
+            at_most(figure),
             percent(figure.availability),
             percent(objective.availability),
             figure.caveats.join("; "),
@@ -89,8 +82,23 @@ fn met_only_if(component: &Component, figure: &Figure, objective: &Objective) ->
     .help("give the active side `mttr` (with `availability` or `mtbf`) so the switchover time can be counted, or make the alternatives hot (`switchover: 0s`)")
 }
 
+/// "at most " when components on the path have no figure: the figure is
+/// then an upper bound, in every sentence that quotes it.
+fn at_most(figure: &Figure) -> &'static str {
+    if figure
+        .unquantified
+        .iter()
+        .any(|s| matches!(s, Subject::Component(_)))
+    {
+        "at most "
+    } else {
+        ""
+    }
+}
+
 fn percent(a: f64) -> String {
-    let text = format!("{:.6}", a * 100.0);
+    let text = crate::human::availability(a);
+    let text = text.trim_end_matches('%');
     let text = text.trim_end_matches('0').trim_end_matches('.');
     format!("{text}%")
 }
@@ -257,6 +265,28 @@ components:
             f.help.as_deref().unwrap_or("").contains("api (+43.2 min)"),
             "{:?}",
             f.help
+        );
+    }
+
+    #[test]
+    fn met_only_if_instant_says_at_most_when_part_of_the_path_has_no_figure() {
+        // api needs s3 (no figure) and db-a or db-b (standby, 10m switchover;
+        // db-a's zone has no mttr, so the frequency is unknown). Quantified
+        // part: z1 and z2 both down 0.0005² = 2.5e-7, so api ≤ 99.999975%,
+        // an upper bound because s3 is unquantified.
+        let report = crate::analyze::check_one(
+            &Slo,
+            "system: s\nobjective: {availability: 99.99%}\ndomains:\n  z1: {kind: zone, availability: 99.95%}\n  z2: {kind: zone, availability: 99.95%}\ncomponents:\n  api:\n    depends_on:\n      - s3\n      - {any_of: [db-a, db-b], switchover: 10m}\n  s3: {kind: saas}\n  db-a: {placement: [z1]}\n  db-b: {placement: [z2]}\n",
+        );
+        assert_eq!(report.findings.len(), 1);
+        let f = &report.findings[0];
+        assert_eq!(f.severity, Severity::Warning);
+        assert!(
+            f.message.starts_with(
+                "api reaches at most 99.999975% against an objective of 99.99% only if failover is instant"
+            ),
+            "{}",
+            f.message
         );
     }
 

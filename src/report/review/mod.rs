@@ -192,10 +192,10 @@ fn availability(report: &Report) -> Section<'static> {
                     row.figure_text()
                 } else {
                     format!(
-                        "{} (between {:.6}% and {:.6}%)",
+                        "{} (between {} and {})",
                         row.figure_text(),
-                        row.lower * 100.0,
-                        row.upper * 100.0
+                        crate::human::availability(row.lower),
+                        crate::human::availability(row.upper)
                     )
                 },
                 row.nines_text(),
