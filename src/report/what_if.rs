@@ -25,7 +25,9 @@ pub struct StateRow {
     pub up: bool,
     /// Instances up.
     pub instances_up: u32,
-    /// Load it carries (0 when down); absent when nothing says.
+    /// Load reaching it while it runs (a component down only because a
+    /// dependency is down still receives its callers' requests), 0 when it
+    /// is not running; absent when nothing says.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub load: Option<f64>,
     /// What its instances up can carry; absent without `capacity`.
@@ -45,7 +47,11 @@ pub fn state_rows(model: &Model, state: &State) -> Vec<StateRow> {
             component: model.component(id).name.clone(),
             up: state.of(id).up,
             instances_up: state.of(id).instances_up,
-            load: state.load(id),
+            load: if state.of(id).running {
+                state.of(id).offered
+            } else {
+                state.load(id)
+            },
             capacity: state.capacity(model, id),
             utilization: state.utilization(model, id),
         })

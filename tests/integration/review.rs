@@ -150,9 +150,11 @@ fn losing_a_zone_lowers_the_availability_and_shows_its_headroom_rows() {
         serde_json::json!(["headroom/checkout/instance", "overload/checkout"])
     );
     assert_eq!(out["resolved"], serde_json::json!([]));
+    // checkout is down (postgres-primary went with az-a) but still runs and
+    // receives frontend's 100: load and utilization agree, 100 / 80 = 125%.
     assert_eq!(
         out["after"]["state"]["checkout"],
-        serde_json::json!({"up": false, "instances_up": 2, "load": 0.0, "capacity": 80.0, "utilization": 1.25})
+        serde_json::json!({"up": false, "instances_up": 2, "load": 100.0, "capacity": 80.0, "utilization": 1.25})
     );
     let table = what_if(&["az-a"], None, &[], WhatIfFormat::Table);
     assert_eq!(table.outcome, Outcome::Fail);
