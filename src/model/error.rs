@@ -619,6 +619,19 @@ impl Problem {
         .help(format!("add `{partner}`: {why}"))
     }
 
+    /// A key that only an entrypoint reads, on a component that is not one.
+    pub fn entrypoint_only(span: Span, key: &str, component: &str, why: &str) -> Self {
+        Self::new(
+            "model::entrypoint-only",
+            format!("`{key}` is given on {component}, which is not an entrypoint"),
+            span,
+            "read only on an entrypoint",
+        )
+        .help(format!(
+            "move `{key}` to the entrypoint whose promise it is, or list {component} in `entrypoints`: {why}"
+        ))
+    }
+
     /// Two keys that exclude each other.
     pub fn exclusive(span: Span, key: &str, other: &str, other_span: Span, why: &str) -> Self {
         Self::new(

@@ -176,6 +176,18 @@ fn build(raw: &RawModel, cx: &mut Cx) -> Model {
     let groups = domains::groups(raw);
     let components = components::components(raw, &names, &domains, cx);
     let entrypoints = entrypoints(raw, &names, &components, cx);
+    for (i, c) in components.iter().enumerate() {
+        if let Some((_, span)) = c.objective
+            && !entrypoints.contains(&ComponentId(i))
+        {
+            cx.report(Problem::entrypoint_only(
+                span,
+                "objective",
+                &c.name,
+                "an objective is what an entrypoint promises its users; a component inside the system has none of its own",
+            ));
+        }
+    }
     let model = Model {
         system: raw.system.value.clone(),
         objective: objective(raw, cx),
