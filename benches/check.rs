@@ -24,7 +24,12 @@ fn sizes() -> Vec<usize> {
 fn check(text: &str) -> usize {
     let model = nines::model::parse(text).expect("a valid generated model");
     let today = Date::parse("2026-11-30").expect("a date");
-    let report = nines::cli::report_of(&model, text, today);
+    let report = nines::analyze::audit(
+        &model,
+        text,
+        nines::engine::scenario::Scenario::default(),
+        nines::analyze::Options::new(today),
+    );
     let mut out = Vec::new();
     nines::report::json::render(&report, &mut out).expect("in memory");
     out.len() + report.failing(Some(Severity::Error)).count()

@@ -1,5 +1,10 @@
 //! Writes a generated microservice model: `cargo run --example generate -- 10000 > big.yaml`.
 
+#![allow(
+    clippy::disallowed_macros,
+    reason = "a command-line example: printing is its job"
+)]
+
 fn main() {
     let size = std::env::args()
         .nth(1)

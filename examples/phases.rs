@@ -1,5 +1,10 @@
 //! Times the phases of `check` on one model: `cargo run --release --example phases -- model.yaml`.
 
+#![allow(
+    clippy::disallowed_macros,
+    reason = "a command-line example: printing is its job"
+)]
+
 use std::time::Instant;
 
 fn main() {
@@ -13,7 +18,12 @@ fn main() {
     let figures = nines::engine::availability(&model);
     let computed = start.elapsed();
     let today = nines::model::Date::parse("2026-11-30").expect("a date");
-    let report = nines::cli::report_of(&model, &text, today);
+    let report = nines::analyze::audit(
+        &model,
+        &text,
+        nines::engine::scenario::Scenario::default(),
+        nines::analyze::Options::new(today),
+    );
     let reported = start.elapsed();
     let mut out = Vec::new();
     nines::report::json::render(&report, &mut out).expect("in memory");
@@ -36,7 +46,7 @@ fn main() {
             analyzer.check(&cx, &mut part);
             eprintln!(
                 "  {:<22} {:?} ({} findings)",
-                analyzer.doc().name,
+                analyzer.doc().name(),
                 start.elapsed(),
                 part.findings.len()
             );

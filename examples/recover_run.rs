@@ -2,6 +2,11 @@
 //! once) on a model file: `cargo run --release --example recover_run -- FILE
 //! [SECONDS]` (default 3600).
 
+#![allow(
+    clippy::disallowed_macros,
+    reason = "a command-line example: printing is its job"
+)]
+
 use std::time::Instant;
 
 use nines::recover::{Admission, Network, Scenario, Settings, simulate};

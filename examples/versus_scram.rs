@@ -6,6 +6,11 @@
 //! entrypoint's availability. It checks that every unavailability agrees to
 //! SCRAM's printed precision (relative 1e-5) and prints the ratio.
 
+#![allow(
+    clippy::disallowed_macros,
+    reason = "a command-line example: printing is its job"
+)]
+
 use std::process::Command;
 use std::time::Instant;
 

@@ -18,9 +18,9 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::wording::{number, percent};
+use crate::analyze::results::{Report, RetryPath, StormPoint};
 use crate::engine::state::State;
 use crate::model::{ComponentId, Edge, Model, Span};
-use crate::report::{Report, RetryPath, StormPoint};
 
 /// The most paths visited (all entrypoints together).
 pub(crate) const MAX_PATHS: usize = 10_000;
@@ -541,7 +541,13 @@ mod tests {
     #[test]
     fn three_retrying_layers_multiply_to_27() {
         let m = model(
-            "system: s\ncomponents:\n  lb: {depends_on: [{target: api, retries: 2}]}\n  api: {depends_on: [{target: svc, retries: 2}]}\n  svc: {depends_on: [{target: db, retries: 2}]}\n  db: {capacity: 100, load: 50}\n",
+            r"system: s
+components:
+  lb: {depends_on: [{target: api, retries: 2}]}
+  api: {depends_on: [{target: svc, retries: 2}]}
+  svc: {depends_on: [{target: db, retries: 2}]}
+  db: {capacity: 100, load: 50}
+",
         );
         let paths = walk(&m);
         assert!(!paths.truncated);
@@ -564,7 +570,11 @@ mod tests {
     #[test]
     fn a_budget_caps_a_hop() {
         let m = model(
-            "system: s\ncomponents:\n  a: {depends_on: [{target: b, retries: 2, retry_budget: 10%}]}\n  b: {}\n",
+            r"system: s
+components:
+  a: {depends_on: [{target: b, retries: 2, retry_budget: 10%}]}
+  b: {}
+",
         );
         // 1 + min(2, 0.1) = 1.1
         assert!((walk(&m).paths[0].amplification - 1.1).abs() < 1e-12);
@@ -573,7 +583,12 @@ mod tests {
     #[test]
     fn cycles_are_cut_where_they_revisit() {
         let m = model(
-            "system: s\nentrypoints: [a]\ncomponents:\n  a: {depends_on: [{target: b, retries: 1}]}\n  b: {depends_on: [{target: a, retries: 1}]}\n",
+            r"system: s
+entrypoints: [a]
+components:
+  a: {depends_on: [{target: b, retries: 1}]}
+  b: {depends_on: [{target: a, retries: 1}]}
+",
         );
         let ids: Vec<String> = walk(&m).paths.iter().map(|p| p.id(&m)).collect();
         assert_eq!(ids, ["a>b"]);
@@ -582,7 +597,12 @@ mod tests {
     #[test]
     fn any_of_edges_give_one_path_per_target() {
         let m = model(
-            "system: s\ncomponents:\n  a: {depends_on: [{any_of: [b, c], retries: 1}]}\n  b: {}\n  c: {}\n",
+            r"system: s
+components:
+  a: {depends_on: [{any_of: [b, c], retries: 1}]}
+  b: {}
+  c: {}
+",
         );
         let ids: Vec<String> = walk(&m).paths.iter().map(|p| p.id(&m)).collect();
         assert_eq!(ids, ["a>b", "a>c"]);
@@ -592,7 +612,12 @@ mod tests {
     fn an_exploding_graph_is_truncated() {
         // 30 layers of 2 components, each calling both of the next layer:
         // 2 × (2 + 4 + … + 2^29) paths, far more than MAX_PATHS.
-        let mut text = String::from("system: s\nentrypoints: [l0a]\ncomponents:\n");
+        let mut text = String::from(
+            r"system: s
+entrypoints: [l0a]
+components:
+",
+        );
         for layer in 0..30 {
             for side in ["a", "b"] {
                 if layer == 29 {
@@ -620,7 +645,12 @@ mod tests {
     #[test]
     fn long_paths_get_short_unique_ids() {
         // A chain of 40: the path to c39 has 40 names; its id keeps 8 + 8.
-        let mut text = String::from("system: s\nentrypoints: [c0]\ncomponents:\n");
+        let mut text = String::from(
+            r"system: s
+entrypoints: [c0]
+components:
+",
+        );
         for i in 0..39 {
             let _ = writeln!(text, "  c{i}: {{depends_on: [c{}]}}", i + 1);
         }

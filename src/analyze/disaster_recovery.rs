@@ -3,8 +3,8 @@
 //! rows of the report's `recovery` section.
 
 use super::wording::percent;
+use crate::analyze::results::{RecoveryRow, Report};
 use crate::model::{Duration, Model, Recovery, Replication};
-use crate::report::{RecoveryRow, Report};
 
 /// Worst-case data loss.
 #[derive(Debug, Clone, PartialEq)]
@@ -193,7 +193,13 @@ mod tests {
     use super::*;
 
     fn recovery(block: &str) -> Recovery {
-        let text = format!("system: s\ncomponents:\n  db:\n    recovery: {block}\n");
+        let text = format!(
+            r"system: s
+components:
+  db:
+    recovery: {block}
+"
+        );
         let model = crate::model::parse(&text).unwrap_or_else(|p| panic!("{p:#?}"));
         model.components[0]
             .recovery

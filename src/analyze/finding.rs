@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::model::Span;
+use crate::model::{Rule, Span};
 
 /// How bad a finding is. Ordered from least to most severe.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -18,6 +18,19 @@ pub enum Severity {
 }
 
 impl Severity {
+    /// Every severity, most severe first: the order findings are listed in.
+    pub const WORST_FIRST: [Severity; 3] = [Severity::Error, Severity::Warning, Severity::Note];
+
+    /// The heading of a group of findings: `Errors`, `Warnings`, `Notes`.
+    #[must_use]
+    pub const fn heading(self) -> &'static str {
+        match self {
+            Severity::Note => "Notes",
+            Severity::Warning => "Warnings",
+            Severity::Error => "Errors",
+        }
+    }
+
     /// The word used in every output.
     #[must_use]
     pub const fn as_str(self) -> &'static str {
@@ -27,6 +40,19 @@ impl Severity {
             Severity::Error => "error",
         }
     }
+}
+
+/// `findings` grouped by severity, most severe first, each group in the
+/// order given; severities without findings are left out.
+pub fn by_severity(findings: &[Finding]) -> Vec<(Severity, Vec<&Finding>)> {
+    Severity::WORST_FIRST
+        .into_iter()
+        .map(|severity| {
+            let group: Vec<&Finding> = findings.iter().filter(|f| f.severity == severity).collect();
+            (severity, group)
+        })
+        .filter(|(_, group)| !group.is_empty())
+        .collect()
 }
 
 /// Whether a finding counts against the run.
@@ -80,16 +106,10 @@ impl Finding {
     /// A new finding about `subject` at `span`; the location is filled in
     /// when the report is assembled.
     #[must_use]
-    pub fn new(
-        rule: &'static str,
-        subject: &str,
-        severity: Severity,
-        span: Span,
-        message: String,
-    ) -> Self {
+    pub fn new(rule: Rule, subject: &str, severity: Severity, span: Span, message: String) -> Self {
         Self {
-            id: format!("{rule}/{subject}"),
-            rule,
+            id: format!("{}/{subject}", rule.name()),
+            rule: rule.name(),
             severity,
             status: Status::New,
             message,

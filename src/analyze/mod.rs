@@ -3,54 +3,34 @@
 //! the check, its tests. [`ANALYZERS`] is the registry; its order is the
 //! order of the report.
 
+pub mod audit;
 mod call_paths;
-mod cascade;
-mod cold_start;
-mod common_cause;
-mod deadline;
 mod disaster_recovery;
-pub mod drift;
-mod drill;
-mod expiry;
-mod fallback;
 pub mod finding;
-mod headroom;
-mod metastable;
-pub(crate) use headroom::LARGEST_SENSIBLE_FLEET;
+pub(crate) use rules::headroom::LARGEST_SENSIBLE_FLEET;
 mod loss;
 pub mod outage;
-mod overload;
-mod placement;
-mod recovery_access;
-mod recovery_order;
-mod retry_amplification;
-mod retry_budget;
-mod retry_jitter;
-mod retry_layers;
-mod retry_storm;
-mod rpo;
-mod rto;
-mod shared_fate;
-pub mod single_point_of_failure;
-mod slo;
+pub mod results;
+mod rules;
 mod start_order;
 mod status;
-mod timeout;
 pub(crate) mod wording;
 
-pub use finding::{Finding, Location, Severity, Status};
-pub use slo::availability_rows;
+pub use audit::{Options, audit};
+pub use finding::{Finding, Location, Severity, Status, by_severity};
+pub use rules::slo::availability_rows;
+pub use rules::{drift, single_point_of_failure};
 pub use status::{apply_acceptances, today_utc};
 
 use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
+use crate::analyze::results::Report;
 use crate::engine::Figure;
 use crate::engine::scenario::Scenario;
 use crate::engine::state::{Flow, State};
-use crate::model::{ComponentId, Date, Model};
-use crate::report::Report;
+use crate::model::{ComponentId, Date, Model, Rule};
 
 /// What an analyzer sees.
 pub struct Context<'a> {
@@ -132,8 +112,8 @@ impl<'a> Context<'a> {
 /// `docs/rules.md` is generated from.
 #[derive(Debug)]
 pub struct RuleDoc {
-    /// The rule name, the first part of its finding ids.
-    pub name: &'static str,
+    /// The rule, from the registry ([`Rule`]).
+    pub rule: Rule,
     /// The id pattern, such as `placement/<component>`.
     pub id: &'static str,
     /// Default severity, in words.
@@ -148,6 +128,14 @@ pub struct RuleDoc {
     pub example: &'static str,
     /// How to fix it.
     pub fix: &'static str,
+}
+
+impl RuleDoc {
+    /// The rule name, the first part of its finding ids.
+    #[must_use]
+    pub const fn name(&self) -> &'static str {
+        self.rule.name()
+    }
 }
 
 /// One analysis over the model.
@@ -168,30 +156,30 @@ pub fn start_order_waves(model: &Model) -> Vec<Vec<ComponentId>> {
 
 /// Every analyzer, in report order.
 pub static ANALYZERS: &[&dyn Analyzer] = &[
-    &slo::Slo,
-    &single_point_of_failure::SinglePointOfFailure,
-    &placement::Placement,
-    &shared_fate::SharedFate,
-    &common_cause::CommonCauseFailure,
-    &expiry::Expiry,
-    &overload::Overload,
-    &headroom::Headroom,
-    &cascade::FailoverCascade,
-    &fallback::Fallback,
-    &retry_amplification::RetryAmplification,
-    &retry_layers::RetryLayers,
-    &retry_storm::RetryStorm,
-    &retry_jitter::RetryJitter,
-    &retry_budget::RetryBudget,
-    &timeout::Timeout,
-    &deadline::Deadline,
-    &recovery_order::RecoveryOrder,
-    &cold_start::ColdStart,
-    &metastable::Metastable,
-    &rpo::RecoveryPoint,
-    &rto::RecoveryTime,
-    &drill::Drill,
-    &recovery_access::RecoveryAccess,
+    &rules::slo::Slo,
+    &rules::single_point_of_failure::SinglePointOfFailure,
+    &rules::placement::Placement,
+    &rules::shared_fate::SharedFate,
+    &rules::common_cause::CommonCauseFailure,
+    &rules::expiry::Expiry,
+    &rules::overload::Overload,
+    &rules::headroom::Headroom,
+    &rules::cascade::FailoverCascade,
+    &rules::fallback::Fallback,
+    &rules::retry_amplification::RetryAmplification,
+    &rules::retry_layers::RetryLayers,
+    &rules::retry_storm::RetryStorm,
+    &rules::retry_jitter::RetryJitter,
+    &rules::retry_budget::RetryBudget,
+    &rules::timeout::Timeout,
+    &rules::deadline::Deadline,
+    &rules::recovery_order::RecoveryOrder,
+    &rules::cold_start::ColdStart,
+    &rules::metastable::Metastable,
+    &rules::rpo::RecoveryPoint,
+    &rules::rto::RecoveryTime,
+    &rules::drill::Drill,
+    &rules::recovery_access::RecoveryAccess,
 ];
 
 /// The documentation of every implemented rule, in report order.
@@ -205,13 +193,13 @@ pub fn docs() -> impl Iterator<Item = &'static RuleDoc> {
 /// The documentation of one rule, if it is implemented.
 #[must_use]
 pub fn doc(rule: &str) -> Option<&'static RuleDoc> {
-    docs().find(|d| d.name == rule)
+    docs().find(|d| d.name() == rule)
 }
 
 /// The analyzer of a rule, if it is implemented.
 #[must_use]
 pub fn analyzer(rule: &str) -> Option<&'static dyn Analyzer> {
-    ANALYZERS.iter().copied().find(|a| a.doc().name == rule)
+    ANALYZERS.iter().copied().find(|a| a.doc().name() == rule)
 }
 
 /// Runs the selected analyzers into `report`, then sorts its findings by id.
@@ -222,7 +210,7 @@ pub fn analyzer(rule: &str) -> Option<&'static dyn Analyzer> {
 pub fn run(cx: &Context, selected: impl Fn(&str) -> bool + Sync, report: &mut Report) {
     let parts: Vec<Report> = ANALYZERS
         .par_iter()
-        .filter(|analyzer| selected(analyzer.doc().name))
+        .filter(|analyzer| selected(analyzer.doc().name()))
         .map(|analyzer| {
             let mut part = Report::new(String::new(), Vec::new());
             analyzer.check(cx, &mut part);
@@ -257,14 +245,31 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_analyzer_is_a_rule_of_the_format() {
+    fn every_rule_of_the_registry_has_one_documentation_in_registry_order() {
+        let documented: Vec<Rule> = docs().map(|d| d.rule).collect();
+        let mut expected = Rule::ALL.to_vec();
+        // The two rules found outside the analyzers come last in `docs()`.
+        expected.retain(|r| !matches!(r, Rule::StaleAcceptance | Rule::Drift));
+        expected.extend([Rule::StaleAcceptance, Rule::Drift]);
+        assert_eq!(documented, expected);
         for doc in docs() {
             assert!(
-                crate::model::validate::RULES.contains(&doc.name),
-                "{} is not in RULES",
-                doc.name
+                doc.id.starts_with(&format!("{}/", doc.name())),
+                "{}",
+                doc.id
             );
-            assert!(doc.id.starts_with(&format!("{}/", doc.name)));
+            assert!(std::ptr::eq(super::doc(doc.name()).unwrap(), doc));
+        }
+    }
+
+    #[test]
+    fn the_registry_names_each_rule_once() {
+        let mut names: Vec<&str> = Rule::names().collect();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), Rule::ALL.len());
+        for rule in Rule::ALL {
+            assert_eq!(Rule::from_name(rule.name()), Some(*rule));
         }
     }
 }

@@ -7,6 +7,7 @@
 
 use std::fmt::Write as _;
 
+use super::wording::capped_list;
 use crate::engine::scenario::{self, Baseline, Scenario};
 use crate::model::{ComponentId, Model, Plane};
 
@@ -130,20 +131,25 @@ impl Outage {
                 )
             })
             .collect();
-        let mut text = list(&lost);
+        let mut text = capped_list(&lost, lost.len(), LISTED);
         if !self.dragged.is_empty() {
             text.push_str(" and with it ");
-            text.push_str(&list_of(&names(model, &self.dragged), self.dragged_total));
+            text.push_str(&capped_list(
+                &names(model, &self.dragged),
+                self.dragged_total,
+                LISTED,
+            ));
         }
         let (word, verb) = if self.entrypoints.len() == 1 {
             ("entrypoint", "goes")
         } else {
             ("entrypoints", "go")
         };
+        let entrypoints = names(model, &self.entrypoints);
         let _ = write!(
             text,
             "; {word} {} {verb} down",
-            list(&names(model, &self.entrypoints))
+            capped_list(&entrypoints, entrypoints.len(), LISTED)
         );
         text
     }
@@ -153,21 +159,6 @@ fn names(model: &Model, ids: &[ComponentId]) -> Vec<String> {
     ids.iter()
         .map(|&id| model.component(id).name.clone())
         .collect()
-}
-
-/// "a, b, c" or "a, b, c, d, e, f and 3 more".
-pub fn list(items: &[String]) -> String {
-    list_of(items, items.len())
-}
-
-/// [`list`] of the first of `total` items (`items` holds at least the first
-/// [`LISTED`], or all of them).
-fn list_of(items: &[String], total: usize) -> String {
-    if total <= LISTED {
-        return items.join(", ");
-    }
-    let shown = &items[..LISTED.min(items.len())];
-    format!("{} and {} more", shown.join(", "), total - shown.len())
 }
 
 #[cfg(test)]
@@ -182,7 +173,13 @@ mod tests {
     #[test]
     fn a_zone_loss_names_what_it_takes_and_what_follows() {
         let m = model(
-            "system: s\ndomains: {az-a: {kind: zone}, az-b: {kind: zone}}\ncomponents:\n  lb: {instances: 2, placement: [az-a, az-b], depends_on: [checkout]}\n  checkout: {instances: 2, placement: [az-a, az-b], depends_on: [postgres]}\n  postgres: {placement: [az-a]}\n",
+            r"system: s
+domains: {az-a: {kind: zone}, az-b: {kind: zone}}
+components:
+  lb: {instances: 2, placement: [az-a, az-b], depends_on: [checkout]}
+  checkout: {instances: 2, placement: [az-a, az-b], depends_on: [postgres]}
+  postgres: {placement: [az-a]}
+",
         );
         let baseline = Baseline::new(&m);
         let lose_a = Scenario {
@@ -206,7 +203,13 @@ mod tests {
     #[test]
     fn the_closure_skips_degradable_edges() {
         let m = model(
-            "system: s\ncomponents:\n  web: {depends_on: [{any_of: [a, b]}, {target: c, degradable: true}]}\n  a: {}\n  b: {}\n  c: {}\n",
+            r"system: s
+components:
+  web: {depends_on: [{any_of: [a, b]}, {target: c, degradable: true}]}
+  a: {}
+  b: {}
+  c: {}
+",
         );
         assert_eq!(required_closure(&m), [true, true, true, false]);
     }
@@ -214,6 +217,9 @@ mod tests {
     #[test]
     fn long_lists_are_cut() {
         let items: Vec<String> = (0..8).map(|i| format!("c{i}")).collect();
-        assert_eq!(list(&items), "c0, c1, c2, c3, c4, c5 and 2 more");
+        assert_eq!(
+            capped_list(&items, items.len(), LISTED),
+            "c0, c1, c2, c3, c4, c5 and 2 more"
+        );
     }
 }

@@ -3,8 +3,8 @@
 //! connected groups found with Tarjan's algorithm, and waves by depth in
 //! the graph of those groups, dependencies first.
 
+use crate::analyze::results::Report;
 use crate::model::{ComponentId, Edge, Model};
-use crate::report::Report;
 
 /// A cycle of required edges.
 #[derive(Debug, Clone)]
@@ -229,7 +229,13 @@ mod tests {
         // api needs db; its cache edge is dropped, so api does not wait for
         // cache, which itself needs db: both start in the wave after db.
         let m = model(
-            "system: s\ncomponents:\n  lb: {depends_on: [api]}\n  api: {depends_on: [db, {target: cache, degradable: true}]}\n  db: {}\n  cache: {depends_on: [db]}\n",
+            r"system: s
+components:
+  lb: {depends_on: [api]}
+  api: {depends_on: [db, {target: cache, degradable: true}]}
+  db: {}
+  cache: {depends_on: [db]}
+",
         );
         let order = plan(&m);
         assert_eq!(
@@ -243,7 +249,15 @@ mod tests {
     #[test]
     fn a_cycle_shares_a_wave_and_names_its_edges() {
         let m = model(
-            "system: s\nentrypoints: [web]\ncomponents:\n  web: {depends_on: [b]}\n  b: {depends_on: [c]}\n  c: {depends_on: [a]}\n  a: {depends_on: [b, d]}\n  d: {}\n",
+            r"system: s
+entrypoints: [web]
+components:
+  web: {depends_on: [b]}
+  b: {depends_on: [c]}
+  c: {depends_on: [a]}
+  a: {depends_on: [b, d]}
+  d: {}
+",
         );
         let order = plan(&m);
         assert_eq!(order.cycles.len(), 1);
@@ -263,7 +277,11 @@ mod tests {
     #[test]
     fn a_long_chain_needs_no_recursion() {
         use std::fmt::Write as _;
-        let mut text = String::from("system: s\ncomponents:\n");
+        let mut text = String::from(
+            r"system: s
+components:
+",
+        );
         for i in 0..5000 {
             let _ = writeln!(text, "  c{i}: {{depends_on: [c{}]}}", i + 1);
         }

@@ -3,6 +3,7 @@
 
 use super::{Context, Finding, RuleDoc, Severity, Status, analyzer};
 use crate::model::Date;
+use crate::model::Rule;
 
 /// Today's date in UTC, from the system clock.
 #[must_use]
@@ -29,10 +30,10 @@ pub fn apply_acceptances(cx: &Context, findings: &mut Vec<Finding>, ran: impl Fn
             }
         }
         let rule = entry.id.split('/').next().unwrap_or("");
-        if !matched && analyzer(rule).is_some() && ran(rule) && ran(STALE.name) {
+        if !matched && analyzer(rule).is_some() && ran(rule) && ran(STALE.name()) {
             stale.push(
                 Finding::new(
-                    STALE.name,
+                    STALE.rule,
                     &entry.id,
                     Severity::Warning,
                     entry.span,
@@ -49,7 +50,7 @@ pub fn apply_acceptances(cx: &Context, findings: &mut Vec<Finding>, ran: impl Fn
 /// The documentation of `stale-acceptance`, which is raised here rather than
 /// by an analyzer because it looks at the other analyzers' findings.
 pub static STALE: RuleDoc = RuleDoc {
-    name: "stale-acceptance",
+    rule: Rule::StaleAcceptance,
     id: "stale-acceptance/<id>",
     severity: "warning",
     summary: "An `accepted` entry matches no finding.",

@@ -29,27 +29,31 @@ pub(crate) fn percent(ratio: f64) -> String {
 
 /// `a`, `a and b`, `a, b and c`.
 pub(crate) fn and_list<S: AsRef<str>>(items: &[S]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.as_ref().to_owned(),
-        [init @ .., last] => format!(
-            "{} and {}",
-            init.iter()
-                .map(AsRef::as_ref)
-                .collect::<Vec<_>>()
-                .join(", "),
-            last.as_ref()
-        ),
-    }
+    list(items, "and")
 }
 
 /// `a`, `a or b`, `a, b or c`.
 pub(crate) fn or_list<S: AsRef<str>>(items: &[S]) -> String {
+    list(items, "or")
+}
+
+/// `a, b, c` for at most `cap` of `total` items, `a, b, c and 3 more` past
+/// it (`items` holds at least the first `cap`, or all of them).
+pub(crate) fn capped_list<S: AsRef<str>>(items: &[S], total: usize, cap: usize) -> String {
+    let shown: Vec<&str> = items.iter().take(cap).map(AsRef::as_ref).collect();
+    if total <= cap {
+        return shown.join(", ");
+    }
+    format!("{} and {} more", shown.join(", "), total - shown.len())
+}
+
+/// The items joined by commas, the last one by `conjunction`.
+fn list<S: AsRef<str>>(items: &[S], conjunction: &str) -> String {
     match items {
         [] => String::new(),
         [one] => one.as_ref().to_owned(),
         [init @ .., last] => format!(
-            "{} or {}",
+            "{} {conjunction} {}",
             init.iter()
                 .map(AsRef::as_ref)
                 .collect::<Vec<_>>()

@@ -3,7 +3,6 @@
 
 use clap::Args;
 
-use super::check::report;
 use super::{Outcome, Terminal, input, read_model};
 use crate::report::baseline::BaselineFile;
 
@@ -36,7 +35,12 @@ pub(super) fn run(args: &BaselineArgs, terminal: &mut Terminal) -> Outcome {
     let Some((source, model)) = read_model(&args.model, terminal) else {
         return Outcome::Invalid;
     };
-    let report = report(&model, &source.text, today, &|_| true);
+    let report = crate::analyze::audit(
+        &model,
+        &source.text,
+        crate::engine::scenario::Scenario::default(),
+        crate::analyze::Options::new(today),
+    );
     let baseline = BaselineFile::of(&report);
     let to_file = args.output != "-";
     let outcome = input::write_output(

@@ -4,12 +4,11 @@ use clap::{Args, ValueEnum};
 
 use super::input;
 use super::{Outcome, Terminal};
-use crate::analyze::{self, Context, Severity};
+use crate::analyze::{self, Severity};
 use crate::engine::scenario::Scenario;
 use crate::import::service_graph::Graph;
 use crate::model::error::closest;
-use crate::model::validate::RULES;
-use crate::model::{self, Date};
+use crate::model::{self, Date, Rule};
 use crate::report::baseline::BaselineFile;
 use crate::report::{Report, diagnostics, github, json, markdown, sarif, table};
 
@@ -94,8 +93,8 @@ struct CheckConfig {
 impl CheckConfig {
     fn resolve(args: &CheckArgs) -> Result<Self, String> {
         for rule in args.only.iter().chain(&args.skip) {
-            if !RULES.contains(&rule.as_str()) {
-                let hint = closest(rule, RULES.iter().copied())
+            if Rule::from_name(rule).is_none() {
+                let hint = closest(rule, Rule::names())
                     .map_or_else(String::new, |b| format!(" (did you mean `{b}`?)"));
                 return Err(format!(
                     "no rule is called `{rule}`{hint}; `nines explain` lists the rules"
@@ -133,7 +132,12 @@ impl CheckConfig {
 /// (for benchmarks and embedding).
 #[must_use]
 pub fn report_of(model: &model::Model, text: &str, today: Date) -> Report {
-    report(model, text, today, &|_| true)
+    analyze::audit(
+        model,
+        text,
+        Scenario::default(),
+        analyze::Options::new(today),
+    )
 }
 
 /// Reads and parses a `--baseline` file (at most 64 MiB, like the model).
@@ -156,7 +160,8 @@ fn read_baseline(path: &str) -> Result<BaselineFile, String> {
     })
 }
 
-/// Builds the report of a valid model: analyses, acceptances, locations.
+/// The report of a valid model with the rules `selected`: a shorthand for
+/// [`analyze::audit`] in the empty scenario.
 #[must_use]
 pub fn report(
     model: &model::Model,
@@ -164,55 +169,11 @@ pub fn report(
     today: Date,
     selected: &(dyn Fn(&str) -> bool + Sync),
 ) -> Report {
-    report_with(model, text, today, selected, Vec::new())
-}
-
-/// [`report`] with findings raised outside the analyzers (`drift`), before
-/// acceptances apply.
-fn report_with(
-    model: &model::Model,
-    text: &str,
-    today: Date,
-    selected: &(dyn Fn(&str) -> bool + Sync),
-    extra: Vec<analyze::Finding>,
-) -> Report {
-    let figures = crate::engine::availability(model);
-    report_under(
-        model,
-        text,
-        today,
-        &figures,
-        Scenario::default(),
+    let options = analyze::Options {
         selected,
-        extra,
-    )
-}
-
-/// Builds the report of `model` judged in `scenario`, with the availability
-/// figures already computed (for `what-if`, from a copy where what is lost
-/// is down for certain), and with findings raised outside the analyzers
-/// (`drift`) added before acceptances apply.
-#[must_use]
-pub fn report_under(
-    model: &model::Model,
-    text: &str,
-    today: Date,
-    figures: &[(model::ComponentId, crate::engine::Figure)],
-    scenario: Scenario,
-    selected: &(dyn Fn(&str) -> bool + Sync),
-    extra: Vec<analyze::Finding>,
-) -> Report {
-    let cx = Context::under(model, today, figures, scenario);
-    let mut report = Report::new(model.system.clone(), Vec::new());
-    report.availability = analyze::availability_rows(model, figures);
-    analyze::run(&cx, selected, &mut report);
-    report
-        .findings
-        .extend(extra.into_iter().filter(|f| selected(f.rule)));
-    report.findings.sort_by(|a, b| a.id.cmp(&b.id));
-    analyze::apply_acceptances(&cx, &mut report.findings, selected);
-    report.locate(text);
-    report
+        ..analyze::Options::new(today)
+    };
+    analyze::audit(model, text, Scenario::default(), options)
 }
 
 /// Checks `text` as if it were read from the file `name`: the whole of
@@ -301,7 +262,12 @@ fn check_text(source: &input::ModelText, config: &CheckConfig, terminal: &mut Te
         .as_ref()
         .map(|(graph, factor)| analyze::drift::findings(&model, graph, *factor))
         .unwrap_or_default();
-    let mut report = report_with(&model, &source.text, config.today, &selected, drift);
+    let options = analyze::Options {
+        selected: &selected,
+        extra: drift,
+        ..analyze::Options::new(config.today)
+    };
+    let mut report = analyze::audit(&model, &source.text, Scenario::default(), options);
     if let Some((path, baseline)) = &config.baseline {
         baseline.apply(path, &mut report, selected);
     }

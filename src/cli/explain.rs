@@ -4,8 +4,8 @@ use std::fmt::Write as _;
 
 use super::{Outcome, Terminal};
 use crate::analyze::{RuleDoc, doc, docs};
+use crate::model::Rule;
 use crate::model::error::closest;
-use crate::model::validate::RULES;
 
 /// The full text of one rule, as `explain` prints it and `docs/rules.md`
 /// holds it, its prose wrapped to `width` columns (the example is YAML and
@@ -13,7 +13,7 @@ use crate::model::validate::RULES;
 #[must_use]
 pub fn rule_text(doc: &RuleDoc, width: usize) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "{} ({}, id `{}`)\n", doc.name, doc.severity, doc.id);
+    let _ = writeln!(out, "{} ({}, id `{}`)\n", doc.name(), doc.severity, doc.id);
     let _ = writeln!(out, "{}\n", fill(doc.summary, width, ""));
     for (title, body) in [("What it checks", doc.checks), ("Why it matters", doc.why)] {
         let _ = writeln!(out, "{title}\n{}\n", fill(body, width, "  "));
@@ -52,15 +52,14 @@ pub fn rules_markdown() -> String {
         let _ = write!(
             out,
             "\n## `{}`\n\nId `{}`, severity {}.\n\n{}\n\n### What it checks\n\n{}\n\n### Why it matters\n\n{}\n\n### Example\n\n```yaml\n{}\n```\n\n### How to fix\n\n{}\n",
-            doc.name, doc.id, doc.severity, doc.summary, doc.checks, doc.why, doc.example, doc.fix
-        );
-    }
-    let planned: Vec<&str> = RULES.iter().copied().filter(|r| doc(r).is_none()).collect();
-    if !planned.is_empty() {
-        let _ = write!(
-            out,
-            "\n## Not checked yet\n\nThese rules are part of the format (accepted ids may name them) but this version does not check them: {}.\n",
-            planned.join(", ")
+            doc.name(),
+            doc.id,
+            doc.severity,
+            doc.summary,
+            doc.checks,
+            doc.why,
+            doc.example,
+            doc.fix
         );
     }
     out
@@ -72,7 +71,7 @@ pub fn rules_markdown() -> String {
 pub fn rule_list(width: usize) -> String {
     let mut out = String::from("Rules checked by this version:\n");
     for doc in docs() {
-        let head = format!("  {:<19} {:<8} ", doc.name, doc.severity);
+        let head = format!("  {:<19} {:<8} ", doc.name(), doc.severity);
         let options = textwrap::Options::new(width.max(60))
             .initial_indent(&head)
             .subsequent_indent("                               ")
@@ -80,14 +79,6 @@ pub fn rule_list(width: usize) -> String {
             .word_separator(textwrap::WordSeparator::AsciiSpace)
             .word_splitter(textwrap::WordSplitter::NoHyphenation);
         let _ = writeln!(out, "{}", textwrap::fill(doc.summary, options));
-    }
-    let planned: Vec<&str> = RULES.iter().copied().filter(|r| doc(r).is_none()).collect();
-    if !planned.is_empty() {
-        let _ = writeln!(
-            out,
-            "\nRules of the format not checked yet:\n  {}",
-            planned.join(", ")
-        );
     }
     out.push_str("\nRun `nines explain RULE` for one rule.\n");
     out
@@ -104,15 +95,11 @@ pub(super) fn run(rule: Option<&str>, terminal: &mut Terminal) -> Outcome {
         let width = terminal.width;
         return write(terminal, &rule_text(doc, width));
     }
-    if RULES.contains(&name) {
-        terminal.error(&format!("`{name}` is a rule of the model format, but this version of nines does not check it yet"));
-        return Outcome::Invalid;
-    }
-    let hint = closest(name, RULES.iter().copied())
+    let hint = closest(name, Rule::names())
         .map_or_else(String::new, |b| format!(" (did you mean `{b}`?)"));
     terminal.error(&format!(
         "no rule is called `{name}`{hint}; the rules are: {}",
-        RULES.join(", ")
+        Rule::names().collect::<Vec<_>>().join(", ")
     ));
     Outcome::Invalid
 }

@@ -4,6 +4,7 @@
 use clap::{Args, ValueEnum};
 
 use super::{Outcome, Terminal, input, read_model};
+use crate::model::Rule;
 use crate::report::diagram::{Diagram, dot, mermaid};
 
 /// Graph formats.
@@ -38,7 +39,7 @@ pub(super) fn run(args: &GraphArgs, terminal: &mut Terminal) -> Outcome {
 pub fn graph(model: &crate::model::Model, text: &str, format: GraphFormat) -> String {
     // Only the SPOF marks come from the findings, and they do not depend on the date.
     let today = crate::model::Date::from_days(0);
-    let report = super::check::report(model, text, today, &|rule| rule == "spof");
+    let report = super::check::report(model, text, today, &|rule| rule == Rule::Spof.name());
     let diagram = Diagram::new(model, &report.findings);
     match format {
         GraphFormat::Mermaid => mermaid::render(&diagram),

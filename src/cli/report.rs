@@ -72,7 +72,12 @@ pub fn render(
     today: crate::model::Date,
     format: ReportFormat,
 ) -> String {
-    let report = super::check::report(model, text, today, &|_| true);
+    let report = crate::analyze::audit(
+        model,
+        text,
+        crate::engine::scenario::Scenario::default(),
+        crate::analyze::Options::new(today),
+    );
     let diagram = Diagram::new(model, &report.findings).focus(&report.findings, DIAGRAM_LIMIT);
     let settings = crate::recover::Settings::of(model, RECOVERY_HORIZON_S);
     let scenario = crate::recover::Scenario::full_outage(model, RECOVERY_OUTAGE_S);

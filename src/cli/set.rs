@@ -222,7 +222,12 @@ fn insert(root: &mut Node, component: &str, key: Node, value: Node) {
 mod tests {
     use super::*;
 
-    const TEXT: &str = "system: s\ncomponents:\n  api: {instances: 2, placement: [a, b], depends_on: [db]}\n  db: {}\ndomains: {a: {kind: zone}, b: {kind: zone}}\n";
+    const TEXT: &str = r"system: s
+components:
+  api: {instances: 2, placement: [a, b], depends_on: [db]}
+  db: {}
+domains: {a: {kind: zone}, b: {kind: zone}}
+";
 
     fn apply_to(args: &[&str]) -> Result<(String, Model), SetError> {
         let model = crate::model::parse(TEXT).unwrap();

@@ -13,11 +13,11 @@ use clap::{Args, ValueEnum};
 
 use super::set::{self, SetError};
 use super::{Outcome, Terminal, input, today};
-use crate::analyze::{Severity, Status};
+use crate::analyze::{self, Options, Severity, Status};
 use crate::engine::scenario::Scenario;
 use crate::engine::state::{Flow, State};
 use crate::model::error::closest;
-use crate::model::{self, ComponentId, Date, DomainId, GroupId, Model};
+use crate::model::{self, ComponentId, Date, DomainId, GroupId, Model, Rule};
 use crate::report::what_if::{self, WhatIf};
 use crate::report::{diagnostics, table};
 
@@ -69,6 +69,10 @@ pub(super) fn run(args: &WhatIfArgs, terminal: &mut Terminal) -> Outcome {
 }
 
 /// The whole of `nines what-if` on a model text read from `name`.
+#[expect(
+    clippy::too_many_lines,
+    reason = "resolving the scenario, two checks and their comparison; split when its errors become values"
+)]
 pub fn what_if_source(
     name: &str,
     text: &str,
@@ -127,26 +131,13 @@ pub fn what_if_source(
         cold: args.cold,
         ..lost.scenario.clone()
     };
-    let before_figures = crate::engine::availability(&model);
-    let before = super::check::report_under(
-        &model,
-        text,
-        today,
-        &before_figures,
-        Scenario::default(),
-        &|_| true,
-        Vec::new(),
-    );
+    let before = analyze::audit(&model, text, Scenario::default(), Options::new(today));
     let after_figures = crate::engine::availability(&down_for_figures(&changed, &scenario));
-    let after = super::check::report_under(
-        &changed,
-        &changed_text,
-        today,
-        &after_figures,
-        scenario.clone(),
-        &|_| true,
-        Vec::new(),
-    );
+    let after_options = Options {
+        figures: Some(&after_figures),
+        ..Options::new(today)
+    };
+    let after = analyze::audit(&changed, &changed_text, scenario.clone(), after_options);
     let before_state = State::intact(&model, &Flow::new(&model));
     let after_state = State::new(&changed, &Flow::new(&changed), &scenario);
     let ids = |r: &crate::report::Report| -> Vec<String> {
@@ -177,7 +168,7 @@ pub fn what_if_source(
         let mut parts = id.split('/');
         let rule = parts.next().unwrap_or_default();
         let subject = parts.next().unwrap_or_default();
-        (entrypoint_lost && matches!(rule, "spof" | "shared-fate"))
+        (entrypoint_lost && matches!(Rule::from_name(rule), Some(Rule::Spof | Rule::SharedFate)))
             || changed
                 .components
                 .iter()

@@ -297,6 +297,10 @@ impl<'a> Run<'a> {
 
     /// Evaluates the current state of `down`. Allocates nothing: every
     /// per-state vector lives in `scratch`.
+    #[expect(
+        clippy::too_many_lines,
+        reason = "the hot loop of the exact evaluation, kept in one body on purpose"
+    )]
     fn visit(&mut self) {
         let events = &self.model.events;
         let Scratch {

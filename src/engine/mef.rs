@@ -421,7 +421,10 @@ mod tests {
     #[test]
     fn two_of_three_becomes_an_atleast_gate_of_two() {
         let model = crate::model::parse(
-            "system: s\ncomponents:\n  zk: {instances: 3, min_healthy: 2, availability: 99%}\n",
+            r"system: s
+components:
+  zk: {instances: 3, min_healthy: 2, availability: 99%}
+",
         )
         .unwrap();
         let text = export(&model);

@@ -82,7 +82,13 @@ mod tests {
     fn series_multiplies() {
         // 0.999^4 = 0.996005996
         let f = figure(
-            "system: s\ncomponents:\n  a: {availability: 99.9%, depends_on: [b]}\n  b: {availability: 99.9%, depends_on: [c]}\n  c: {availability: 99.9%, depends_on: [d]}\n  d: {availability: 99.9%}\n",
+            r"system: s
+components:
+  a: {availability: 99.9%, depends_on: [b]}
+  b: {availability: 99.9%, depends_on: [c]}
+  c: {availability: 99.9%, depends_on: [d]}
+  d: {availability: 99.9%}
+",
         );
         assert!(close(f.availability, 0.996_005_996), "{}", f.availability);
         assert_eq!(f.method, Method::Exact);
@@ -91,11 +97,19 @@ mod tests {
     #[test]
     fn k_of_n_instances() {
         // 1 of 3 at 99%: 1 − 0.01³ = 0.999999
-        let f = figure("system: s\ncomponents:\n  a: {instances: 3, availability: 99%}\n");
+        let f = figure(
+            r"system: s
+components:
+  a: {instances: 3, availability: 99%}
+",
+        );
         assert!(close(f.availability, 0.999_999));
         // 2 of 3 at 90%: 3 × 0.9² × 0.1 + 0.9³ = 0.972
         let f = figure(
-            "system: s\ncomponents:\n  a: {instances: 3, min_healthy: 2, availability: 90%}\n",
+            r"system: s
+components:
+  a: {instances: 3, min_healthy: 2, availability: 90%}
+",
         );
         assert!(close(f.availability, 0.972));
     }
@@ -105,7 +119,13 @@ mod tests {
         // lb needs fe1 or fe2; both need db. A = P(db) × (1 − 0.001²)
         // = 0.999 × 0.999999 = 0.998999001 (naive: 1 − (1 − 0.999²)² ≈ 0.999996).
         let f = figure(
-            "system: s\ncomponents:\n  lb: {depends_on: [{any_of: [fe1, fe2]}]}\n  fe1: {availability: 99.9%, depends_on: [db]}\n  fe2: {availability: 99.9%, depends_on: [db]}\n  db: {availability: 99.9%}\n",
+            r"system: s
+components:
+  lb: {depends_on: [{any_of: [fe1, fe2]}]}
+  fe1: {availability: 99.9%, depends_on: [db]}
+  fe2: {availability: 99.9%, depends_on: [db]}
+  db: {availability: 99.9%}
+",
         );
         assert!(close(f.availability, 0.998_999_001), "{}", f.availability);
     }
@@ -114,12 +134,23 @@ mod tests {
     fn any_of_and_at_least() {
         // any_of two 99%: 1 − 0.01² = 0.9999
         let f = figure(
-            "system: s\ncomponents:\n  a: {depends_on: [{any_of: [x, y]}]}\n  x: {availability: 99%}\n  y: {availability: 99%}\n",
+            r"system: s
+components:
+  a: {depends_on: [{any_of: [x, y]}]}
+  x: {availability: 99%}
+  y: {availability: 99%}
+",
         );
         assert!(close(f.availability, 0.9999));
         // at_least 2 of three different 90% components: 0.972
         let f = figure(
-            "system: s\ncomponents:\n  a: {depends_on: [{at_least: 2, of: [x, y, z]}]}\n  x: {availability: 90%}\n  y: {availability: 90%}\n  z: {availability: 90%}\n",
+            r"system: s
+components:
+  a: {depends_on: [{at_least: 2, of: [x, y, z]}]}
+  x: {availability: 90%}
+  y: {availability: 90%}
+  z: {availability: 90%}
+",
         );
         assert!(close(f.availability, 0.972));
     }
@@ -130,7 +161,13 @@ mod tests {
         // instances): both are up exactly when a zone is up: 1 − 0.01² = 0.9999,
         // not the naive 0.9999² = 0.99980001.
         let f = figure(
-            "system: s\ndomains: {z1: {kind: zone, availability: 99%}, z2: {kind: zone, availability: 99%}}\ncomponents:\n  e: {depends_on: [a, b]}\n  a: {instances: 2, placement: [z1, z2]}\n  b: {instances: 2, placement: [z1, z2]}\n",
+            r"system: s
+domains: {z1: {kind: zone, availability: 99%}, z2: {kind: zone, availability: 99%}}
+components:
+  e: {depends_on: [a, b]}
+  a: {instances: 2, placement: [z1, z2]}
+  b: {instances: 2, placement: [z1, z2]}
+",
         );
         assert!(close(f.availability, 0.9999), "{}", f.availability);
     }
@@ -140,7 +177,11 @@ mod tests {
         // one 99.9% instance in az-a (99.9%) in a 99.99% region:
         // 0.9999 × 0.999 × 0.999 = 0.997901...
         let f = figure(
-            "system: s\ndomains: {r: {kind: region, availability: 99.99%}, az-a: {kind: zone, in: r, availability: 99.9%}}\ncomponents:\n  a: {availability: 99.9%, placement: [az-a]}\n",
+            r"system: s
+domains: {r: {kind: region, availability: 99.99%}, az-a: {kind: zone, in: r, availability: 99.9%}}
+components:
+  a: {availability: 99.9%, placement: [az-a]}
+",
         );
         assert!(close(f.availability, 0.9999 * 0.999 * 0.999));
     }
@@ -150,7 +191,11 @@ mod tests {
         // three 99% replicas sharing a 99.5% config push:
         // 0.995 × (1 − 0.01³) = 0.994999005, about 99.5%, not six nines.
         let f = figure(
-            "system: s\nshared_fate: {push: {kind: config, availability: 99.5%}}\ncomponents:\n  a: {instances: 3, availability: 99%, shares: [push]}\n",
+            r"system: s
+shared_fate: {push: {kind: config, availability: 99.5%}}
+components:
+  a: {instances: 3, availability: 99%, shares: [push]}
+",
         );
         assert!(close(f.availability, 0.994_999_005));
     }
@@ -158,7 +203,12 @@ mod tests {
     #[test]
     fn mtbf_and_mttr_give_the_instance_figure() {
         // 999h / (999h + 1h) = 0.999
-        let f = figure("system: s\ncomponents:\n  a: {mtbf: 999h, mttr: 1h}\n");
+        let f = figure(
+            r"system: s
+components:
+  a: {mtbf: 999h, mttr: 1h}
+",
+        );
         assert!(close(f.availability, 0.999));
     }
 
@@ -166,13 +216,24 @@ mod tests {
     fn a_cycle_of_required_edges_needs_every_member() {
         // a ↔ b, each 99%: up together when both are: 0.9801
         let f = figure(
-            "system: s\nentrypoints: [a]\ncomponents:\n  a: {availability: 99%, depends_on: [b]}\n  b: {availability: 99%, depends_on: [a]}\n",
+            r"system: s
+entrypoints: [a]
+components:
+  a: {availability: 99%, depends_on: [b]}
+  b: {availability: 99%, depends_on: [a]}
+",
         );
         assert!(close(f.availability, 0.9801));
         // a needs (b or c), b needs a: the cycle through b still counts b's own health:
         // A = 0.99 × (1 − (1 − 0.99) × (1 − 0.99)) = 0.99 × 0.9999 = 0.989901
         let f = figure(
-            "system: s\nentrypoints: [a]\ncomponents:\n  a: {availability: 99%, depends_on: [{any_of: [b, c]}]}\n  b: {availability: 99%, depends_on: [a]}\n  c: {availability: 99%}\n",
+            r"system: s
+entrypoints: [a]
+components:
+  a: {availability: 99%, depends_on: [{any_of: [b, c]}]}
+  b: {availability: 99%, depends_on: [a]}
+  c: {availability: 99%}
+",
         );
         assert!(close(f.availability, 0.989_901), "{}", f.availability);
     }
@@ -183,7 +244,11 @@ mod tests {
         // A = 0.999999 × 0.9995 = 0.9994990005; db perfect: 0.999999, gain 0.0004999995;
         // web perfect: 0.9995, gain 0.0000009995.
         let f = figure(
-            "system: s\ncomponents:\n  web: {instances: 2, availability: 99.9%, depends_on: [db]}\n  db: {availability: 99.95%}\n",
+            r"system: s
+components:
+  web: {instances: 2, availability: 99.9%, depends_on: [db]}
+  db: {availability: 99.95%}
+",
         );
         assert!(close(f.availability, 0.999_499_000_5));
         assert_eq!(f.improvement.len(), 2);
@@ -198,7 +263,13 @@ mod tests {
         // A = 0.999 × 0.9999 = 0.9989001; z perfect: 0.9999 (gain 0.0009999);
         // x perfect: 0.999 (gain 0.0000999).
         let f = figure(
-            "system: s\ndomains: {z: {kind: zone, availability: 99.9%}}\ncomponents:\n  e: {placement: [z], depends_on: [{any_of: [x, y]}]}\n  x: {availability: 99%, placement: [z]}\n  y: {availability: 99%, placement: [z]}\n",
+            r"system: s
+domains: {z: {kind: zone, availability: 99.9%}}
+components:
+  e: {placement: [z], depends_on: [{any_of: [x, y]}]}
+  x: {availability: 99%, placement: [z]}
+  y: {availability: 99%, placement: [z]}
+",
         );
         assert!(close(f.availability, 0.998_900_1));
         assert_eq!(
@@ -221,7 +292,16 @@ mod tests {
     fn a_relaxed_figure_brackets_the_exact_one() {
         // lb needs fe1 or fe2, both need db (all 99.9%): exact 0.998999001.
         // Relaxed: all three in series 0.999³ = 0.997002999; gates ignored: 1.
-        let model = crate::model::parse("system: s\ncomponents:\n  lb: {depends_on: [{any_of: [fe1, fe2]}]}\n  fe1: {availability: 99.9%, depends_on: [db]}\n  fe2: {availability: 99.9%, depends_on: [db]}\n  db: {availability: 99.9%}\n").unwrap();
+        let model = crate::model::parse(
+            r"system: s
+components:
+  lb: {depends_on: [{any_of: [fe1, fe2]}]}
+  fe1: {availability: 99.9%, depends_on: [db]}
+  fe2: {availability: 99.9%, depends_on: [db]}
+  db: {availability: 99.9%}
+",
+        )
+        .unwrap();
         let mut s = structure::build(&model, ComponentId(0));
         s.truncated = true;
         let f = exact::evaluate(&model, &s);
@@ -237,7 +317,11 @@ mod tests {
         // at 99.9999% each, perfect instances, min_healthy 65: up only when
         // every zone is: 0.999999^65. Each zone holds one entry of this one
         // component, so the zones fold into it and the figure is exact.
-        let mut text = String::from("system: s\ndomains:\n");
+        let mut text = String::from(
+            r"system: s
+domains:
+",
+        );
         for z in 0..65 {
             let _ = writeln!(text, "  z{z}: {{kind: zone, availability: 99.9999%}}");
         }
@@ -270,7 +354,11 @@ mod tests {
         // runs with 0.9 × 0.999 = 0.8991, so A = P(Binomial(30, 0.8991) ≥ 20)
         // = 0.99990340 (the sum by hand over 20..=30). Conditioning on the 30
         // zones would need 2^30 states; folded, it is one.
-        let mut text = String::from("system: s\ndomains:\n");
+        let mut text = String::from(
+            r"system: s
+domains:
+",
+        );
         for z in 0..30 {
             let _ = writeln!(text, "  z{z}: {{kind: zone, availability: 90%}}");
         }
@@ -291,11 +379,19 @@ mod tests {
     fn many_events_give_a_tight_bound_around_the_truth() {
         // 20 series components, each in its own 99.9% group: A = 0.999^20 exactly,
         // but 20 events exceed the exhaustive limit, so the figure is bounded.
-        let mut text = String::from("system: s\nshared_fate:\n");
+        let mut text = String::from(
+            r"system: s
+shared_fate:
+",
+        );
         for i in 0..20 {
             let _ = writeln!(text, "  g{i}: {{availability: 99.9%}}");
         }
-        text.push_str("components:\n  e: {depends_on: [c0]}\n");
+        text.push_str(
+            r"components:
+  e: {depends_on: [c0]}
+",
+        );
         for i in 0..20 {
             let next = if i < 19 {
                 format!(", depends_on: [c{}]", i + 1)

@@ -192,7 +192,10 @@ mod tests {
     fn the_interval_contains_the_truth_and_is_reproducible() {
         // Two 90% instances of a, min_healthy 2: A = 0.81.
         let model = crate::model::parse(
-            "system: s\ncomponents:\n  a: {instances: 2, min_healthy: 2, availability: 90%}\n",
+            r"system: s
+components:
+  a: {instances: 2, min_healthy: 2, availability: 90%}
+",
         )
         .unwrap();
         let first = simulate(&model, 100_000, 7, &|_| {});

@@ -19,7 +19,8 @@ pub struct Scenario {
     pub domains: Vec<DomainId>,
     /// Shared-fate groups that fired.
     pub groups: Vec<GroupId>,
-    /// Instances failed on their own, per component (index = component id).
+    /// Instances failed on their own, as (component, how many) pairs; pairs
+    /// naming the same component add up.
     pub failed_instances: Vec<(ComponentId, u32)>,
     /// Factor on every written `load` (1: as written).
     pub load_factor: f64,
@@ -168,18 +169,7 @@ pub fn up(model: &Model, scenario: &Scenario) -> Vec<bool> {
 
 /// Whether every required edge of `component` is satisfied by `up`.
 pub fn dependencies_hold(model: &Model, component: ComponentId, up: &[bool]) -> bool {
-    model
-        .component(component)
-        .depends_on
-        .iter()
-        .filter(|e| !e.degradable)
-        .all(|edge| {
-            let alive = edge.targets.iter().filter(|t| up[t.0]).count();
-            match edge.kind {
-                EdgeKind::Target => alive == edge.targets.len(),
-                EdgeKind::AnyOf | EdgeKind::AtLeast => alive >= edge.at_least as usize,
-            }
-        })
+    holds(model, component, |t| up[t.0])
 }
 
 /// The components up with nothing failed, and who calls whom through
@@ -297,7 +287,12 @@ mod tests {
     #[test]
     fn losing_a_zone_takes_down_what_is_only_there() {
         let m = model(
-            "system: s\ndomains: {a: {kind: zone}, b: {kind: zone}}\ncomponents:\n  api: {instances: 2, placement: [a, b], depends_on: [db]}\n  db: {placement: [a]}\n",
+            r"system: s
+domains: {a: {kind: zone}, b: {kind: zone}}
+components:
+  api: {instances: 2, placement: [a, b], depends_on: [db]}
+  db: {placement: [a]}
+",
         );
         let lose_a = Scenario {
             domains: vec![DomainId(0)],
@@ -315,7 +310,12 @@ mod tests {
     #[test]
     fn cycles_stay_up_when_every_member_holds() {
         let m = model(
-            "system: s\nentrypoints: [a]\ncomponents:\n  a: {depends_on: [b]}\n  b: {depends_on: [a]}\n",
+            r"system: s
+entrypoints: [a]
+components:
+  a: {depends_on: [b]}
+  b: {depends_on: [a]}
+",
         );
         assert_eq!(up(&m, &Scenario::default()), [true, true]);
         let b_fails = Scenario {
@@ -363,7 +363,13 @@ mod tests {
     #[test]
     fn alternatives_need_enough_members() {
         let m = model(
-            "system: s\ncomponents:\n  a: {depends_on: [{at_least: 2, of: [x, y, z]}]}\n  x: {}\n  y: {}\n  z: {}\n",
+            r"system: s
+components:
+  a: {depends_on: [{at_least: 2, of: [x, y, z]}]}
+  x: {}
+  y: {}
+  z: {}
+",
         );
         let one = Scenario {
             failed_instances: vec![(ComponentId(1), 1)],

@@ -467,7 +467,13 @@ mod tests {
         ComponentId(m.components.iter().position(|c| c.name == name).unwrap())
     }
 
-    const SHORTENER: &str = "system: s\ncomponents:\n  redirect: {instances: 6, capacity: 2000, load: 9000, depends_on: [{target: cache, degradable: true}, {target: db, hit_rate: 95%, cached_by: cache}]}\n  api: {depends_on: [{target: db, calls: 2}]}\n  cache: {instances: 2}\n  db: {instances: 3, capacity: 1000, load: 500}\n";
+    const SHORTENER: &str = r"system: s
+components:
+  redirect: {instances: 6, capacity: 2000, load: 9000, depends_on: [{target: cache, degradable: true}, {target: db, hit_rate: 95%, cached_by: cache}]}
+  api: {depends_on: [{target: db, calls: 2}]}
+  cache: {instances: 2}
+  db: {instances: 3, capacity: 1000, load: 500}
+";
 
     #[test]
     fn losing_the_cache_moves_its_share_onto_the_store() {
@@ -503,7 +509,12 @@ mod tests {
     fn a_store_without_written_load_gets_the_sum_of_its_in_flows() {
         // lb 1000 → api (2 calls each) → db, 75% cached: db gets 1000 × 2 × 0.25 = 500.
         let m = model(
-            "system: s\ncomponents:\n  lb: {capacity: 2000, load: 1000, depends_on: [{target: api, calls: 2}]}\n  api: {instances: 2, capacity: 1500, depends_on: [{target: db, hit_rate: 75%}]}\n  db: {capacity: 500}\n",
+            r"system: s
+components:
+  lb: {capacity: 2000, load: 1000, depends_on: [{target: api, calls: 2}]}
+  api: {instances: 2, capacity: 1500, depends_on: [{target: db, hit_rate: 75%}]}
+  db: {capacity: 500}
+",
         );
         let flow = Flow::new(&m);
         assert_eq!(
@@ -516,7 +527,12 @@ mod tests {
     #[test]
     fn a_failed_cell_moves_its_load_to_its_failover() {
         let m = model(
-            "system: s\ncomponents:\n  a: {instances: 5, capacity: 200, load: 620, failover_to: b}\n  b: {instances: 5, capacity: 200, load: 560, failover_to: c}\n  c: {instances: 5, capacity: 200, load: 480, failover_to: a}\n",
+            r"system: s
+components:
+  a: {instances: 5, capacity: 200, load: 620, failover_to: b}
+  b: {instances: 5, capacity: 200, load: 560, failover_to: c}
+  c: {instances: 5, capacity: 200, load: 480, failover_to: a}
+",
         );
         let flow = Flow::new(&m);
         let a_down = Scenario {
@@ -550,7 +566,11 @@ mod tests {
     #[test]
     fn a_lost_zone_leaves_the_instances_elsewhere() {
         let m = model(
-            "system: s\ndomains: {z1: {kind: zone}, z2: {kind: zone}}\ncomponents:\n  api: {instances: 4, placement: [z1, z2], capacity: 100, load: 150}\n",
+            r"system: s
+domains: {z1: {kind: zone}, z2: {kind: zone}}
+components:
+  api: {instances: 4, placement: [z1, z2], capacity: 100, load: 150}
+",
         );
         let flow = Flow::new(&m);
         let s = State::new(
@@ -570,7 +590,12 @@ mod tests {
     fn cycles_are_cut_and_stay_finite() {
         // a ⇄ b, each calling the other twice: the edge back to a is cut.
         let m = model(
-            "system: s\nentrypoints: [a]\ncomponents:\n  a: {capacity: 100, load: 10, depends_on: [{target: b, calls: 2}]}\n  b: {depends_on: [{target: a, calls: 2}]}\n",
+            r"system: s
+entrypoints: [a]
+components:
+  a: {capacity: 100, load: 10, depends_on: [{target: b, calls: 2}]}
+  b: {depends_on: [{target: a, calls: 2}]}
+",
         );
         let flow = Flow::new(&m);
         assert_eq!(flow.intact_loads(), [Some(10.0), Some(20.0)]);

@@ -484,7 +484,12 @@ mod tests {
     #[test]
     fn series_models_need_no_bdd() {
         let m = crate::model::parse(
-            "system: s\ncomponents:\n  a: {depends_on: [b, c]}\n  b: {depends_on: [c]}\n  c: {}\n",
+            r"system: s
+components:
+  a: {depends_on: [b, c]}
+  b: {depends_on: [c]}
+  c: {}
+",
         )
         .unwrap();
         let s = build(&m, ComponentId(0));
@@ -496,7 +501,13 @@ mod tests {
     #[test]
     fn alternatives_become_variables() {
         let m = crate::model::parse(
-            "system: s\ncomponents:\n  a: {depends_on: [{any_of: [x, y]}]}\n  x: {depends_on: [db]}\n  y: {depends_on: [db]}\n  db: {}\n",
+            r"system: s
+components:
+  a: {depends_on: [{any_of: [x, y]}]}
+  x: {depends_on: [db]}
+  y: {depends_on: [db]}
+  db: {}
+",
         )
         .unwrap();
         let s = build(&m, ComponentId(0));

@@ -181,7 +181,12 @@ mod tests {
         // primary: mtbf 720h, mttr 4h; hot standby perfect; switchover 45m.
         // Frequency 1 / 724h; unavailability 0.75h / 724h = 1.0359e-3.
         let m = model(
-            "system: s\ncomponents:\n  api: {depends_on: [{any_of: [primary, standby], switchover: 45m}]}\n  primary: {mtbf: 720h, mttr: 4h}\n  standby: {availability: 100%}\n",
+            r"system: s
+components:
+  api: {depends_on: [{any_of: [primary, standby], switchover: 45m}]}
+  primary: {mtbf: 720h, mttr: 4h}
+  standby: {availability: 100%}
+",
         );
         let cost = cost(&m, m.component_ids());
         assert!(
@@ -233,7 +238,12 @@ mod tests {
     #[test]
     fn availability_with_mttr_gives_the_frequency_and_without_it_a_caveat() {
         // 99.9% with mttr 1h: (1 − 0.999) / 1h = 1e-3 per hour; × 0.5h = 5e-4.
-        let text = "system: s\ncomponents:\n  api: {depends_on: [{any_of: [a, b], switchover: 30m}]}\n  a: {availability: 99.9%, mttr: 1h}\n  b: {availability: 99.9%}\n";
+        let text = r"system: s
+components:
+  api: {depends_on: [{any_of: [a, b], switchover: 30m}]}
+  a: {availability: 99.9%, mttr: 1h}
+  b: {availability: 99.9%}
+";
         let m = model(text);
         assert!((cost(&m, m.component_ids()).unavailability - 5e-4).abs() < 1e-12);
         let m = model(&text.replace(", mttr: 1h", ""));
@@ -251,7 +261,13 @@ mod tests {
     fn a_zone_holding_the_active_side_adds_its_own_losses() {
         // a: 99.9%, mttr 1h -> 1e-3 per hour; its zone z: 99.99%, mttr 2h ->
         // 1e-4 / 2h = 5e-5 per hour. Σ 1.05e-3 per hour × 1h switchover.
-        let text = "system: s\ndomains: {z: {kind: zone, availability: 99.99%, mttr: 2h}}\ncomponents:\n  api: {depends_on: [{any_of: [a, b], switchover: 1h}]}\n  a: {availability: 99.9%, mttr: 1h, placement: [z]}\n  b: {}\n";
+        let text = r"system: s
+domains: {z: {kind: zone, availability: 99.99%, mttr: 2h}}
+components:
+  api: {depends_on: [{any_of: [a, b], switchover: 1h}]}
+  a: {availability: 99.9%, mttr: 1h, placement: [z]}
+  b: {}
+";
         let m = model(text);
         let c = cost(&m, m.component_ids());
         assert!(
@@ -273,7 +289,12 @@ mod tests {
     fn failover_to_with_a_recovery_implies_the_switchover() {
         // a fails over to b: detect 5m + decide 30m + failover 10m = 45m.
         let m = model(
-            "system: s\ncomponents:\n  api: {depends_on: [{any_of: [a, b]}]}\n  a: {mtbf: 720h, mttr: 4h, failover_to: b, recovery: {detect: 5m, decide: 30m, failover: 10m}}\n  b: {}\n",
+            r"system: s
+components:
+  api: {depends_on: [{any_of: [a, b]}]}
+  a: {mtbf: 720h, mttr: 4h, failover_to: b, recovery: {detect: 5m, decide: 30m, failover: 10m}}
+  b: {}
+",
         );
         assert_eq!(
             duration(&m, &m.components[0].depends_on[0]),
@@ -281,7 +302,12 @@ mod tests {
         );
         // Without failover_to the alternatives are hot.
         let m = model(
-            "system: s\ncomponents:\n  api: {depends_on: [{any_of: [a, b]}]}\n  a: {mtbf: 720h, mttr: 4h, recovery: {detect: 5m}}\n  b: {}\n",
+            r"system: s
+components:
+  api: {depends_on: [{any_of: [a, b]}]}
+  a: {mtbf: 720h, mttr: 4h, recovery: {detect: 5m}}
+  b: {}
+",
         );
         assert_eq!(duration(&m, &m.components[0].depends_on[0]), None);
     }

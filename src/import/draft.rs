@@ -384,6 +384,22 @@ fn resolve<'a>(
     }
 }
 
+/// Records that `via` names `name`, a Service no workload here serves (for
+/// the reason `why` gives, kept from the first mention).
+fn add_absent(
+    absent: &mut BTreeMap<String, (String, Vec<String>)>,
+    name: &str,
+    why: impl FnOnce() -> String,
+    via: &str,
+) {
+    let entry = absent
+        .entry(name.to_owned())
+        .or_insert_with(|| (why(), Vec::new()));
+    if !entry.1.iter().any(|v| v == via) {
+        entry.1.push(via.to_owned());
+    }
+}
+
 /// The dependencies of workload `index` and the Services it names that no
 /// workload here serves.
 fn dependencies(
@@ -430,15 +446,12 @@ fn dependencies(
             };
             let Some(service) = service else {
                 if address.form.is_explicit() && address.name != workload.name {
-                    let entry = absent.entry(address.name.clone()).or_insert_with(|| {
-                        (
-                            "Service not deployed by these manifests".to_owned(),
-                            Vec::new(),
-                        )
-                    });
-                    if !entry.1.contains(&mention.via) {
-                        entry.1.push(mention.via.clone());
-                    }
+                    add_absent(
+                        &mut absent,
+                        &address.name,
+                        || "Service not deployed by these manifests".to_owned(),
+                        &mention.via,
+                    );
                     note(
                         notes,
                         mention.span,
@@ -475,12 +488,7 @@ fn dependencies(
                         workload.name, mention.via, service.name, why
                     ),
                 );
-                let entry = absent
-                    .entry(service.name.clone())
-                    .or_insert_with(|| (why, Vec::new()));
-                if !entry.1.contains(&mention.via) {
-                    entry.1.push(mention.via.clone());
-                }
+                add_absent(&mut absent, &service.name, || why, &mention.via);
                 continue;
             }
             let mut targets: Vec<String> = behind.iter().map(|&i| names[i].clone()).collect();

@@ -189,87 +189,117 @@ pub fn merge(text: &str, graph: &Graph, factor: f64) -> Result<Merged, (String, 
         factor,
         ..Changes::default()
     };
-    let find = |name: &str| model.components.iter().find(|c| c.name == name);
 
-    // Edges and loads of the components the model has.
     for component in &model.components {
-        let traced = graph.find(&component.name).map(|n| &graph.services[n]);
-        let declared = declared(&model, component);
-        if let Some(service) = traced {
-            let new: Vec<(&String, String)> = service
-                .calls
-                .iter()
-                .filter(|(target, _)| !declared.contains(target))
-                .map(|(target, call)| {
-                    let entry = match call.per_request {
-                        Some(per) => {
-                            format!("{{target: {}, calls: {}}}", scalar(target), number(per))
-                        }
-                        None => scalar(target),
-                    };
-                    (target, entry)
-                })
-                .collect();
-            if !new.is_empty() {
-                add_edges(
-                    &lines,
-                    component,
-                    service,
-                    &new,
-                    graph,
-                    &mut edits,
-                    &mut changes,
-                );
-            }
-            for target in &declared {
-                if !service.calls.contains_key(target) {
-                    changes
-                        .unseen
-                        .push((component.name.clone(), target.clone(), true));
-                }
-            }
-            if let Some(rate) = service.load(graph.window) {
-                match &component.capacity {
-                    Some(capacity) => {
-                        let ratio = if capacity.load > 0.0 {
-                            rate / capacity.load
-                        } else {
-                            f64::INFINITY
-                        };
-                        if ratio > factor || ratio < 1.0 / factor {
-                            changes
-                                .differing
-                                .push((component.name.clone(), capacity.load, rate));
-                        }
+        merge_component(&model, component, graph, &lines, &mut edits, &mut changes);
+    }
+    add_missing(
+        &model,
+        graph,
+        &lines,
+        text_nl.len(),
+        &mut edits,
+        &mut changes,
+    );
+
+    edits.sort_by_key(|e| e.at);
+    let mut out = text_nl.clone();
+    for edit in edits.iter().rev() {
+        out.replace_range(edit.at..edit.at + edit.remove, &edit.text);
+    }
+    if let Err(problems) = model::parse(&out) {
+        return Err((out, problems));
+    }
+    changes.edges.sort();
+    changes.unseen.sort();
+    Ok(Merged {
+        model: out,
+        changes,
+    })
+}
+
+/// The traced edges and load of one component the model has: new edges
+/// added, declared edges the traces did not see, the load filled in or
+/// compared.
+fn merge_component(
+    model: &Model,
+    component: &Component,
+    graph: &Graph,
+    lines: &Lines,
+    edits: &mut Vec<Edit>,
+    changes: &mut Changes,
+) {
+    let traced = graph.find(&component.name).map(|n| &graph.services[n]);
+    let declared = declared(model, component);
+    if let Some(service) = traced {
+        let new: Vec<(&String, String)> = service
+            .calls
+            .iter()
+            .filter(|(target, _)| !declared.contains(target))
+            .map(|(target, call)| {
+                let entry = match call.per_request {
+                    Some(per) => {
+                        format!("{{target: {}, calls: {}}}", scalar(target), number(per))
                     }
-                    None => fill_load(
-                        &lines,
-                        component,
-                        service,
-                        graph,
-                        rate,
-                        &mut edits,
-                        &mut changes,
-                    ),
-                }
-            }
-        } else {
-            for target in &declared {
+                    None => scalar(target),
+                };
+                (target, entry)
+            })
+            .collect();
+        if !new.is_empty() {
+            add_edges(lines, component, service, &new, graph, edits, changes);
+        }
+        for target in &declared {
+            if !service.calls.contains_key(target) {
                 changes
                     .unseen
-                    .push((component.name.clone(), target.clone(), false));
+                    .push((component.name.clone(), target.clone(), true));
             }
         }
+        if let Some(rate) = service.load(graph.window) {
+            match &component.capacity {
+                Some(capacity) => {
+                    let ratio = if capacity.load > 0.0 {
+                        rate / capacity.load
+                    } else {
+                        f64::INFINITY
+                    };
+                    if ratio > changes.factor || ratio < 1.0 / changes.factor {
+                        changes
+                            .differing
+                            .push((component.name.clone(), capacity.load, rate));
+                    }
+                }
+                None => fill_load(lines, component, service, graph, rate, edits, changes),
+            }
+        }
+    } else {
+        for target in &declared {
+            changes
+                .unseen
+                .push((component.name.clone(), target.clone(), false));
+        }
     }
+}
 
-    // Services the model lacks, at the end of `components`.
+/// The traced services the model lacks, as components at the end of
+/// `components` (the text is `text_len` bytes long).
+fn add_missing(
+    model: &Model,
+    graph: &Graph,
+    lines: &Lines,
+    text_len: usize,
+    edits: &mut Vec<Edit>,
+    changes: &mut Changes,
+) {
+    let find = |name: &str| model.components.iter().find(|c| c.name == name);
     let missing: Vec<&String> = graph
         .services
         .keys()
         .filter(|name| find(name).is_none())
         .collect();
     if !missing.is_empty() {
-        let (at, indent) = components_end(&lines, &model);
+        let (at, indent) = components_end(lines, model);
         let mut block = String::new();
         for name in &missing {
             let service = &graph.services[*name];
@@ -294,7 +324,7 @@ pub fn merge(text: &str, graph: &Graph, factor: f64) -> Result<Merged, (String, 
                 changes.uncalled.push((*name).clone());
             }
         }
-        if at < text_nl.len() {
+        if at < text_len {
             block.push('\n'); // a blank line before the key that follows
         }
         edits.push(Edit {
@@ -303,21 +333,6 @@ pub fn merge(text: &str, graph: &Graph, factor: f64) -> Result<Merged, (String, 
             text: block,
         });
     }
-
-    edits.sort_by_key(|e| e.at);
-    let mut out = text_nl.clone();
-    for edit in edits.iter().rev() {
-        out.replace_range(edit.at..edit.at + edit.remove, &edit.text);
-    }
-    if let Err(problems) = model::parse(&out) {
-        return Err((out, problems));
-    }
-    changes.edges.sort();
-    changes.unseen.sort();
-    Ok(Merged {
-        model: out,
-        changes,
-    })
 }
 
 /// The targets a component's edges name, by component name.
@@ -385,24 +400,7 @@ fn add_edges(
             if value.is_empty() {
                 // A block list: after its last item.
                 let key_indent = indent(line);
-                let mut last = key_line;
-                let mut item_indent = None;
-                for index in key_line + 1..=block.last {
-                    let l = lines.get(index);
-                    if !is_content(l) {
-                        continue;
-                    }
-                    let at = indent(l);
-                    let is_item = l.trim_start().starts_with('-');
-                    if is_item && item_indent.is_none() {
-                        item_indent = Some(at);
-                    }
-                    if at > key_indent || (is_item && Some(at) == item_indent) {
-                        last = index;
-                    } else {
-                        break;
-                    }
-                }
+                let (last, item_indent) = block_list_end(lines, key_line, block.last);
                 edits.push(Edit {
                     at: lines.after(last),
                     remove: 0,
@@ -450,6 +448,31 @@ fn add_edges(
             .edges
             .push((component.name.clone(), (*target).clone()));
     }
+}
+
+/// The last line of the block list under the key on `key_line` (the block
+/// ends at `block_last` at the latest), and the indent of its items.
+fn block_list_end(lines: &Lines, key_line: usize, block_last: usize) -> (usize, Option<usize>) {
+    let key_indent = indent(lines.get(key_line));
+    let mut last = key_line;
+    let mut item_indent = None;
+    for index in key_line + 1..=block_last {
+        let l = lines.get(index);
+        if !is_content(l) {
+            continue;
+        }
+        let at = indent(l);
+        let is_item = l.trim_start().starts_with('-');
+        if is_item && item_indent.is_none() {
+            item_indent = Some(at);
+        }
+        if at > key_indent || (is_item && Some(at) == item_indent) {
+            last = index;
+        } else {
+            break;
+        }
+    }
+    (last, item_indent)
 }
 
 fn item_line(out: &mut String, pad: usize, content: &str, why: &str) {
@@ -620,7 +643,18 @@ mod tests {
 
     #[test]
     fn a_new_edge_goes_after_the_last_item_of_a_block_list() {
-        let text = "system: s\ncomponents:\n  web:\n    depends_on:\n      - target: db\n        timeout: 1s\n      - cache\n    instances: 2\n  db: {}\n  cache: {}\n  queue: {}\n";
+        let text = r"system: s
+components:
+  web:
+    depends_on:
+      - target: db
+        timeout: 1s
+      - cache
+    instances: 2
+  db: {}
+  cache: {}
+  queue: {}
+";
         let merged = merge(
             text,
             &graph(&[
@@ -634,7 +668,19 @@ mod tests {
         // web's own rate is not traced: a plain name, the count in the comment.
         assert_eq!(
             merged.model,
-            "system: s\ncomponents:\n  web:\n    depends_on:\n      - target: db\n        timeout: 1s\n      - cache\n      - queue                           # added from traces: 7 calls in 1h; calls per request unknown: web's own rate is not in the traces\n    instances: 2\n  db: {}\n  cache: {}\n  queue: {}\n"
+            r"system: s
+components:
+  web:
+    depends_on:
+      - target: db
+        timeout: 1s
+      - cache
+      - queue                           # added from traces: 7 calls in 1h; calls per request unknown: web's own rate is not in the traces
+    instances: 2
+  db: {}
+  cache: {}
+  queue: {}
+"
         );
         assert_eq!(
             merged.changes.edges,
@@ -644,7 +690,18 @@ mod tests {
 
     #[test]
     fn items_at_the_key_indentation_and_multi_line_flow_lists() {
-        let text = "system: s\ncomponents:\n  web:\n    depends_on:\n    - db\n    instances: 2\n  api:\n    depends_on: [\n      db]\n  db: {}\n  q: {}\n";
+        let text = r"system: s
+components:
+  web:
+    depends_on:
+    - db
+    instances: 2
+  api:
+    depends_on: [
+      db]
+  db: {}
+  q: {}
+";
         let merged =
             merge(text, &graph(&[("web", "q", 1.0), ("api", "q", 1.0)]), 2.0).expect("valid");
         assert!(
@@ -653,7 +710,11 @@ mod tests {
             merged.model
         );
         // A flow list over several lines is not rewritten: it is listed.
-        assert!(merged.model.contains("    depends_on: [\n      db]\n"));
+        assert!(merged.model.contains(
+            r"    depends_on: [
+      db]
+"
+        ));
         assert!(merged.changes.by_hand[0].starts_with("api: add `q`"));
         // q, on one line, takes no `# load:` line: 2 calls in 3600 s is
         // 0.000555… per second.
@@ -663,7 +724,10 @@ mod tests {
 
     #[test]
     fn a_file_without_a_final_newline_and_a_quoted_name() {
-        let text = "system: s\ncomponents:\n  web:\n    instances: 1";
+        let text = r"system: s
+components:
+  web:
+    instances: 1";
         let merged = merge(text, &graph(&[("web", "null", 3.0)]), 2.0).expect("valid");
         assert!(
             merged.model.contains("    depends_on:\n      - \"null\""),

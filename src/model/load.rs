@@ -312,14 +312,26 @@ mod tests {
 
     #[test]
     fn parser_limits_read_as_sentences_about_the_file() {
-        let deep = format!("system: s\nx: {}{}\n", "[".repeat(70), "]".repeat(70));
+        let deep = format!(
+            r"system: s
+x: {}{}
+",
+            "[".repeat(70),
+            "]".repeat(70)
+        );
         let problem = parse(&deep).unwrap_err();
         assert_eq!(
             problem.message,
             "invalid YAML: lists and mappings are nested more than 64 levels deep here"
         );
         assert!(!format!("{problem:?}").contains("Depth {"));
-        let two = parse("system: s\n---\nsystem: t\n").unwrap_err();
+        let two = parse(
+            r"system: s
+---
+system: t
+",
+        )
+        .unwrap_err();
         assert!(
             two.message.contains("more than one YAML document"),
             "{}",

@@ -13,11 +13,13 @@ pub mod decode;
 pub mod error;
 pub mod load;
 pub mod raw;
+pub mod rule;
 pub mod span;
 pub mod units;
 pub mod validate;
 
 pub use error::Problem;
+pub use rule::Rule;
 pub use span::Span;
 pub use units::{Backoff, Criticality, Date, Duration, Plane, Replication};
 

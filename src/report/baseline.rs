@@ -9,18 +9,12 @@ use serde::{Deserialize, Serialize};
 
 use super::Report;
 use crate::analyze::{Finding, Severity, Status};
+use crate::model::Rule;
 
 /// The only version of the file format.
 pub const VERSION: u32 = 1;
 
-/// What a report needs to know of the baseline it was compared with.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Known {
-    /// The file as given to `--baseline`.
-    pub file: String,
-    /// Its ids.
-    pub ids: BTreeSet<String>,
-}
+pub use crate::analyze::results::Known;
 
 /// The command that rewrites a baseline once findings are fixed.
 #[must_use]
@@ -145,8 +139,9 @@ fn figures(report: &Report, finding: &Finding) -> BTreeMap<String, f64> {
         .and_then(|s| s.strip_prefix('/'))
         .unwrap_or("");
     let mut figures = BTreeMap::new();
-    match finding.rule {
-        "slo" => {
+    let rule = Rule::from_name(finding.rule);
+    match rule {
+        Some(Rule::Slo) => {
             if let Some(a) = report
                 .availability
                 .get(subject)
@@ -155,7 +150,7 @@ fn figures(report: &Report, finding: &Finding) -> BTreeMap<String, f64> {
                 figures.insert("availability".to_owned(), a);
             }
         }
-        "headroom" => {
+        Some(Rule::Headroom) => {
             if let Some((component, lost)) = subject.split_once('/')
                 && let Some(row) = report
                     .headroom
@@ -165,18 +160,18 @@ fn figures(report: &Report, finding: &Finding) -> BTreeMap<String, f64> {
                 figures.insert("utilization".to_owned(), row.utilization);
             }
         }
-        "cascade" => {
+        Some(Rule::Cascade) => {
             if let Some(walk) = report.cascades.iter().find(|c| c.origin == subject) {
                 figures.insert("unserved".to_owned(), walk.unserved);
             }
         }
-        "retry-amplification" => {
+        Some(Rule::RetryAmplification) => {
             let path: Vec<&str> = subject.split('>').collect();
             if let Some(row) = report.retries.iter().find(|r| r.path == path) {
                 figures.insert("amplification".to_owned(), row.amplification);
             }
         }
-        "retry-storm" => {
+        Some(Rule::RetryStorm) => {
             let critical = report
                 .retries
                 .iter()
@@ -187,7 +182,7 @@ fn figures(report: &Report, finding: &Finding) -> BTreeMap<String, f64> {
                 figures.insert("critical_failure_rate".to_owned(), critical);
             }
         }
-        "cold-start" => {
+        Some(Rule::ColdStart) => {
             if let Some(row) = report
                 .cold_start
                 .stampedes
@@ -198,9 +193,9 @@ fn figures(report: &Report, finding: &Finding) -> BTreeMap<String, f64> {
                 figures.insert("capacity".to_owned(), row.capacity);
             }
         }
-        "rpo" | "rto" => {
+        Some(Rule::Rpo | Rule::Rto) => {
             if let Some(row) = report.recovery.iter().find(|r| r.component == subject) {
-                let (key, value) = if finding.rule == "rpo" {
+                let (key, value) = if rule == Some(Rule::Rpo) {
                     ("worst_rpo_s", row.worst_rpo_s)
                 } else {
                     ("worst_rto_s", row.worst_rto_s)

@@ -278,9 +278,11 @@ pub fn mermaid(text: &str) -> String {
     out
 }
 
-/// Text for XML character data and attribute values: `&`, `<`, `>`, `"`
-/// and `'` as entities, and characters XML 1.0 does not allow (controls
-/// other than tab and line breaks, U+FFFE, U+FFFF) shown as `\u{…}`.
+/// Text for XML and HTML character data and attribute values (SVG, the
+/// HTML review, the MEF export): `&`, `<`, `>`, `"` and `'` as entities
+/// (`&#39;`, which HTML 4 knows too), and characters XML 1.0 does not allow
+/// or a terminal showing the file would act on (controls other than tab and
+/// line feed, bidirectional overrides, U+FFFE, U+FFFF) shown as `\u{…}`.
 pub fn xml(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
@@ -289,8 +291,8 @@ pub fn xml(text: &str) -> String {
             '<' => out.push_str("&lt;"),
             '>' => out.push_str("&gt;"),
             '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(c),
+            '\'' => out.push_str("&#39;"),
+            '\t' | '\n' => out.push(c),
             c if is_unsafe_char(c) || c == '\u{fffe}' || c == '\u{ffff}' => {
                 let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
             }
@@ -443,5 +445,6 @@ mod tests {
             xml("<a & \"b\">\u{0}"),
             "&lt;a &amp; &quot;b&quot;&gt;\\u{0}"
         );
+        assert_eq!(xml("it's\r\n"), "it&#39;s\\u{d}\n");
     }
 }

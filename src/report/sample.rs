@@ -3,15 +3,9 @@
 
 use super::{AvailabilityRow, HeadroomRow, Report};
 use crate::analyze::{Finding, Location, Severity, Status};
-use crate::model::Span;
+use crate::model::{Rule, Span};
 
-fn finding(
-    rule: &'static str,
-    subject: &str,
-    severity: Severity,
-    line: usize,
-    message: &str,
-) -> Finding {
+fn finding(rule: Rule, subject: &str, severity: Severity, line: usize, message: &str) -> Finding {
     let mut finding = Finding::new(rule, subject, severity, Span::default(), message.to_owned());
     finding.location = Location { line, column: 3 };
     finding
@@ -21,7 +15,7 @@ fn finding(
 /// the limit, a warning with awkward characters, and a note.
 pub(crate) fn report() -> Report {
     let mut accepted = finding(
-        "spof",
+        Rule::Spof,
         "config",
         Severity::Error,
         20,
@@ -31,7 +25,7 @@ pub(crate) fn report() -> Report {
     accepted.justification = Some("single-region by design; runbook R-12".to_owned());
     let findings = vec![
         finding(
-            "headroom",
+            Rule::Headroom,
             "api/az-a",
             Severity::Error,
             5,
@@ -39,21 +33,21 @@ pub(crate) fn report() -> Report {
         )
         .help("run 6 instances, 2 per zone"),
         finding(
-            "placement",
+            Rule::Placement,
             "cache",
             Severity::Warning,
             12,
             "cache: 100% of traffic, in no domain | <none>, see a*b\nsecond line",
         ),
         finding(
-            "retry-budget",
+            Rule::RetryBudget,
             "api>db",
             Severity::Note,
             8,
             "api retries db without a retry_budget",
         ),
         finding(
-            "slo",
+            Rule::Slo,
             "api",
             Severity::Error,
             2,
@@ -61,7 +55,7 @@ pub(crate) fn report() -> Report {
         ),
         accepted,
         finding(
-            "spof",
+            Rule::Spof,
             "db",
             Severity::Error,
             15,

@@ -9,7 +9,7 @@ use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
 use super::baseline::refresh_command;
 use super::{Cascade, ColdStart, RecoveryRow, Report, RetryPath};
 use crate::analyze::wording::{amount, number, percent, whole_percent};
-use crate::analyze::{Finding, Severity, Status};
+use crate::analyze::{Finding, Severity, Status, by_severity};
 use crate::model::Duration;
 
 /// Call paths shown in the terminal; the JSON report has them all.
@@ -85,16 +85,8 @@ pub fn render(report: &Report, file: &str, style: Style, out: &mut dyn Write) ->
     if report.findings.is_empty() {
         writeln!(out, "No findings.")?;
     }
-    for severity in [Severity::Error, Severity::Warning, Severity::Note] {
-        let group: Vec<&Finding> = report
-            .findings
-            .iter()
-            .filter(|f| f.severity == severity)
-            .collect();
-        if group.is_empty() {
-            continue;
-        }
-        let title = format!("{} ({})", plural(severity), group.len());
+    for (severity, group) in by_severity(&report.findings) {
+        let title = format!("{} ({})", severity.heading(), group.len());
         writeln!(out, "{}", paint(&title, severity, style.color))?;
         findings(&group, style, out)?;
         writeln!(out)?;
@@ -135,7 +127,13 @@ fn grouped(
     style: Style,
     out: &mut dyn Write,
 ) -> io::Result<()> {
-    writeln!(out, "  {} ({}): {}", doc.name, findings.len(), doc.summary)?;
+    writeln!(
+        out,
+        "  {} ({}): {}",
+        doc.name(),
+        findings.len(),
+        doc.summary
+    )?;
     for (index, line) in wrap(doc.fix, style.width.saturating_sub(10))
         .into_iter()
         .enumerate()
@@ -709,14 +707,6 @@ fn summary(report: &Report) -> String {
         );
     }
     text
-}
-
-fn plural(severity: Severity) -> &'static str {
-    match severity {
-        Severity::Error => "Errors",
-        Severity::Warning => "Warnings",
-        Severity::Note => "Notes",
-    }
 }
 
 fn paint(text: &str, severity: Severity, color: bool) -> String {

@@ -253,7 +253,12 @@ fn an_expired_acceptance_fails_again_even_with_a_baseline() {
     std::fs::write(
         &model,
         format!(
-            "{text}\naccepted:\n  - id: spof/payments\n    reason: second provider contracted, live in Q3 (PAY-7)\n    expires: 2026-09-30\n"
+            r"{text}
+accepted:
+  - id: spof/payments
+    reason: second provider contracted, live in Q3 (PAY-7)
+    expires: 2026-09-30
+"
         ),
     )
     .unwrap();
@@ -287,7 +292,13 @@ fn an_acceptance_that_matches_nothing_is_stale() {
     let text = std::fs::read_to_string(WEB_SHOP).unwrap();
     std::fs::write(
         &model,
-        format!("{text}\naccepted:\n  - id: spof/cart\n    reason: two nodes since March\n"),
+        format!(
+            r"{text}
+accepted:
+  - id: spof/cart
+    reason: two nodes since March
+"
+        ),
     )
     .unwrap();
     let out = nines(&[

@@ -98,8 +98,11 @@ fn skipping_a_rule_removes_its_findings() {
 #[test]
 fn standard_input_is_read_for_a_dash() {
     settings().bind(|| {
-        let model =
-            "system: tiny\ndomains: {az-a: {kind: zone}}\ncomponents:\n  api: {instances: 2}\n";
+        let model = r"system: tiny
+domains: {az-a: {kind: zone}}
+components:
+  api: {instances: 2}
+";
         assert_cmd_snapshot!(
             "cli-stdin",
             nines()
@@ -108,9 +111,12 @@ fn standard_input_is_read_for_a_dash() {
         );
         assert_cmd_snapshot!(
             "cli-stdin-invalid",
-            nines()
-                .args(["check", "-"])
-                .pass_stdin("system: x\ncomponents:\n  api: {availability: 99.9}\n")
+            nines().args(["check", "-"]).pass_stdin(
+                r"system: x
+components:
+  api: {availability: 99.9}
+"
+            )
         );
     });
 }

@@ -25,6 +25,39 @@ fn the_rules_page_is_current() {
     assert_fresh("docs/rules.md", &nines::cli::rules_markdown());
 }
 
+/// The registry, `docs/rules.md` and `nines explain` name the same rules,
+/// checked in both directions: a rule missing from any of them, or one of
+/// them naming a rule the registry lacks, fails here.
+#[test]
+fn the_registry_the_rules_page_and_explain_agree() {
+    let registry: Vec<&str> = nines::model::Rule::names().collect();
+    let page =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/rules.md")).unwrap();
+    let mut documented: Vec<&str> = page
+        .lines()
+        .filter_map(|l| l.strip_prefix("## `")?.strip_suffix('`'))
+        .collect();
+    let list = nines::cli::rule_list(200);
+    let mut listed: Vec<&str> = list
+        .lines()
+        .filter_map(|l| l.strip_prefix("  ").filter(|rest| !rest.starts_with(' ')))
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    for rule in &registry {
+        let text = nines::cli::rule_text(nines::analyze::doc(rule).unwrap(), 80);
+        assert!(
+            text.starts_with(&format!("{rule} (")),
+            "explain {rule}: {text}"
+        );
+    }
+    let mut sorted = registry.clone();
+    sorted.sort_unstable();
+    documented.sort_unstable();
+    listed.sort_unstable();
+    assert_eq!(documented, sorted, "docs/rules.md against the registry");
+    assert_eq!(listed, sorted, "`nines explain` against the registry");
+}
+
 #[test]
 fn the_schema_is_draft_07_and_describes_the_format() {
     let schema: serde_json::Value = serde_json::from_str(&nines::cli::schema_json()).unwrap();

@@ -29,7 +29,13 @@ fn equal_timeouts_on_every_hop_do_not_compose() {
     // 5s on every hop: a waits 5s for b, whose own call to c can take 5s;
     // equal is already too short, so a>b and b>c fire (c>d has no callee call).
     let report = json(
-        "system: s\ncomponents:\n  a: {timeout: 12s, depends_on: [{target: b, timeout: 5s}]}\n  b: {depends_on: [{target: c, timeout: 5s}]}\n  c: {depends_on: [{target: d, timeout: 5s}]}\n  d: {}\n",
+        r"system: s
+components:
+  a: {timeout: 12s, depends_on: [{target: b, timeout: 5s}]}
+  b: {depends_on: [{target: c, timeout: 5s}]}
+  c: {depends_on: [{target: d, timeout: 5s}]}
+  d: {}
+",
     );
     let found = ids(&report);
     assert!(found.contains(&"deadline/a>b".to_owned()), "{found:?}");
@@ -50,7 +56,13 @@ fn retries_multiply_each_hops_timeout_in_the_path_latency() {
     // web > api: (1 + 2) × 2s = 6s; api > cache: 3s; api > db: (1 + 1) × 1s = 2s.
     // Slowest: web > api > cache = 9s, within the 10s web's clients wait.
     let report = json(
-        "system: s\ncomponents:\n  web: {timeout: 10s, depends_on: [{target: api, retries: 2, timeout: 2s}]}\n  api: {depends_on: [{target: db, retries: 1, timeout: 1s}, {target: cache, timeout: 3s}]}\n  db: {}\n  cache: {}\n",
+        r"system: s
+components:
+  web: {timeout: 10s, depends_on: [{target: api, retries: 2, timeout: 2s}]}
+  api: {depends_on: [{target: db, retries: 1, timeout: 1s}, {target: cache, timeout: 3s}]}
+  db: {}
+  cache: {}
+",
     );
     let row = &report["latency"][0];
     assert_eq!(row["path"], serde_json::json!(["web", "api", "cache"]));
@@ -62,7 +74,13 @@ fn retries_multiply_each_hops_timeout_in_the_path_latency() {
 #[test]
 fn a_path_without_figures_is_not_available_and_a_partial_one_is_a_bound() {
     // Nothing has a figure: n/a, with the three names that would need one.
-    let text = "system: s\nobjective: {availability: 99.9%}\ncomponents:\n  web: {depends_on: [api]}\n  api: {depends_on: [db]}\n  db: {}\n";
+    let text = r"system: s
+objective: {availability: 99.9%}
+components:
+  web: {depends_on: [api]}
+  api: {depends_on: [db]}
+  db: {}
+";
     let report = json(text);
     let row = &report["availability"]["web"];
     assert_eq!(row["availability"], Value::Null);
@@ -115,7 +133,13 @@ fn a_standby_costs_its_switchover_time_the_worked_example() {
     // primary mtbf 720h, mttr 4h; standby perfect; switchover 45m:
     // 0.75h / 724h = 1.0359e-3, so api is at most 1 − 1.0359e-3 = 99.896%,
     // below 99.9%: slo/api fires. Static figure (hot): 100%.
-    let text = "system: s\nobjective: {availability: 99.9%}\ncomponents:\n  api: {availability: 100%, depends_on: [{any_of: [primary, standby], switchover: 45m}]}\n  primary: {mtbf: 720h, mttr: 4h}\n  standby: {availability: 100%}\n";
+    let text = r"system: s
+objective: {availability: 99.9%}
+components:
+  api: {availability: 100%, depends_on: [{any_of: [primary, standby], switchover: 45m}]}
+  primary: {mtbf: 720h, mttr: 4h}
+  standby: {availability: 100%}
+";
     let report = json(text);
     let row = &report["availability"]["api"];
     let a = row["availability"].as_f64().unwrap();
@@ -133,7 +157,13 @@ fn a_standby_costs_its_switchover_time_the_worked_example() {
 fn an_unknown_switchover_frequency_is_a_caveat_not_a_pass() {
     // The active side has a figure but no mttr: the figure (1 − 0.001² =
     // 99.9999%) assumes instant failover; slo/api is a warning saying so.
-    let text = "system: s\nobjective: {availability: 99.9%}\ncomponents:\n  api: {availability: 100%, depends_on: [{any_of: [a, b], switchover: 30m}]}\n  a: {availability: 99.9%}\n  b: {availability: 99.9%}\n";
+    let text = r"system: s
+objective: {availability: 99.9%}
+components:
+  api: {availability: 100%, depends_on: [{any_of: [a, b], switchover: 30m}]}
+  a: {availability: 99.9%}
+  b: {availability: 99.9%}
+";
     let report = json(text);
     let row = &report["availability"]["api"];
     assert!((row["availability"].as_f64().unwrap() - 0.999_999).abs() < 1e-12);
@@ -181,7 +211,14 @@ fn each_entrypoint_is_judged_against_its_own_objective() {
     // checkout 99.95% ≥ 99.9%: fine. search 99.6% ≥ 99.5% (it would miss
     // 99.9%): fine. reporting 98.5% < 99%: slo/reporting, 1.5% × 43200 min
     // = 648 min against a budget of 1% × 43200 = 432 min, 216 over.
-    let text = "system: s\nobjective: {availability: 99.9%, window: 30d}\nentrypoints: [checkout, search, reporting]\ncomponents:\n  checkout: {availability: 99.95%}\n  search: {objective: 99.5%, availability: 99.6%}\n  reporting: {objective: 99%, availability: 98.5%}\n";
+    let text = r"system: s
+objective: {availability: 99.9%, window: 30d}
+entrypoints: [checkout, search, reporting]
+components:
+  checkout: {availability: 99.95%}
+  search: {objective: 99.5%, availability: 99.6%}
+  reporting: {objective: 99%, availability: 98.5%}
+";
     let report = json(text);
     let slo: Vec<String> = ids(&report)
         .into_iter()
@@ -232,7 +269,14 @@ fn a_managed_service_gets_the_advice_that_applies() {
     // cached fallback, a degradable edge or the SLA, never "run 2 or more
     // instances"; dns (kind: saas implies managed) is not asked for a placement,
     // while the self-run api is.
-    let text = "system: s\ndomains: {use1-a: {kind: zone}, use1-b: {kind: zone}}\ncomponents:\n  edge: {instances: 2, placement: [use1-a, use1-b], depends_on: [dns, s3-raw, api]}\n  dns: {kind: saas, availability: 100%}\n  s3-raw: {kind: objectstore, managed: true, availability: 99.99%}\n  api: {instances: 2}\n";
+    let text = r"system: s
+domains: {use1-a: {kind: zone}, use1-b: {kind: zone}}
+components:
+  edge: {instances: 2, placement: [use1-a, use1-b], depends_on: [dns, s3-raw, api]}
+  dns: {kind: saas, availability: 100%}
+  s3-raw: {kind: objectstore, managed: true, availability: 99.99%}
+  api: {instances: 2}
+";
     let report = json(text);
     let found = ids(&report);
     assert!(!found.contains(&"placement/dns".to_owned()), "{found:?}");
@@ -274,7 +318,19 @@ fn redundancy_between_regions_is_judged_at_the_entrypoint() {
     // its nodes (1e5 times as likely), but losing us-east leaves api-west:
     // the entrypoint stays up, so no common-cause finding and no advice to
     // spread ddb-east over regions. Availability: 1 − (1e-4 + 1e-9)² ≈ 1 − 1e-8.
-    let text = "system: s\ndomains:\n  us-east: {kind: region, availability: 99.99%}\n  us-west: {kind: region, availability: 99.99%}\ncomponents:\n  edge: {availability: 100%, depends_on: [{any_of: [api-east, api-west]}]}\n  api-east: {instances: 2, availability: 100%, placement: [us-east], depends_on: [ddb-east]}\n  api-west: {instances: 2, availability: 100%, placement: [us-west], depends_on: [ddb-west]}\n  ddb-east: {instances: 3, availability: 99.9%, placement: [us-east], recovery: {backup_interval: 1h, needs: [sso]}}\n  ddb-west: {instances: 3, availability: 99.9%, placement: [us-west]}\n  sso: {instances: 2, availability: 100%, placement: [us-east]}\nentrypoints: [edge]\n";
+    let text = r"system: s
+domains:
+  us-east: {kind: region, availability: 99.99%}
+  us-west: {kind: region, availability: 99.99%}
+components:
+  edge: {availability: 100%, depends_on: [{any_of: [api-east, api-west]}]}
+  api-east: {instances: 2, availability: 100%, placement: [us-east], depends_on: [ddb-east]}
+  api-west: {instances: 2, availability: 100%, placement: [us-west], depends_on: [ddb-west]}
+  ddb-east: {instances: 3, availability: 99.9%, placement: [us-east], recovery: {backup_interval: 1h, needs: [sso]}}
+  ddb-west: {instances: 3, availability: 99.9%, placement: [us-west]}
+  sso: {instances: 2, availability: 100%, placement: [us-east]}
+entrypoints: [edge]
+";
     let report = json(text);
     let found = ids(&report);
     assert!(
@@ -322,8 +378,11 @@ fn redundancy_between_regions_is_judged_at_the_entrypoint() {
 
 #[test]
 fn a_switchover_on_a_single_target_is_an_error_with_the_fix() {
-    let text =
-        "system: s\ncomponents:\n  api: {depends_on: [{target: db, switchover: 5m}]}\n  db: {}\n";
+    let text = r"system: s
+components:
+  api: {depends_on: [{target: db, switchover: 5m}]}
+  db: {}
+";
     let run = check("figures.yaml", text, Format::Json);
     assert_eq!(run.outcome, Outcome::Invalid);
     // Line 3, under `switchover`, with the help to list alternatives.

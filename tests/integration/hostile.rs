@@ -86,7 +86,20 @@ const HOSTILE: [&str; 10] = [
 /// A valid model whose system, kinds and accepted reason are `words`.
 fn hostile_model(system: &str, kind: &str, reason: &str) -> String {
     format!(
-        "system: {}\nentrypoints: [api]\ndomains:\n  z1: {{kind: {k}}}\n  z2: {{kind: {k}}}\ncomponents:\n  api: {{instances: 2, placement: [z1, z2], depends_on: [{{target: db, retries: 3}}], kind: {k}}}\n  db: {{instances: 1, placement: [z1], availability: 99.9%, depends_on: [{{target: disk, retries: 3}}]}}\n  disk: {{capacity: 10, load: 5}}\naccepted:\n  - id: spof/db\n    reason: {}\n    expires: 2027-01-01\n",
+        r"system: {}
+entrypoints: [api]
+domains:
+  z1: {{kind: {k}}}
+  z2: {{kind: {k}}}
+components:
+  api: {{instances: 2, placement: [z1, z2], depends_on: [{{target: db, retries: 3}}], kind: {k}}}
+  db: {{instances: 1, placement: [z1], availability: 99.9%, depends_on: [{{target: disk, retries: 3}}]}}
+  disk: {{capacity: 10, load: 5}}
+accepted:
+  - id: spof/db
+    reason: {}
+    expires: 2027-01-01
+",
         quoted(system),
         quoted(reason),
         k = quoted(kind),
@@ -109,7 +122,14 @@ fn endless_inputs_are_refused_after_the_cap() {
     let bin = get_cargo_bin("nines");
     let dir = scratch("endless");
     let model = dir.join("m.yaml");
-    std::fs::write(&model, "system: s\ncomponents:\n  a: {}\n").unwrap();
+    std::fs::write(
+        &model,
+        r"system: s
+components:
+  a: {}
+",
+    )
+    .unwrap();
     let cases: [&[&str]; 4] = [
         &["check", "/dev/zero"],
         &["check", "-"],
@@ -159,7 +179,11 @@ fn a_file_of_many_mistakes_is_reported_in_bounded_time_and_size() {
     // 20,000 bad counts: each diagnostic used to rescan the text from its
     // start (quadratic: 74 s in a debug build); now 500 are drawn and the
     // rest counted.
-    let mut text = String::from("system: s\ncomponents:\n");
+    let mut text = String::from(
+        r"system: s
+components:
+",
+    );
     for i in 0..20_000 {
         let _ = writeln!(text, "  c{i}: {{instances: bogus}}");
     }
@@ -216,7 +240,12 @@ fn a_long_retry_chain_gives_output_linear_in_the_model() {
     // 4,000 components, each calling the next with a retry: 3,999 paths of
     // total length about 8 million names if every prefix were listed.
     let n = 4_000;
-    let mut text = String::from("system: chain\nentrypoints: [c0]\ncomponents:\n");
+    let mut text = String::from(
+        r"system: chain
+entrypoints: [c0]
+components:
+",
+    );
     for i in 0..n - 1 {
         let _ = writeln!(
             text,
@@ -253,7 +282,12 @@ fn many_long_amplifying_paths_give_findings_of_bounded_size() {
     // multiplies by 1), then 2,000 leaves called with 20 retries: 2,000
     // paths cross the limit, each 2,001 components long.
     let (chain, leaves) = (2_000, 2_000);
-    let mut text = String::from("system: broom\nentrypoints: [c0]\ncomponents:\n");
+    let mut text = String::from(
+        r"system: broom
+entrypoints: [c0]
+components:
+",
+    );
     for i in 0..chain - 1 {
         let _ = writeln!(
             text,
@@ -560,7 +594,14 @@ fn terminal_output_shows_control_characters_instead_of_obeying_them() {
 fn baseline_ids_reach_the_terminal_escaped() {
     let dir = scratch("baseline-ids");
     let model = dir.join("m.yaml");
-    std::fs::write(&model, "system: s\ncomponents:\n  a: {instances: 2}\n").unwrap();
+    std::fs::write(
+        &model,
+        r"system: s
+components:
+  a: {instances: 2}
+",
+    )
+    .unwrap();
     let baseline = dir.join("known.json");
     std::fs::write(
         &baseline,
@@ -733,7 +774,10 @@ fn mermaid_labels_cannot_hold_a_directive() {
 fn o_never_overwrites_the_input() {
     let dir = scratch("overwrite");
     let model = dir.join("m.yaml");
-    let text = "system: s\ncomponents:\n  a: {instances: 2}\n";
+    let text = r"system: s
+components:
+  a: {instances: 2}
+";
     std::fs::write(&model, text).unwrap();
     let link = dir.join("link.yaml");
     std::os::unix::fs::symlink(&model, &link).unwrap();
@@ -765,7 +809,14 @@ fn o_never_overwrites_the_input() {
 fn o_dash_is_standard_output_and_files_are_written_whole() {
     let dir = scratch("dash");
     let model = dir.join("m.yaml");
-    std::fs::write(&model, "system: s\ncomponents:\n  a: {instances: 2}\n").unwrap();
+    std::fs::write(
+        &model,
+        r"system: s
+components:
+  a: {instances: 2}
+",
+    )
+    .unwrap();
     let previous = std::env::current_dir().unwrap();
     for args in [
         vec!["report", path(&model), "-o", "-"],
@@ -843,10 +894,27 @@ fn long_workload_names_import_into_a_valid_model() {
 #[test]
 fn yaml_errors_never_show_parser_internals() {
     let cases = [
-        format!("system: s\nx: {}{}\n", "[".repeat(100), "]".repeat(100)),
-        "system: s\n---\nsystem: t\n".to_owned(),
-        "system: &a s\ncomponents:\n  x: {instances: *a}\n".to_owned(),
-        "system: s\ncomponents: !!binary aGk=\n".to_owned(),
+        format!(
+            r"system: s
+x: {}{}
+",
+            "[".repeat(100),
+            "]".repeat(100)
+        ),
+        r"system: s
+---
+system: t
+"
+        .to_owned(),
+        r"system: &a s
+components:
+  x: {instances: *a}
+"
+        .to_owned(),
+        r"system: s
+components: !!binary aGk=
+"
+        .to_owned(),
         "a: &x [*x]\n".to_owned(),
     ];
     for text in cases {

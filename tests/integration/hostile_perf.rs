@@ -21,7 +21,11 @@ fn parse(text: &str) -> Model {
 /// visiting the `p` gate first keeps each triple together (linear). The
 /// components are written in `keys` order and each list in `flip` order.
 fn interleaved(n: usize, swap_gates: bool, keys: &[usize], flip: bool) -> String {
-    let mut text = String::from("system: s\ndomains:\n");
+    let mut text = String::from(
+        r"system: s
+domains:
+",
+    );
     for z in 0..14 {
         let _ = writeln!(text, "  z{z}: {{kind: zone, availability: 99%}}");
     }
@@ -50,7 +54,9 @@ fn interleaved(n: usize, swap_gates: bool, keys: &[usize], flip: bool) -> String
         };
         let _ = writeln!(
             text,
-            "  x{i}: {{availability: 99%, placement: [z{}]}}\n  p{i}: {{availability: 99%, depends_on: [{deps}]}}\n  y{i}: {{availability: 99%, placement: [z{}]}}",
+            r"  x{i}: {{availability: 99%, placement: [z{}]}}
+  p{i}: {{availability: 99%, depends_on: [{deps}]}}
+  y{i}: {{availability: 99%, placement: [z{}]}}",
             i % 14,
             (i + 7) % 14
         );
@@ -111,8 +117,11 @@ fn at_least_half_of_five_thousand_is_exact_and_cheap() {
     // P(X ≥ 2500) = ½ + P(X = 2500)/2, and P(X = 2500) = C(5000, 2500)/2^5000
     // ≈ sqrt(2 / (π × 5000)) = 0.0112832, so A = 0.5056416 (exact
     // rational arithmetic gives 0.50564161).
-    let mut text =
-        String::from("system: s\ncomponents:\n  e: {depends_on: [{at_least: 2500, of: [");
+    let mut text = String::from(
+        r"system: s
+components:
+  e: {depends_on: [{at_least: 2500, of: [",
+    );
     let names: Vec<String> = (0..5000).map(|i| format!("t{i}")).collect();
     text.push_str(&names.join(", "));
     text.push_str("]}]}\n");
@@ -137,7 +146,11 @@ fn a_gate_over_the_budget_is_bounded_not_unbounded() {
     // bracket, it must contain the truth, which is at least the figure
     // with every one of the 49 components required: 0.99^24 × 0.999^24 ×
     // 0.99^24 (zones) ≈ 0.77, and at most 1.
-    let mut text = String::from("system: s\ndomains:\n");
+    let mut text = String::from(
+        r"system: s
+domains:
+",
+    );
     for z in 0..24 {
         let _ = writeln!(text, "  z{z}: {{kind: zone, availability: 99%}}");
     }
@@ -182,11 +195,19 @@ fn check_exit(text: &str) -> (i32, String) {
 fn a_ten_thousand_domain_cycle_is_one_short_error() {
     // d0 in d1 in … in d9999 in d0: one cycle, named by its first 16
     // members and the count of the rest (10,000 − 16 = 9,984).
-    let mut text = String::from("system: s\ndomains:\n");
+    let mut text = String::from(
+        r"system: s
+domains:
+",
+    );
     for i in 0..10_000 {
         let _ = writeln!(text, "  d{i}: {{kind: zone, in: d{}}}", (i + 1) % 10_000);
     }
-    text.push_str("components:\n  a: {placement: [d0]}\n");
+    text.push_str(
+        r"components:
+  a: {placement: [d0]}
+",
+    );
     let (code, stderr) = check_exit(&text);
     assert_eq!(code, 2, "{stderr}");
     assert_eq!(stderr.matches("model::domain-cycle").count(), 1, "{stderr}");
@@ -202,8 +223,12 @@ fn a_ten_thousand_domain_cycle_is_one_short_error() {
 fn domains_nested_ten_thousand_deep_are_refused_at_the_limit() {
     // d0 is a region; d_i is in d_{i−1}. d65 is the first with more than
     // 64 domains above it (d0..d64).
-    let mut text =
-        String::from("system: s\ndomains:\n  d0: {kind: region, availability: 99.99%}\n");
+    let mut text = String::from(
+        r"system: s
+domains:
+  d0: {kind: region, availability: 99.99%}
+",
+    );
     for i in 1..10_000 {
         let _ = writeln!(
             text,
@@ -211,14 +236,22 @@ fn domains_nested_ten_thousand_deep_are_refused_at_the_limit() {
             i - 1
         );
     }
-    text.push_str("components:\n  a: {placement: [d9999]}\n");
+    text.push_str(
+        r"components:
+  a: {placement: [d9999]}
+",
+    );
     let (code, stderr) = check_exit(&text);
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("model::domain-too-deep"), "{stderr}");
     assert!(stderr.contains("`d65`"), "{stderr}");
     // 64 deep is accepted: 0.9999^65 for the 65 domains above and at d64.
-    let mut text =
-        String::from("system: s\ndomains:\n  d0: {kind: region, availability: 99.99%}\n");
+    let mut text = String::from(
+        r"system: s
+domains:
+  d0: {kind: region, availability: 99.99%}
+",
+    );
     for i in 1..=64 {
         let _ = writeln!(
             text,
@@ -226,7 +259,11 @@ fn domains_nested_ten_thousand_deep_are_refused_at_the_limit() {
             i - 1
         );
     }
-    text.push_str("components:\n  a: {placement: [d64]}\n");
+    text.push_str(
+        r"components:
+  a: {placement: [d64]}
+",
+    );
     let figure = engine::availability(&parse(&text)).remove(0).1;
     assert!((figure.availability - 0.9999_f64.powi(65)).abs() < 1e-12);
 }
@@ -251,7 +288,11 @@ fn simulate_bounds_the_trials_and_the_work() {
     // A 5,000-wide any_of: 5,001 components and 5,000 links, so 5e8 / 10,001
     // = 49,995 component-trials fit, rounded down to whole chunks of 10,000:
     // 40,000 trials instead of the default 1,000,000.
-    let mut text = String::from("system: s\ncomponents:\n  e: {depends_on: [{any_of: [");
+    let mut text = String::from(
+        r"system: s
+components:
+  e: {depends_on: [{any_of: [",
+    );
     let names: Vec<String> = (0..5000).map(|i| format!("t{i}")).collect();
     text.push_str(&names.join(", "));
     text.push_str("]}]}\n");
@@ -275,7 +316,11 @@ fn spof_on_a_twenty_thousand_component_chain_is_linear() {
     // them). Walking up the chain for each would be 2e8 steps and keep
     // every list (2.9 GB); each loss is its caller's plus one.
     let n = 20_000;
-    let mut text = String::from("system: s\ncomponents:\n");
+    let mut text = String::from(
+        r"system: s
+components:
+",
+    );
     for i in 0..n - 1 {
         let _ = writeln!(
             text,

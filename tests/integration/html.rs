@@ -45,6 +45,7 @@ pub(crate) fn headless(
 }
 
 #[test]
+#[ignore = "slow: starts headless Chromium once per example model; .ci/run runs it with --include-ignored"]
 fn html_reports_render_in_headless_chromium() {
     let Some(browser) = chromium() else {
         crate::skip("chromium not installed (apt-get install -y chromium)");

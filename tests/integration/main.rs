@@ -13,6 +13,7 @@ mod hostile_perf;
 mod html;
 mod import;
 mod invalid;
+mod layers;
 mod properties;
 mod recover;
 mod review;
@@ -44,12 +45,17 @@ pub(crate) struct Run {
 
 /// `nines check` in process, at 80 columns without colour, on a fixed day.
 pub(crate) fn check(name: &str, text: &str, format: Format) -> Run {
+    check_only(name, text, format, &[])
+}
+
+/// `check` with `--only` these rules (every rule when empty).
+pub(crate) fn check_only(name: &str, text: &str, format: Format, only: &[String]) -> Run {
     let args = CheckArgs {
         model: name.to_owned(),
         format,
         baseline: None,
         fail_on: FailOn::Error,
-        only: Vec::new(),
+        only: only.to_vec(),
         skip: Vec::new(),
         today: Some("2026-11-30".to_owned()),
         observed: Vec::new(),

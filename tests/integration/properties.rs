@@ -16,7 +16,13 @@ pub(crate) fn model_like_text() -> impl Strategy<Value = String> {
         Just("components:\n".to_owned()),
         Just("domains:\n".to_owned()),
         Just("shared_fate:\n".to_owned()),
-        Just("accepted:\n  - id: spof/a\n    reason: r\n".to_owned()),
+        Just(
+            r"accepted:
+  - id: spof/a
+    reason: r
+"
+            .to_owned()
+        ),
         Just("  a:\n".to_owned()),
         Just("  b: {instances: 3, placement: [z1, z2]}\n".to_owned()),
         Just("    depends_on: [b, {any_of: [a, c]}, {at_least: 2, of: [a, b, c]}]\n".to_owned()),
@@ -47,7 +53,11 @@ pub(crate) fn valid_model() -> impl Strategy<Value = String> {
             usize::try_from(rng >> 33).unwrap() % n.max(1)
         };
         let mut text = String::from(
-            "system: generated\nentrypoints: [c0]\ndomains:\n  region: {kind: region, availability: 99.99%}\n",
+            r"system: generated
+entrypoints: [c0]
+domains:
+  region: {kind: region, availability: 99.99%}
+",
         );
         for z in 0..zones {
             let _ = writeln!(text, "  z{z}: {{kind: zone, in: region, availability: 99.9%}}");

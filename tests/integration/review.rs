@@ -301,16 +301,6 @@ fn the_report_writes_to_a_file() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-#[test]
-fn every_rule_of_the_format_is_explained() {
-    for rule in nines::model::validate::RULES {
-        assert!(
-            nines::analyze::doc(rule).is_some(),
-            "`nines explain {rule}` has no text"
-        );
-    }
-}
-
 /// The review of a 2,000-component model stays readable: its diagram draws
 /// at most `DIAGRAM_LIMIT` components (the entrypoints, those with findings
 /// and the calls reaching them), says how many it left out, and every

@@ -64,7 +64,11 @@ fn ids(value: &serde_json::Value) -> Vec<&str> {
 
 #[test]
 fn losing_one_of_two_zones_makes_the_other_a_spof_and_one_instance_too_many() {
-    let text = "system: s\ndomains: {z1: {kind: zone}, z2: {kind: zone}}\ncomponents:\n  api: {instances: 4, placement: [z1, z2], capacity: 100, load: 150}\n";
+    let text = r"system: s
+domains: {z1: {kind: zone}, z2: {kind: zone}}
+components:
+  api: {instances: 4, placement: [z1, z2], capacity: 100, load: 150}
+";
     let (run, out) = what_if("two-zones.yaml", text, &["z1"], false);
     // After z1: api has 2 of 4, 150 / (2 × 100) = 75%; losing z2 takes it all
     // (spof/z2); losing one more instance leaves 150 / 100 = 150% (headroom).
@@ -99,7 +103,13 @@ fn a_zone_loss_that_became_a_spof_is_not_resolved_headroom() {
 
 #[test]
 fn losing_a_zone_leaves_a_two_instance_database_single() {
-    let text = "system: s\ndomains: {z1: {kind: zone}, z2: {kind: zone}, z3: {kind: zone}}\nentrypoints: [web]\ncomponents:\n  web: {instances: 3, placement: [z1, z2, z3], depends_on: [db]}\n  db: {instances: 2, placement: [z1, z2]}\n";
+    let text = r"system: s
+domains: {z1: {kind: zone}, z2: {kind: zone}, z3: {kind: zone}}
+entrypoints: [web]
+components:
+  web: {instances: 3, placement: [z1, z2, z3], depends_on: [db]}
+  db: {instances: 2, placement: [z1, z2]}
+";
     let (_, out) = what_if("three-zones.yaml", text, &["z1"], false);
     // db keeps its z2 instance: one instance failing, or z2, takes web down.
     assert_eq!(ids(&out["introduced"]), ["spof/db", "spof/z2"]);
@@ -163,7 +173,10 @@ fn losing_the_links_cache_floods_the_database() {
 
 #[test]
 fn one_instance_can_be_lost() {
-    let text = "system: s\ncomponents:\n  api: {instances: 4, capacity: 100, load: 250}\n";
+    let text = r"system: s
+components:
+  api: {instances: 4, capacity: 100, load: 250}
+";
     let (_, out) = what_if("api.yaml", text, &["api:1"], false);
     // 3 of 4 left: 250 / 300 = 83%; losing one more: 250 / 200 = 125%.
     assert_eq!(out["after"]["state"]["api"]["instances_up"], 3);
@@ -172,7 +185,10 @@ fn one_instance_can_be_lost() {
 
 #[test]
 fn a_count_must_fit_the_component() {
-    let text = "system: s\ncomponents:\n  api: {instances: 4}\n";
+    let text = r"system: s
+components:
+  api: {instances: 4}
+";
     for (lose, says) in [
         (&["api:5"][..], "--lose `api:5`: api has 4 instances"),
         (
@@ -237,7 +253,11 @@ fn overload_at_peak_with_nothing_lost_is_reported_by_check() {
     // 500 / (4 × 100) = 125%; 1200 / 1000 = 120%.
     let run = crate::check(
         "hot.yaml",
-        "system: s\ncomponents:\n  api: {instances: 4, capacity: 100, load: 500}\n  server: {capacity: 1000, load: 1200}\n",
+        r"system: s
+components:
+  api: {instances: 4, capacity: 100, load: 500}
+  server: {capacity: 1000, load: 1200}
+",
         nines::cli::Format::Json,
     );
     let out: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
@@ -258,11 +278,18 @@ fn random_model() -> impl Strategy<Value = String> {
     (2_usize..9, any::<u64>()).prop_map(|(n, seed)| {
         let mut rng = seed;
         let mut next = |m: u64| {
-            rng = rng.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            rng = rng
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
             (rng >> 33) % m
         };
         let mut text = String::from(
-            "system: p\ndomains: {z1: {kind: zone}, z2: {kind: zone}}\nshared_fate: {g: {}}\nentrypoints: [c0]\ncomponents:\n",
+            r"system: p
+domains: {z1: {kind: zone}, z2: {kind: zone}}
+shared_fate: {g: {}}
+entrypoints: [c0]
+components:
+",
         );
         for i in 0..n {
             let instances = 1 + next(3);
@@ -271,7 +298,12 @@ fn random_model() -> impl Strategy<Value = String> {
                 line = format!("  c{i}: {{instances: 1, placement: [z{}]", 1 + next(2));
             }
             if i == 0 || next(3) == 0 {
-                let _ = write!(line, ", capacity: {}, load: {}", 50 + next(100), 10 + next(100));
+                let _ = write!(
+                    line,
+                    ", capacity: {}, load: {}",
+                    50 + next(100),
+                    10 + next(100)
+                );
             }
             if next(4) == 0 {
                 line.push_str(", shares: [g]");
@@ -284,7 +316,11 @@ fn random_model() -> impl Strategy<Value = String> {
                 if next(2) == 0 {
                     let hit = match next(4) {
                         0 => format!(", hit_rate: {}%", 10 * (1 + next(9))),
-                        1 => format!(", hit_rate: {}%, cached_by: c{}", 10 * (1 + next(9)), (i as u64 + 1 + next(n as u64 - 1)) % n as u64),
+                        1 => format!(
+                            ", hit_rate: {}%, cached_by: c{}",
+                            10 * (1 + next(9)),
+                            (i as u64 + 1 + next(n as u64 - 1)) % n as u64
+                        ),
                         _ => String::new(),
                     };
                     deps.push(format!(

@@ -324,7 +324,17 @@ fn merge_keeps_one_line_lists_and_reports_differing_loads() {
     let file = dir.join("m.yaml");
     std::fs::write(
         &file,
-        "# hand-written\nsystem: hotrod\ncomponents:\n  frontend:\n    depends_on: [customer]   # the main path\n  customer: {instances: 2}\n  mysql: {}\n  route:\n    capacity: 100\n    load: 10     # measured last year\n",
+        r"# hand-written
+system: hotrod
+components:
+  frontend:
+    depends_on: [customer]   # the main path
+  customer: {instances: 2}
+  mysql: {}
+  route:
+    capacity: 100
+    load: 10     # measured last year
+",
     )
     .unwrap();
     let run = nines(&[
@@ -682,7 +692,18 @@ fn drift_findings_can_be_accepted() {
     // The traces have frontend → customer → mysql, not frontend → backup.
     std::fs::write(
         &file,
-        "system: s\nentrypoints: [frontend]\ncomponents:\n  frontend:\n    depends_on: [customer, {target: backup, degradable: true}]\n  customer: {depends_on: [mysql]}\n  mysql: {}\n  backup: {}\naccepted:\n  - id: drift/frontend>backup\n    reason: failover path, called only when customer is down\n",
+        r"system: s
+entrypoints: [frontend]
+components:
+  frontend:
+    depends_on: [customer, {target: backup, degradable: true}]
+  customer: {depends_on: [mysql]}
+  mysql: {}
+  backup: {}
+accepted:
+  - id: drift/frontend>backup
+    reason: failover path, called only when customer is down
+",
     )
     .unwrap();
     let traces = dir.join("deps.json");

@@ -5,38 +5,8 @@ use super::super::Accepted;
 use super::super::decode::Cx;
 use super::super::error::Problem;
 use super::super::raw::RawModel;
+use super::super::rule::Rule;
 use super::Names;
-
-/// Every rule of the format, in the order of ANALYSES.md. Finding ids are
-/// `<rule>/<subject>`; `accepted` ids are checked against this list.
-pub const RULES: &[&str] = &[
-    "slo",
-    "spof",
-    "placement",
-    "shared-fate",
-    "common-cause",
-    "expiry",
-    "overload",
-    "headroom",
-    "cascade",
-    "fallback",
-    "retry-amplification",
-    "retry-layers",
-    "retry-storm",
-    "retry-jitter",
-    "retry-budget",
-    "timeout",
-    "deadline",
-    "recovery-order",
-    "cold-start",
-    "metastable",
-    "rpo",
-    "rto",
-    "drill",
-    "recovery-access",
-    "stale-acceptance",
-    "drift",
-];
 
 pub(super) fn accepted(raw: &RawModel, names: &Names, cx: &mut Cx) -> Vec<Accepted> {
     let mut out = Vec::new();
@@ -52,15 +22,12 @@ pub(super) fn accepted(raw: &RawModel, names: &Names, cx: &mut Cx) -> Vec<Accept
             cx.report(Problem::accepted_id(entry.id.span, id));
             continue;
         };
-        if !RULES.contains(&rule) {
-            cx.report(Problem::accepted_rule(
-                entry.id.span,
-                rule,
-                RULES.iter().copied(),
-            ));
+        let Some(known) = Rule::from_name(rule) else {
+            cx.report(Problem::accepted_rule(entry.id.span, rule, Rule::names()));
             continue;
-        }
-        if rule != "stale-acceptance" && !subject_is_known(rule, subject, names, entry.id.span, cx)
+        };
+        if known != Rule::StaleAcceptance
+            && !subject_is_known(known, subject, names, entry.id.span, cx)
         {
             continue;
         }
@@ -78,14 +45,14 @@ pub(super) fn accepted(raw: &RawModel, names: &Names, cx: &mut Cx) -> Vec<Accept
 /// `a+b` for cycles and N-2 losses, `component/lost` for headroom (where
 /// `instance` stands for one instance).
 fn subject_is_known(
-    rule: &str,
+    rule: Rule,
     subject: &str,
     names: &Names,
     span: super::super::Span,
     cx: &mut Cx,
 ) -> bool {
     let mut pieces: Vec<&str> = subject.split(['/', '>', '+']).collect();
-    if rule == "headroom" && pieces.last() == Some(&"instance") {
+    if rule == Rule::Headroom && pieces.last() == Some(&"instance") {
         pieces.pop();
     }
     for piece in pieces {

@@ -6,32 +6,13 @@ use super::super::raw::RawModel;
 use super::super::{Domain, DomainId, Fields, Group};
 use super::Names;
 
-/// The validated domains, with parents resolved and ancestry computed.
-pub(super) fn domains(raw: &RawModel, names: &Names, cx: &mut Cx) -> Vec<Domain> {
-    let Some(entries) = &raw.domains else {
-        return Vec::new();
-    };
-    let mut domains: Vec<Domain> = entries
-        .items
-        .iter()
-        .map(|(name, domain)| Domain {
-            name: name.value.clone(),
-            kind: domain.kind.value.clone(),
-            parent: domain
-                .r#in
-                .as_ref()
-                .and_then(|parent| names.domain(parent, cx)),
-            ancestors: Vec::new(),
-            availability: domain.availability.as_ref().map(|a| a.value.0),
-            mttr: domain.mttr.as_ref().map(|m| m.value),
-            span: name.span,
-            fields: Fields(domain.keys.clone()),
-        })
-        .collect();
-    // Follow each parent chain once (colouring: unseen, on the current
-    // walk, done), so the whole check is linear in the number of domains.
-    // A walk that meets itself has found a cycle, reported once at its
-    // first member in model order, listed from there.
+/// The first member (in model order) of every cycle of `in:` links, sorted.
+///
+/// Follows each parent chain once (colouring: unseen, on the current walk,
+/// done), so the whole check is linear in the number of domains. A walk
+/// that meets itself has found a cycle, reported once at its first member
+/// in model order.
+fn cycle_starts(domains: &[Domain]) -> Vec<usize> {
     let mut state = vec![Walk::Unseen; domains.len()];
     let mut cycles: Vec<usize> = Vec::new();
     for start in 0..domains.len() {
@@ -57,6 +38,32 @@ pub(super) fn domains(raw: &RawModel, names: &Names, cx: &mut Cx) -> Vec<Domain>
         }
     }
     cycles.sort_unstable();
+    cycles
+}
+
+/// The validated domains, with parents resolved and ancestry computed.
+pub(super) fn domains(raw: &RawModel, names: &Names, cx: &mut Cx) -> Vec<Domain> {
+    let Some(entries) = &raw.domains else {
+        return Vec::new();
+    };
+    let mut domains: Vec<Domain> = entries
+        .items
+        .iter()
+        .map(|(name, domain)| Domain {
+            name: name.value.clone(),
+            kind: domain.kind.value.clone(),
+            parent: domain
+                .r#in
+                .as_ref()
+                .and_then(|parent| names.domain(parent, cx)),
+            ancestors: Vec::new(),
+            availability: domain.availability.as_ref().map(|a| a.value.0),
+            mttr: domain.mttr.as_ref().map(|m| m.value),
+            span: name.span,
+            fields: Fields(domain.keys.clone()),
+        })
+        .collect();
+    let cycles = cycle_starts(&domains);
     for &start in &cycles {
         let mut chain = vec![start];
         let mut at = domains[start].parent;

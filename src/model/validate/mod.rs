@@ -6,8 +6,6 @@ mod accepted;
 mod components;
 mod domains;
 
-pub use accepted::RULES;
-
 use std::collections::HashMap;
 
 use super::decode::{Cx, Spanned};

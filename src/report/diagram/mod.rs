@@ -460,39 +460,17 @@ fn layers(model: &Model, links: &[Link]) -> Vec<usize> {
     layer
 }
 
-/// Escapes text for XML and HTML (text and attribute values); control
-/// characters show as `\u{…}`.
-#[must_use]
-pub fn escape_xml(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            // Not allowed in XML, and acted on by a terminal showing the file.
-            c if c != '\n' && c != '\t' && crate::report::escape::is_unsafe_char(c) => {
-                out.push_str(&crate::report::escape::terminal(c.encode_utf8(&mut [0; 4])));
-            }
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn diagram(text: &str) -> Diagram {
         let model = crate::model::parse(text).unwrap();
-        let report = crate::cli::report(
+        let report = crate::analyze::audit(
             &model,
             text,
-            crate::model::Date::parse("2026-11-30").unwrap(),
-            &|_| true,
+            crate::engine::scenario::Scenario::default(),
+            crate::analyze::Options::new(crate::model::Date::parse("2026-11-30").unwrap()),
         );
         Diagram::new(&model, &report.findings)
     }
@@ -501,7 +479,12 @@ mod tests {
     fn layers_follow_the_longest_call_path() {
         // lb -> api -> db and lb -> db: db is two calls down, not one.
         let d = diagram(
-            "system: s\ncomponents:\n  lb: {depends_on: [api, db]}\n  api: {depends_on: [db]}\n  db: {}\n",
+            r"system: s
+components:
+  lb: {depends_on: [api, db]}
+  api: {depends_on: [db]}
+  db: {}
+",
         );
         let layers: Vec<usize> = d.nodes.iter().map(|n| n.layer).collect();
         assert_eq!(layers, [0, 1, 2]);
@@ -511,7 +494,12 @@ mod tests {
     #[test]
     fn a_cycle_is_broken_at_its_closing_edge() {
         let d = diagram(
-            "system: s\nentrypoints: [a]\ncomponents:\n  a: {depends_on: [b]}\n  b: {depends_on: [a]}\n",
+            r"system: s
+entrypoints: [a]
+components:
+  a: {depends_on: [b]}
+  b: {depends_on: [a]}
+",
         );
         let layers: Vec<usize> = d.nodes.iter().map(|n| n.layer).collect();
         assert_eq!(layers, [0, 1]);
@@ -520,7 +508,17 @@ mod tests {
     #[test]
     fn components_live_in_the_innermost_domain_holding_them() {
         let d = diagram(
-            "system: s\ndomains:\n  r: {kind: region}\n  a: {kind: zone, in: r}\n  b: {kind: zone, in: r}\n  empty: {kind: zone, in: r}\ncomponents:\n  web: {instances: 2, placement: [a, b], depends_on: [{target: cache, degradable: true}, db]}\n  db: {placement: [a]}\n  cache: {}\n",
+            r"system: s
+domains:
+  r: {kind: region}
+  a: {kind: zone, in: r}
+  b: {kind: zone, in: r}
+  empty: {kind: zone, in: r}
+components:
+  web: {instances: 2, placement: [a, b], depends_on: [{target: cache, degradable: true}, db]}
+  db: {placement: [a]}
+  cache: {}
+",
         );
         let names: Vec<&str> = d.clusters.iter().map(|c| c.name.as_str()).collect();
         // web spreads over a and b, so it lives in r; no component lives in
@@ -531,10 +529,5 @@ mod tests {
         assert_eq!(d.nodes[2].cluster, None);
         assert!(d.clusters[1].spof && !d.clusters[0].spof);
         assert!(d.edges[0].degradable && !d.edges[1].degradable);
-    }
-
-    #[test]
-    fn text_is_escaped_for_xml() {
-        assert_eq!(escape_xml("a<b & \"c\""), "a&lt;b &amp; &quot;c&quot;");
     }
 }

@@ -76,6 +76,10 @@ struct Wire {
 
 /// Routes every call and failover of `diagram` on `placed`.
 #[must_use]
+#[expect(
+    clippy::too_many_lines,
+    reason = "one pass over the departures and lanes; its state is shared by every step"
+)]
 pub fn route(diagram: &Diagram, placed: &Layout) -> Routes {
     let nodes = &placed.nodes;
     let center = |i: usize| nodes[i].x + nodes[i].width / 2.0;
@@ -376,11 +380,11 @@ mod tests {
     }
 
     fn findings(model: &crate::model::Model, text: &str) -> Vec<crate::analyze::Finding> {
-        crate::cli::report(
+        crate::analyze::audit(
             model,
             text,
-            crate::model::Date::parse("2026-11-30").unwrap(),
-            &|_| true,
+            crate::engine::scenario::Scenario::default(),
+            crate::analyze::Options::new(crate::model::Date::parse("2026-11-30").unwrap()),
         )
         .findings
     }
@@ -425,7 +429,13 @@ mod tests {
 
     #[test]
     fn a_group_is_drawn_once() {
-        let text = "system: s\ncomponents:\n  lb: {depends_on: [{at_least: 2, of: [a, b, c]}]}\n  a: {}\n  b: {}\n  c: {}\n";
+        let text = r"system: s
+components:
+  lb: {depends_on: [{at_least: 2, of: [a, b, c]}]}
+  a: {}
+  b: {}
+  c: {}
+";
         let model = crate::model::parse(text).unwrap();
         let diagram = Diagram::new(&model, &[]);
         let routes = route(&diagram, &layout(&diagram));

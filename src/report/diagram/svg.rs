@@ -8,9 +8,10 @@
 
 use std::fmt::Write as _;
 
+use super::Diagram;
 use super::layout::{LEGEND_HEIGHT, Rect, cluster_label, layout};
 use super::route::{Kind, route};
-use super::{Diagram, escape_xml};
+use crate::report::escape::xml as escape_xml;
 
 const RED: &str = "#c0392b";
 /// Failover arrows.

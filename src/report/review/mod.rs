@@ -12,7 +12,7 @@ use super::diagram::Diagram;
 use super::table::{cascade_line, downtime, recovery_cells, retry_cells, row_downtime, seconds};
 use super::{HeadroomRow, Report};
 use crate::analyze::wording::{number, percent, whole_percent};
-use crate::analyze::{Finding, Severity, Status};
+use crate::analyze::{Finding, Severity, Status, by_severity};
 
 /// Improvement rows shown per entrypoint; the JSON report has them all.
 const IMPROVEMENT_ROWS: usize = 10;
@@ -280,21 +280,12 @@ fn availability(report: &Report) -> Section<'static> {
 
 fn findings(report: &Report) -> Section<'_> {
     let mut blocks = Vec::new();
-    for severity in [Severity::Error, Severity::Warning, Severity::Note] {
-        let group: Vec<&Finding> = report
-            .findings
-            .iter()
-            .filter(|f| f.severity == severity)
-            .collect();
-        if group.is_empty() {
-            continue;
-        }
-        let title = match severity {
-            Severity::Error => "Errors",
-            Severity::Warning => "Warnings",
-            Severity::Note => "Notes",
-        };
-        blocks.push(Block::Heading(format!("{title} ({})", group.len())));
+    for (severity, group) in by_severity(&report.findings) {
+        blocks.push(Block::Heading(format!(
+            "{} ({})",
+            severity.heading(),
+            group.len()
+        )));
         blocks.push(Block::Findings(group));
     }
     if blocks.is_empty() {

@@ -1,0 +1,67 @@
+//! The model-to-report step, the one function `check`, `what-if`, `report`,
+//! `baseline`, `graph` and the benches call: the availability figures, the
+//! selected analyzers, findings raised outside them, acceptances, and the
+//! line and column of every finding. The CLI only resolves its arguments
+//! into [`Options`] and renders what comes back.
+
+use super::results::Report;
+use super::{Context, Finding, apply_acceptances, availability_rows, run};
+use crate::engine::scenario::Scenario;
+use crate::engine::{self, Figure};
+use crate::model::{ComponentId, Date, Model};
+
+/// Every rule selected.
+static EVERY_RULE: fn(&str) -> bool = |_| true;
+
+/// How to audit: the date, which rules, and what is already known.
+pub struct Options<'a> {
+    /// "Now", for expiry dates and drill ages.
+    pub today: Date,
+    /// Which rules run, by name.
+    pub selected: &'a (dyn Fn(&str) -> bool + Sync),
+    /// Findings raised outside the analyzers (`drift`), added before
+    /// acceptances apply (and only for selected rules).
+    pub extra: Vec<Finding>,
+    /// The availability figures, when already computed (what-if computes
+    /// them on a copy where what is lost is down for certain); `None`
+    /// computes them from the model.
+    pub figures: Option<&'a [(ComponentId, Figure)]>,
+}
+
+impl Options<'_> {
+    /// Every rule, on `today`, nothing known beforehand.
+    #[must_use]
+    pub fn new(today: Date) -> Self {
+        Options {
+            today,
+            selected: &EVERY_RULE,
+            extra: Vec::new(),
+            figures: None,
+        }
+    }
+}
+
+/// The report of a valid `model` judged in `scenario` (the empty scenario
+/// for `check`); `text` is the model text the findings are located in.
+#[must_use]
+pub fn audit(model: &Model, text: &str, scenario: Scenario, options: Options) -> Report {
+    let computed;
+    let figures = if let Some(figures) = options.figures {
+        figures
+    } else {
+        computed = engine::availability(model);
+        &computed
+    };
+    let selected = options.selected;
+    let cx = Context::under(model, options.today, figures, scenario);
+    let mut report = Report::new(model.system.clone(), Vec::new());
+    report.availability = availability_rows(model, figures);
+    run(&cx, selected, &mut report);
+    report
+        .findings
+        .extend(options.extra.into_iter().filter(|f| selected(f.rule)));
+    report.findings.sort_by(|a, b| a.id.cmp(&b.id));
+    apply_acceptances(&cx, &mut report.findings, selected);
+    report.locate(text);
+    report
+}

@@ -1,0 +1,240 @@
+//! `drift/<caller>><target>` and `drift/<component>`: where the model and the
+//! service graph the traces measured disagree. Raised by `check --observed`
+//! rather than by an analyzer, because it needs the observed graph.
+
+use std::collections::BTreeSet;
+
+use super::{Finding, RuleDoc, Severity};
+use crate::import::service_graph::{Graph, number};
+use crate::model::Rule;
+use crate::model::{Component, Edge, Model};
+
+// ---- finding constructors ----
+
+fn undeclared(caller: &Component, target: &str, count: f64, graph: &Graph) -> Finding {
+    Finding::new(
+        DOC.rule,
+        &format!("{}>{target}", caller.name),
+        Severity::Error,
+        caller.fields.get("depends_on").unwrap_or(caller.span),
+        format!(
+            "the traces show {} calling {target} ({} calls in {}), but the model has no such dependency: an undeclared dependency is an undeclared single point of failure",
+            caller.name,
+            number(count),
+            graph.window_text
+        ),
+    )
+    .help(format!(
+        "add `{target}` to the `depends_on` of {} (`nines import traces FILE --merge MODEL` writes it), or `degradable: true` if {} works without it",
+        caller.name, caller.name
+    ))
+}
+
+fn unknown(model: &Model, name: &str, graph: &Graph) -> Finding {
+    let service = &graph.services[name];
+    let mut how = Vec::new();
+    if !service.callers.is_empty() {
+        let callers: Vec<&str> = service.callers.iter().map(String::as_str).collect();
+        how.push(format!("called by {}", callers.join(", ")));
+    }
+    if !service.calls.is_empty() {
+        let calls: Vec<&str> = service.calls.keys().map(String::as_str).collect();
+        how.push(format!("calling {}", calls.join(", ")));
+    }
+    Finding::new(
+        DOC.rule,
+        name,
+        Severity::Error,
+        model.span,
+        format!(
+            "the traces show a service {name} ({}), which the model does not have",
+            how.join(", ")
+        ),
+    )
+    .help("add it as a component (`nines import traces FILE --merge MODEL` writes it with its calls), or rename the component the traces call by this name")
+}
+
+fn overload(component: &Component, declared: f64, measured: f64, graph: &Graph) -> Finding {
+    Finding::new(
+        DOC.rule,
+        &component.name,
+        Severity::Warning,
+        component.fields.get("load").unwrap_or(component.span),
+        format!(
+            "{} received {} requests per second on average over {}, {}× the model's load of {}: its headroom is computed from a load it no longer has",
+            component.name,
+            number(measured),
+            graph.window_text,
+            number(measured / declared),
+            number(declared)
+        ),
+    )
+    .help("raise `load` to the measured peak (an average over the window is a floor for the peak), and `capacity` or `instances` with it if headroom falls short")
+}
+
+fn unseen(
+    caller: &Component,
+    target: &Component,
+    edge: &Edge,
+    traced: bool,
+    graph: &Graph,
+) -> Finding {
+    let why = if traced {
+        format!(
+            "the traces saw no call from {} to {} in {}: the path is dead, or too rare for the window",
+            caller.name, target.name, graph.window_text
+        )
+    } else {
+        format!(
+            "{} is not in the traces at all, so its call to {} cannot be confirmed",
+            caller.name, target.name
+        )
+    };
+    Finding::new(
+        DOC.rule,
+        &format!("{}>{}", caller.name, target.name),
+        Severity::Note,
+        edge.span,
+        format!("the model says {} calls {}, but {why}", caller.name, target.name),
+    )
+    .help("remove the dependency if the call is gone; keep it if it is a rare path (failover, batch) and accept the finding with the reason")
+}
+
+// ---- documentation ----
+
+/// The documentation of `drift`.
+pub static DOC: RuleDoc = RuleDoc {
+    rule: Rule::Drift,
+    id: "drift/<caller>><target>, drift/<component>",
+    severity: "error",
+    summary: "The model and the service graph measured by traces disagree (`check --observed`).",
+    checks: "Only with `nines check MODEL --observed FILE…`, where the files are what `nines import traces` reads. A call seen in the traces that no `depends_on` entry has (error), a traced service the model lacks (error), a component whose measured rate is more than `--load-factor` (default 2) times its `load` (warning), and an edge of the model the traces never saw over `--window` (note). Rates are requests per second, averaged over the window.",
+    why: "The model is only as good as its edges: a call nobody wrote down is a dependency no analysis sees, so a single point of failure behind it goes unreported. A load that grew past the model's makes every headroom figure optimistic. An edge that no longer exists makes findings about it noise.",
+    example: "components:\n  web: {depends_on: [db]}    # traces: web → db, web → cache\n  db: {}\n  cache: {}                  # drift/web>cache",
+    fix: "Run `nines import traces FILE --merge MODEL` to add what the traces saw, then review the diff; correct `load`; remove dead edges or accept them with the reason.",
+};
+
+// ---- the check ----
+
+/// The drift findings of a model against a measured graph; `factor` is how
+/// far above the model's load a measured rate may be.
+pub fn findings(model: &Model, graph: &Graph, factor: f64) -> Vec<Finding> {
+    let names: BTreeSet<&str> = model.components.iter().map(|c| c.name.as_str()).collect();
+    let mut out = Vec::new();
+    for name in graph.services.keys() {
+        if !names.contains(name.as_str()) {
+            out.push(unknown(model, name, graph));
+        }
+    }
+    for component in &model.components {
+        let service = graph.find(&component.name).map(|n| &graph.services[n]);
+        let mut declared: BTreeSet<&str> = BTreeSet::new();
+        for edge in &component.depends_on {
+            for &target in &edge.targets {
+                let target = model.component(target);
+                declared.insert(&target.name);
+                let seen = service.is_some_and(|s| s.calls.contains_key(&target.name));
+                if !seen {
+                    out.push(unseen(component, target, edge, service.is_some(), graph));
+                }
+            }
+        }
+        let Some(service) = service else {
+            continue;
+        };
+        for (target, call) in &service.calls {
+            if !declared.contains(target.as_str()) && names.contains(target.as_str()) {
+                out.push(undeclared(component, target, call.count, graph));
+            }
+        }
+        if let (Some(capacity), Some(rate)) = (&component.capacity, service.load(graph.window))
+            && rate > factor * capacity.load
+        {
+            out.push(overload(component, capacity.load, rate, graph));
+        }
+    }
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    out.dedup_by(|a, b| a.id == b.id);
+    out
+}
+
+// ---- tests ----
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::traces::{Link, Observed};
+
+    fn graph(edges: &[(&str, &str, f64)]) -> Graph {
+        let mut observed = Observed::default();
+        for (a, b, n) in edges {
+            observed.links.insert(
+                ((*a).to_owned(), (*b).to_owned()),
+                Link {
+                    calls: *n,
+                    ..Link::default()
+                },
+            );
+        }
+        Graph::new(&observed, 3600.0, "1h")
+    }
+
+    #[test]
+    fn each_kind_of_disagreement_is_found() {
+        let model = crate::model::parse(
+            r"system: s
+components:
+  web: {depends_on: [db, old]}
+  db: {capacity: 10, load: 1}
+  old: {}
+  cache: {}
+",
+        )
+        .expect("valid");
+        // web → db 36,000 calls in 1 h = 10 per second, 10× the load of 1.
+        let found = findings(
+            &model,
+            &graph(&[
+                ("web", "db", 36_000.0),
+                ("web", "cache", 5.0),
+                ("web", "queue", 1.0),
+            ]),
+            2.0,
+        );
+        let ids: Vec<(&str, Severity)> =
+            found.iter().map(|f| (f.id.as_str(), f.severity)).collect();
+        assert_eq!(
+            ids,
+            [
+                ("drift/db", Severity::Warning),
+                ("drift/queue", Severity::Error),
+                ("drift/web>cache", Severity::Error),
+                ("drift/web>old", Severity::Note),
+            ]
+        );
+        assert!(
+            found[0].message.contains("10 requests per second"),
+            "{}",
+            found[0].message
+        );
+        assert!(
+            found[0].message.contains("10× the model's load of 1"),
+            "{}",
+            found[0].message
+        );
+    }
+
+    #[test]
+    fn an_agreeing_model_has_no_drift() {
+        let model = crate::model::parse(
+            r"system: s
+components:
+  web: {depends_on: [db]}
+  db: {capacity: 10, load: 1}
+",
+        )
+        .expect("valid");
+        // 7,200 calls in 1 h = 2 per second: 2× the load, not above the factor.
+        assert!(findings(&model, &graph(&[("web", "db", 7200.0)]), 2.0).is_empty());
+    }
+}

@@ -1,0 +1,211 @@
+//! `metastable/<component>`: a component without load shedding whose
+//! callers, retrying at their limit after an outage, send it more than its
+//! cold capacity: once collapsed it cannot come back on its own.
+
+use super::wording::{number, percent};
+use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::analyze::results::Report;
+use crate::model::Rule;
+use crate::model::{ComponentId, Model};
+use crate::recover::{Network, Settings};
+
+// ---- finding constructors ----
+
+/// The figures of one trapped component.
+struct Trap {
+    /// Offered load after an outage with cold caches and no failures.
+    lambda: f64,
+    /// Attempts per request at total failure.
+    k: f64,
+    /// Cold capacity.
+    cold: f64,
+    /// Share of its capacity a cold instance starts at (1 without warmup).
+    share: f64,
+}
+
+fn trapped(model: &Model, id: ComponentId, trap: &Trap, settings: &Settings) -> Finding {
+    let component = model.component(id);
+    let per_instance = component.capacity.map_or(0.0, |c| c.per_instance);
+    let cold_text = if trap.share < 1.0 {
+        let default = if settings
+            .defaults
+            .iter()
+            .any(|d| d.starts_with("policy.cold_capacity"))
+        {
+            ", the default `policy.cold_capacity`"
+        } else {
+            ""
+        };
+        format!(
+            "{} × {} × {} (cold, {} warmup{default})",
+            component.instances,
+            number(per_instance),
+            percent(trap.share),
+            component.warmup.unwrap_or_default()
+        )
+    } else {
+        format!("{} × {}", component.instances, number(per_instance))
+    };
+    let admit = trap.cold / (trap.k * trap.lambda);
+    Finding::new(
+        DOC.rule,
+        &component.name,
+        Severity::Warning,
+        component.fields.get("load_shedding").or(component.fields.get("capacity")).unwrap_or(component.span),
+        format!(
+            "after an outage {} is offered λ = {} and its callers make up to k = {} attempts per request while it fails: λ × k = {} > C = {} = {}, and without load shedding a queue past the callers' timeout fails every request, so it stays collapsed until λ falls below C / k = {}",
+            component.name,
+            number(trap.lambda),
+            number(trap.k),
+            number(trap.lambda * trap.k),
+            cold_text,
+            number(trap.cold),
+            number(trap.cold / trap.k),
+        ),
+    )
+    .help(format!(
+        "give {} `load_shedding: true`, put retry budgets on its callers, or after a restart admit at most {} at the edge (shed 1 − C / (kλ) = {}) and ramp up as it warms: `nines recover` gives the schedule",
+        component.name,
+        percent(admit),
+        percent(1.0 - admit),
+    ))
+}
+
+// ---- documentation ----
+
+static DOC: RuleDoc = RuleDoc {
+    rule: Rule::Metastable,
+    id: "metastable/<component>",
+    severity: "warning",
+    summary: "After an outage a component without load shedding gets more retries than its cold capacity and cannot recover on its own.",
+    checks: "For every component with `capacity` and `load` and without `load_shedding`: λ is what it is offered right after an outage (its steady load, plus what the caches in front of it answered, since they restart empty), k the attempts per request when every call fails (the product of `1 + retries`, or `1 + min(retries, retry_budget)`, along the required calls, weighted by the share of the load each path carries, times `1 + policy.client_retries`; a degradable call is switched off while its target is collapsed, so it does not count), and C its cold capacity: `instances × capacity`, times `policy.cold_capacity` (default 50%) when it has a `warmup`. λ × k > C is reported, with the share to shed at the edge, 1 − C / (kλ). `nines recover` simulates the same state: a model just below the threshold converges, one above it does not.",
+    why: "A server without load shedding queues what it cannot serve. After an outage every caller has been failing and is retrying, so the restarted server is offered λ × k at its lowest capacity; its queue grows past the callers' timeout, every answer comes too late, every call fails and is retried, and the load stays at λ × k: the failure sustains itself after its trigger is gone (a metastable failure). To leave it the offered load must fall below C / k, not below C: with k = 4 shedding 20% at the edge changes nothing, shedding 75% works.",
+    example: "components:\n  edge: {depends_on: [{target: app, retries: 3}]}\n  app: {capacity: 1000, load: 1000}   # metastable/app: 1000 × 4 = 4000 > 1000",
+    fix: "Give the component `load_shedding: true` (it then serves its capacity and refuses the rest cheaply), cap the callers' retries with `retry_budget`, or plan the restart: admit at most C / (kλ) at the edge and ramp up as capacity warms (`nines recover` gives the schedule).",
+};
+
+// ---- the check ----
+
+/// The `metastable` rule.
+pub struct Metastable;
+
+/// Every trapped component, with its figures.
+fn traps(model: &Model, settings: &Settings) -> Vec<(ComponentId, Trap)> {
+    let net = Network::new(model, &super::start_order_waves(model));
+    let intake = net.worst_intake(1.0 + f64::from(settings.client_retries));
+    let mut out = Vec::new();
+    for id in model.component_ids() {
+        let component = model.component(id);
+        let Some(figures) = component.capacity else {
+            continue;
+        };
+        let (cold_rel, worst_rel) = intake[id.0];
+        if component.load_shedding || figures.load <= 0.0 || cold_rel <= 0.0 {
+            continue;
+        }
+        let share = if component.warmup.is_some_and(|w| w.0 > 0) {
+            settings.cold_capacity
+        } else {
+            1.0
+        };
+        let trap = Trap {
+            lambda: figures.load * cold_rel,
+            k: worst_rel / cold_rel,
+            cold: figures.per_instance * f64::from(component.instances) * share,
+            share,
+        };
+        if trap.lambda * trap.k > trap.cold * (1.0 + 1e-12) {
+            out.push((id, trap));
+        }
+    }
+    out
+}
+
+impl Analyzer for Metastable {
+    fn doc(&self) -> &'static RuleDoc {
+        &DOC
+    }
+
+    fn check(&self, cx: &Context, report: &mut Report) {
+        let settings = Settings::of(cx.model, 3600.0);
+        for (id, trap) in traps(cx.model, &settings) {
+            report
+                .findings
+                .push(trapped(cx.model, id, &trap, &settings));
+        }
+    }
+}
+
+// ---- tests ----
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recover::{Scenario, plan};
+
+    fn run(text: &str) -> Report {
+        crate::analyze::check_one(&Metastable, text)
+    }
+
+    fn converges(text: &str) -> bool {
+        let model = crate::model::parse(text).unwrap();
+        let settings = Settings::of(&model, 3600.0);
+        plan(
+            &model,
+            &Scenario::full_outage(&model, 600.0),
+            &settings,
+            None,
+        )
+        .without_ramp
+        .converges
+    }
+
+    /// app: 1 × 1000 with a 5m warmup starts at 50%: C = 500; k = 1 + 3 = 4.
+    fn model(load: u32) -> String {
+        format!(
+            "system: s\ncomponents:\n  edge: {{depends_on: [{{target: app, retries: 3, timeout: 1s}}]}}\n  app: {{capacity: 1000, load: {load}, warmup: 5m}}\n"
+        )
+    }
+
+    #[test]
+    fn just_above_the_threshold_fires_and_the_simulation_stays_stuck() {
+        // λ × k = 130 × 4 = 520 > 500.
+        let report = run(&model(130));
+        assert_eq!(report.findings.len(), 1);
+        let finding = &report.findings[0];
+        assert_eq!(finding.id, "metastable/app");
+        assert!(
+            finding.message.contains(
+                "λ = 130 and its callers make up to k = 4 attempts per request while it fails: λ × k = 520 > C = 1 × 1000 × 50% (cold, 5m warmup, the default `policy.cold_capacity`) = 500"
+            ),
+            "{}",
+            finding.message
+        );
+        // Admit 500 / 520 = 96.2%, shed 3.8%.
+        assert!(
+            finding
+                .help
+                .as_deref()
+                .unwrap_or("")
+                .contains("admit at most 96.2% at the edge (shed 1 − C / (kλ) = 3.8%)")
+        );
+        assert!(!converges(&model(130)));
+    }
+
+    #[test]
+    fn just_below_the_threshold_is_clean_and_the_simulation_converges() {
+        // λ × k = 120 × 4 = 480 <= 500.
+        assert!(run(&model(120)).findings.is_empty());
+        assert!(converges(&model(120)));
+    }
+
+    #[test]
+    fn load_shedding_or_a_budget_clears_it() {
+        let shedding = model(130).replace("warmup: 5m}", "warmup: 5m, load_shedding: true}");
+        assert!(run(&shedding).findings.is_empty());
+        assert!(converges(&shedding));
+        // A 10% budget: k = 1.1, 130 × 1.1 = 143 <= 500.
+        let budget = model(130).replace("timeout: 1s", "timeout: 1s, retry_budget: 10%");
+        assert!(run(&budget).findings.is_empty());
+    }
+}

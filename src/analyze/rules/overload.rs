@@ -1,0 +1,316 @@
+//! `overload/<component>`: in the state being checked (intact for `check`,
+//! the changed one for `what-if`), the load that reaches a component is
+//! above what its instances up can carry.
+
+use std::fmt::Write as _;
+
+use super::wording::{amount, whole_percent};
+use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::analyze::results::Report;
+use crate::engine::state::State;
+use crate::model::Rule;
+use crate::model::{ComponentId, Model};
+
+// ---- finding constructors ----
+
+fn over(model: &Model, id: ComponentId, up: u32, load: f64, per_instance: f64) -> Finding {
+    let c = model.component(id);
+    let max = model.policy.max_utilization;
+    let capacity = f64::from(up) * per_instance;
+    let utilization = if capacity > 0.0 {
+        load / capacity
+    } else {
+        f64::INFINITY
+    };
+    let fleet = if up == c.instances {
+        format!("{up} × {}", amount(per_instance))
+    } else {
+        format!(
+            "{up} of {} instances up × {}",
+            c.instances,
+            amount(per_instance)
+        )
+    };
+    let figures = format!(
+        "{} gets {} against {fleet} = {}: {} of capacity",
+        c.name,
+        amount(load),
+        amount(capacity),
+        if utilization.is_finite() {
+            whole_percent(utilization)
+        } else {
+            "all".to_owned()
+        },
+    );
+    let help = if c.managed {
+        // The team cannot add instances to a service it does not run: the
+        // capacity is the provider's quota or rate limit on the account.
+        let quota = if (max - 1.0).abs() < 1e-12 {
+            amount(load)
+        } else {
+            format!(
+                "{} ({} / {max}, policy.max_utilization)",
+                amount(load / max),
+                amount(load)
+            )
+        };
+        format!(
+            "{} is a managed service: its capacity is the provider's limit on your account, not instances you run. Raise the quota or rate limit to at least {quota}, or cut the load reaching it (a cache in front, fewer calls per request, batching); where overload must be survived for a while, shed or queue the excess on the calling side",
+            c.name
+        )
+    } else {
+        let needed = instances_needed(load, per_instance, max);
+        format!(
+            "run {needed} instances (ceil({} / ({} × {}))) or cut the load reaching it; where overload must be survived for a while, `load_shedding: true` (admission control) serves what fits and refuses the rest",
+            amount(load),
+            amount(per_instance),
+            max
+        )
+    };
+    if utilization > 1.0 + 1e-12 {
+        let consequence = if c.load_shedding {
+            format!(
+                "with load_shedding it serves {} / {} = {} and refuses the rest",
+                amount(capacity),
+                amount(load),
+                whole_percent(capacity / load)
+            )
+        } else {
+            format!(
+                "it falls {} behind for every unit of time at this load and, without load_shedding, queues, times out and fails",
+                amount(load - capacity)
+            )
+        };
+        Finding::new(
+            DOC.rule,
+            &c.name,
+            Severity::Error,
+            c.fields.get("capacity").unwrap_or(c.span),
+            format!("{figures}; {consequence}"),
+        )
+        .help(help)
+    } else {
+        Finding::new(
+            DOC.rule,
+            &c.name,
+            Severity::Warning,
+            c.fields.get("capacity").unwrap_or(c.span),
+            format!(
+                "{figures}, above the {} ceiling of policy.max_utilization",
+                whole_percent(max)
+            ),
+        )
+        .help(help)
+    }
+}
+
+/// What the overloads of the checked state lead to, step by step (the
+/// cascade of [`super::cascade::settle`] from this state), as a sentence to
+/// append, when more than one component fails or load is left unserved.
+fn what_follows(cx: &Context) -> Option<String> {
+    let intact = State::intact(cx.model, cx.flow());
+    let (steps, after) = super::cascade::settle(cx, &intact, Vec::new());
+    let unserved = after.unserved - cx.state().unserved;
+    if steps.iter().filter(|s| s.failed).count() < 2 && unserved <= 1e-9 {
+        return None;
+    }
+    let mut text = format!(
+        "; step by step:{}",
+        super::cascade::steps_text(cx.model, &intact, &steps)
+    );
+    if unserved > 1e-9 {
+        let _ = write!(text, " {} is left unserved", amount(unserved));
+    } else {
+        text.pop();
+    }
+    Some(text)
+}
+
+/// Instances that carry `load` within `max_utilization` (at least 1).
+fn instances_needed(load: f64, per_instance: f64, max_utilization: f64) -> u32 {
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "a non-negative count; `as` saturates"
+    )]
+    let n = (load / (per_instance * max_utilization)).ceil() as u32;
+    n.max(1)
+}
+
+// ---- documentation ----
+
+static DOC: RuleDoc = RuleDoc {
+    rule: Rule::Overload,
+    id: "overload/<component>",
+    severity: "error",
+    summary: "The load reaching a component is above what its instances up can carry.",
+    checks: "For every running component with `capacity`, in the state being checked: the load that reaches it (its `load`, or the sum of what its callers send it, and in a `what-if` scenario that load plus the change of its in-flows and any failover load) against `instances up × capacity`. Above 100% is an error (with `load_shedding: true` the message gives the share still served); above `policy.max_utilization` a warning. `nines check` judges the intact state at peak; `nines what-if` the changed one, and `headroom` the state after each further loss.",
+    why: "A component asked for more than it can serve at peak, with nothing lost, is already failing: it falls behind every second, its queues grow, callers time out and retry, and the overload spreads. This is the first sentence of a collapse, and every loss-of-capacity analysis assumes it is not already happening.",
+    example: "components:\n  api: {instances: 4, capacity: 100, load: 500}   # overload/api: 500 / (4 × 100) = 125%",
+    fix: "Add instances (`ceil(load / (capacity × max_utilization))`), cut the load that reaches the component (a cache in front, fewer calls per request), or, where an overload must be survived, `load_shedding: true` so that it serves what fits and refuses the rest. A managed service (`managed: true`, or `kind: saas`/`external`) cannot be given instances: raise the provider's quota or rate limit, or cut the load.",
+};
+
+// ---- the check ----
+
+/// The `overload` rule.
+pub struct Overload;
+
+impl Analyzer for Overload {
+    fn doc(&self) -> &'static RuleDoc {
+        &DOC
+    }
+
+    fn check(&self, cx: &Context, report: &mut Report) {
+        let state = cx.state();
+        let max = cx.model.policy.max_utilization;
+        let mut walk: Option<Option<String>> = None;
+        for id in cx.model.component_ids() {
+            let Some(cap) = cx.model.component(id).capacity else {
+                continue;
+            };
+            let (Some(utilization), Some(load)) =
+                (state.utilization(cx.model, id), state.of(id).offered)
+            else {
+                continue;
+            };
+            if utilization > max + 1e-12 {
+                let mut finding = over(
+                    cx.model,
+                    id,
+                    state.of(id).instances_up,
+                    load,
+                    cap.per_instance,
+                );
+                if utilization > 1.0 + 1e-12 && !cx.model.component(id).load_shedding {
+                    let walk = walk.get_or_insert_with(|| what_follows(cx));
+                    if let Some(text) = walk {
+                        finding.message.push_str(text);
+                    }
+                }
+                report.findings.push(finding);
+            }
+        }
+    }
+}
+
+// ---- tests ----
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn findings(text: &str) -> Vec<Finding> {
+        crate::analyze::check_one(&Overload, text).findings
+    }
+
+    #[test]
+    fn four_instances_at_five_hundred() {
+        // 500 / (4 × 100) = 125% > 100%: 100 behind.
+        let found = findings(
+            r"system: s
+components:
+  api: {instances: 4, capacity: 100, load: 500}
+",
+        );
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].id, "overload/api");
+        assert_eq!(found[0].severity, Severity::Error);
+        assert_eq!(
+            found[0].message,
+            "api gets 500 against 4 × 100 = 400: 125% of capacity; it falls 100 behind for every unit of time at this load and, without load_shedding, queues, times out and fails"
+        );
+        // ceil(500 / (100 × 1)) = 5.
+        assert!(
+            found[0]
+                .help
+                .as_deref()
+                .unwrap()
+                .starts_with("run 5 instances")
+        );
+    }
+
+    #[test]
+    fn a_single_server_sheds_or_falls_behind() {
+        // 1200 / 1000 = 120%: 200 behind; with shedding it serves 1000 / 1200 = 83%.
+        let found = findings(
+            r"system: s
+components:
+  server: {capacity: 1000, load: 1200}
+",
+        );
+        assert!(
+            found[0].message.contains("it falls 200 behind"),
+            "{}",
+            found[0].message
+        );
+        let shed = findings(
+            r"system: s
+components:
+  server: {capacity: 1000, load: 1200, load_shedding: true}
+",
+        );
+        assert!(
+            shed[0]
+                .message
+                .ends_with("with load_shedding it serves 1000 / 1200 = 83% and refuses the rest"),
+            "{}",
+            shed[0].message
+        );
+    }
+
+    #[test]
+    fn above_the_ceiling_is_a_warning_and_below_is_nothing() {
+        // 90 / 100 = 90% > 80%: warning; 70% passes.
+        let warn = findings(
+            r"system: s
+policy: {max_utilization: 0.8}
+components:
+  a: {capacity: 100, load: 90}
+  b: {capacity: 100, load: 70}
+",
+        );
+        assert_eq!(warn.len(), 1);
+        assert_eq!(
+            (warn[0].id.as_str(), warn[0].severity),
+            ("overload/a", Severity::Warning)
+        );
+        assert_eq!(
+            warn[0].message,
+            "a gets 90 against 1 × 100 = 100: 90% of capacity, above the 80% ceiling of policy.max_utilization"
+        );
+    }
+
+    #[test]
+    fn a_managed_service_is_told_to_raise_its_quota_not_to_run_instances() {
+        // A SaaS with a rate limit of 1000/s asked for 1500/s: 150%, an error.
+        // It cannot be given instances: the help asks for a quota of
+        // 1500 / 0.8 = 1875 (policy.max_utilization 0.8), never "run 2 instances".
+        let found = findings(
+            "system: s\npolicy: {max_utilization: 0.8}\ncomponents:\n  s3: {kind: saas, capacity: 1000, load: 1500}\n",
+        );
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].severity, Severity::Error);
+        let help = found[0].help.as_deref().unwrap();
+        assert!(!help.contains("run 2 instances"), "{help}");
+        assert!(
+            help.starts_with(
+                "s3 is a managed service: its capacity is the provider's limit on your account"
+            ) && help.contains("Raise the quota or rate limit to at least 1875 (1500 / 0.8, policy.max_utilization)"),
+            "{help}"
+        );
+    }
+
+    #[test]
+    fn a_derived_load_is_judged_too() {
+        // lb sends 3 calls per request: 3 × 400 = 1200 to db (capacity 1000, no load written).
+        let found = findings(
+            r"system: s
+components:
+  lb: {capacity: 1000, load: 400, depends_on: [{target: db, calls: 3}]}
+  db: {capacity: 1000}
+",
+        );
+        let ids: Vec<&str> = found.iter().map(|f| f.id.as_str()).collect();
+        assert_eq!(ids, ["overload/db"]);
+    }
+}

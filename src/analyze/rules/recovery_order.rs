@@ -1,0 +1,129 @@
+//! `recovery-order/<a>+<b>+…`: a cycle of required edges, which leaves no
+//! order in which to start the system after a full outage.
+
+use super::start_order::{self, Cycle};
+use super::wording::{and_list, or_list};
+use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::analyze::results::Report;
+use crate::model::Model;
+use crate::model::Rule;
+
+// ---- finding constructors ----
+
+fn cyclic(model: &Model, cycle: &Cycle) -> Finding {
+    let name = |c: crate::model::ComponentId| model.component(c).name.clone();
+    let members: Vec<String> = cycle.members.iter().map(|&c| name(c)).collect();
+    let edges: Vec<String> = cycle
+        .edges
+        .iter()
+        .map(|&(from, to, _)| format!("{}>{}", name(from), name(to)))
+        .collect();
+    let span = cycle
+        .edges
+        .first()
+        .map_or(model.component(cycle.members[0]).span, |&(_, _, e)| e.span);
+    let walk = if edges.len() < members.len() {
+        format!("; it is one of the cycles among {}", and_list(&members))
+    } else {
+        String::new()
+    };
+    Finding::new(
+        DOC.rule,
+        &members.join("+"),
+        Severity::Error,
+        span,
+        format!(
+            "{} are required edges that form a cycle{walk}: after a full outage none of {} can start first, so there is no start order",
+            and_list(&edges),
+            and_list(&members),
+        ),
+    )
+    .help(format!(
+        "make one of {} degradable (`degradable: true`, with a cache, a default or a retry loop at startup), so the cycle has a first component to start",
+        or_list(&edges)
+    ))
+}
+
+// ---- documentation ----
+
+static DOC: RuleDoc = RuleDoc {
+    rule: Rule::RecoveryOrder,
+    id: "recovery-order/<a>+<b>+…",
+    severity: "error",
+    summary: "A cycle of required edges: no valid cold-start order.",
+    checks: "Drops degradable edges and looks for cycles among the required ones (strongly connected groups of components). Each group is one finding, its members sorted by name in the id; the message names one cycle of edges through the group's first member. The report's `cold_start.waves` gives the start order of the rest.",
+    why: "After a full outage (a region power loss, a bad global config push), every component restarts at once. A component that cannot start without another that cannot start without it never comes up: the system is stuck until someone breaks the cycle by hand, under pressure. Cycles creep in as services grow (an auth service that logs to a service that checks auth).",
+    example: "components:\n  auth:  {depends_on: [audit]}\n  audit: {depends_on: [auth]}   # recovery-order/audit+auth",
+    fix: "Make one edge of the cycle degradable: the caller starts without the dependency (a cached copy, a default, retrying in the background) and writes `degradable: true`. Which edge is the design question; the message lists the candidates.",
+};
+
+// ---- the check ----
+
+/// The `recovery-order` rule.
+pub struct RecoveryOrder;
+
+impl Analyzer for RecoveryOrder {
+    fn doc(&self) -> &'static RuleDoc {
+        &DOC
+    }
+
+    fn check(&self, cx: &Context, report: &mut Report) {
+        let order = cx.start_order();
+        for cycle in &order.cycles {
+            report.findings.push(cyclic(cx.model, cycle));
+        }
+        start_order::fill(cx.model, order, report);
+    }
+}
+
+// ---- tests ----
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(text: &str) -> Report {
+        crate::analyze::check_one(&RecoveryOrder, text)
+    }
+
+    const CYCLE: &str = r"system: s
+entrypoints: [web]
+components:
+  web: {depends_on: [auth]}
+  auth: {depends_on: [audit]}
+  audit: {depends_on: [auth]}
+";
+
+    #[test]
+    fn a_cycle_of_required_edges_has_no_order() {
+        let report = run(CYCLE);
+        assert_eq!(report.findings.len(), 1);
+        let finding = &report.findings[0];
+        assert_eq!(finding.id, "recovery-order/audit+auth");
+        assert!(
+            finding
+                .message
+                .starts_with("audit>auth and auth>audit are required edges that form a cycle"),
+            "{}",
+            finding.message
+        );
+        assert_eq!(report.cold_start.cycles, [vec!["audit", "auth"]]);
+        assert_eq!(
+            report.cold_start.waves,
+            [vec!["audit", "auth"], vec!["web"]]
+        );
+    }
+
+    #[test]
+    fn a_degradable_edge_breaks_the_cycle() {
+        let report = run(&CYCLE.replace(
+            "audit: {depends_on: [auth]}",
+            "audit: {depends_on: [{target: auth, degradable: true}]}",
+        ));
+        assert!(report.findings.is_empty());
+        assert_eq!(
+            report.cold_start.waves,
+            [vec!["audit"], vec!["auth"], vec!["web"]]
+        );
+    }
+}

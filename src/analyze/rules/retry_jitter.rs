@@ -1,0 +1,115 @@
+//! `retry-jitter/<caller>><target>`: an edge retries without jitter.
+
+use super::call_paths::calls;
+use super::wording::times;
+use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::analyze::results::Report;
+use crate::model::Rule;
+use crate::model::{Backoff, Component, Edge};
+
+// ---- finding constructors ----
+
+fn unjittered(caller: &Component, target: &Component, edge: &Edge) -> Finding {
+    let how = match edge.backoff {
+        Backoff::None => "immediately, with no backoff",
+        Backoff::Exponential => "with exponential backoff but no jitter",
+        Backoff::Jittered => "with jitter",
+    };
+    Finding::new(
+        DOC.rule,
+        &format!("{}>{}", caller.name, target.name),
+        Severity::Warning,
+        edge.fields
+            .get("backoff")
+            .or_else(|| edge.fields.get("retries"))
+            .unwrap_or(edge.span),
+        format!(
+            "{} retries {} up to {} {how} (`backoff: {}`): every caller that failed at the same moment retries at the same moment",
+            caller.name,
+            target.name,
+            times(edge.retries),
+            edge.backoff.as_str()
+        ),
+    )
+    .help("set `backoff: jittered` (exponential backoff with random jitter) so retries spread out instead of arriving in waves")
+}
+
+// ---- documentation ----
+
+static DOC: RuleDoc = RuleDoc {
+    rule: Rule::RetryJitter,
+    id: "retry-jitter/<caller>><target>",
+    severity: "warning",
+    summary: "An edge retries with `backoff` other than `jittered`.",
+    checks: "Every edge with `retries` above 0 whose `backoff` is `none` (the default) or `exponential`. An `any_of` or `at_least` edge gives one finding per target.",
+    why: "A failure hits many callers at the same instant. Without backoff they all retry at once; with plain exponential backoff they still retry in synchronized waves, 1s, 2s, 4s later. Each wave is a load spike on a component that is already struggling. Random jitter spreads the retries over the interval.",
+    example: "components:\n  api: {depends_on: [{target: db, retries: 2, backoff: exponential}]}   # retry-jitter/api>db\n  db: {}",
+    fix: "Set `backoff: jittered` on the edge, and use exponential backoff with full jitter in the client (most retry libraries and service meshes offer it).",
+};
+
+// ---- the check ----
+
+/// The `retry-jitter` rule.
+pub struct RetryJitter;
+
+impl Analyzer for RetryJitter {
+    fn doc(&self) -> &'static RuleDoc {
+        &DOC
+    }
+
+    fn check(&self, cx: &Context, report: &mut Report) {
+        for (caller, target, edge) in calls(cx.model) {
+            if edge.retries > 0 && edge.backoff != Backoff::Jittered {
+                report.findings.push(unjittered(
+                    cx.model.component(caller),
+                    cx.model.component(target),
+                    edge,
+                ));
+            }
+        }
+    }
+}
+
+// ---- tests ----
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn findings(text: &str) -> Vec<Finding> {
+        crate::analyze::check_one(&RetryJitter, text).findings
+    }
+
+    #[test]
+    fn retries_without_jitter_fire_per_target() {
+        let found = findings(
+            r"system: s
+components:
+  api:
+    depends_on:
+      - {any_of: [a, b], retries: 2, backoff: exponential}
+  a: {}
+  b: {}
+",
+        );
+        let ids: Vec<&str> = found.iter().map(|f| f.id.as_str()).collect();
+        assert_eq!(ids, ["retry-jitter/api>a", "retry-jitter/api>b"]);
+        // Points at `backoff`: line 5, after `      - {any_of: [a, b], retries: 2, ` (37 characters).
+        assert_eq!((found[0].location.line, found[0].location.column), (5, 38));
+    }
+
+    #[test]
+    fn jittered_or_no_retries_is_fine() {
+        assert!(
+            findings(
+                r"system: s
+components:
+  api: {depends_on: [db, {target: c, retries: 1, backoff: jittered}]}
+  db: {}
+  c: {}
+"
+            )
+            .is_empty()
+        );
+    }
+}

@@ -1,0 +1,117 @@
+//! `rto/<component>`: the worst-case recovery time exceeds the `rto` target.
+
+use super::disaster_recovery::{self, Rto};
+use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::analyze::results::Report;
+use crate::model::Rule;
+use crate::model::{Component, Duration, Recovery};
+
+// ---- finding constructors ----
+
+fn over_target(component: &Component, recovery: &Recovery, rto: Rto, target: Duration) -> Finding {
+    let standby = if rto.action == "failover" {
+        format!(
+            "a standby exists ({} replication)",
+            recovery.replication.as_str()
+        )
+    } else {
+        "no standby".to_owned()
+    };
+    Finding::new(
+        DOC.rule,
+        &component.name,
+        Severity::Error,
+        recovery.fields.get("rto").unwrap_or(recovery.span),
+        format!(
+            "{standby}, so worst-case recovery of {} = {} > rto {target} ({} over); {}",
+            component.name,
+            rto.working(),
+            Duration(rto.total().0 - target.0),
+            rto.share_words()
+        ),
+    )
+    .help(if rto.action == "failover" {
+        "automate the decision (`decide: 0s` with automatic failover) and alert faster: detecting and deciding are usually the largest and cheapest part to cut"
+    } else {
+        "add a standby to fail over to (`replication: async` or `sync`, with a `failover` time), or cut detection and decision time; a restore from backup rarely fits a short target"
+    })
+}
+
+// ---- documentation ----
+
+static DOC: RuleDoc = RuleDoc {
+    rule: Rule::Rto,
+    id: "rto/<component>",
+    severity: "error",
+    summary: "The worst-case recovery time exceeds the `rto` target.",
+    checks: "For every component with `recovery` and an `rto` target: the worst-case recovery time is `detect + decide + failover` when a standby exists (`replication: async` or `sync`), else `detect + decide + restore` (a missing `detect` or `decide` counts as 0; without the failover or restore time there is no figure). Above the target is an error; the message gives the share of the time spent detecting and deciding.",
+    why: "The RTO is the promise of how long the data can be unavailable after a disaster. The restore or failover itself is often the small part: the minutes before anyone notices and the half hour before someone dares to decide are what break the promise, and they are the cheapest to cut.",
+    example: "components:\n  db:\n    recovery: {rto: 1h, rpo: 6h, backup_interval: 6h,\n               detect: 5m, decide: 15m, restore: 45m}   # rto/db: 65m > 1h",
+    fix: "Cut detection (alerts on the symptom, not the cause) and decision (a pre-approved runbook, or automatic failover with `decide: 0s`); add a standby so recovery is a failover, not a restore; or agree a longer target.",
+};
+
+// ---- the check ----
+
+/// The `rto` rule.
+pub struct RecoveryTime;
+
+impl Analyzer for RecoveryTime {
+    fn doc(&self) -> &'static RuleDoc {
+        &DOC
+    }
+
+    fn check(&self, cx: &Context, report: &mut Report) {
+        for component in &cx.model.components {
+            let Some(recovery) = &component.recovery else {
+                continue;
+            };
+            if let (Some(rto), Some(target)) = (disaster_recovery::rto(recovery), recovery.rto)
+                && rto.total() > target
+            {
+                report
+                    .findings
+                    .push(over_target(component, recovery, rto, target));
+            }
+        }
+        disaster_recovery::fill(cx.model, report);
+    }
+}
+
+// ---- tests ----
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(text: &str) -> Report {
+        crate::analyze::check_one(&RecoveryTime, text)
+    }
+
+    #[test]
+    fn a_restore_that_takes_65_minutes_misses_60() {
+        let report = run(r"system: s
+components:
+  db:
+    recovery: {rto: 1h, backup_interval: 6h, detect: 5m, decide: 15m, restore: 45m}
+");
+        assert_eq!(report.findings.len(), 1);
+        // 5m + 15m + 45m = 65m = 1h5m; 5m over; (5 + 15) / 65 = 30.8%
+        assert_eq!(
+            report.findings[0].message,
+            "no standby, so worst-case recovery of db = detect 5m + decide 15m + restore 45m = 1h5m > rto 1h (5m over); detecting and deciding are 20m of 1h5m (30.8%)"
+        );
+        assert_eq!(report.recovery[0].rto_margin_s, Some(-300.0));
+    }
+
+    #[test]
+    fn an_automatic_sync_failover_is_fast() {
+        let report = run(r"system: s
+components:
+  db:
+    recovery: {rto: 5m, replication: sync, detect: 30s, decide: 0s, failover: 30s, restore: 2h}
+");
+        // 30s + 0s + 30s = 1m <= 5m: the restore time does not count
+        assert!(report.findings.is_empty());
+        assert_eq!(report.recovery[0].worst_rto_s, Some(60.0));
+    }
+}

@@ -1,0 +1,327 @@
+//! `slo/<entrypoint>`: an entrypoint whose availability is below the
+//! objective. Also turns the engine's figures into the report's
+//! availability rows.
+
+use std::collections::BTreeMap;
+
+use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use crate::analyze::results::{AvailabilityRow, Improvement, Report};
+use crate::engine::{Figure, Method, Subject};
+use crate::model::Rule;
+use crate::model::{Component, ComponentId, Model, Objective};
+
+const YEAR_S: f64 = 365.25 * 86_400.0;
+
+// ---- finding constructors ----
+
+fn below_objective(
+    model: &Model,
+    component: &Component,
+    figure: &Figure,
+    objective: &Objective,
+) -> Finding {
+    let window = objective.window.seconds();
+    let down_min = (1.0 - figure.availability) * window / 60.0;
+    let budget_min = (1.0 - objective.availability) * window / 60.0;
+    let top: Vec<String> = figure
+        .improvement
+        .iter()
+        .take(3)
+        .map(|(subject, gain)| {
+            format!(
+                "{} (+{})",
+                subject.name(model),
+                crate::human::duration(gain * window)
+            )
+        })
+        .collect();
+    let finding = Finding::new(
+        DOC.rule,
+        &component.name,
+        Severity::Error,
+        component.span,
+        format!(
+            "{} reaches {}{} ({:.2} nines) against an objective of {}: {} min of downtime per {} window against a budget of {} min, {} min over",
+            component.name,
+            at_most(figure),
+            percent(figure.availability),
+            nines(figure.availability),
+            percent(objective.availability),
+            one_decimal(down_min),
+            objective.window,
+            one_decimal(budget_min),
+            one_decimal(down_min - budget_min),
+        ),
+    );
+    if top.is_empty() {
+        finding.help("every figure that matters is at 100%: lower the objective or add redundancy")
+    } else {
+        finding.help(format!(
+            "the largest gains per window if one thing never failed: {}",
+            top.join(", ")
+        ))
+    }
+}
+
+/// The figure meets the objective only by assuming instant failover.
+fn met_only_if(component: &Component, figure: &Figure, objective: &Objective) -> Finding {
+    Finding::new(
+        DOC.rule,
+        &component.name,
+        Severity::Warning,
+        component.span,
+        format!(
+            "{} reaches {}{} against an objective of {} only if failover is instant: {}",
+            component.name,
+            at_most(figure),
+            percent(figure.availability),
+            percent(objective.availability),
+            figure.caveats.join("; "),
+        ),
+    )
+    .help("give the active side `mttr` (with `availability` or `mtbf`) so the switchover time can be counted, or make the alternatives hot (`switchover: 0s`)")
+}
+
+/// "at most " when components on the path have no figure: the figure is
+/// then an upper bound, in every sentence that quotes it.
+fn at_most(figure: &Figure) -> &'static str {
+    if figure
+        .unquantified
+        .iter()
+        .any(|s| matches!(s, Subject::Component(_)))
+    {
+        "at most "
+    } else {
+        ""
+    }
+}
+
+fn percent(a: f64) -> String {
+    let text = crate::human::availability(a);
+    let text = text.trim_end_matches('%');
+    let text = text.trim_end_matches('0').trim_end_matches('.');
+    format!("{text}%")
+}
+
+fn one_decimal(x: f64) -> String {
+    format!("{x:.1}")
+}
+
+/// `-log10(1 - a)`, capped for a perfect figure.
+/// `-log10(1 - a)`; a figure of exactly 1 shows as 99 nines (the JSON and
+/// the table say so in docs/json.md), and 0 as 0, never `-0`.
+fn nines(a: f64) -> f64 {
+    if a >= 1.0 {
+        99.0
+    } else {
+        (-(1.0 - a).log10()).max(0.0)
+    }
+}
+
+// ---- documentation ----
+
+static DOC: RuleDoc = RuleDoc {
+    rule: Rule::Slo,
+    id: "slo/<entrypoint>",
+    severity: "error",
+    summary: "An entrypoint's availability is below its objective (its own `objective`, else `objective.availability`).",
+    checks: "For every entrypoint, the probability that it is up, computed from the instances, domains and shared-fate groups that have a figure, with shared dependencies counted once and correlated failures (a zone, a config push) conditioned on, minus the time standbys take to switch over (docs/availability.md). The finding fires (error) when that figure is below the entrypoint's objective; it fires as a warning when the figure meets the objective only by assuming instant failover (a standby edge whose active side has no `mttr`). An entrypoint with no figure at all (n/a) is not judged.",
+    why: "The objective is what the system promises. Multiplying figures along a call chain is wrong both ways: it double-counts a database two front ends share, and it treats replicas in one zone or behind one config push as independent. A design review needs the real figure and the component that limits it.",
+    example: "objective: {availability: 99.95%}\ncomponents:\n  api: {instances: 3, availability: 99.9%, depends_on: [postgres]}\n  postgres: {availability: 99.9%}   # slo/api: 99.9% < 99.95%",
+    fix: "Look at the improvement table: the first rows name what limits the entrypoint. Add redundancy there (a standby, a second zone), remove a shared cause, or make a dependency degradable. If the objective is wrong, change the objective.",
+};
+
+// ---- the check ----
+
+/// The `slo` rule.
+pub struct Slo;
+
+impl Analyzer for Slo {
+    fn doc(&self) -> &'static RuleDoc {
+        &DOC
+    }
+
+    fn check(&self, cx: &Context, report: &mut Report) {
+        for (entrypoint, figure) in cx.figures {
+            let Some(objective) = &cx.model.objective_of(*entrypoint) else {
+                continue;
+            };
+            // A bounded figure misses the objective only when even its upper
+            // end does: the lower end alone would blame the method. A path
+            // with no figure at all cannot be judged (its row says n/a); one
+            // with unquantified parts is an upper bound, so a miss stands.
+            if figure.quantified && figure.upper < objective.availability {
+                report.findings.push(below_objective(
+                    cx.model,
+                    cx.model.component(*entrypoint),
+                    figure,
+                    objective,
+                ));
+            } else if figure.quantified && !figure.caveats.is_empty() {
+                report.findings.push(met_only_if(
+                    cx.model.component(*entrypoint),
+                    figure,
+                    objective,
+                ));
+            }
+        }
+    }
+}
+
+/// The report's availability section: one row per entrypoint.
+#[must_use]
+pub fn availability_rows(
+    model: &Model,
+    figures: &[(ComponentId, Figure)],
+) -> BTreeMap<String, AvailabilityRow> {
+    figures
+        .iter()
+        .map(|(entrypoint, figure)| {
+            let unquantified_components = figure
+                .unquantified
+                .iter()
+                .filter(|s| matches!(s, Subject::Component(_)))
+                .count();
+            // Quantified parts that are all perfect say nothing about the
+            // unquantified rest: n/a, not "≤ 100%, ≤ 99 nines".
+            let known = (figure.quantified
+                && !(figure.availability >= 1.0 && unquantified_components > 0))
+                .then_some(figure.availability);
+            let objective = model.objective_of(*entrypoint);
+            let window = objective.map_or(30.0 * 86_400.0, |o| o.window.seconds());
+            let row = AvailabilityRow {
+                availability: known,
+                method: match figure.method {
+                    Method::Exact => "exact",
+                    Method::Bounded => "bounded",
+                },
+                lower: figure.lower,
+                upper: figure.upper,
+                nines: known.map(|a| (nines(a) * 100.0).round() / 100.0),
+                downtime_per_year_s: known.map(|a| (1.0 - a) * YEAR_S),
+                window_s: window,
+                downtime_per_window_s: known.map(|a| (1.0 - a) * window),
+                objective: objective.map(|o| o.availability),
+                error_budget_s: objective.map(|o| (1.0 - o.availability) * window),
+                improvement: figure
+                    .improvement
+                    .iter()
+                    .map(|&(subject, gain)| Improvement {
+                        component: subject.name(model).to_owned(),
+                        kind: match subject {
+                            Subject::Component(_) => "component",
+                            Subject::Domain(_) => "domain",
+                            Subject::Group(_) => "group",
+                        },
+                        gain,
+                    })
+                    .collect(),
+                unquantified: figure
+                    .unquantified
+                    .iter()
+                    .map(|s| s.name(model).to_owned())
+                    .collect(),
+                unquantified_components,
+                switchover: figure.switchover,
+                caveats: figure.caveats.clone(),
+            };
+            (model.component(*entrypoint).name.clone(), row)
+        })
+        .collect()
+}
+
+// ---- tests ----
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fires_below_the_objective_with_the_gap_in_minutes() {
+        // api 99.9% × postgres 99.9% = 0.998001 < 99.95%.
+        // Downtime: 0.001999 × 43200 min = 86.4 min per 30d; budget 0.0005 × 43200 = 21.6 min; 64.8 over.
+        let report = crate::analyze::check_one(
+            &Slo,
+            r"system: s
+objective: {availability: 99.95%}
+components:
+  api: {availability: 99.9%, depends_on: [postgres]}
+  postgres: {availability: 99.9%}
+",
+        );
+        assert_eq!(report.findings.len(), 1);
+        let f = &report.findings[0];
+        assert_eq!(f.id, "slo/api");
+        assert!(f.message.contains("reaches 99.8001%"), "{}", f.message);
+        assert!(
+            f.message.contains(
+                "86.4 min of downtime per 30d window against a budget of 21.6 min, 64.8 min over"
+            ),
+            "{}",
+            f.message
+        );
+        // Each of api and postgres would give back 0.000999 × 43200 = 43.2 min.
+        assert!(
+            f.help.as_deref().unwrap_or("").contains("api (+43.2 min)"),
+            "{:?}",
+            f.help
+        );
+    }
+
+    #[test]
+    fn met_only_if_instant_says_at_most_when_part_of_the_path_has_no_figure() {
+        // api needs s3 (no figure) and db-a or db-b (standby, 10m switchover;
+        // db-a's zone has no mttr, so the frequency is unknown). Quantified
+        // part: z1 and z2 both down 0.0005² = 2.5e-7, so api ≤ 99.999975%,
+        // an upper bound because s3 is unquantified.
+        let report = crate::analyze::check_one(
+            &Slo,
+            "system: s\nobjective: {availability: 99.99%}\ndomains:\n  z1: {kind: zone, availability: 99.95%}\n  z2: {kind: zone, availability: 99.95%}\ncomponents:\n  api:\n    depends_on:\n      - s3\n      - {any_of: [db-a, db-b], switchover: 10m}\n  s3: {kind: saas}\n  db-a: {placement: [z1]}\n  db-b: {placement: [z2]}\n",
+        );
+        assert_eq!(report.findings.len(), 1);
+        let f = &report.findings[0];
+        assert_eq!(f.severity, Severity::Warning);
+        assert!(
+            f.message.starts_with(
+                "api reaches at most 99.999975% against an objective of 99.99% only if failover is instant"
+            ),
+            "{}",
+            f.message
+        );
+    }
+
+    #[test]
+    fn silent_when_met_or_without_objective() {
+        let met = r"system: s
+objective: {availability: 99%}
+components:
+  api: {availability: 99.9%}
+";
+        assert!(crate::analyze::check_one(&Slo, met).findings.is_empty());
+        let none = r"system: s
+components:
+  api: {availability: 50%}
+";
+        assert!(crate::analyze::check_one(&Slo, none).findings.is_empty());
+    }
+
+    #[test]
+    fn rows_carry_downtime_and_budget() {
+        let model = crate::model::parse(
+            r"system: s
+objective: {availability: 99.9%, window: 30d}
+components:
+  api: {availability: 99.9%}
+",
+        )
+        .unwrap();
+        let figures = crate::engine::availability(&model);
+        let rows = availability_rows(&model, &figures);
+        let row = &rows["api"];
+        // 0.001 × 365.25 × 86400 = 31557.6 s a year; 0.001 × 30 × 86400 = 2592 s a window.
+        assert!((row.downtime_per_year_s.unwrap() - 31_557.6).abs() < 1e-6);
+        assert!((row.downtime_per_window_s.unwrap() - 2592.0).abs() < 1e-6);
+        assert!((row.error_budget_s.unwrap() - 2592.0).abs() < 1e-6);
+        assert!((row.nines.unwrap() - 3.0).abs() < 1e-9);
+    }
+}
