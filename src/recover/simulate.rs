@@ -391,7 +391,17 @@ pub(crate) fn run_steps(
             if refused[c] > 0.0 {
                 state[c].failure = 1.0 - (1.0 - refused[c]) * (1.0 - state[c].failure);
             }
-            if !settled(&before, &state[c], cap, net.warmup_s[c].filter(|_| cold[c])) {
+            let horizon = Drain {
+                steps_left: (steps - step) as f64,
+                timeout_s: net.timeout_s[c],
+            };
+            if !settled(
+                &before,
+                &state[c],
+                cap,
+                net.warmup_s[c].filter(|_| cold[c]),
+                horizon,
+            ) {
                 changed = true;
             }
             processed[c] = state[c].processed;
@@ -405,10 +415,10 @@ pub(crate) fn run_steps(
                 } else {
                     f64::INFINITY
                 };
-                if offered > max_util * cap * (1.0 + 1e-9) || s.collapsed {
-                    if let Some(w) = own_wave {
-                        waves.list[w].breach = true;
-                    }
+                if (offered > max_util * cap * (1.0 + 1e-9) || s.collapsed)
+                    && let Some(w) = own_wave
+                {
+                    waves.list[w].breach = true;
                 }
                 if offered > max_util * cap * (1.0 + 1e-9) {
                     breach_in_interval = true;
@@ -455,6 +465,8 @@ pub(crate) fn run_steps(
             && healthy
             && (0..n).all(|c| net.warmup_s[c].is_none_or(|w| state[c].warm_s >= w) || !cold[c])
             && fill.iter().all(|&f| f >= 1.0);
+        // A gate moved at the end of this step admits from the next one.
+        let gates_open = waves.open();
         admit_waves(
             &mut waves,
             &state,
@@ -466,7 +478,7 @@ pub(crate) fn run_steps(
             settings,
         );
         let at_full = entries_up
-            && waves.open()
+            && gates_open
             && limit.is_none_or(|l| l >= 1.0 - 1e-12)
             && healthy
             && entry_flow
@@ -617,7 +629,7 @@ fn admit_waves(
         }
         if let Some(start) = wave.ticking
             && step > start
-            && (step - start) % interval == 0
+            && (step - start).is_multiple_of(interval)
         {
             let fits = |share: Option<f64>| {
                 wave.members.iter().all(|&c| {
@@ -648,8 +660,15 @@ fn admit_waves(
 /// Whether a component's step left it where the next step will find it
 /// again: the same load, output, failure and success, no capacity still
 /// warming, and a queue that is either empty or, collapsed, growing by the
-/// same amount every step (a stuck component stays stuck).
-fn settled(before: &State, after: &State, cap: Option<f64>, warmup: Option<f64>) -> bool {
+/// same amount every step (a stuck component stays stuck), or draining so
+/// slowly that it stays collapsed to the horizon (with a 1% margin).
+fn settled(
+    before: &State,
+    after: &State,
+    cap: Option<f64>,
+    warmup: Option<f64>,
+    horizon: Drain,
+) -> bool {
     let same = before.started == after.started
         && before.traffic == after.traffic
         && before.collapsed == after.collapsed
@@ -657,10 +676,25 @@ fn settled(before: &State, after: &State, cap: Option<f64>, warmup: Option<f64>)
         && before.processed.to_bits() == after.processed.to_bits()
         && before.failure.to_bits() == after.failure.to_bits()
         && before.success.to_bits() == after.success.to_bits();
-    let warming = warmup.is_some_and(|w| after.warm_s < w) && after.warm_s != before.warm_s;
+    let warming = warmup.is_some_and(|w| after.warm_s < w)
+        && after.warm_s.to_bits() != before.warm_s.to_bits();
     let queue_steady = after.queue.to_bits() == before.queue.to_bits()
-        || (after.collapsed && cap.is_some_and(|k| after.offered >= k));
+        || (after.collapsed
+            && cap.is_some_and(|k| {
+                after.offered >= k
+                    || after.queue - (k - after.offered) * horizon.steps_left * 1.01
+                        > horizon.timeout_s * k * (1.0 + 1e-9)
+            }));
     same && !warming && queue_steady
+}
+
+/// What a collapsed queue must outlast to count as settled.
+#[derive(Debug, Clone, Copy)]
+struct Drain {
+    /// Steps to the horizon.
+    steps_left: f64,
+    /// The callers' timeout, seconds (collapsed while the queue holds more).
+    timeout_s: f64,
 }
 
 /// Writes out the steps after `step` of a run at a fixed point: the same

@@ -80,9 +80,15 @@ fn a_cold_cache_floods_the_store_ten_times_and_the_ramp_follows_the_refill() {
     assert!(ramp.first_breach.is_none());
     let store = ramp.peaks.iter().find(|p| p.component == "store").unwrap();
     assert!(store.utilization <= 1.0 + 1e-9, "{store:?}");
+    // The store's gate (docs/recovery.md, case 2): 100% of its steady
+    // intake at 101s, open once 1000 (1 − 0.95 φ) ≤ 100, φ = (t − 10) / 600
+    // ≥ 0.947: t ≥ 578.4 s, the tick at 580s, open (and full service) at 581s.
     let ramp_full = ramp.time_to_full_service_s.unwrap();
     assert!(ramp_full >= open_full, "{ramp_full} {open_full}");
-    assert!(ramp_full <= 10.0 + 600.0 + 20.0, "{ramp_full}");
+    assert_eq!(ramp.time_to_full_service_s, Some(581.0));
+    let gate = &plan.waves[0].schedule;
+    assert_eq!(gate[9], (101.0, Some(1.0)));
+    assert_eq!(gate[10], (581.0, None));
 }
 
 fn herd_model(backoff: &str) -> String {
@@ -273,7 +279,7 @@ fn stopping_at_a_fixed_point_changes_nothing() {
                 for (k, (x, y)) in a.iter().zip(b).enumerate() {
                     assert!(
                         x.0.to_bits() == y.0.to_bits()
-                            && (x.1.to_bits() == y.1.to_bits() || x.1.is_nan() && y.1.is_nan()),
+                            && (x.1.to_bits() == y.1.to_bits() || (x.1.is_nan() && y.1.is_nan())),
                         "{what}: sample {k} of {c}: {x:?} vs {y:?}"
                     );
                 }

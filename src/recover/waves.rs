@@ -114,6 +114,10 @@ impl Waves {
 /// `healthy`: no member collapsed now; `fits(share)`: every member's load
 /// with the calls from outside capped at `share` (`None`: uncapped) stays
 /// within `max_utilization` of its current capacity.
+#[allow(
+    clippy::option_option,
+    reason = "`None`: the gate stays; `Some(None)`: it opens; `Some(Some(a))`: its new share"
+)]
 pub(crate) fn next_share(
     current: Option<f64>,
     breach: bool,

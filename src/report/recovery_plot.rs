@@ -184,6 +184,10 @@ fn panel(svg: &mut String, run: &RunSummary, title: &str, top: f64, horizon: f64
 /// The admitted share of each wave over time (a step line per wave that
 /// admits traffic: at the edge into it, or at the entrypoints), up to a
 /// little after the last change; "open" is drawn at 100%.
+#[allow(
+    clippy::too_many_lines,
+    reason = "one panel, drawn top to bottom like `panel`"
+)]
 fn schedule_panel(svg: &mut String, plan: &Plan, top: f64) {
     let plot_w = WIDTH - LEFT - RIGHT;
     let plot_h = PANEL_HEIGHT - 50.0;
@@ -253,18 +257,13 @@ fn schedule_panel(svg: &mut String, plan: &Plan, top: f64) {
     for (i, (index, wave)) in shown.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
         let mut d = String::new();
-        let mut level = None;
-        for &(t, share) in &wave.schedule {
+        for (k, &(t, share)) in wave.schedule.iter().enumerate() {
             let v = share.unwrap_or(1.0);
-            match level {
-                None => {
-                    let _ = write!(d, "M{:.1},{:.1}", x(t), y(v));
-                }
-                Some(_) => {
-                    let _ = write!(d, " H{:.1} V{:.1}", x(t), y(v));
-                }
+            if k == 0 {
+                let _ = write!(d, "M{:.1},{:.1}", x(t), y(v));
+            } else {
+                let _ = write!(d, " H{:.1} V{:.1}", x(t), y(v));
             }
-            level = Some(v);
         }
         let _ = write!(d, " H{:.1}", x(end));
         let _ = writeln!(
