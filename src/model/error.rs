@@ -402,6 +402,20 @@ impl Problem {
         .help(format!("write `{key}` as a plain number {range}"))
     }
 
+    /// A recovery figure at which the admission ramp never reaches the
+    /// target (or a cold instance never serves): `what` says why.
+    pub fn never_recovers(span: Span, key: &str, text: &str, range: &str, what: &str) -> Self {
+        Self::new(
+            "model::recovery",
+            format!("`{key}` must be {range}, found `{}`", printable(text)),
+            span,
+            "never converges",
+        )
+        .help(format!(
+            "{what}; give `{key}` a value {range} or leave it out for the default"
+        ))
+    }
+
     /// A value outside a fixed set of words.
     pub fn bad_choice(span: Span, key: &str, text: &str, choices: &[&str]) -> Self {
         let problem = Self::new(

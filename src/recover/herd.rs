@@ -47,6 +47,13 @@ impl Herd {
         }
     }
 
+    /// Whether no retry is on its way (nothing will arrive again).
+    pub fn is_empty(&self) -> bool {
+        self.level.iter().all(|&l| l <= 0.0)
+            && self.pulse.iter().flatten().all(|&p| p == 0.0)
+            && self.slope.iter().flatten().all(|&d| d == 0.0)
+    }
+
     fn len(&self) -> usize {
         self.pulse.first().map_or(1, Vec::len)
     }

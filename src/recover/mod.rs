@@ -21,9 +21,10 @@ mod plan;
 mod simulate;
 #[cfg(test)]
 mod tests;
+mod waves;
 
-pub use plan::{Plan, RunSummary, Series, plan, ramp_steps};
-pub use simulate::{Admission, Run, Settings, simulate};
+pub use plan::{Plan, RunSummary, Series, Wave, plan, ramp_steps};
+pub use simulate::{Admission, Run, Settings, WaveRun, simulate};
 
 pub use network::Network;
 

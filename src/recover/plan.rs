@@ -62,13 +62,22 @@ pub struct Peak {
     pub at_s: f64,
 }
 
-/// One start wave.
+/// One start wave, as the ramp brings it back.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Wave {
-    /// When it starts, seconds after the restart.
-    pub start_s: f64,
+    /// When it starts, seconds after the restart (`null`: not within the
+    /// horizon, the wave before was never verified).
+    pub start_s: Option<f64>,
+    /// When it was verified serving: started, nothing collapsed, its gate
+    /// open (or not yet reached by traffic).
+    pub verified_s: Option<f64>,
     /// Its members, sorted.
     pub members: Vec<String>,
+    /// Where its traffic is admitted: `callers` (a gate at the edge into
+    /// the wave), `entrypoints` (the clients' admission) or `none`.
+    pub admitted_at: &'static str,
+    /// The admitted share over time: `[second, share]`, `null` = open.
+    pub schedule: Vec<(f64, Option<f64>)>,
 }
 
 /// The whole plan.
@@ -169,14 +178,17 @@ fn summarize(net: &Network, run: &Run, admission: Admission) -> RunSummary {
         first_breach_s: run.first_breach.map(|(_, t)| t),
         stuck: run.stuck.iter().map(|&c| net.names[c].clone()).collect(),
         peaks,
-        // Shares to a millionth: 0.15, not 0.15000000000000002.
-        schedule: run
-            .schedule
-            .iter()
-            .map(|&(t, share)| (t, share.map(|s| (s * 1e6).round() / 1e6)))
-            .collect(),
+        schedule: rounded(&run.schedule),
         series,
     }
+}
+
+/// Shares to a millionth: 0.15, not 0.15000000000000002.
+fn rounded(schedule: &[(f64, Option<f64>)]) -> Vec<(f64, Option<f64>)> {
+    schedule
+        .iter()
+        .map(|&(t, share)| (t, share.map(|s| (s * 1e6).round() / 1e6)))
+        .collect()
 }
 
 /// The largest share held at the entrypoints until warm that converges,
@@ -216,24 +228,29 @@ pub fn plan(model: &Model, scenario: &Scenario, settings: &Settings, admit: Opti
         summarize(&net, &run, Admission::Hold(share))
     });
     let ramp = simulate(&net, scenario, settings, Admission::Ramp);
-    let mut waves: Vec<Wave> = Vec::new();
-    for members in &order {
-        let mut restarted: Vec<&crate::model::ComponentId> = members
-            .iter()
-            .filter(|&&c| scenario.restarted[c.0] > 0)
-            .collect();
-        if restarted.is_empty() {
-            continue;
-        }
-        restarted.sort_by(|a, b| model.component(**a).name.cmp(&model.component(**b).name));
-        waves.push(Wave {
-            start_s: ramp.started_s[restarted[0].0].unwrap_or(0.0),
-            members: restarted
-                .iter()
-                .map(|&&c| model.component(c).name.clone())
-                .collect(),
-        });
-    }
+    let waves = ramp
+        .waves
+        .iter()
+        .map(|w| {
+            let mut members: Vec<String> =
+                w.members.iter().map(|&c| net.names[c].clone()).collect();
+            members.sort();
+            let (admitted_at, schedule) = if w.gated {
+                ("callers", w.schedule.clone())
+            } else if w.members.iter().any(|&c| net.entry[c]) {
+                ("entrypoints", ramp.schedule.clone())
+            } else {
+                ("none", Vec::new())
+            };
+            Wave {
+                start_s: w.start_s,
+                verified_s: w.verified_s,
+                members,
+                admitted_at,
+                schedule: rounded(&schedule),
+            }
+        })
+        .collect();
     Plan {
         system: model.system.clone(),
         scenario: scenario.label.clone(),

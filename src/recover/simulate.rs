@@ -15,6 +15,7 @@
 use super::Scenario;
 use super::herd::Herd;
 use super::network::{Network, attempts};
+use super::waves::{Waves, next_share};
 use crate::model::{Backoff, Model};
 
 /// The recovery figures, resolved from the model's `policy` and the
@@ -139,6 +140,8 @@ pub struct Run {
     pub schedule: Vec<(f64, Option<f64>)>,
     /// When each component started, seconds.
     pub started_s: Vec<Option<f64>>,
+    /// The restarted waves in start order, with their admission.
+    pub waves: Vec<WaveRun>,
     /// Clients' arrivals at the entrypoints per step (relative, summed).
     pub arrivals: Vec<f64>,
     /// Sampled load (max in the window) and capacity per component, as
@@ -146,6 +149,23 @@ pub struct Run {
     pub samples: Vec<Vec<(f64, f64)>>,
     /// Seconds between samples.
     pub sample_s: f64,
+}
+
+/// One start wave in a run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WaveRun {
+    /// Its members (component indices).
+    pub members: Vec<usize>,
+    /// When it started, seconds (`None`: not within the horizon).
+    pub start_s: Option<f64>,
+    /// When it was verified serving (started, nothing collapsed, its gate
+    /// open or not yet reached by traffic), seconds.
+    pub verified_s: Option<f64>,
+    /// Whether callers in other waves reach it: the ramp has a gate at the
+    /// edge into it.
+    pub gated: bool,
+    /// The gate's changes under the ramp: (second, share; `None` = open).
+    pub schedule: Vec<(f64, Option<f64>)>,
 }
 
 /// Mutable state of one component.
@@ -177,6 +197,22 @@ pub fn simulate(
     settings: &Settings,
     admission: Admission,
 ) -> Run {
+    run_steps(net, scenario, settings, admission, true)
+}
+
+/// The simulation; `skip`: stop stepping at a fixed point (the tests
+/// compare both).
+#[allow(
+    clippy::too_many_lines,
+    reason = "one step of the fluid model, in order"
+)]
+pub(crate) fn run_steps(
+    net: &Network,
+    scenario: &Scenario,
+    settings: &Settings,
+    admission: Admission,
+    skip: bool,
+) -> Run {
     let n = net.names.len();
     let steps = settings.horizon_s.max(1.0) as usize;
     let interval = settings.ramp_interval_s.round().max(1.0) as usize;
@@ -185,20 +221,21 @@ pub fn simulate(
         .map(|c| scenario.restarted[c] >= net.instances[c])
         .collect();
     let cold: Vec<bool> = (0..n).map(|c| scenario.restarted[c] > 0).collect();
-    let first_wave = (0..n)
-        .filter(|&c| restarted[c])
-        .map(|c| net.wave[c])
-        .min()
-        .unwrap_or(0);
-    let start_step: Vec<usize> = (0..n)
-        .map(|c| {
-            if restarted[c] {
-                (net.wave[c] - first_wave) * interval
-            } else {
-                0
-            }
-        })
-        .collect();
+    let mut waves = Waves::new(
+        &net.wave,
+        &restarted,
+        |c| {
+            net.inbound[net.in_start[c]..net.in_start[c + 1]]
+                .iter()
+                .map(|l| l.caller as usize)
+                .collect()
+        },
+        matches!(admission, Admission::Ramp).then_some(settings.ramp_start),
+    );
+    // Per component: the calls from outside its wave before the gate, and
+    // the share of them the gate refused (last step's).
+    let mut demand = vec![0.0f64; n];
+    let mut refused = vec![0.0f64; n];
     let mut state = vec![State::default(); n];
     for c in 0..n {
         if restarted[c] {
@@ -247,6 +284,7 @@ pub fn simulate(
         stuck: Vec::new(),
         schedule: vec![(0.0, limit)],
         started_s: vec![None; n],
+        waves: Vec::new(),
         arrivals: Vec::with_capacity(steps),
         samples: vec![Vec::with_capacity(SAMPLES + 1); n],
         sample_s: (steps.div_ceil(SAMPLES)).max(1) as f64,
@@ -265,11 +303,17 @@ pub fn simulate(
     let mut entries_up = false;
     for step in 0..steps {
         let now = step as f64;
-        for c in 0..n {
+        // Whether this step differs from the one before (see `settled`).
+        let mut changed = unstarted > 0;
+        let admissions = run.schedule.len() + waves.changes();
+        for wave in &waves.list {
             if unstarted == 0 {
                 break;
             }
-            if !state[c].started && step >= start_step[c] {
+            if wave.due != Some(step) {
+                continue;
+            }
+            for &c in &wave.members {
                 unstarted -= 1;
                 state[c].started = true;
                 run.started_s[c] = Some(now);
@@ -310,6 +354,9 @@ pub fn simulate(
                 pending[c] = std::mem::take(&mut retries_now);
             }
             let fail_c = state[c].failure;
+            let own_wave = waves.of[c];
+            let gate = waves.share(c);
+            let mut outside = 0.0;
             for l in &net.inbound[net.in_start[c]..net.in_start[c + 1]] {
                 let p = processed[l.caller as usize];
                 if p <= 0.0 {
@@ -325,10 +372,42 @@ pub fn simulate(
                     continue;
                 }
                 let miss = 1.0 - l.hit_rate * fill[l.link as usize];
-                offered += l.scale * p * miss * attempts(l.retries, l.budget, fail_c);
+                let load = l.scale * p * miss * attempts(l.retries, l.budget, fail_c);
+                if gate.is_some() && waves.of[l.caller as usize] != own_wave {
+                    outside += load;
+                } else {
+                    offered += load;
+                }
             }
+            // The gate at the edge into the wave admits the calls from
+            // outside it up to its share of the steady intake.
+            demand[c] = outside;
+            let admitted = gate.map_or(outside, |share| outside.min(share));
+            refused[c] = if outside > 0.0 {
+                1.0 - admitted / outside
+            } else {
+                0.0
+            };
+            offered += admitted;
             let cap = capacity(net, c, &state[c], scenario, settings);
+            let before = state[c];
             update(net, c, &mut state[c], offered, cap);
+            if refused[c] > 0.0 {
+                state[c].failure = 1.0 - (1.0 - refused[c]) * (1.0 - state[c].failure);
+            }
+            let horizon = Drain {
+                steps_left: (steps - step) as f64,
+                timeout_s: net.timeout_s[c],
+            };
+            if !settled(
+                &before,
+                &state[c],
+                cap,
+                net.warmup_s[c].filter(|_| cold[c]),
+                horizon,
+            ) {
+                changed = true;
+            }
             processed[c] = state[c].processed;
             let s = &state[c];
             if s.started
@@ -340,6 +419,11 @@ pub fn simulate(
                 } else {
                     f64::INFINITY
                 };
+                if (offered > max_util * cap * (1.0 + 1e-9) || s.collapsed)
+                    && let Some(w) = own_wave
+                {
+                    waves.list[w].breach = true;
+                }
                 if offered > max_util * cap * (1.0 + 1e-9) {
                     breach_in_interval = true;
                     if run.first_breach.is_none() {
@@ -362,6 +446,7 @@ pub fn simulate(
                 && !state[link.target].collapsed
             {
                 fill[i] = (fill[i] + 1.0 / link.refill_s).min(1.0);
+                changed = true;
             }
         }
         success(net, &mut state, &mut success_of, &fill);
@@ -384,7 +469,20 @@ pub fn simulate(
             && healthy
             && (0..n).all(|c| net.warmup_s[c].is_none_or(|w| state[c].warm_s >= w) || !cold[c])
             && fill.iter().all(|&f| f >= 1.0);
+        // A gate moved at the end of this step admits from the next one.
+        let gates_open = waves.open();
+        admit_waves(
+            &mut waves,
+            &state,
+            &demand,
+            step,
+            interval,
+            entries_up,
+            |c, s| capacity(net, c, s, scenario, settings),
+            settings,
+        );
         let at_full = entries_up
+            && gates_open
             && limit.is_none_or(|l| l >= 1.0 - 1e-12)
             && healthy
             && entry_flow
@@ -441,6 +539,45 @@ pub fn simulate(
                 window_max[c] = 0.0;
             }
         }
+        // A fluid model at a fixed point stays there: when nothing changed
+        // in this step (no wave due, no cache filling, no capacity warming,
+        // no retry cohort on its way, loads and failures as in the step
+        // before, the admission unable to move), every later step is this
+        // one again, so the rest of the run is written out without
+        // simulating it.
+        let inert = match admission {
+            Admission::Open => true,
+            Admission::Hold(_) => limit.is_none() || !warm,
+            Admission::Ramp => {
+                !breach_in_interval
+                    && waves.open()
+                    && (limit.is_none_or(|l| l >= 1.0 - 1e-12) || !healthy)
+            }
+        };
+        // An admission that moved in this step moves the next one.
+        let inert = inert && run.schedule.len() + waves.changes() == admissions;
+        if skip
+            && !changed
+            && inert
+            && herds.iter().flatten().all(Herd::is_empty)
+            && step + 1 < steps
+        {
+            fast_forward(
+                &mut run,
+                step,
+                steps,
+                sample_every,
+                &window_max,
+                arrivals_total,
+                at_full,
+                &mut last_not_full,
+                |c| {
+                    let cap = capacity(net, c, &state[c], scenario, settings).unwrap_or(f64::NAN);
+                    (state[c].offered, if state[c].started { cap } else { 0.0 })
+                },
+            );
+            break;
+        }
     }
     run.converged = last_not_full != Some(steps - 1);
     run.full_service_s = if run.converged {
@@ -449,7 +586,163 @@ pub fn simulate(
         None
     };
     run.stuck = (0..n).filter(|&c| state[c].collapsed).collect();
+    run.waves = waves
+        .list
+        .into_iter()
+        .map(|w| WaveRun {
+            members: w.members,
+            start_s: w.due.filter(|&d| d < steps).map(|d| d as f64),
+            verified_s: w.verified.map(|v| (v + 1) as f64),
+            gated: w.gated,
+            schedule: w.schedule,
+        })
+        .collect();
     run
+}
+
+/// The end of a step for the waves: a started wave with no member
+/// collapsed and its gate open (or not yet reached by traffic) is
+/// verified, and the next wave is due one interval later; every interval
+/// after traffic reaches a gated wave, its gate moves by the ramp.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the loop's own state, passed once"
+)]
+fn admit_waves(
+    waves: &mut Waves,
+    state: &[State],
+    demand: &[f64],
+    step: usize,
+    interval: usize,
+    entries_up: bool,
+    capacity: impl Fn(usize, &State) -> Option<f64>,
+    settings: &Settings,
+) {
+    let now = step as f64;
+    let count = waves.list.len();
+    for w in 0..count {
+        let wave = &mut waves.list[w];
+        let Some(due) = wave.due else { break };
+        if due > step {
+            break;
+        }
+        let healthy = wave.members.iter().all(|&c| !state[c].collapsed);
+        let reached = wave.members.iter().any(|&c| demand[c] > 0.0);
+        if wave.ticking.is_none() && wave.share.is_some() && (entries_up || reached) {
+            wave.ticking = Some(step);
+        }
+        if let Some(start) = wave.ticking
+            && step > start
+            && (step - start).is_multiple_of(interval)
+        {
+            let fits = |share: Option<f64>| {
+                wave.members.iter().all(|&c| {
+                    let s = &state[c];
+                    capacity(c, s).is_none_or(|cap| {
+                        let gated = wave.share.map_or(demand[c], |g| demand[c].min(g));
+                        let load =
+                            s.offered - gated + share.map_or(demand[c], |g| demand[c].min(g));
+                        load <= settings.max_utilization * cap * (1.0 + 1e-9)
+                    })
+                })
+            };
+            if let Some(next) = next_share(wave.share, wave.breach, healthy, settings, fits) {
+                wave.share = next;
+                wave.schedule.push((now + 1.0, next));
+            }
+            wave.breach = false;
+        }
+        if wave.verified.is_none() && healthy && (wave.share.is_none() || !reached) {
+            wave.verified = Some(step);
+            if let Some(next) = waves.list.get_mut(w + 1) {
+                next.due = Some(step + interval);
+            }
+        }
+    }
+}
+
+/// Whether a component's step left it where the next step will find it
+/// again: the same load, output, failure and success, no capacity still
+/// warming, and a queue that is either empty or, collapsed, growing by the
+/// same amount every step (a stuck component stays stuck), or draining so
+/// slowly that it stays collapsed to the horizon (with a 1% margin).
+fn settled(
+    before: &State,
+    after: &State,
+    cap: Option<f64>,
+    warmup: Option<f64>,
+    horizon: Drain,
+) -> bool {
+    let same = before.started == after.started
+        && before.traffic == after.traffic
+        && before.collapsed == after.collapsed
+        && before.offered.to_bits() == after.offered.to_bits()
+        && before.processed.to_bits() == after.processed.to_bits()
+        && before.failure.to_bits() == after.failure.to_bits()
+        && before.success.to_bits() == after.success.to_bits();
+    let warming = warmup.is_some_and(|w| after.warm_s < w)
+        && after.warm_s.to_bits() != before.warm_s.to_bits();
+    let queue_steady = after.queue.to_bits() == before.queue.to_bits()
+        || (after.collapsed
+            && cap.is_some_and(|k| {
+                after.offered >= k
+                    || after.queue - (k - after.offered) * horizon.steps_left * 1.01
+                        > horizon.timeout_s * k * (1.0 + 1e-9)
+            }));
+    same && !warming && queue_steady
+}
+
+/// What a collapsed queue must outlast to count as settled.
+#[derive(Debug, Clone, Copy)]
+struct Drain {
+    /// Steps to the horizon.
+    steps_left: f64,
+    /// The callers' timeout, seconds (collapsed while the queue holds more).
+    timeout_s: f64,
+}
+
+/// Writes out the steps after `step` of a run at a fixed point: the same
+/// arrivals, the same full-service verdict, and each sample window's load
+/// and capacity as in `step` (`now(c)`).
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the loop's own state, passed once"
+)]
+fn fast_forward(
+    run: &mut Run,
+    step: usize,
+    steps: usize,
+    sample_every: usize,
+    window_max: &[f64],
+    arrivals: f64,
+    at_full: bool,
+    last_not_full: &mut Option<usize>,
+    now: impl Fn(usize) -> (f64, f64),
+) {
+    run.arrivals.resize(steps, arrivals);
+    if !at_full {
+        *last_not_full = Some(steps - 1);
+    }
+    // Samples still due: one at every window end after `step`, and the last step.
+    let mut due = (step + 1..steps)
+        .filter(|s| s % sample_every == sample_every - 1)
+        .count();
+    if (steps - 1) % sample_every != sample_every - 1 {
+        due += 1;
+    }
+    let partial = step % sample_every != sample_every - 1;
+    for (c, samples) in run.samples.iter_mut().enumerate() {
+        let (offered, cap) = now(c);
+        for k in 0..due {
+            // The window open at `step` also saw the steps before it.
+            let load = if k == 0 && partial {
+                window_max[c].max(offered)
+            } else {
+                offered
+            };
+            samples.push((load, cap));
+        }
+    }
 }
 
 /// A component's capacity over its steady load now, `None` when unlimited.

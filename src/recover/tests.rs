@@ -80,9 +80,15 @@ fn a_cold_cache_floods_the_store_ten_times_and_the_ramp_follows_the_refill() {
     assert!(ramp.first_breach.is_none());
     let store = ramp.peaks.iter().find(|p| p.component == "store").unwrap();
     assert!(store.utilization <= 1.0 + 1e-9, "{store:?}");
+    // The store's gate (docs/recovery.md, case 2): 100% of its steady
+    // intake at 101s, open once 1000 (1 − 0.95 φ) ≤ 100, φ = (t − 10) / 600
+    // ≥ 0.947: t ≥ 578.4 s, the tick at 580s, open (and full service) at 581s.
     let ramp_full = ramp.time_to_full_service_s.unwrap();
     assert!(ramp_full >= open_full, "{ramp_full} {open_full}");
-    assert!(ramp_full <= 10.0 + 600.0 + 20.0, "{ramp_full}");
+    assert_eq!(ramp.time_to_full_service_s, Some(581.0));
+    let gate = &plan.waves[0].schedule;
+    assert_eq!(gate[9], (101.0, Some(1.0)));
+    assert_eq!(gate[10], (581.0, None));
 }
 
 fn herd_model(backoff: &str) -> String {
@@ -162,4 +168,126 @@ fn a_degradable_call_waits_until_both_ends_are_healthy() {
     };
     assert_eq!(fired(required), 1);
     assert_eq!(fired(&degradable), 0);
+}
+
+/// Three tiers: edge → app → db, with an in-process cache on app's calls
+/// to db (50% hit rate, refilled over app's default 10 minutes).
+const THREE_TIERS: &str = "system: tiers\ncomponents:\n  edge: {depends_on: [app]}\n  app: {capacity: 1000, load: 1000, depends_on: [{target: db, hit_rate: 50%}]}\n  db: {capacity: 150, load: 100, load_shedding: true}\n";
+
+#[test]
+fn three_tiers_start_in_verified_waves_and_each_gate_ramps_on_its_own() {
+    let plan = plan_of(THREE_TIERS, 600.0, None);
+    let names: Vec<&[String]> = plan.waves.iter().map(|w| w.members.as_slice()).collect();
+    assert_eq!(names, [["db"], ["app"], ["edge"]]);
+    // No traffic reaches a wave before the entrypoint is up, so each is
+    // verified in the step it starts (reported at its end) and the next is
+    // due one 10s interval later: 0s, 10s, 20s.
+    let starts: Vec<(Option<f64>, Option<f64>)> = plan
+        .waves
+        .iter()
+        .map(|w| (w.start_s, w.verified_s))
+        .collect();
+    assert_eq!(
+        starts,
+        [
+            (Some(0.0), Some(1.0)),
+            (Some(10.0), Some(11.0)),
+            (Some(20.0), Some(21.0))
+        ]
+    );
+    let ramp = [
+        0.1, 0.15, 0.225, 0.3375, 0.50625, 0.60625, 0.70625, 0.80625, 0.90625, 1.0,
+    ];
+    // The gates start ticking when the entrypoint is up (20s) and move at
+    // 30s, 40s, … (taking effect one second later).
+    let raised: Vec<(f64, Option<f64>)> = std::iter::once((0.0, Some(0.1)))
+        .chain((1..10).map(|k| (21.0 + 10.0 * k as f64, Some(ramp[k]))))
+        .collect();
+    // Wave 3, the entrypoint: the clients' ramp, 9 steps, 100% at
+    // 20 + 90 + 1 = 111s (the same schedule as the plain ramp).
+    assert_eq!(plan.waves[2].admitted_at, "entrypoints");
+    assert_eq!(
+        plan.waves[2].schedule,
+        [&[(0.0, Some(0.1))], &raised[1..]].concat()
+    );
+    // Wave 2, app (capacity 1 × its steady load): the calls from edge
+    // never exceed the gate's share, so it rises with the same 9 steps to
+    // 100% at 111s and opens at the next tick (120s → 121s), when app's
+    // whole demand, 1.0, fits its capacity 1.0.
+    assert_eq!(plan.waves[1].admitted_at, "callers");
+    let mut app = raised.clone();
+    app.push((121.0, None));
+    assert_eq!(plan.waves[1].schedule, app);
+    // Wave 1, db (capacity 150 = 1.5 × its steady 100): cold, app's
+    // cache misses every call, so db's demand is 2 × the admitted share
+    // × (1 − 0.5 φ). At each raise min(demand, share) ≤ 1 ≤ 1.5: the same
+    // 9 steps to 100% by 111s. Opening needs the whole demand within 1.5:
+    // 2 (1 − 0.5 φ) ≤ 1.5 ⇔ φ ≥ 0.5, 300 of the cache's 600 s of refill
+    // after traffic began at 20s: the tick at 320s, open at 321s.
+    let mut db = raised.clone();
+    db.push((321.0, None));
+    assert_eq!(plan.waves[0].schedule, db);
+    // db was held at 100% of its steady intake (≤ 1.5, its capacity) the
+    // whole time: nothing over capacity, and full service when it opens.
+    assert!(
+        plan.ramp.first_breach.is_none(),
+        "{:?}",
+        plan.ramp.first_breach
+    );
+    assert_eq!(plan.ramp.time_to_full_service_s, Some(321.0));
+}
+
+#[test]
+fn recovery_figures_that_never_converge_are_refused() {
+    for (figure, key) in [
+        ("cold_capacity: 0%", "cold_capacity"),
+        ("ramp_start: 0%", "ramp_start"),
+        ("ramp_step: 0%", "ramp_step"),
+        ("ramp_decrease: 0%", "ramp_decrease"),
+        ("ramp_increase: 1", "ramp_increase"),
+    ] {
+        let text = format!("system: s\npolicy: {{{figure}}}\ncomponents:\n  a: {{}}\n");
+        let problems = crate::model::parse(&text).expect_err(figure);
+        assert_eq!(problems.len(), 1, "{figure}");
+        let problem = &problems[0];
+        assert!(problem.message.contains(key), "{}", problem.message);
+        // Underlines the value as written.
+        let at = text.find(figure.split(": ").nth(1).unwrap()).unwrap();
+        assert_eq!(problem.span.offset, at, "{figure}");
+    }
+}
+
+#[test]
+fn stopping_at_a_fixed_point_changes_nothing() {
+    // Every run here reaches a fixed point well before its hour (a stuck
+    // trap, a refilled cache, a spent herd, a generated system); the run
+    // written out from there must be the stepped run, bit for bit.
+    let generated = crate::generate::microservices(300, 7);
+    let herd = herd_model("none");
+    for text in [RETRY_TRAP, CACHED_STORE, THREE_TIERS, &herd, &generated] {
+        let m = model(text);
+        let settings = Settings::of(&m, 3600.0);
+        let net = Network::new(&m, &crate::analyze::start_order_waves(&m));
+        let scenario = Scenario::full_outage(&m, 600.0);
+        for admission in [Admission::Open, Admission::Hold(0.25), Admission::Ramp] {
+            let skipped = super::simulate::run_steps(&net, &scenario, &settings, admission, true);
+            let stepped = super::simulate::run_steps(&net, &scenario, &settings, admission, false);
+            let what = format!("{admission:?} on {}", m.system);
+            assert_eq!(skipped.arrivals, stepped.arrivals, "{what}");
+            for (c, (a, b)) in skipped.samples.iter().zip(&stepped.samples).enumerate() {
+                assert_eq!(a.len(), b.len(), "{what}: samples of {c}");
+                for (k, (x, y)) in a.iter().zip(b).enumerate() {
+                    assert!(
+                        x.0.to_bits() == y.0.to_bits()
+                            && (x.1.to_bits() == y.1.to_bits() || (x.1.is_nan() && y.1.is_nan())),
+                        "{what}: sample {k} of {c}: {x:?} vs {y:?}"
+                    );
+                }
+            }
+            let (mut skipped, mut stepped) = (skipped, stepped);
+            skipped.samples.clear();
+            stepped.samples.clear();
+            assert_eq!(skipped, stepped, "{what}");
+        }
+    }
 }

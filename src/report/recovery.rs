@@ -83,6 +83,21 @@ pub(crate) fn verdicts(plan: &Plan) -> Vec<String> {
     lines
 }
 
+/// `10s 10%, 20s 15%, …, 1m41s all`.
+pub(crate) fn shares(schedule: &[(f64, Option<f64>)]) -> String {
+    schedule
+        .iter()
+        .map(|(t, s)| {
+            format!(
+                "{} {}",
+                seconds(*t),
+                s.map_or_else(|| "all".to_owned(), percent)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn peaks_table(style: Style, runs: &[&RunSummary]) -> String {
     let mut header = vec!["component"];
     header.extend(runs.iter().map(|r| match r.admission {
@@ -113,13 +128,22 @@ pub fn render_table(plan: &Plan, style: Style, out: &mut dyn Write) -> io::Resul
     writeln!(out)?;
     for (w, wave) in plan.waves.iter().enumerate() {
         let line = format!(
-            "wave {} at {}: {}",
+            "wave {} at {}{}: {}",
             w + 1,
-            seconds(wave.start_s),
+            wave.start_s
+                .map_or_else(|| "never".to_owned(), |s| seconds(s).to_string()),
+            wave.verified_s
+                .map_or_else(String::new, |v| format!(", verified {}", seconds(v))),
             wave.members.join(", ")
         );
         for part in wrap(&line, style.width.saturating_sub(2)) {
             writeln!(out, "  {part}")?;
+        }
+        if wave.admitted_at == "callers" {
+            let line = format!("admitted at the edge into it: {}", shares(&wave.schedule));
+            for part in wrap(&line, style.width.saturating_sub(4)) {
+                writeln!(out, "    {part}")?;
+            }
         }
     }
     writeln!(out)?;
@@ -129,20 +153,11 @@ pub fn render_table(plan: &Plan, style: Style, out: &mut dyn Write) -> io::Resul
         }
     }
     writeln!(out)?;
-    let schedule: Vec<String> = plan
-        .ramp
-        .schedule
-        .iter()
-        .map(|(t, s)| {
-            format!(
-                "{} {}",
-                seconds(*t),
-                s.map_or_else(|| "all".to_owned(), percent)
-            )
-        })
-        .collect();
     for part in wrap(
-        &format!("Ramp schedule: {}", schedule.join(", ")),
+        &format!(
+            "Ramp schedule at the entrypoints: {}",
+            shares(&plan.ramp.schedule)
+        ),
         style.width,
     ) {
         writeln!(out, "{part}")?;

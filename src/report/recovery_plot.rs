@@ -185,10 +185,119 @@ fn panel(svg: &mut String, run: &RunSummary, title: &str, top: f64, horizon: f64
     }
 }
 
+/// The admitted share of each wave over time (a step line per wave that
+/// admits traffic: at the edge into it, or at the entrypoints), up to a
+/// little after the last change; "open" is drawn at 100%.
+#[allow(
+    clippy::too_many_lines,
+    reason = "one panel, drawn top to bottom like `panel`"
+)]
+fn schedule_panel(svg: &mut String, plan: &Plan, top: f64) {
+    let plot_w = WIDTH - LEFT - RIGHT;
+    let plot_h = PANEL_HEIGHT - 50.0;
+    let shown: Vec<(usize, &crate::recover::Wave)> = plan
+        .waves
+        .iter()
+        .enumerate()
+        .filter(|(_, w)| !w.schedule.is_empty())
+        .collect();
+    let last = shown
+        .iter()
+        .flat_map(|(_, w)| w.schedule.iter().map(|&(t, _)| t))
+        .fold(0.0f64, f64::max);
+    let span = time_step(last.max(10.0) * 1.25);
+    let end = ((last * 1.25 / span).ceil().max(1.0) * span).min(plan.horizon_s.max(1.0));
+    let x = |t: f64| LEFT + plot_w * (t / end).clamp(0.0, 1.0);
+    let y = |v: f64| top + plot_h - plot_h * v.clamp(0.0, 1.0);
+    let _ = writeln!(
+        svg,
+        r#"<text x="{LEFT}" y="{:.1}" font-size="14" font-weight="bold">Admitted share per wave (the ramp)</text>"#,
+        top - 12.0
+    );
+    let _ = writeln!(
+        svg,
+        r##"<path d="M{LEFT},{top:.1} V{:.1} H{:.1}" fill="none" stroke="#333"/>"##,
+        top + plot_h,
+        LEFT + plot_w
+    );
+    let step = time_step(end);
+    let mut t = 0.0;
+    while t <= end + 1e-9 {
+        let _ = writeln!(
+            svg,
+            r##"<line x1="{0:.1}" y1="{1:.1}" x2="{0:.1}" y2="{2:.1}" stroke="#333"/><text x="{0:.1}" y="{3:.1}" font-size="11" text-anchor="middle">{4}</text>"##,
+            x(t),
+            top + plot_h,
+            top + plot_h + 5.0,
+            top + plot_h + 18.0,
+            time_label(t)
+        );
+        t += step;
+    }
+    for v in [0.0, 0.25, 0.5, 0.75, 1.0] {
+        let _ = writeln!(
+            svg,
+            r##"<line x1="{0:.1}" y1="{1:.1}" x2="{2:.1}" y2="{1:.1}" stroke="#ddd"/><text x="{3:.1}" y="{4:.1}" font-size="11" text-anchor="end">{5}%</text>"##,
+            LEFT,
+            y(v),
+            LEFT + plot_w,
+            LEFT - 6.0,
+            y(v) + 4.0,
+            v * 100.0
+        );
+    }
+    let _ = writeln!(
+        svg,
+        r#"<text x="{:.1}" y="{:.1}" font-size="11" text-anchor="middle">time after the restart</text>"#,
+        LEFT + plot_w / 2.0,
+        top + plot_h + 34.0
+    );
+    let _ = writeln!(
+        svg,
+        r#"<text x="14" y="{:.1}" font-size="11" text-anchor="middle" transform="rotate(-90 14 {:.1})">admitted share</text>"#,
+        top + plot_h / 2.0,
+        top + plot_h / 2.0
+    );
+    for (i, (index, wave)) in shown.iter().enumerate() {
+        let color = COLORS[i % COLORS.len()];
+        let mut d = String::new();
+        for (k, &(t, share)) in wave.schedule.iter().enumerate() {
+            let v = share.unwrap_or(1.0);
+            if k == 0 {
+                let _ = write!(d, "M{:.1},{:.1}", x(t), y(v));
+            } else {
+                let _ = write!(d, " H{:.1} V{:.1}", x(t), y(v));
+            }
+        }
+        let _ = write!(d, " H{:.1}", x(end));
+        let _ = writeln!(
+            svg,
+            r#"<path class="admitted" d="{d}" fill="none" stroke="{color}" stroke-width="2"/>"#
+        );
+        let ly = top + 8.0 + 20.0 * i as f64;
+        let lx = LEFT + plot_w + 16.0;
+        let _ = writeln!(
+            svg,
+            r#"<g class="legend"><line x1="{lx:.1}" y1="{ly:.1}" x2="{:.1}" y2="{ly:.1}" stroke="{color}" stroke-width="2"/><text x="{:.1}" y="{:.1}" font-size="11">wave {} ({})</text></g>"#,
+            lx + 22.0,
+            lx + 28.0,
+            ly + 4.0,
+            index + 1,
+            if wave.admitted_at == "callers" {
+                "its callers"
+            } else {
+                "entrypoints"
+            }
+        );
+    }
+}
+
 /// The plot of a plan, as a standalone SVG document.
 #[must_use]
 pub fn render(plan: &Plan) -> String {
-    let height = 2.0 * PANEL_HEIGHT + GAP;
+    let scheduled = plan.waves.iter().any(|w| !w.schedule.is_empty());
+    let panels = if scheduled { 3.0 } else { 2.0 };
+    let height = panels * PANEL_HEIGHT + (panels - 1.0) * GAP / 2.0 + GAP / 2.0;
     let mut svg = String::new();
     let _ = writeln!(
         svg,
@@ -224,6 +333,9 @@ pub fn render(plan: &Plan) -> String {
         TOP + PANEL_HEIGHT + GAP / 2.0,
         plan.horizon_s,
     );
+    if scheduled {
+        schedule_panel(&mut svg, plan, TOP + 2.0 * (PANEL_HEIGHT + GAP / 2.0));
+    }
     svg.push_str("</svg>\n");
     svg
 }

@@ -120,10 +120,21 @@ fn losing_one_component_restarts_only_it() {
     assert_eq!(run.outcome, Outcome::Pass, "{}", run.stderr);
     let plan: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(plan["scenario"], "lose payments for 10m");
-    assert_eq!(
-        plan["waves"],
-        serde_json::json!([{"start_s": 0.0, "members": ["payments"]}])
-    );
+    let waves = plan["waves"].as_array().unwrap();
+    assert_eq!(waves.len(), 1);
+    assert_eq!(waves[0]["start_s"], 0.0);
+    assert_eq!(waves[0]["members"], serde_json::json!(["payments"]));
+    // checkout (a survivor) calls it from outside its wave: a gate at the
+    // edge into it, which ramps from 0s (traffic flows at once): 10% then 9
+    // raises at the ticks 10s … 90s (15% … 100%, each effective a second
+    // later), open at the tick at 100s once its whole demand fits, and the
+    // wave is verified then (101s).
+    assert_eq!(waves[0]["admitted_at"], "callers");
+    let schedule = waves[0]["schedule"].as_array().unwrap();
+    assert_eq!(schedule.len(), 11);
+    assert_eq!(schedule[9], serde_json::json!([91.0, 1.0]));
+    assert_eq!(schedule[10], serde_json::json!([101.0, null]));
+    assert_eq!(waves[0]["verified_s"], 101.0);
 }
 
 #[test]

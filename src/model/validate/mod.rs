@@ -192,7 +192,7 @@ fn build(raw: &RawModel, cx: &mut Cx) -> Model {
         system: raw.system.value.clone(),
         objective: objective(raw, cx),
         entrypoints,
-        policy: policy(raw),
+        policy: policy(raw, cx),
         domains,
         groups,
         components,
@@ -352,11 +352,12 @@ fn objective(raw: &RawModel, cx: &mut Cx) -> Option<Objective> {
     })
 }
 
-fn policy(raw: &RawModel) -> Policy {
+fn policy(raw: &RawModel, cx: &mut Cx) -> Policy {
     let defaults = Policy::default();
     let Some(policy) = &raw.policy else {
         return defaults;
     };
+    recovery_figures(policy, cx);
     Policy {
         max_utilization: policy
             .max_utilization
@@ -390,6 +391,65 @@ fn policy(raw: &RawModel) -> Policy {
             client_backoff: policy.client_backoff.as_ref().map(|v| v.value),
         },
     }
+}
+
+/// The recovery figures at which `nines recover` could never converge:
+/// a ramp that starts at 0% or cannot grow, a breach that drops the share
+/// to 0, a cold instance with no capacity (it never serves, so never warms).
+fn recovery_figures(policy: &super::raw::RawPolicy, cx: &mut Cx) {
+    let zero = |v: &Option<Spanned<super::units::Probability>>| {
+        v.as_ref().filter(|v| v.value.0 <= 0.0).map(|v| v.span)
+    };
+    let checks = [
+        (
+            zero(&policy.cold_capacity),
+            "cold_capacity",
+            "a restarted instance at 0% of its capacity serves nothing, and warms only by serving",
+        ),
+        (
+            zero(&policy.ramp_start),
+            "ramp_start",
+            "a ramp from 0% admits nothing, and 0 × ramp_increase stays 0",
+        ),
+        (
+            zero(&policy.ramp_step),
+            "ramp_step",
+            "from half the target on the ramp adds ramp_step: with 0 it never reaches 100%",
+        ),
+        (
+            zero(&policy.ramp_decrease),
+            "ramp_decrease",
+            "after a breach the share is multiplied by ramp_decrease: 0 admits nothing again",
+        ),
+    ];
+    for (span, key, why) in checks {
+        if let Some(span) = span {
+            cx.report(Problem::never_recovers(
+                span,
+                key,
+                &written(cx, span),
+                "above 0%, such as `10%`",
+                why,
+            ));
+        }
+    }
+    if let Some(v) = policy.ramp_increase.as_ref().filter(|v| v.value.0 <= 1.0) {
+        cx.report(Problem::never_recovers(
+            v.span,
+            "ramp_increase",
+            &written(cx, v.span),
+            "above 1, such as `1.5`",
+            "below half the target the ramp multiplies the share by ramp_increase: at 1 or less it never grows",
+        ));
+    }
+}
+
+/// The text of `span` as written.
+fn written(cx: &Cx, span: Span) -> String {
+    cx.text
+        .get(span.offset..span.offset + span.len)
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// The declared entrypoints, or every component that no `depends_on` names.

@@ -37,6 +37,29 @@ pub(super) fn section(plan: Option<&Plan>) -> Section<'static> {
             .collect::<Vec<_>>()
             .join(", ")
     )));
+    if plan.waves.iter().any(|w| w.admitted_at == "callers") {
+        blocks.push(Block::Table {
+            header: vec!["wave", "starts", "members", "admitted at the edge into it"],
+            rows: plan
+                .waves
+                .iter()
+                .enumerate()
+                .map(|(w, wave)| {
+                    vec![
+                        (w + 1).to_string(),
+                        when(wave.start_s),
+                        wave.members.join(", "),
+                        if wave.admitted_at == "callers" {
+                            crate::report::recovery::shares(&wave.schedule)
+                        } else {
+                            "-".to_owned()
+                        },
+                    ]
+                })
+                .collect(),
+            right: vec![0, 1],
+        });
+    }
     if !plan.without_ramp.peaks.is_empty() {
         blocks.push(Block::Table {
             header: vec!["component", "peak, all at once", "peak, ramp"],
