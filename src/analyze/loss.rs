@@ -19,7 +19,7 @@ use super::outage::required_closure;
 use crate::engine::scenario::{Baseline, Scenario};
 use crate::engine::state::{self, Flow, State};
 use crate::engine::switchover;
-use crate::model::{ComponentId, DomainId, Model};
+use crate::model::{ComponentId, DomainId, GroupId, Model};
 
 /// What one model needs to judge losses: computed once per rule run.
 pub(crate) struct LossJudge<'f> {
@@ -32,6 +32,8 @@ pub(crate) struct LossJudge<'f> {
     standby_active: Vec<ComponentId>,
     /// Each domain's answer, once asked (many components share a zone).
     domains: RefCell<Vec<Option<bool>>>,
+    /// Each group's answer, once asked (many components share a release).
+    groups: RefCell<Vec<Option<bool>>>,
 }
 
 impl<'f> LossJudge<'f> {
@@ -74,6 +76,7 @@ impl<'f> LossJudge<'f> {
             load_sensitive,
             standby_active,
             domains: RefCell::new(vec![None; model.domains.len()]),
+            groups: RefCell::new(vec![None; model.groups.len()]),
         }
     }
 
@@ -116,6 +119,24 @@ impl<'f> LossJudge<'f> {
             },
         );
         self.domains.borrow_mut()[domain.0] = Some(breaks);
+        breaks
+    }
+}
+
+impl LossJudge<'_> {
+    /// Whether `group` firing breaks an entrypoint.
+    pub(crate) fn group_breaks(&self, model: &Model, group: GroupId) -> bool {
+        if let Some(known) = self.groups.borrow()[group.0] {
+            return known;
+        }
+        let breaks = self.breaks_an_entrypoint(
+            model,
+            &Scenario {
+                groups: vec![group],
+                ..Scenario::default()
+            },
+        );
+        self.groups.borrow_mut()[group.0] = Some(breaks);
         breaks
     }
 }

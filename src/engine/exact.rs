@@ -15,6 +15,7 @@
 //! then the interval `[visited, visited + unvisited mass]`.
 
 use std::collections::{BinaryHeap, HashMap};
+use std::sync::Arc;
 
 use super::events::{self, EventModel, Subject};
 use super::structure::Structure;
@@ -30,6 +31,36 @@ pub const MAX_STATES: usize = 2_000_000;
 pub const MAX_VISIT_WORK: usize = 50_000_000;
 /// Footprints wider than this are evaluated per state instead of tabled.
 const MAX_TABLE_EVENTS: usize = 16;
+/// Most table entries for the BDD variables and module members of one
+/// entrypoint (two `f64` each: 64 MB); past it, the rest are evaluated per
+/// state.
+const MAX_VAR_TABLE: usize = 1 << 22;
+
+/// One BDD variable's (or module member's) health per state of its
+/// events: `p[mask]` with its own failures, `q[mask]` without (bit i of
+/// `mask` = `events[i]` down).
+struct VarTable {
+    events: Vec<usize>,
+    p: Vec<f64>,
+    q: Vec<f64>,
+}
+
+impl VarTable {
+    fn new(leaf: &events::Leaf, folded: &[events::Event], with_q: bool) -> Self {
+        let events = leaf.footprint.clone();
+        let size = 1usize << events.len();
+        let mut p = Vec::with_capacity(size);
+        let mut q = Vec::with_capacity(if with_q { size } else { 0 });
+        for mask in 0..size {
+            let down = |e: usize| local_down(&events, mask as u64, e);
+            p.push(leaf.healthy(down, folded, false));
+            if with_q {
+                q.push(leaf.healthy(down, folded, true));
+            }
+        }
+        VarTable { events, p, q }
+    }
+}
 
 /// How a figure was obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,11 +119,19 @@ pub fn evaluate(model: &Model, structure: &Structure) -> Figure {
         run.best_first();
         Method::Bounded
     };
-    let lower = run.total.clamp(0.0, 1.0);
-    let upper = match method {
+    let mut lower = run.total.clamp(0.0, 1.0);
+    let mut upper = match method {
         Method::Exact => lower,
         Method::Bounded => (lower + (1.0 - run.mass).max(0.0)).min(1.0),
     };
+    if method == Method::Bounded {
+        // The visited states bound the figure; so does the product of its
+        // factors' expectations (see [`Run::factor_bounds`]): keep the
+        // tighter of each.
+        let (low, high) = run.factor_bounds();
+        lower = lower.max(low.min(upper));
+        upper = upper.min(high).max(lower);
+    }
     let mut improvement = run.improvement(model, &components);
     improvement.extend(folded_gains(structure, &event_model, method, run.total));
     improvement.sort_by(|a, b| {
@@ -126,7 +165,10 @@ fn folded_gains(
     method: Method,
     total: f64,
 ) -> Vec<(Subject, f64)> {
-    if events.folded.len() > MAX_FOLDED_GAINS {
+    // A bounded figure already spent its work bound once: one more bounded
+    // run per folded domain would multiply it (40 zones and 16 entrypoints
+    // took over a minute), so only exact figures get these gains.
+    if events.folded.len() > MAX_FOLDED_GAINS || method == Method::Bounded {
         return Vec::new();
     }
     (0..events.folded.len())
@@ -188,7 +230,7 @@ struct Footprint {
     members: Vec<usize>,
     /// Product of the members' health per state of `events` (bit i = event
     /// i down); `None` when too wide to table.
-    table: Option<Vec<f64>>,
+    table: Option<Arc<Vec<f64>>>,
     /// Σ P(s) × P(gates | s) × (product of the other footprints), per state
     /// of `events` (for the improvement of the members).
     weight: HashMap<u64, f64>,
@@ -212,6 +254,9 @@ struct Run<'a> {
     scratch: Scratch,
     /// The Poisson-binomial row of a module.
     tail: Vec<f64>,
+    /// Per leaf after the series part (BDD variables, then module
+    /// members): its health per state of its events, when small enough.
+    tables: Arc<Vec<Option<VarTable>>>,
 }
 
 /// Buffers reused from state to state.
@@ -277,13 +322,28 @@ impl<'a> Run<'a> {
                             .product()
                     })
                     .collect();
-                footprint.table = Some(table);
+                footprint.table = Some(Arc::new(table));
             }
         }
+        let series_len = structure.series.len();
+        let vars_end = series_len + structure.vars.len();
+        let mut budget = MAX_VAR_TABLE;
+        let tables = model.leaves[series_len..]
+            .iter()
+            .enumerate()
+            .map(|(i, leaf)| {
+                let size = 1usize << leaf.footprint.len().min(MAX_TABLE_EVENTS + 1);
+                (leaf.footprint.len() <= MAX_TABLE_EVENTS && size <= budget).then(|| {
+                    budget -= size;
+                    VarTable::new(leaf, &model.folded, series_len + i < vars_end)
+                })
+            })
+            .collect();
         Run {
             structure,
             model,
             footprints,
+            tables: Arc::new(tables),
             down: vec![false; model.events.len()],
             total: 0.0,
             mass: 0.0,
@@ -353,19 +413,33 @@ impl<'a> Run<'a> {
         p.clear();
         q.clear();
         let vars_end = series_len + self.structure.vars.len();
-        for leaf in &self.model.leaves[series_len..vars_end] {
-            p.push(leaf.healthy(|e| self.down[e], &self.model.folded, false));
-            q.push(leaf.healthy(|e| self.down[e], &self.model.folded, true));
+        let down = &self.down;
+        let folded = &self.model.folded;
+        for (leaf, table) in self.model.leaves[series_len..vars_end]
+            .iter()
+            .zip(self.tables.iter())
+        {
+            if let Some(t) = table {
+                let mask = usize::try_from(mask_of(&t.events, down)).unwrap_or(0);
+                p.push(t.p[mask]);
+                q.push(t.q[mask]);
+            } else {
+                p.push(leaf.healthy(|e| down[e], folded, false));
+                q.push(leaf.healthy(|e| down[e], folded, true));
+            }
         }
         let mut start = vars_end;
         for module in &self.structure.modules {
-            let members = &self.model.leaves[start..start + module.members.len()];
+            let range = start..start + module.members.len();
             start += module.members.len();
+            let members = &self.model.leaves[range.clone()];
+            let tables = &self.tables[range.start - series_len..range.end - series_len];
             let held = events::tail(
                 module.k,
-                members
-                    .iter()
-                    .map(|leaf| leaf.healthy(|e| self.down[e], &self.model.folded, false)),
+                members.iter().zip(tables).map(|(leaf, table)| match table {
+                    Some(t) => t.p[usize::try_from(mask_of(&t.events, down)).unwrap_or(0)],
+                    None => leaf.healthy(|e| down[e], folded, false),
+                }),
                 &mut self.tail,
             );
             // A module's members have no improvement row: q = p.
@@ -491,6 +565,93 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// Bounds on the figure from its factors, whatever the number of
+    /// events. The figure is `E[Π_j F_j(s)]`: one factor per footprint of
+    /// the series part and one for the alternatives, each a non-decreasing
+    /// function of which events are up (an event up never takes an instance
+    /// down, and the gates are monotone). For independent events, Harris's
+    /// inequality gives `E[Π F_j] ≥ Π E[F_j]`; and since every factor is at
+    /// most 1, `E[Π F_j] ≤ min_j E[F_j]`. A factor whose expectation cannot
+    /// be had exactly contributes the lower bound `P(its events all up) ×
+    /// F(all up)` and no upper bound.
+    fn factor_bounds(&self) -> (f64, f64) {
+        let events = &self.model.events;
+        let mut lower = 1.0;
+        let mut upper: f64 = 1.0;
+        let all_up =
+            |footprint: &[usize]| -> f64 { footprint.iter().map(|&e| events[e].up).product() };
+        for footprint in &self.footprints {
+            if let Some(table) = &footprint.table {
+                let expected: f64 = table
+                    .iter()
+                    .enumerate()
+                    .map(|(mask, &value)| {
+                        let p: f64 = footprint
+                            .events
+                            .iter()
+                            .enumerate()
+                            .map(|(i, &e)| {
+                                if mask & (1 << i) != 0 {
+                                    1.0 - events[e].up
+                                } else {
+                                    events[e].up
+                                }
+                            })
+                            .product();
+                        p * value
+                    })
+                    .sum();
+                lower *= expected;
+                upper = upper.min(expected);
+            } else {
+                let leaf = &self.model.leaves[footprint.members[0]];
+                if let Some(expected) = expected_health(leaf, self.model) {
+                    lower *= expected;
+                    upper = upper.min(expected);
+                } else {
+                    lower *= all_up(&leaf.footprint)
+                        * leaf.healthy(|_| false, &self.model.folded, false);
+                }
+            }
+        }
+        if !self.structure.vars.is_empty() || !self.structure.modules.is_empty() {
+            // The alternatives: at least their value with every event up,
+            // times the probability of that.
+            let series_len = self.structure.series.len();
+            let mut needed: Vec<usize> = self.model.leaves[series_len..]
+                .iter()
+                .flat_map(|leaf| leaf.footprint.iter().copied())
+                .collect();
+            needed.sort_unstable();
+            needed.dedup();
+            let mut p: Vec<f64> = self.model.leaves
+                [series_len..series_len + self.structure.vars.len()]
+                .iter()
+                .map(|leaf| leaf.healthy(|_| false, &self.model.folded, false))
+                .collect();
+            let mut start = series_len + self.structure.vars.len();
+            let mut row = Vec::new();
+            for module in &self.structure.modules {
+                let members = &self.model.leaves[start..start + module.members.len()];
+                start += module.members.len();
+                p.push(events::tail(
+                    module.k,
+                    members
+                        .iter()
+                        .map(|leaf| leaf.healthy(|_| false, &self.model.folded, false)),
+                    &mut row,
+                ));
+            }
+            let mut values = Vec::new();
+            lower *= all_up(&needed)
+                * self
+                    .structure
+                    .bdd
+                    .probability(self.structure.root, &p, &mut values);
+        }
+        (lower.clamp(0.0, 1.0), upper.clamp(0.0, 1.0))
+    }
+
     /// Most states a bounded figure visits: [`MAX_STATES`], fewer when one
     /// state costs much (many events, footprints or BDD nodes), so that a
     /// bounded figure costs at most about [`MAX_VISIT_WORK`] steps (about a
@@ -498,10 +659,17 @@ impl<'a> Run<'a> {
     fn state_limit(&self) -> usize {
         // A BDD variable's health is worked out per state (twice, with and
         // without its own failures): it weighs more than a node.
+        // Tabled, it is a mask and two look-ups.
+        let per_var: usize = self
+            .tables
+            .iter()
+            .take(self.structure.vars.len())
+            .map(|t| t.as_ref().map_or(128, |t| 8 + 2 * t.events.len()))
+            .sum();
         let per_state = 4 * self.model.events.len()
             + 8 * self.footprints.len()
             + self.structure.bdd.len()
-            + 128 * self.structure.vars.len()
+            + per_var
             + self
                 .structure
                 .modules
@@ -606,6 +774,51 @@ fn unquantified(model: &Model, components: &[ComponentId]) -> Vec<Subject> {
     out.sort_unstable();
     out.dedup();
     out
+}
+
+/// The probability a component is healthy over every state of the events,
+/// when its entries need disjoint sets of events (one instance per zone
+/// across many zones): then the entries are up independently, and the
+/// events can be integrated into the leaf like folded ones. `None` when
+/// two entries share an event.
+fn expected_health(leaf: &events::Leaf, model: &EventModel) -> Option<f64> {
+    let mut seen = std::collections::HashSet::new();
+    for (_, needs) in &leaf.entries {
+        for &e in needs {
+            if !seen.insert(e) {
+                return None;
+            }
+        }
+    }
+    // Every event becomes a folded one, after the folded ones already there.
+    let offset = model.folded.len();
+    let mut folded = model.folded.clone();
+    folded.extend(model.events.iter().copied());
+    let integrated = events::Leaf {
+        entries: leaf
+            .entries
+            .iter()
+            .map(|(count, _)| (*count, Vec::new()))
+            .collect(),
+        groups: Vec::new(),
+        availability: leaf.availability,
+        min_healthy: leaf.min_healthy,
+        footprint: Vec::new(),
+        private: leaf
+            .entries
+            .iter()
+            .zip(&leaf.private)
+            .map(|((_, needs), private)| {
+                private
+                    .iter()
+                    .copied()
+                    .chain(needs.iter().map(|&e| offset + e))
+                    .collect()
+            })
+            .collect(),
+    };
+    let groups: f64 = leaf.groups.iter().map(|&g| model.events[g].up).product();
+    Some(groups * integrated.healthy(|_| false, &folded, false))
 }
 
 fn local_down(events: &[usize], mask: u64, event: usize) -> bool {

@@ -187,10 +187,6 @@ const SAMPLES: usize = 120;
 
 /// Runs the simulation of `scenario` under `admission`.
 #[must_use]
-#[expect(
-    clippy::too_many_lines,
-    reason = "the time-stepping loop of the fluid simulation, kept whole so each step reads top to bottom"
-)]
 pub fn simulate(
     net: &Network,
     scenario: &Scenario,

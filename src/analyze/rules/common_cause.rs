@@ -5,7 +5,7 @@
 use super::loss::LossJudge;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use crate::analyze::results::Report;
-use crate::engine::scenario::{Scenario, surviving_instances};
+use crate::engine::scenario::surviving_instances;
 use crate::model::Rule;
 use crate::model::{Component, ComponentId, DomainId, Model};
 
@@ -124,12 +124,8 @@ fn common_cause(model: &Model, judge: &LossJudge, id: ComponentId) -> Option<Com
     }
     for &g in &c.shares {
         let group = model.group(g);
-        let fired = Scenario {
-            groups: vec![g],
-            ..Scenario::default()
-        };
         if let Some(a) = group.availability
-            && judge.breaks_an_entrypoint(model, &fired)
+            && judge.group_breaks(model, g)
         {
             all_up *= a;
             causes.push(group.name.clone());

@@ -89,13 +89,7 @@ impl Event {
     fn judged(&self, model: &Model, judge: &super::loss::LossJudge) -> bool {
         match *self {
             Event::Domain(d) => super::loss::judged_kind(model, d) && judge.domain_breaks(model, d),
-            Event::Group(g) => judge.breaks_an_entrypoint(
-                model,
-                &crate::engine::scenario::Scenario {
-                    groups: vec![g],
-                    ..Default::default()
-                },
-            ),
+            Event::Group(g) => judge.group_breaks(model, g),
         }
     }
 
