@@ -1,5 +1,6 @@
 //! Side-by-side timing of nines and SCRAM on the same generated models:
-//! `cargo run --release --example versus_scram -- 100 1000`.
+//! `cargo run --release --example versus_scram -- 100 1000` (add `layered`
+//! for the layered generator with many small entrypoints).
 //!
 //! For each size it writes the model as MEF, runs `scram --bdd --probability
 //! true` on it, and times nines reading the YAML and computing every
@@ -10,6 +11,7 @@ use std::process::Command;
 use std::time::Instant;
 
 fn main() {
+    let layered = std::env::args().any(|a| a == "layered");
     let sizes: Vec<usize> = std::env::args()
         .skip(1)
         .filter_map(|a| a.parse().ok())
@@ -24,12 +26,16 @@ fn main() {
     println!("| components | entrypoints | nines | SCRAM | ratio | largest relative difference |");
     println!("|---|---|---|---|---|---|");
     for size in sizes {
-        let text = nines::generate::microservices(size, 42);
+        let text = if layered {
+            nines::generate::layered(size, 42)
+        } else {
+            nines::generate::microservices(size, 42)
+        };
         let start = Instant::now();
         let model = nines::model::parse(&text).expect("valid");
         let figures = nines::engine::availability(&model);
         let ours = start.elapsed();
-        let file = dir.join(format!("m{size}.xml"));
+        let file = dir.join(format!("m{size}{}.xml", if layered { "l" } else { "" }));
         std::fs::write(&file, nines::engine::mef::export(&model)).expect("writable");
         let start = Instant::now();
         let out = Command::new("scram")
