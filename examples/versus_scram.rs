@@ -45,17 +45,26 @@ fn main() {
             .expect("scram on the PATH");
         let theirs = start.elapsed();
         let report = String::from_utf8_lossy(&out.stdout);
+        // One pass over the report: top gate name to probability.
+        let results: std::collections::HashMap<&str, f64> = report
+            .split("<sum-of-products name=\"")
+            .skip(1)
+            .filter_map(|element| {
+                let name = element.split('"').next()?;
+                let probability = element
+                    .split("probability=\"")
+                    .nth(1)?
+                    .split('"')
+                    .next()?
+                    .parse()
+                    .ok()?;
+                Some((name, probability))
+            })
+            .collect();
         let mut worst: f64 = 0.0;
         for (entrypoint, figure) in &figures {
             let top = nines::engine::mef::top_gate(&model.component(*entrypoint).name);
-            let needle = format!("<sum-of-products name=\"{top}\"");
-            let element = report.split(&needle).nth(1).expect("a result per top gate");
-            let probability: f64 = element
-                .split("probability=\"")
-                .nth(1)
-                .and_then(|p| p.split('"').next())
-                .and_then(|p| p.parse().ok())
-                .expect("a probability");
+            let probability = *results.get(top.as_str()).expect("a result per top gate");
             let mine = 1.0 - figure.availability;
             worst = worst.max((mine - probability).abs() / probability.max(1e-300));
         }
