@@ -43,9 +43,32 @@ impl SplitMix {
 /// in release trains) so every kind of analysis has something to report.
 #[must_use]
 pub fn microservices(components: usize, seed: u64) -> String {
-    let mut rng = SplitMix(seed);
     let components = components.max(4);
     let layers = [components / 20 + 1, components * 2 / 5, components * 3 / 10];
+    four_layers(components, seed, layers, 3)
+}
+
+/// A layered microservice model with many small entrypoints: the same four
+/// layers, zones, release trains, retries and defects as [`microservices`],
+/// but 30% of the components are entrypoints (edge), 30% services, 25%
+/// backends, the rest datastores, and each calls two components of the next
+/// layer, so each entrypoint's closure is small and many entrypoints share
+/// parts of it.
+#[must_use]
+pub fn layered(components: usize, seed: u64) -> String {
+    let components = components.max(4);
+    let layers = [
+        (components * 3 / 10).max(1),
+        (components * 3 / 10).max(1),
+        (components / 4).max(1),
+    ];
+    four_layers(components, seed, layers, 2)
+}
+
+/// Four layers of the given sizes (the datastores take the rest), each
+/// component calling `calls` components of the next layer.
+fn four_layers(components: usize, seed: u64, layers: [usize; 3], calls: usize) -> String {
+    let mut rng = SplitMix(seed);
     let used: usize = layers.iter().sum();
     let sizes = [
         layers[0],
@@ -108,7 +131,7 @@ pub fn microservices(components: usize, seed: u64) -> String {
             }
             let next = sizes[layer + 1];
             text.push_str("    depends_on:\n");
-            for _ in 0..3 {
+            for _ in 0..calls {
                 let target = rng.below(next);
                 let retries = rng.below(3);
                 let policy = match (retries, rng.chance(5)) {
