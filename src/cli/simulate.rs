@@ -25,7 +25,7 @@ pub enum SimulateFormat {
 pub struct SimulateArgs {
     /// The model file, or `-` for standard input.
     pub model: String,
-    /// Trials to run (rounded up to a multiple of 10,000).
+    /// Trials to run (at most 1,000,000,000; fewer on a large model, with a note).
     #[arg(long, default_value_t = 1_000_000)]
     pub trials: u64,
     /// Seed of the random streams: the same seed gives the same result.
@@ -34,6 +34,10 @@ pub struct SimulateArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = SimulateFormat::Table)]
     pub format: SimulateFormat,
+    /// Skip the analytic figure of `check` (bounded in work, but seconds on
+    /// a hostile model): only the simulation runs, `analytic` is null.
+    #[arg(long)]
+    pub no_exact: bool,
 }
 
 /// One entrypoint's result.
@@ -49,8 +53,8 @@ pub struct SimulatedRow {
     pub trials: u64,
     /// Trials in which it was down.
     pub failures: u64,
-    /// The exact (or bounded) figure of `check`.
-    pub analytic: f64,
+    /// The exact (or bounded) figure of `check` (null with `--no-exact`).
+    pub analytic: Option<f64>,
 }
 
 pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Outcome {
@@ -81,26 +85,31 @@ pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Outcome {
             montecarlo::MAX_WORK
         );
     }
-    let figures = engine::availability(&model);
     let bar = terminal.progress.then(|| {
-        let bar =
-            indicatif::ProgressBar::new(trials.div_ceil(montecarlo::CHUNK) * montecarlo::CHUNK);
+        let bar = indicatif::ProgressBar::new(trials);
         bar.set_style(
             indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} trials ({eta})")
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
         bar
     });
-    let simulation = montecarlo::simulate(&model, trials, args.seed, &|done| {
-        if let Some(bar) = &bar {
-            bar.inc(done);
-        }
-    });
+    // The analytic figure and the simulation share the cores: the wall time
+    // is the longer of the two, not their sum.
+    let (figures, simulation) = rayon::join(
+        || (!args.no_exact).then(|| engine::availability(&model)),
+        || {
+            montecarlo::simulate(&model, trials, args.seed, &|done| {
+                if let Some(bar) = &bar {
+                    bar.inc(done);
+                }
+            })
+        },
+    );
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
     let mut rows: BTreeMap<String, SimulatedRow> = BTreeMap::new();
-    for ((entrypoint, failures), (_, figure)) in simulation.down.iter().zip(&figures) {
+    for (index, (entrypoint, failures)) in simulation.down.iter().enumerate() {
         let trials = simulation.trials;
         let measurable = *failures >= montecarlo::MIN_FAILURES;
         let (lower, upper) = montecarlo::interval(*failures, trials);
@@ -114,7 +123,10 @@ pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Outcome {
                 failures: *failures,
                 // The simulation samples the static structure: compare it
                 // with the figure before the switchover term.
-                analytic: (figure.availability + figure.switchover).min(1.0),
+                analytic: figures
+                    .as_ref()
+                    .and_then(|f| f.get(index))
+                    .map(|(_, figure)| (figure.availability + figure.switchover).min(1.0)),
             },
         );
     }
@@ -133,16 +145,23 @@ pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Outcome {
 fn table(rows: &BTreeMap<String, SimulatedRow>, seed: u64) -> String {
     let mut out = String::new();
     for (name, row) in rows {
-        let _ = writeln!(out, "{name}: analytic {}", percent(row.analytic));
+        match row.analytic {
+            Some(analytic) => {
+                let _ = writeln!(out, "{name}: analytic {}", percent(analytic));
+            }
+            None => {
+                let _ = writeln!(out, "{name}: analytic figure not computed (--no-exact)");
+            }
+        }
         if let (Some(lower), Some(upper)) = (row.lower, row.upper) {
-            let verdict = if lower <= row.analytic && row.analytic <= upper {
-                "contains"
-            } else {
-                "does NOT contain"
+            let verdict = match row.analytic {
+                Some(a) if lower <= a && a <= upper => ": contains the analytic figure",
+                Some(_) => ": does NOT contain the analytic figure",
+                None => "",
             };
             let _ = writeln!(
                 out,
-                "  simulated {} over {} trials ({} down), 95% interval [{}, {}]: {verdict} the analytic figure",
+                "  simulated {} over {} trials ({} down), 95% interval [{}, {}]{verdict}",
                 percent(row.estimate),
                 row.trials,
                 row.failures,
@@ -151,12 +170,22 @@ fn table(rows: &BTreeMap<String, SimulatedRow>, seed: u64) -> String {
             );
             continue;
         }
-        let expected = (1.0 - row.analytic) * row.trials as f64;
+        let Some(analytic) = row.analytic else {
+            let _ = writeln!(
+                out,
+                "  failures are too rare to measure: {} down in {} trials (fewer than {}); run more trials, or without --no-exact for the analytic figure",
+                row.failures,
+                row.trials,
+                montecarlo::MIN_FAILURES
+            );
+            continue;
+        };
+        let expected = (1.0 - analytic) * row.trials as f64;
         // Enough trials to expect ten times the minimum number of failures.
-        let needed = (montecarlo::MIN_FAILURES as f64 * 10.0 / (1.0 - row.analytic)).ceil();
-        let advice = if row.analytic < 1.0 && needed <= montecarlo::MAX_TRIALS as f64 {
+        let needed = (montecarlo::MIN_FAILURES as f64 * 10.0 / (1.0 - analytic)).ceil();
+        let advice = if analytic < 1.0 && needed <= montecarlo::MAX_TRIALS as f64 {
             format!("run about --trials {needed:.0} to see enough of them")
-        } else if row.analytic < 1.0 {
+        } else if analytic < 1.0 {
             format!(
                 "seeing enough of them would take more than the limit of {} trials: the analytic figure is the one to use",
                 montecarlo::MAX_TRIALS

@@ -246,9 +246,9 @@ fn simulate_bounds_the_trials_and_the_work() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("above the limit of 1000000000"));
-    // A 5,000-wide any_of: 5,001 components and 5,000 links, so 5e8 / 10,001
-    // = 49,995 component-trials fit, rounded down to whole chunks of 10,000:
-    // 40,000 trials instead of the default 1,000,000.
+    // A 5,000-wide any_of: 5,001 components and 5,000 links, so 5e9 / 10,001
+    // = 499,950 trials fit, rounded down to whole chunks of 1,024 (488 of
+    // them): 499,712 trials instead of the default 1,000,000.
     let mut text = String::from("system: s\ncomponents:\n  e: {depends_on: [{any_of: [");
     let names: Vec<String> = (0..5000).map(|i| format!("t{i}")).collect();
     text.push_str(&names.join(", "));
@@ -258,7 +258,7 @@ fn simulate_bounds_the_trials_and_the_work() {
     }
     let model = parse(&text);
     assert_eq!(montecarlo::size(&model), 10_001);
-    assert_eq!(montecarlo::affordable_trials(&model, 1_000_000), 40_000);
+    assert_eq!(montecarlo::affordable_trials(&model, 1_000_000), 499_712);
     assert_eq!(montecarlo::affordable_trials(&model, 20_000), 20_000);
     // The analytic side of simulate is `check`'s figure: 1 − 0.01^5000 = 1.
     let figure = engine::availability(&model).remove(0).1;
