@@ -25,7 +25,7 @@ pub enum SimulateFormat {
 pub struct SimulateArgs {
     /// The model file, or `-` for standard input.
     pub model: String,
-    /// Trials to run (at most 10^8; fewer on a large model, with a note).
+    /// Trials to run (rounded up to a multiple of 10,000; at most 10^8).
     #[arg(long, default_value_t = 1_000_000)]
     pub trials: u64,
     /// Seed of the random streams: the same seed gives the same result.
@@ -34,10 +34,6 @@ pub struct SimulateArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = SimulateFormat::Table)]
     pub format: SimulateFormat,
-    /// Skip the analytic figure of `check` (bounded in work, but seconds on
-    /// a hostile model): only the simulation runs, `analytic` is null.
-    #[arg(long)]
-    pub no_exact: bool,
 }
 
 /// One entrypoint's result.
@@ -55,15 +51,11 @@ pub struct SimulatedRow {
     pub failures: u64,
     /// The exact (or bounded) figure of `check` before switchover time (the
     /// simulation samples the static structure); null when nothing on the
-    /// entrypoint's paths has a figure (n/a in `check`) or with `--no-exact`.
+    /// entrypoint's paths has a figure (n/a in `check`).
     pub analytic: Option<f64>,
     /// Components, domains and groups on its paths without a figure: both
-    /// the simulation and the analytic figure count them as never failing
-    /// (0 with `--no-exact`, which does not look).
+    /// the simulation and the analytic figure count them as never failing.
     pub unquantified: usize,
-    /// Whether `--no-exact` skipped the analytic figure.
-    #[serde(skip)]
-    pub exact_skipped: bool,
 }
 
 /// The most trials one run may ask for: 10^8 trials of a small model take
@@ -95,31 +87,26 @@ pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Outcome {
             montecarlo::MAX_WORK
         );
     }
+    let figures = engine::availability(&model);
     let bar = terminal.progress.then(|| {
-        let bar = indicatif::ProgressBar::new(trials);
+        let bar =
+            indicatif::ProgressBar::new(trials.div_ceil(montecarlo::CHUNK) * montecarlo::CHUNK);
         bar.set_style(
             indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} trials ({eta})")
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
         bar
     });
-    // The analytic figure and the simulation share the cores: the wall time
-    // is the longer of the two, not their sum.
-    let (figures, simulation) = rayon::join(
-        || (!args.no_exact).then(|| engine::availability(&model)),
-        || {
-            montecarlo::simulate(&model, trials, args.seed, &|done| {
-                if let Some(bar) = &bar {
-                    bar.inc(done);
-                }
-            })
-        },
-    );
+    let simulation = montecarlo::simulate(&model, trials, args.seed, &|done| {
+        if let Some(bar) = &bar {
+            bar.inc(done);
+        }
+    });
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
     let mut rows: BTreeMap<String, SimulatedRow> = BTreeMap::new();
-    for (index, (entrypoint, failures)) in simulation.down.iter().enumerate() {
+    for ((entrypoint, failures), (_, figure)) in simulation.down.iter().zip(&figures) {
         let trials = simulation.trials;
         let measurable = *failures >= montecarlo::MIN_FAILURES;
         let (lower, upper) = montecarlo::interval(*failures, trials);
@@ -133,19 +120,10 @@ pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Outcome {
                 failures: *failures,
                 // The simulation samples the static structure: compare it
                 // with the figure before the switchover term.
-                analytic: figures
-                    .as_ref()
-                    .and_then(|f| f.get(index))
-                    .and_then(|(_, figure)| {
-                        figure
-                            .quantified
-                            .then(|| (figure.availability + figure.switchover).min(1.0))
-                    }),
-                unquantified: figures
-                    .as_ref()
-                    .and_then(|f| f.get(index))
-                    .map_or(0, |(_, figure)| figure.unquantified.len()),
-                exact_skipped: figures.is_none(),
+                analytic: figure
+                    .quantified
+                    .then(|| (figure.availability + figure.switchover).min(1.0)),
+                unquantified: figure.unquantified.len(),
             },
         );
     }
@@ -164,36 +142,32 @@ pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Outcome {
 fn table(rows: &BTreeMap<String, SimulatedRow>, seed: u64) -> String {
     let mut out = String::new();
     for (name, row) in rows {
-        if row.exact_skipped {
-            let _ = writeln!(out, "{name}: analytic figure not computed (--no-exact)");
+        let Some(analytic) = row.analytic else {
+            let _ = writeln!(
+                out,
+                "{name}: analytic n/a ({} unquantified): nothing on its paths has a figure, so there is nothing to simulate",
+                row.unquantified
+            );
+            continue;
+        };
+        let unquantified = if row.unquantified > 0 {
+            format!(
+                " ({} unquantified, counted as never failing here and in the simulation)",
+                row.unquantified
+            )
         } else {
-            let Some(analytic) = row.analytic else {
-                let _ = writeln!(
-                    out,
-                    "{name}: analytic n/a ({} unquantified): nothing on its paths has a figure, so there is nothing to simulate",
-                    row.unquantified
-                );
-                continue;
-            };
-            let unquantified = if row.unquantified > 0 {
-                format!(
-                    " ({} unquantified, counted as never failing here and in the simulation)",
-                    row.unquantified
-                )
-            } else {
-                String::new()
-            };
-            let _ = writeln!(out, "{name}: analytic {}{unquantified}", percent(analytic));
-        }
+            String::new()
+        };
+        let _ = writeln!(out, "{name}: analytic {}{unquantified}", percent(analytic));
         if let (Some(lower), Some(upper)) = (row.lower, row.upper) {
-            let verdict = match row.analytic {
-                Some(a) if lower <= a && a <= upper => ": contains the analytic figure",
-                Some(_) => ": does NOT contain the analytic figure",
-                None => "",
+            let verdict = if lower <= analytic && analytic <= upper {
+                "contains"
+            } else {
+                "does NOT contain"
             };
             let _ = writeln!(
                 out,
-                "  simulated {} over {} trials ({} down), 95% interval [{}, {}]{verdict}",
+                "  simulated {} over {} trials ({} down), 95% interval [{}, {}]: {verdict} the analytic figure",
                 percent(row.estimate),
                 row.trials,
                 row.failures,
@@ -202,16 +176,6 @@ fn table(rows: &BTreeMap<String, SimulatedRow>, seed: u64) -> String {
             );
             continue;
         }
-        let Some(analytic) = row.analytic else {
-            let _ = writeln!(
-                out,
-                "  failures are too rare to measure: {} down in {} trials (fewer than {}); run more trials, or without --no-exact for the analytic figure",
-                row.failures,
-                row.trials,
-                montecarlo::MIN_FAILURES
-            );
-            continue;
-        };
         let expected = (1.0 - analytic) * row.trials as f64;
         let advice = if analytic < 1.0 {
             // Enough trials to expect ten times the minimum number of failures.
