@@ -625,20 +625,9 @@ impl fmt::Display for Changes {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::import::traces::{Link, Observed};
 
     fn graph(edges: &[(&str, &str, f64)]) -> Graph {
-        let mut observed = Observed::default();
-        for (a, b, n) in edges {
-            observed.links.insert(
-                ((*a).to_owned(), (*b).to_owned()),
-                Link {
-                    calls: *n,
-                    ..Link::default()
-                },
-            );
-        }
-        Graph::new(&observed, 3600.0, "1h")
+        Graph::from_counts(edges)
     }
 
     #[test]

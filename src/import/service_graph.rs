@@ -395,6 +395,25 @@ pub fn call_reason(caller: &str, call: &Call, graph: &Graph) -> String {
 }
 
 #[cfg(test)]
+impl Graph {
+    /// A graph of `(caller, target, calls)` counted over one hour: the
+    /// shared fixture of the drift and merge tests.
+    pub(crate) fn from_counts(edges: &[(&str, &str, f64)]) -> Self {
+        let mut observed = Observed::default();
+        for (a, b, n) in edges {
+            observed.links.insert(
+                ((*a).to_owned(), (*b).to_owned()),
+                super::traces::Link {
+                    calls: *n,
+                    ..super::traces::Link::default()
+                },
+            );
+        }
+        Self::new(&observed, 3600.0, "1h")
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
 
