@@ -8,34 +8,11 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use clap::Parser;
 use insta_cmd::get_cargo_bin;
-use nines::cli::{Cli, Format, Outcome, ReportFormat, Terminal, run};
+use nines::cli::{Format, Outcome, ReportFormat};
 use proptest::prelude::*;
 
-use crate::{Run, check};
-
-/// `nines ARGS…` in process, at 80 columns without colour.
-fn nines(args: &[&str]) -> Run {
-    let cli = Cli::try_parse_from(std::iter::once(&"nines").chain(args)).expect("valid arguments");
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let outcome = {
-        let mut terminal = Terminal {
-            out: &mut out,
-            err: &mut err,
-            color_out: false,
-            color_err: false,
-            width: 80,
-            progress: false,
-        };
-        run(cli, &mut terminal)
-    };
-    Run {
-        outcome,
-        stdout: String::from_utf8(out).expect("utf-8 stdout"),
-        stderr: String::from_utf8(err).expect("utf-8 stderr"),
-    }
-}
+use crate::{Run, check, nines};
 
 /// A fresh folder under the system's temporary folder for one test.
 fn scratch(test: &str) -> PathBuf {
@@ -328,35 +305,12 @@ components:
 }
 
 fn nines_check_only(text: &str, only: &str) -> Run {
+    let only: Vec<String> = only.split(',').map(str::to_owned).collect();
     let args = nines::cli::CheckArgs {
-        model: "chain.yaml".to_owned(),
-        format: Format::Json,
-        baseline: None,
         fail_on: nines::cli::FailOn::Never,
-        only: only.split(',').map(str::to_owned).collect(),
-        skip: Vec::new(),
-        today: Some("2026-11-30".to_owned()),
-        observed: Vec::new(),
-        window: "1h".to_owned(),
-        load_factor: 2.0,
+        ..crate::check_args("chain.yaml", Format::Json, &only)
     };
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let outcome = {
-        let mut terminal = Terminal {
-            out: &mut out,
-            err: &mut err,
-            color_out: false,
-            color_err: false,
-            width: 80,
-            progress: false,
-        };
-        nines::cli::check_source("chain.yaml", text, &args, &mut terminal)
-    };
-    Run {
-        outcome,
-        stdout: String::from_utf8(out).unwrap(),
-        stderr: String::from_utf8(err).unwrap(),
-    }
+    crate::capture(|terminal| nines::cli::check_source("chain.yaml", text, &args, terminal))
 }
 
 // ---- 5, 6, 10. Markdown ----

@@ -5,9 +5,8 @@
 use std::collections::BTreeSet;
 use std::process::Command;
 
-use clap::Parser;
 use insta_cmd::get_cargo_bin;
-use nines::cli::{Cli, Format, Outcome, Terminal, run};
+use nines::cli::{Format, Outcome};
 use nines::import::{self, Options, Source};
 use nines::model::{Model, parse};
 use proptest::prelude::*;
@@ -18,25 +17,8 @@ const FIXTURES: &str = "tests/fixtures/import";
 
 /// `nines import k8s ARGS…` in process, at 80 columns without colour.
 fn import_k8s(args: &[&str]) -> Run {
-    let command_line = ["nines", "import", "k8s"].iter().chain(args);
-    let cli = Cli::try_parse_from(command_line).expect("valid arguments");
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let outcome = {
-        let mut terminal = Terminal {
-            out: &mut out,
-            err: &mut err,
-            color_out: false,
-            color_err: false,
-            width: 80,
-            progress: false,
-        };
-        run(cli, &mut terminal)
-    };
-    Run {
-        outcome,
-        stdout: String::from_utf8(out).expect("utf-8 stdout"),
-        stderr: String::from_utf8(err).expect("utf-8 stderr"),
-    }
+    let command_line: Vec<&str> = ["import", "k8s"].iter().chain(args).copied().collect();
+    crate::nines(&command_line)
 }
 
 /// The fixture imported, checked to be a valid model.

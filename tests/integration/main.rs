@@ -24,7 +24,8 @@ mod simulate;
 mod state;
 mod traces;
 
-use nines::cli::{CheckArgs, FailOn, Format, Outcome, Terminal, check_source};
+use clap::Parser;
+use nines::cli::{CheckArgs, Cli, FailOn, Format, Outcome, Terminal, check_source, run};
 
 /// Insta settings shared by every snapshot: the top-level folder, no module
 /// prefix, so names read `check-json@web-shop.yaml.snap`.
@@ -43,25 +44,9 @@ pub(crate) struct Run {
     pub(crate) stderr: String,
 }
 
-/// `nines check` in process, at 80 columns without colour, on a fixed day.
-pub(crate) fn check(name: &str, text: &str, format: Format) -> Run {
-    check_only(name, text, format, &[])
-}
-
-/// `check` with `--only` these rules (every rule when empty).
-pub(crate) fn check_only(name: &str, text: &str, format: Format, only: &[String]) -> Run {
-    let args = CheckArgs {
-        model: name.to_owned(),
-        format,
-        baseline: None,
-        fail_on: FailOn::Error,
-        only: only.to_vec(),
-        skip: Vec::new(),
-        today: Some("2026-11-30".to_owned()),
-        observed: Vec::new(),
-        window: "1h".to_owned(),
-        load_factor: 2.0,
-    };
+/// Runs `body` on a terminal of 80 columns without colour and collects what
+/// it wrote: the one in-process harness of every test here.
+pub(crate) fn capture(body: impl FnOnce(&mut Terminal) -> Outcome) -> Run {
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let outcome = {
         let mut terminal = Terminal {
@@ -72,13 +57,47 @@ pub(crate) fn check_only(name: &str, text: &str, format: Format, only: &[String]
             width: 80,
             progress: false,
         };
-        check_source(name, text, &args, &mut terminal)
+        body(&mut terminal)
     };
     Run {
         outcome,
         stdout: String::from_utf8(out).expect("utf-8 stdout"),
         stderr: String::from_utf8(err).expect("utf-8 stderr"),
     }
+}
+
+/// `nines ARGS…` in process (see [`capture`]).
+pub(crate) fn nines(args: &[&str]) -> Run {
+    let cli = Cli::try_parse_from(std::iter::once(&"nines").chain(args)).expect("valid arguments");
+    capture(|terminal| run(cli, terminal))
+}
+
+/// The arguments of `nines check NAME --format F --only …` on a fixed day
+/// (every rule when `only` is empty).
+pub(crate) fn check_args(name: &str, format: Format, only: &[String]) -> CheckArgs {
+    CheckArgs {
+        model: name.to_owned(),
+        format,
+        baseline: None,
+        fail_on: FailOn::Error,
+        only: only.to_vec(),
+        skip: Vec::new(),
+        today: Some("2026-11-30".to_owned()),
+        observed: Vec::new(),
+        window: "1h".to_owned(),
+        load_factor: 2.0,
+    }
+}
+
+/// `nines check` of `text` as the file `name`, in process, on a fixed day.
+pub(crate) fn check(name: &str, text: &str, format: Format) -> Run {
+    check_only(name, text, format, &[])
+}
+
+/// `check` with `--only` these rules (every rule when empty).
+pub(crate) fn check_only(name: &str, text: &str, format: Format, only: &[String]) -> Run {
+    let args = check_args(name, format, only);
+    capture(|terminal| check_source(name, text, &args, terminal))
 }
 
 /// Says on the terminal that a test did not run and why. The test harness

@@ -3,36 +3,16 @@
 
 use std::path::Path;
 
-use clap::Parser;
-use nines::cli::{Cli, Outcome, Terminal};
+use nines::cli::Outcome;
 
 use crate::{Run, settings};
 
 /// `nines recover ARGS…` in process, at 80 columns without colour.
 fn recover(args: &[&str]) -> Run {
-    let cli = Cli::try_parse_from(
-        std::iter::once("nines")
-            .chain(std::iter::once("recover"))
-            .chain(args.iter().copied()),
-    )
-    .expect("valid arguments");
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let outcome = {
-        let mut terminal = Terminal {
-            out: &mut out,
-            err: &mut err,
-            color_out: false,
-            color_err: false,
-            width: 80,
-            progress: false,
-        };
-        nines::cli::run(cli, &mut terminal)
-    };
-    Run {
-        outcome,
-        stdout: String::from_utf8(out).expect("utf-8 stdout"),
-        stderr: String::from_utf8(err).expect("utf-8 stderr"),
-    }
+    let command_line: Vec<&str> = std::iter::once("recover")
+        .chain(args.iter().copied())
+        .collect();
+    crate::nines(&command_line)
 }
 
 fn path_of(path: &Path) -> String {

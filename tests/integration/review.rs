@@ -5,8 +5,7 @@ use std::process::Command;
 
 use insta_cmd::{assert_cmd_snapshot, get_cargo_bin};
 use nines::cli::{
-    GraphFormat, Outcome, ReportFormat, Terminal, WhatIfArgs, WhatIfFormat, graph, review,
-    what_if_source,
+    GraphFormat, Outcome, ReportFormat, WhatIfArgs, WhatIfFormat, graph, review, what_if_source,
 };
 use nines::model::Date;
 
@@ -97,28 +96,14 @@ fn what_if(lose: &[&str], scale_load: Option<f64>, set: &[&str], format: WhatIfF
         format,
         today: Some("2026-11-30".to_owned()),
     };
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let outcome = {
-        let mut terminal = Terminal {
-            out: &mut out,
-            err: &mut err,
-            color_out: false,
-            color_err: false,
-            width: 80,
-            progress: false,
-        };
+    crate::capture(|terminal| {
         what_if_source(
             "models/web-shop.yaml",
             &model_text("web-shop.yaml"),
             &args,
-            &mut terminal,
+            terminal,
         )
-    };
-    Run {
-        outcome,
-        stdout: String::from_utf8(out).unwrap(),
-        stderr: String::from_utf8(err).unwrap(),
-    }
+    })
 }
 
 fn json(run: &Run) -> serde_json::Value {

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use nines::cli::{Outcome, Terminal, WhatIfArgs, WhatIfFormat, what_if_source};
+use nines::cli::{Outcome, WhatIfArgs, WhatIfFormat, what_if_source};
 use nines::engine::scenario::Scenario;
 use nines::engine::state::{Flow, State};
 use nines::model::{ComponentId, DomainId, GroupId};
@@ -23,23 +23,7 @@ fn what_if(name: &str, text: &str, lose: &[&str], cold: bool) -> (Run, serde_jso
         format: WhatIfFormat::Json,
         today: Some("2026-11-30".to_owned()),
     };
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let outcome = {
-        let mut terminal = Terminal {
-            out: &mut out,
-            err: &mut err,
-            color_out: false,
-            color_err: false,
-            width: 100,
-            progress: false,
-        };
-        what_if_source(name, text, &args, &mut terminal)
-    };
-    let run = Run {
-        outcome,
-        stdout: String::from_utf8(out).unwrap(),
-        stderr: String::from_utf8(err).unwrap(),
-    };
+    let run = crate::capture(|terminal| what_if_source(name, text, &args, terminal));
     let json = serde_json::from_str(&run.stdout).unwrap_or_else(|_| panic!("{}", run.stderr));
     (run, json)
 }
@@ -216,21 +200,9 @@ components:
             format: WhatIfFormat::Json,
             today: Some("2026-11-30".to_owned()),
         };
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        let outcome = {
-            let mut terminal = Terminal {
-                out: &mut out,
-                err: &mut err,
-                color_out: false,
-                color_err: false,
-                width: 100,
-                progress: false,
-            };
-            what_if_source("api.yaml", text, &args, &mut terminal)
-        };
-        assert_eq!(outcome, Outcome::Invalid);
-        let err = String::from_utf8(err).unwrap();
-        assert!(err.contains(says), "{lose:?}: {err}");
+        let run = crate::capture(|terminal| what_if_source("api.yaml", text, &args, terminal));
+        assert_eq!(run.outcome, Outcome::Invalid);
+        assert!(run.stderr.contains(says), "{lose:?}: {}", run.stderr);
     }
 }
 
@@ -403,12 +375,8 @@ proptest! {
             format: WhatIfFormat::Json,
             today: Some("2026-11-30".to_owned()),
         };
-        let (mut out, mut err) = (Vec::new(), Vec::new());
-        {
-            let mut terminal = Terminal { out: &mut out, err: &mut err, color_out: false, color_err: false, width: 100, progress: false };
-            what_if_source("p.yaml", &text, &args, &mut terminal);
-        }
-        let json: serde_json::Value = serde_json::from_slice(&out).unwrap();
+        let run = crate::capture(|terminal| what_if_source("p.yaml", &text, &args, terminal));
+        let json: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
         prop_assert_eq!(&json["introduced"], &serde_json::json!([]));
         prop_assert_eq!(&json["resolved"], &serde_json::json!([]));
         prop_assert_eq!(&json["before"]["state"], &json["after"]["state"]);

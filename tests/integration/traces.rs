@@ -10,13 +10,12 @@
 
 use std::fmt::Write as _;
 
-use clap::Parser;
-use nines::cli::{Cli, Format, Outcome, Terminal, run};
+use nines::cli::{Format, Outcome};
 use nines::import::{self, Source, TraceOptions};
 use nines::model::{Model, parse};
 use proptest::prelude::*;
 
-use crate::{Run, check, settings};
+use crate::{Run, check, nines, settings};
 
 const FIXTURES: &str = "tests/fixtures/traces";
 const FORMATS: [&str; 4] = [
@@ -25,29 +24,6 @@ const FORMATS: [&str; 4] = [
     "hotrod-prometheus.json",
     "hotrod-metrics.txt",
 ];
-
-/// `nines ARGS…` in process, at 80 columns without colour.
-fn nines(args: &[&str]) -> Run {
-    let command_line = std::iter::once(&"nines").chain(args);
-    let cli = Cli::try_parse_from(command_line).expect("valid arguments");
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let outcome = {
-        let mut terminal = Terminal {
-            out: &mut out,
-            err: &mut err,
-            color_out: false,
-            color_err: false,
-            width: 80,
-            progress: false,
-        };
-        run(cli, &mut terminal)
-    };
-    Run {
-        outcome,
-        stdout: String::from_utf8(out).expect("utf-8 stdout"),
-        stderr: String::from_utf8(err).expect("utf-8 stderr"),
-    }
-}
 
 fn import_traces(file: &str) -> Run {
     let path = format!("{FIXTURES}/{file}");
