@@ -54,10 +54,71 @@ fn time_label(seconds: f64) -> String {
     }
 }
 
-#[expect(
-    clippy::too_many_lines,
-    reason = "one SVG panel: axes, grid, curves and labels in drawing order"
-)]
+/// A panel's frame: its title (already escaped), the axes, time ticks from
+/// 0 to `x_end` seconds, horizontal grid lines at `grid` (pixel y, label)
+/// and the two axis titles. Both panels draw their curves inside it.
+fn frame(
+    svg: &mut String,
+    top: f64,
+    title: &str,
+    x_end: f64,
+    grid: &[(f64, String)],
+    y_title: &str,
+) {
+    let plot_w = WIDTH - LEFT - RIGHT;
+    let plot_h = PANEL_HEIGHT - 50.0;
+    let x = |t: f64| LEFT + plot_w * (t / x_end).clamp(0.0, 1.0);
+    let _ = writeln!(
+        svg,
+        r#"<text x="{LEFT}" y="{:.1}" font-size="14" font-weight="bold">{title}</text>"#,
+        top - 12.0
+    );
+    let _ = writeln!(
+        svg,
+        r##"<path d="M{LEFT},{top:.1} V{:.1} H{:.1}" fill="none" stroke="#333"/>"##,
+        top + plot_h,
+        LEFT + plot_w
+    );
+    let step = time_step(x_end);
+    let mut t = 0.0;
+    while t <= x_end + 1e-9 {
+        let _ = writeln!(
+            svg,
+            r##"<line x1="{0:.1}" y1="{1:.1}" x2="{0:.1}" y2="{2:.1}" stroke="#333"/><text x="{0:.1}" y="{3:.1}" font-size="11" text-anchor="middle">{4}</text>"##,
+            x(t),
+            top + plot_h,
+            top + plot_h + 5.0,
+            top + plot_h + 18.0,
+            time_label(t)
+        );
+        t += step;
+    }
+    for (y, label) in grid {
+        let _ = writeln!(
+            svg,
+            r##"<line x1="{0:.1}" y1="{1:.1}" x2="{2:.1}" y2="{1:.1}" stroke="#ddd"/><text x="{3:.1}" y="{4:.1}" font-size="11" text-anchor="end">{5}</text>"##,
+            LEFT,
+            y,
+            LEFT + plot_w,
+            LEFT - 6.0,
+            y + 4.0,
+            label
+        );
+    }
+    let _ = writeln!(
+        svg,
+        r#"<text x="{:.1}" y="{:.1}" font-size="11" text-anchor="middle">time after the restart</text>"#,
+        LEFT + plot_w / 2.0,
+        top + plot_h + 34.0
+    );
+    let _ = writeln!(
+        svg,
+        r#"<text x="14" y="{:.1}" font-size="11" text-anchor="middle" transform="rotate(-90 14 {:.1})">{y_title}</text>"#,
+        top + plot_h / 2.0,
+        top + plot_h / 2.0
+    );
+}
+
 fn panel(svg: &mut String, run: &RunSummary, title: &str, top: f64, horizon: f64) {
     let plot_w = WIDTH - LEFT - RIGHT;
     let plot_h = PANEL_HEIGHT - 50.0;
@@ -75,60 +136,14 @@ fn panel(svg: &mut String, run: &RunSummary, title: &str, top: f64, horizon: f64
         * 1.1;
     let x = |t: f64| LEFT + plot_w * (t / horizon).clamp(0.0, 1.0);
     let y = |v: f64| top + plot_h - plot_h * (v / y_max).clamp(0.0, 1.0);
-    let _ = writeln!(
-        svg,
-        r#"<text x="{LEFT}" y="{:.1}" font-size="14" font-weight="bold">{}</text>"#,
-        top - 12.0,
-        escape(title)
-    );
-    // Axes.
-    let _ = writeln!(
-        svg,
-        r##"<path d="M{LEFT},{top:.1} V{:.1} H{:.1}" fill="none" stroke="#333"/>"##,
-        top + plot_h,
-        LEFT + plot_w
-    );
-    let x_step = time_step(horizon);
-    let mut t = 0.0;
-    while t <= horizon + 1e-9 {
-        let _ = writeln!(
-            svg,
-            r##"<line x1="{0:.1}" y1="{1:.1}" x2="{0:.1}" y2="{2:.1}" stroke="#333"/><text x="{0:.1}" y="{3:.1}" font-size="11" text-anchor="middle">{4}</text>"##,
-            x(t),
-            top + plot_h,
-            top + plot_h + 5.0,
-            top + plot_h + 18.0,
-            time_label(t)
-        );
-        t += x_step;
-    }
     let y_step = tick_step(y_max, 4.0);
+    let mut grid: Vec<(f64, String)> = Vec::new();
     let mut v = 0.0;
     while v <= y_max + 1e-9 {
-        let _ = writeln!(
-            svg,
-            r##"<line x1="{0:.1}" y1="{1:.1}" x2="{2:.1}" y2="{1:.1}" stroke="#ddd"/><text x="{3:.1}" y="{4:.1}" font-size="11" text-anchor="end">{5}×</text>"##,
-            LEFT,
-            y(v),
-            LEFT + plot_w,
-            LEFT - 6.0,
-            y(v) + 4.0,
-            crate::analyze::wording::number(v)
-        );
+        grid.push((y(v), format!("{}×", crate::analyze::wording::number(v))));
         v += y_step;
     }
-    let _ = writeln!(
-        svg,
-        r#"<text x="{:.1}" y="{:.1}" font-size="11" text-anchor="middle">time after the restart</text>"#,
-        LEFT + plot_w / 2.0,
-        top + plot_h + 34.0
-    );
-    let _ = writeln!(
-        svg,
-        r#"<text x="14" y="{:.1}" font-size="11" text-anchor="middle" transform="rotate(-90 14 {:.1})">× steady load</text>"#,
-        top + plot_h / 2.0,
-        top + plot_h / 2.0
-    );
+    frame(svg, top, &escape(title), horizon, &grid, "× steady load");
     // Lines and legend.
     for (i, series) in run.series.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
@@ -188,10 +203,6 @@ fn panel(svg: &mut String, run: &RunSummary, title: &str, top: f64, horizon: f64
 /// The admitted share of each wave over time (a step line per wave that
 /// admits traffic: at the edge into it, or at the entrypoints), up to a
 /// little after the last change; "open" is drawn at 100%.
-#[allow(
-    clippy::too_many_lines,
-    reason = "one panel, drawn top to bottom like `panel`"
-)]
 fn schedule_panel(svg: &mut String, plan: &Plan, top: f64) {
     let plot_w = WIDTH - LEFT - RIGHT;
     let plot_h = PANEL_HEIGHT - 50.0;
@@ -209,54 +220,17 @@ fn schedule_panel(svg: &mut String, plan: &Plan, top: f64) {
     let end = ((last * 1.25 / span).ceil().max(1.0) * span).min(plan.horizon_s.max(1.0));
     let x = |t: f64| LEFT + plot_w * (t / end).clamp(0.0, 1.0);
     let y = |v: f64| top + plot_h - plot_h * v.clamp(0.0, 1.0);
-    let _ = writeln!(
+    let grid: Vec<(f64, String)> = [0.0, 0.25, 0.5, 0.75, 1.0]
+        .into_iter()
+        .map(|v| (y(v), format!("{}%", v * 100.0)))
+        .collect();
+    frame(
         svg,
-        r#"<text x="{LEFT}" y="{:.1}" font-size="14" font-weight="bold">Admitted share per wave (the ramp)</text>"#,
-        top - 12.0
-    );
-    let _ = writeln!(
-        svg,
-        r##"<path d="M{LEFT},{top:.1} V{:.1} H{:.1}" fill="none" stroke="#333"/>"##,
-        top + plot_h,
-        LEFT + plot_w
-    );
-    let step = time_step(end);
-    let mut t = 0.0;
-    while t <= end + 1e-9 {
-        let _ = writeln!(
-            svg,
-            r##"<line x1="{0:.1}" y1="{1:.1}" x2="{0:.1}" y2="{2:.1}" stroke="#333"/><text x="{0:.1}" y="{3:.1}" font-size="11" text-anchor="middle">{4}</text>"##,
-            x(t),
-            top + plot_h,
-            top + plot_h + 5.0,
-            top + plot_h + 18.0,
-            time_label(t)
-        );
-        t += step;
-    }
-    for v in [0.0, 0.25, 0.5, 0.75, 1.0] {
-        let _ = writeln!(
-            svg,
-            r##"<line x1="{0:.1}" y1="{1:.1}" x2="{2:.1}" y2="{1:.1}" stroke="#ddd"/><text x="{3:.1}" y="{4:.1}" font-size="11" text-anchor="end">{5}%</text>"##,
-            LEFT,
-            y(v),
-            LEFT + plot_w,
-            LEFT - 6.0,
-            y(v) + 4.0,
-            v * 100.0
-        );
-    }
-    let _ = writeln!(
-        svg,
-        r#"<text x="{:.1}" y="{:.1}" font-size="11" text-anchor="middle">time after the restart</text>"#,
-        LEFT + plot_w / 2.0,
-        top + plot_h + 34.0
-    );
-    let _ = writeln!(
-        svg,
-        r#"<text x="14" y="{:.1}" font-size="11" text-anchor="middle" transform="rotate(-90 14 {:.1})">admitted share</text>"#,
-        top + plot_h / 2.0,
-        top + plot_h / 2.0
+        top,
+        "Admitted share per wave (the ramp)",
+        end,
+        &grid,
+        "admitted share",
     );
     for (i, (index, wave)) in shown.iter().enumerate() {
         let color = COLORS[i % COLORS.len()];
