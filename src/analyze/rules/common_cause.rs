@@ -303,6 +303,42 @@ components:
     }
 
     #[test]
+    fn a_degradable_cache_counts_when_its_zone_overloads_the_store() {
+        // Both cache nodes in az-a (99.95%): common cause 1 − 0.9995 = 5e-4
+        // against 0.001 × 0.001 = 1e-6 on their own. Nothing requires the
+        // cache, so only load can make the zone matter: web sends 1000 × 0.9
+        // = 900 to the cache and 100 to db; losing az-a sends all 1000 to db.
+        let model = |db_capacity: u32| {
+            format!(
+                r"system: s
+domains:
+  az-a: {{kind: zone, availability: 99.95%}}
+  az-b: {{kind: zone, availability: 99.95%}}
+components:
+  web:
+    instances: 2
+    capacity: 1000
+    load: 1000
+    depends_on:
+      - target: db
+        hit_rate: 90%
+        cached_by: cache
+      - target: cache
+        degradable: true
+  cache: {{instances: 2, placement: [az-a], availability: 99.9%}}
+  db: {{instances: 2, placement: [az-b], capacity: {db_capacity}}}
+"
+            )
+        };
+        // db 2 × 300 = 600: 100 intact (17%), 1000 after the loss (167%).
+        let found = findings(&model(300));
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].id, "common-cause/cache");
+        // db 2 × 600 = 1200 carries the 1000: the zone breaks nothing.
+        assert!(findings(&model(600)).is_empty());
+    }
+
+    #[test]
     fn the_binomial_tail() {
         // 2 of 3 needed, q = 0.001: P(0 or 1 up) = q^3 + 3 p q^2 = 1e-9 + 2.997e-6.
         let tail = fewer_than(2, 3, 0.999);
