@@ -9,6 +9,7 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 use super::{Outcome, Terminal, read_model};
+use crate::engine::montecarlo::MAX_TRIALS;
 use crate::engine::{self, montecarlo};
 
 /// Output formats of `simulate`.
@@ -57,12 +58,6 @@ pub struct SimulatedRow {
     /// the simulation and the analytic figure count them as never failing.
     pub unquantified: usize,
 }
-
-/// The most trials one run may ask for: 10^8 trials of a small model take
-/// about a minute and a half on one loaded core of the reference machine
-/// (10^7 of `models/web-shop.yaml`: 10.5 s); beyond that, the analytic
-/// figure is the check.
-pub const MAX_TRIALS: u64 = 100_000_000;
 
 pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Outcome {
     let Some((_, model)) = read_model(&args.model, terminal) else {
