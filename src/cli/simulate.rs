@@ -26,7 +26,7 @@ pub enum SimulateFormat {
 pub struct SimulateArgs {
     /// The model file, or `-` for standard input.
     pub model: String,
-    /// Trials to run (rounded up to a multiple of 10,000; at most 10^8).
+    /// Trials to run (at most 10^8; fewer on a large model, with a note).
     #[arg(long, default_value_t = 1_000_000)]
     pub trials: u64,
     /// Seed of the random streams: the same seed gives the same result.
@@ -35,6 +35,10 @@ pub struct SimulateArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = SimulateFormat::Table)]
     pub format: SimulateFormat,
+    /// Skip the analytic figure of `check` (bounded in work, but seconds on
+    /// a hostile model): only the simulation runs, `analytic` is null.
+    #[arg(long)]
+    pub no_exact: bool,
 }
 
 /// One entrypoint's result.
@@ -52,11 +56,15 @@ pub struct SimulatedRow {
     pub failures: u64,
     /// The exact (or bounded) figure of `check` before switchover time (the
     /// simulation samples the static structure); null when nothing on the
-    /// entrypoint's paths has a figure (n/a in `check`).
+    /// entrypoint's paths has a figure (n/a in `check`) or with `--no-exact`.
     pub analytic: Option<f64>,
     /// Components, domains and groups on its paths without a figure: both
-    /// the simulation and the analytic figure count them as never failing.
+    /// the simulation and the analytic figure count them as never failing
+    /// (0 with `--no-exact`, which does not look).
     pub unquantified: usize,
+    /// Whether `--no-exact` skipped the analytic figure.
+    #[serde(skip)]
+    pub exact_skipped: bool,
 }
 
 pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Outcome {
@@ -82,26 +90,31 @@ pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Outcome {
             montecarlo::MAX_WORK
         );
     }
-    let figures = engine::availability(&model);
     let bar = terminal.progress.then(|| {
-        let bar =
-            indicatif::ProgressBar::new(trials.div_ceil(montecarlo::CHUNK) * montecarlo::CHUNK);
+        let bar = indicatif::ProgressBar::new(trials);
         bar.set_style(
             indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} trials ({eta})")
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
         bar
     });
-    let simulation = montecarlo::simulate(&model, trials, args.seed, &|done| {
-        if let Some(bar) = &bar {
-            bar.inc(done);
-        }
-    });
+    // The analytic figure and the simulation share the cores: the wall time
+    // is the longer of the two, not their sum.
+    let (figures, simulation) = rayon::join(
+        || (!args.no_exact).then(|| engine::availability(&model)),
+        || {
+            montecarlo::simulate(&model, trials, args.seed, &|done| {
+                if let Some(bar) = &bar {
+                    bar.inc(done);
+                }
+            })
+        },
+    );
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
     let mut rows: BTreeMap<String, SimulatedRow> = BTreeMap::new();
-    for ((entrypoint, failures), (_, figure)) in simulation.down.iter().zip(&figures) {
+    for (index, (entrypoint, failures)) in simulation.down.iter().enumerate() {
         let trials = simulation.trials;
         let measurable = *failures >= montecarlo::MIN_FAILURES;
         let (lower, upper) = montecarlo::interval(*failures, trials);
@@ -115,10 +128,19 @@ pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Outcome {
                 failures: *failures,
                 // The simulation samples the static structure: compare it
                 // with the figure before the switchover term.
-                analytic: figure
-                    .quantified
-                    .then(|| (figure.availability + figure.switchover).min(1.0)),
-                unquantified: figure.unquantified.len(),
+                analytic: figures
+                    .as_ref()
+                    .and_then(|f| f.get(index))
+                    .and_then(|(_, figure)| {
+                        figure
+                            .quantified
+                            .then(|| (figure.availability + figure.switchover).min(1.0))
+                    }),
+                unquantified: figures
+                    .as_ref()
+                    .and_then(|f| f.get(index))
+                    .map_or(0, |(_, figure)| figure.unquantified.len()),
+                exact_skipped: figures.is_none(),
             },
         );
     }
@@ -137,32 +159,36 @@ pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Outcome {
 fn table(rows: &BTreeMap<String, SimulatedRow>, seed: u64) -> String {
     let mut out = String::new();
     for (name, row) in rows {
-        let Some(analytic) = row.analytic else {
-            let _ = writeln!(
-                out,
-                "{name}: analytic n/a ({} unquantified): nothing on its paths has a figure, so there is nothing to simulate",
-                row.unquantified
-            );
-            continue;
-        };
-        let unquantified = if row.unquantified > 0 {
-            format!(
-                " ({} unquantified, counted as never failing here and in the simulation)",
-                row.unquantified
-            )
+        if row.exact_skipped {
+            let _ = writeln!(out, "{name}: analytic figure not computed (--no-exact)");
         } else {
-            String::new()
-        };
-        let _ = writeln!(out, "{name}: analytic {}{unquantified}", percent(analytic));
-        if let (Some(lower), Some(upper)) = (row.lower, row.upper) {
-            let verdict = if lower <= analytic && analytic <= upper {
-                "contains"
+            let Some(analytic) = row.analytic else {
+                let _ = writeln!(
+                    out,
+                    "{name}: analytic n/a ({} unquantified): nothing on its paths has a figure, so there is nothing to simulate",
+                    row.unquantified
+                );
+                continue;
+            };
+            let unquantified = if row.unquantified > 0 {
+                format!(
+                    " ({} unquantified, counted as never failing here and in the simulation)",
+                    row.unquantified
+                )
             } else {
-                "does NOT contain"
+                String::new()
+            };
+            let _ = writeln!(out, "{name}: analytic {}{unquantified}", percent(analytic));
+        }
+        if let (Some(lower), Some(upper)) = (row.lower, row.upper) {
+            let verdict = match row.analytic {
+                Some(a) if lower <= a && a <= upper => ": contains the analytic figure",
+                Some(_) => ": does NOT contain the analytic figure",
+                None => "",
             };
             let _ = writeln!(
                 out,
-                "  simulated {} over {} trials ({} down), 95% interval [{}, {}]: {verdict} the analytic figure",
+                "  simulated {} over {} trials ({} down), 95% interval [{}, {}]{verdict}",
                 percent(row.estimate),
                 row.trials,
                 row.failures,
@@ -171,6 +197,16 @@ fn table(rows: &BTreeMap<String, SimulatedRow>, seed: u64) -> String {
             );
             continue;
         }
+        let Some(analytic) = row.analytic else {
+            let _ = writeln!(
+                out,
+                "  failures are too rare to measure: {} down in {} trials (fewer than {}); run more trials, or without --no-exact for the analytic figure",
+                row.failures,
+                row.trials,
+                montecarlo::MIN_FAILURES
+            );
+            continue;
+        };
         let expected = (1.0 - analytic) * row.trials as f64;
         let advice = if analytic < 1.0 {
             // Enough trials to expect ten times the minimum number of failures.

@@ -1,23 +1,40 @@
 //! Monte Carlo over the same events as the exact figure: a separate check,
 //! never the main figure. Each trial draws every domain, group and instance
-//! failure independently, then asks [`super::scenario`] which entrypoints
-//! are up.
+//! failure independently, then asks which entrypoints are up.
 //!
-//! Trials run in chunks of [`CHUNK`]; chunk `i` draws from a `ChaCha8` stream
-//! seeded with the run's seed and stream number `i`, so the counts, and the
-//! interval, are the same whatever the number of threads.
+//! Trials are bit-parallel: 64 trials share one `u64` per component, bit `i`
+//! being trial `i`. Each domain and group is drawn once per 64 trials as a
+//! word of "down" bits; each component's local health (enough instances up,
+//! outside the lost domains, none of its groups fired) is one word drawn
+//! against the binomial tail of its instances; gates are bitwise: required
+//! dependencies AND, `any_of` OR, `at_least: k` a bit-sliced counter compared
+//! with `k`. Cycles of required edges take the greatest fixed point, as in
+//! [`super::scenario`]: the words of a cycle start at the members' local
+//! health and are re-evaluated until none changes.
+//!
+//! A word of 64 independent `Bernoulli(p)` bits costs about 7 random words,
+//! whatever `p`: a uniform 64-bit fraction is compared with `p` bit by bit
+//! from the top, for 64 trials at once, and a trial is decided at the first
+//! bit where the two differ (half of the undecided trials each step).
+//!
+//! Trials run in chunks of [`CHUNK`] (a multiple of 64); chunk `i` draws from
+//! a `ChaCha8` stream seeded with the run's seed and stream number `i`, so
+//! the counts, and the interval, are the same whatever the number of threads.
 
-use rand::RngExt as _;
+use rand::Rng as _;
 use rand::SeedableRng as _;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
 use statrs::distribution::{Beta, ContinuousCDF};
 
-use super::scenario;
-use crate::model::{ComponentId, Model};
+use crate::model::{ComponentId, EdgeKind, Model};
 
-/// Trials per chunk (the unit of parallel work and of progress).
-pub const CHUNK: u64 = 10_000;
+/// Trials per `u64` word.
+pub const LANES: u64 = 64;
+
+/// Trials per chunk (the unit of parallel work and of progress): 16 words,
+/// so that even 10,000 trials split into ten chunks across the cores.
+pub const CHUNK: u64 = 1024;
 
 /// The most trials one run may ask for: 10^8 trials of a small model take
 /// about a minute and a half on one loaded core of the reference machine
@@ -26,8 +43,9 @@ pub const CHUNK: u64 = 10_000;
 pub const MAX_TRIALS: u64 = 100_000_000;
 
 /// Most component-trials (trials × [`size`]) one run performs: a few
-/// seconds of one core at the scalar rate (about 7 ns each).
-pub const MAX_WORK: u64 = 500_000_000;
+/// seconds of one core at the bit-parallel rate (about 1 ns each on a
+/// hostile wide gate, far less on ordinary models).
+pub const MAX_WORK: u64 = 5_000_000_000;
 
 /// What one trial costs: components plus required dependency links.
 #[must_use]
@@ -62,24 +80,29 @@ pub struct Simulation {
     pub down: Vec<(ComponentId, u64)>,
 }
 
-/// Runs `trials` trials (rounded up to whole chunks) from `seed`; `progress`
-/// is called with the trials done after each chunk.
+/// Runs exactly `trials` trials from `seed`; `progress` is called with the
+/// trials done after each chunk.
 pub fn simulate(
     model: &Model,
     trials: u64,
     seed: u64,
     progress: &(dyn Fn(u64) + Sync),
 ) -> Simulation {
-    let chunks = trials.div_ceil(CHUNK).max(1);
+    let plan = Plan::new(model);
+    let chunks = trials.div_ceil(CHUNK);
     let counts = (0..chunks)
         .into_par_iter()
-        .map(|chunk| {
-            let counts = run_chunk(model, seed, chunk);
-            progress(CHUNK);
-            counts
-        })
+        .map_init(
+            || Scratch::new(&plan),
+            |scratch, chunk| {
+                let in_chunk = CHUNK.min(trials - chunk * CHUNK);
+                let counts = plan.run_chunk(scratch, seed, chunk, in_chunk);
+                progress(in_chunk);
+                counts
+            },
+        )
         .reduce(
-            || vec![0u64; model.entrypoints.len()],
+            || vec![0u64; plan.entrypoints.len()],
             |mut a, b| {
                 for (x, y) in a.iter_mut().zip(b) {
                     *x += y;
@@ -88,83 +111,476 @@ pub fn simulate(
             },
         );
     Simulation {
-        trials: chunks * CHUNK,
+        trials,
         down: model.entrypoints.iter().copied().zip(counts).collect(),
     }
 }
 
-fn run_chunk(model: &Model, seed: u64, chunk: u64) -> Vec<u64> {
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    rng.set_stream(chunk);
-    let mut counts = vec![0u64; model.entrypoints.len()];
-    let callers = scenario::callers(model);
-    // A component placed nowhere has the same chance every trial.
-    let constant: Vec<Option<f64>> = model
-        .components
-        .iter()
-        .map(|c| {
-            c.placement.is_empty().then(|| {
-                super::events::at_least(
-                    u64::from(c.instances),
-                    u64::from(c.min_healthy),
-                    c.availability.unwrap_or(1.0),
-                )
-            })
-        })
-        .collect();
-    let mut domain_down = vec![false; model.domains.len()];
-    let mut group_down = vec![false; model.groups.len()];
-    for _ in 0..CHUNK {
-        for (down, domain) in domain_down.iter_mut().zip(&model.domains) {
-            *down = domain
-                .availability
-                .is_some_and(|a| rng.random::<f64>() >= a);
+/// A probability as a 64-bit threshold: a trial's bit is 1 when its uniform
+/// 64-bit fraction is below the threshold (a resolution of 2^-64).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Chance {
+    Never,
+    Always,
+    Below(u64),
+}
+
+impl Chance {
+    fn of(p: f64) -> Self {
+        if p.is_nan() || p <= 0.0 {
+            return Self::Never;
         }
-        for (down, group) in group_down.iter_mut().zip(&model.groups) {
-            *down = group.availability.is_some_and(|a| rng.random::<f64>() >= a);
+        if p >= 1.0 {
+            return Self::Always;
         }
-        let local: Vec<bool> = model
-            .components
-            .iter()
-            .zip(&constant)
-            .map(|(c, constant)| {
-                if c.shares.iter().any(|g| group_down[g.0]) {
-                    return false;
-                }
-                if let Some(healthy) = *constant {
-                    return healthy >= 1.0 || (healthy > 0.0 && rng.random::<f64>() < healthy);
-                }
-                // Instances whose domains are up; whether enough of them are
-                // up on their own is one draw against the binomial tail, the
-                // same distribution as drawing every instance.
-                let reachable: u64 = if c.placement.is_empty() {
-                    u64::from(c.instances)
-                } else {
-                    c.placement
-                        .iter()
-                        .filter(|(d, _)| {
-                            !domain_down[d.0]
-                                && !model.domain(*d).ancestors.iter().any(|a| domain_down[a.0])
-                        })
-                        .map(|&(_, count)| u64::from(count))
-                        .sum()
+        #[allow(
+            clippy::cast_possible_truncation,
+            clippy::cast_sign_loss,
+            reason = "p is in (0, 1), so p × 2^64 is below 2^64; the cast floors it"
+        )]
+        let threshold = (p * 18_446_744_073_709_551_616.0) as u64;
+        if threshold == 0 {
+            Self::Never
+        } else {
+            Self::Below(threshold)
+        }
+    }
+
+    /// 64 independent trials of this chance, one per bit.
+    fn draw(self, rng: &mut ChaCha8Rng) -> u64 {
+        match self {
+            Self::Never => 0,
+            Self::Always => !0,
+            Self::Below(threshold) => bernoulli(rng, threshold),
+        }
+    }
+}
+
+/// 64 bits, each 1 with probability `threshold / 2^64`: each trial's uniform
+/// fraction is read one bit per random word from the top and compared with
+/// the threshold's bits; a trial is decided at the first bit where they
+/// differ, so half of the undecided trials are settled per word and a word
+/// of trials costs about log2(64) + 1 random words.
+fn bernoulli(rng: &mut ChaCha8Rng, threshold: u64) -> u64 {
+    let mut below = 0u64;
+    let mut undecided = !0u64;
+    for bit in (0..64).rev() {
+        let u = rng.next_u64();
+        if threshold >> bit & 1 == 1 {
+            // A 0 where the threshold has a 1: below it.
+            below |= undecided & !u;
+            undecided &= u;
+        } else {
+            // A 1 where the threshold has a 0: above it.
+            undecided &= !u;
+        }
+        if undecided == 0 {
+            break;
+        }
+    }
+    below
+}
+
+/// A required edge: at least `k` of the targets up.
+#[derive(Debug, Clone)]
+struct Gate {
+    targets: Vec<usize>,
+    k: usize,
+}
+
+impl Gate {
+    /// The trials in which the gate holds.
+    fn holds(&self, up: &[u64], planes: &mut Vec<u64>) -> u64 {
+        let n = self.targets.len();
+        let k = self.k;
+        if k == 0 {
+            return !0;
+        }
+        if k > n {
+            return 0;
+        }
+        if k == n {
+            return self.targets.iter().fold(!0, |w, &t| w & up[t]);
+        }
+        if k == 1 {
+            return self.targets.iter().fold(0, |w, &t| w | up[t]);
+        }
+        count_at_least(self.targets.iter().map(|&t| up[t]), n, k, planes)
+    }
+}
+
+/// The trials (bits) in which at least `k` of the `n` words have a 1: a
+/// bit-sliced counter (plane `i` holds bit `i` of each trial's count), then
+/// the count compared with `k` from the top bit down.
+fn count_at_least(
+    words: impl Iterator<Item = u64>,
+    n: usize,
+    k: usize,
+    planes: &mut Vec<u64>,
+) -> u64 {
+    let width = (usize::BITS - n.leading_zeros()) as usize;
+    planes.clear();
+    planes.resize(width, 0);
+    for word in words {
+        let mut carry = word;
+        for plane in planes.iter_mut() {
+            if carry == 0 {
+                break;
+            }
+            let sum = *plane ^ carry;
+            carry &= *plane;
+            *plane = sum;
+        }
+    }
+    let (mut greater, mut equal) = (0u64, !0u64);
+    for (bit, &plane) in planes.iter().enumerate().rev() {
+        if k >> bit & 1 == 1 {
+            equal &= plane;
+        } else {
+            greater |= equal & plane;
+            equal &= !plane;
+        }
+    }
+    greater | equal
+}
+
+/// How a component's own health is drawn.
+#[derive(Debug, Clone)]
+enum Health {
+    /// Placed nowhere: the same chance every trial.
+    Fixed(Chance),
+    /// Placed in domains: `full` when all of them are up; otherwise the
+    /// binomial tail over the instances whose domains are up.
+    Placed {
+        placement: Vec<(usize, u32)>,
+        full: Chance,
+        min_healthy: u64,
+        availability: f64,
+    },
+}
+
+#[derive(Debug, Clone)]
+struct Local {
+    component: usize,
+    groups: Vec<usize>,
+    health: Health,
+}
+
+/// One step of the evaluation, dependencies first.
+#[derive(Debug, Clone)]
+enum Step {
+    One(usize),
+    /// A cycle of required edges: iterated to its greatest fixed point.
+    Cycle(Vec<usize>),
+}
+
+/// What a run evaluates, built once: the chances of every event, and the
+/// components the entrypoints need, in dependency order.
+#[derive(Debug, Clone)]
+struct Plan {
+    domains: Vec<Chance>,
+    ancestors: Vec<Vec<usize>>,
+    groups: Vec<Chance>,
+    locals: Vec<Local>,
+    gates: Vec<Vec<Gate>>,
+    steps: Vec<Step>,
+    entrypoints: Vec<usize>,
+}
+
+/// Per-thread buffers (their contents never carry from one chunk to the
+/// next, except the memo of pure functions).
+struct Scratch {
+    own: Vec<u64>,
+    lost: Vec<u64>,
+    fired: Vec<u64>,
+    local: Vec<u64>,
+    up: Vec<u64>,
+    planes: Vec<u64>,
+    classes: Vec<(u64, u64)>,
+    /// Per local, the chance of enough instances for each reachable count seen.
+    memo: Vec<Vec<(u64, Chance)>>,
+}
+
+impl Scratch {
+    fn new(plan: &Plan) -> Self {
+        let components = plan.gates.len();
+        Self {
+            own: vec![0; plan.domains.len()],
+            lost: vec![0; plan.domains.len()],
+            fired: vec![0; plan.groups.len()],
+            local: vec![0; components],
+            up: vec![0; components],
+            planes: Vec::new(),
+            classes: Vec::new(),
+            memo: vec![Vec::new(); plan.locals.len()],
+        }
+    }
+}
+
+impl Plan {
+    fn new(model: &Model) -> Self {
+        let n = model.components.len();
+        let mut gates: Vec<Vec<Gate>> = vec![Vec::new(); n];
+        let mut deps: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (id, c) in model.components.iter().enumerate() {
+            for edge in c.depends_on.iter().filter(|e| !e.degradable) {
+                let targets: Vec<usize> = edge.targets.iter().map(|t| t.0).collect();
+                let k = match edge.kind {
+                    EdgeKind::Target => targets.len(),
+                    EdgeKind::AnyOf | EdgeKind::AtLeast => edge.at_least as usize,
                 };
-                let healthy = super::events::at_least(
-                    reachable,
-                    u64::from(c.min_healthy),
-                    c.availability.unwrap_or(1.0),
-                );
-                healthy >= 1.0 || (healthy > 0.0 && rng.random::<f64>() < healthy)
+                deps[id].extend(&targets);
+                gates[id].push(Gate { targets, k });
+            }
+            deps[id].sort_unstable();
+            deps[id].dedup();
+        }
+        let entrypoints: Vec<usize> = model.entrypoints.iter().map(|e| e.0).collect();
+        let steps = dependency_order(&deps, &entrypoints);
+        let mut needed: Vec<usize> = steps
+            .iter()
+            .flat_map(|s| match s {
+                Step::One(c) => std::slice::from_ref(c),
+                Step::Cycle(members) => members.as_slice(),
+            })
+            .copied()
+            .collect();
+        needed.sort_unstable();
+        let locals = needed
+            .into_iter()
+            .map(|id| {
+                let c = &model.components[id];
+                let availability = c.availability.unwrap_or(1.0);
+                let min_healthy = u64::from(c.min_healthy);
+                let health = if c.placement.is_empty() {
+                    Health::Fixed(Chance::of(super::events::at_least(
+                        u64::from(c.instances),
+                        min_healthy,
+                        availability,
+                    )))
+                } else {
+                    let all: u64 = c.placement.iter().map(|&(_, n)| u64::from(n)).sum();
+                    Health::Placed {
+                        placement: c.placement.iter().map(|&(d, n)| (d.0, n)).collect(),
+                        full: Chance::of(super::events::at_least(all, min_healthy, availability)),
+                        min_healthy,
+                        availability,
+                    }
+                };
+                Local {
+                    component: id,
+                    groups: c.shares.iter().map(|g| g.0).collect(),
+                    health,
+                }
             })
             .collect();
-        let up = scenario::up_given_with(model, &callers, local);
-        for (count, e) in counts.iter_mut().zip(&model.entrypoints) {
-            if !up[e.0] {
-                *count += 1;
+        let down = |a: Option<f64>| a.map_or(Chance::Never, |a| Chance::of(1.0 - a));
+        Self {
+            domains: model.domains.iter().map(|d| down(d.availability)).collect(),
+            ancestors: model
+                .domains
+                .iter()
+                .map(|d| d.ancestors.iter().map(|a| a.0).collect())
+                .collect(),
+            groups: model.groups.iter().map(|g| down(g.availability)).collect(),
+            locals,
+            gates,
+            steps,
+            entrypoints,
+        }
+    }
+
+    fn run_chunk(&self, scratch: &mut Scratch, seed: u64, chunk: u64, trials: u64) -> Vec<u64> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed);
+        rng.set_stream(chunk);
+        let mut counts = vec![0u64; self.entrypoints.len()];
+        let mut left = trials;
+        while left > 0 {
+            let valid = if left >= LANES {
+                !0
+            } else {
+                (1u64 << left) - 1
+            };
+            left = left.saturating_sub(LANES);
+            self.draw(scratch, &mut rng);
+            self.evaluate(scratch);
+            for (count, &e) in counts.iter_mut().zip(&self.entrypoints) {
+                *count += u64::from((!scratch.up[e] & valid).count_ones());
+            }
+        }
+        counts
+    }
+
+    /// Draws 64 trials of every event and of every needed component's own
+    /// health into `scratch.local`.
+    fn draw(&self, s: &mut Scratch, rng: &mut ChaCha8Rng) {
+        for (word, chance) in s.own.iter_mut().zip(&self.domains) {
+            *word = chance.draw(rng);
+        }
+        for (d, ancestors) in self.ancestors.iter().enumerate() {
+            s.lost[d] = ancestors.iter().fold(s.own[d], |w, &a| w | s.own[a]);
+        }
+        for (word, chance) in s.fired.iter_mut().zip(&self.groups) {
+            *word = chance.draw(rng);
+        }
+        for (index, local) in self.locals.iter().enumerate() {
+            let fired = local.groups.iter().fold(0, |w, &g| w | s.fired[g]);
+            let healthy = match &local.health {
+                Health::Fixed(chance) => chance.draw(rng),
+                Health::Placed {
+                    placement,
+                    full,
+                    min_healthy,
+                    availability,
+                } => {
+                    let lost = placement.iter().fold(0, |w, &(d, _)| w | s.lost[d]);
+                    let mut healthy = full.draw(rng) & !lost;
+                    // Trials with some of its domains down: group them by
+                    // the instances left, one draw per distinct count.
+                    let mut rest = lost & !fired;
+                    s.classes.clear();
+                    while rest != 0 {
+                        let bit = rest.trailing_zeros();
+                        rest &= rest - 1;
+                        let reachable: u64 = placement
+                            .iter()
+                            .filter(|&&(d, _)| s.lost[d] >> bit & 1 == 0)
+                            .map(|&(_, n)| u64::from(n))
+                            .sum();
+                        match s.classes.iter_mut().find(|(r, _)| *r == reachable) {
+                            Some((_, mask)) => *mask |= 1 << bit,
+                            None => s.classes.push((reachable, 1 << bit)),
+                        }
+                    }
+                    for &(reachable, mask) in &s.classes {
+                        let memo = &mut s.memo[index];
+                        let chance =
+                            if let Some(&(_, c)) = memo.iter().find(|(r, _)| *r == reachable) {
+                                c
+                            } else {
+                                let c = Chance::of(super::events::at_least(
+                                    reachable,
+                                    *min_healthy,
+                                    *availability,
+                                ));
+                                memo.push((reachable, c));
+                                c
+                            };
+                        healthy |= chance.draw(rng) & mask;
+                    }
+                    healthy
+                }
+            };
+            s.local[local.component] = healthy & !fired;
+        }
+    }
+
+    /// Which of the 64 trials each needed component is up in, from
+    /// `scratch.local`, dependencies first; a cycle starts from its members'
+    /// own health and is re-evaluated until nothing changes (the greatest
+    /// fixed point).
+    fn evaluate(&self, s: &mut Scratch) {
+        let Scratch {
+            local, up, planes, ..
+        } = s;
+        let word = |c: usize, up: &[u64], planes: &mut Vec<u64>| {
+            self.gates[c].iter().fold(local[c], |w, gate| {
+                if w == 0 {
+                    0
+                } else {
+                    w & gate.holds(up, planes)
+                }
+            })
+        };
+        for step in &self.steps {
+            match step {
+                Step::One(c) => up[*c] = word(*c, up, planes),
+                Step::Cycle(members) => {
+                    for &c in members {
+                        up[c] = local[c];
+                    }
+                    loop {
+                        let mut changed = false;
+                        for &c in members {
+                            let w = word(c, up, planes);
+                            if w != up[c] {
+                                up[c] = w;
+                                changed = true;
+                            }
+                        }
+                        if !changed {
+                            break;
+                        }
+                    }
+                }
             }
         }
     }
-    counts
+}
+
+/// The components reachable from `roots` through `deps`, as strongly
+/// connected components in dependency order (Tarjan's algorithm, without
+/// recursion: a 20,000-long chain must not overflow the stack).
+fn dependency_order(deps: &[Vec<usize>], roots: &[usize]) -> Vec<Step> {
+    const UNSEEN: usize = usize::MAX;
+    let n = deps.len();
+    let mut index = vec![UNSEEN; n];
+    let mut low = vec![0; n];
+    let mut on_stack = vec![false; n];
+    let mut stack: Vec<usize> = Vec::new();
+    let mut call: Vec<(usize, usize)> = Vec::new();
+    let mut next = 0;
+    let mut steps = Vec::new();
+    for &root in roots {
+        if index[root] != UNSEEN {
+            continue;
+        }
+        index[root] = next;
+        low[root] = next;
+        next += 1;
+        stack.push(root);
+        on_stack[root] = true;
+        call.push((root, 0));
+        while let Some(top) = call.last_mut() {
+            let v = top.0;
+            let child = deps[v].get(top.1).copied();
+            if let Some(w) = child {
+                top.1 += 1;
+                if index[w] == UNSEEN {
+                    index[w] = next;
+                    low[w] = next;
+                    next += 1;
+                    stack.push(w);
+                    on_stack[w] = true;
+                    call.push((w, 0));
+                } else if on_stack[w] {
+                    low[v] = low[v].min(index[w]);
+                }
+                continue;
+            }
+            call.pop();
+            if let Some(&(parent, _)) = call.last() {
+                low[parent] = low[parent].min(low[v]);
+            }
+            if low[v] == index[v] {
+                let mut members = Vec::new();
+                while let Some(w) = stack.pop() {
+                    on_stack[w] = false;
+                    members.push(w);
+                    if w == v {
+                        break;
+                    }
+                }
+                if members.len() == 1 && deps[v].binary_search(&v).is_err() {
+                    steps.push(Step::One(v));
+                } else {
+                    members.sort_unstable();
+                    steps.push(Step::Cycle(members));
+                }
+            }
+        }
+    }
+    steps
 }
 
 /// A 95% Clopper–Pearson interval for the availability, given `down` of
@@ -207,6 +623,106 @@ components:
         let (low, high) = interval(first.down[0].1, first.trials);
         assert!(low <= 0.81 && 0.81 <= high, "[{low}, {high}]");
         assert!(high - low < 0.01);
+    }
+
+    #[test]
+    fn runs_exactly_the_trials_asked_and_draws_domains_once_per_trial() {
+        // a has one instance in each of two zones at 50%, needs one:
+        // down only when both zones are down, 1 − 0.5 × 0.5 = 0.75 up.
+        let model = crate::model::parse(
+            "system: s\ndomains:\n  z1: {kind: zone, availability: 50%}\n  z2: {kind: zone, availability: 50%}\ncomponents:\n  a: {instances: 2, min_healthy: 1, placement: [z1, z2]}\n",
+        )
+        .unwrap();
+        let run = simulate(&model, 100_001, 3, &|_| {});
+        assert_eq!(run.trials, 100_001);
+        let (low, high) = interval(run.down[0].1, run.trials);
+        assert!(low <= 0.75 && 0.75 <= high, "[{low}, {high}]");
+        // One trial more is one more bit: the first 100,001 are the same.
+        let more = simulate(&model, 100_002, 3, &|_| {});
+        assert!(more.down[0].1 - run.down[0].1 <= 1);
+    }
+
+    #[test]
+    fn a_word_of_bernoulli_bits_has_the_asked_frequency() {
+        // 10,000 words = 640,000 trials at p = 0.3: standard deviation
+        // √(0.3 × 0.7 / 640,000) = 5.7e-4, so 3e-3 is five of them.
+        let mut rng = ChaCha8Rng::seed_from_u64(5);
+        let chance = Chance::of(0.3);
+        let ones: u32 = (0..10_000)
+            .map(|_| chance.draw(&mut rng).count_ones())
+            .sum();
+        let share = f64::from(ones) / 640_000.0;
+        assert!((share - 0.3).abs() < 3e-3, "{share}");
+        assert_eq!(Chance::of(0.0), Chance::Never);
+        assert_eq!(Chance::of(1.0), Chance::Always);
+        // 2^-64 is the resolution: half of it rounds to never.
+        assert_eq!(Chance::of(2f64.powi(-65)), Chance::Never);
+        assert_eq!(Chance::of(0.5), Chance::Below(1 << 63));
+    }
+
+    #[test]
+    fn the_bit_sliced_counter_counts_every_combination() {
+        // Word j has bit i set when bit j of i is: the 64 lanes are the 64
+        // subsets of six targets, so lane i has popcount(i) targets up.
+        let words: Vec<u64> = (0..6)
+            .map(|j| {
+                (0..64u64)
+                    .filter(|i| i >> j & 1 == 1)
+                    .fold(0, |w, i| w | 1 << i)
+            })
+            .collect();
+        let mut planes = Vec::new();
+        for n in 1..=6 {
+            for k in 0..=n + 1 {
+                let gate = Gate {
+                    targets: (0..n).collect(),
+                    k,
+                };
+                let got = gate.holds(&words, &mut planes);
+                for lane in 0..64u64 {
+                    let up = (lane & ((1 << n) - 1)).count_ones() as usize;
+                    assert_eq!(got >> lane & 1 == 1, up >= k, "n {n} k {k} lane {lane}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bitwise_gates_agree_with_the_scenario_fixed_point() {
+        // Random models with any_of, at_least, degradable edges and cycles:
+        // for random local health, every lane of the bitwise evaluation is
+        // what scenario::up_given finds for that lane's trial.
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let mut cycles = 0;
+        for seed in 0..300 {
+            let model = crate::model::parse(&crate::generate::random_small(seed)).unwrap();
+            let plan = Plan::new(&model);
+            cycles += plan
+                .steps
+                .iter()
+                .filter(|s| matches!(s, Step::Cycle(_)))
+                .count();
+            let mut scratch = Scratch::new(&plan);
+            for word in &mut scratch.local {
+                // Mostly up, so that gates matter.
+                *word = rng.next_u64() | rng.next_u64();
+            }
+            plan.evaluate(&mut scratch);
+            for lane in 0..64 {
+                let local: Vec<bool> = scratch.local.iter().map(|w| w >> lane & 1 == 1).collect();
+                let up = super::super::scenario::up_given(&model, local);
+                for step in &plan.steps {
+                    let members = match step {
+                        Step::One(c) => std::slice::from_ref(c),
+                        Step::Cycle(m) => m.as_slice(),
+                    };
+                    for &c in members {
+                        assert_eq!(scratch.up[c] >> lane & 1 == 1, up[c], "seed {seed} c{c}");
+                    }
+                }
+            }
+        }
+        assert!(cycles > 0, "no cycle exercised");
     }
 
     #[test]

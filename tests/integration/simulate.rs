@@ -137,3 +137,31 @@ fn trials_are_bounded_and_the_hint_stays_within_the_bound() {
     );
     assert!(!text.contains("run about --trials"), "{text}");
 }
+
+#[test]
+fn no_exact_skips_the_analytic_figure_and_keeps_the_simulation() {
+    let run = |extra: &[&str]| {
+        let out = Command::new(get_cargo_bin("nines"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .args([
+                "simulate",
+                "models/web-shop.yaml",
+                "--trials",
+                "20000",
+                "--format",
+                "json",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let with = run(&[]);
+    let without = run(&["--no-exact"]);
+    // Exactly the trials asked (no rounding to chunks), the same draws.
+    assert_eq!(with["lb"]["trials"], 20_000);
+    assert_eq!(with["lb"]["failures"], without["lb"]["failures"]);
+    assert!(with["lb"]["analytic"].is_f64());
+    assert!(without["lb"]["analytic"].is_null());
+}
