@@ -25,9 +25,11 @@ use rand::Rng as _;
 use rand::SeedableRng as _;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
-use statrs::distribution::{Beta, ContinuousCDF};
 
 use crate::model::{ComponentId, EdgeKind, Model};
+
+mod interval;
+pub use interval::interval;
 
 /// Trials per `u64` word.
 pub const LANES: u64 = 64;
@@ -583,26 +585,6 @@ fn dependency_order(deps: &[Vec<usize>], roots: &[usize]) -> Vec<Step> {
     steps
 }
 
-/// A 95% Clopper–Pearson interval for the availability, given `down` of
-/// `trials`: exact for the binomial, and sensible with zero failures.
-#[must_use]
-pub fn interval(down: u64, trials: u64) -> (f64, f64) {
-    let (x, n) = (down as f64, trials as f64);
-    let alpha = 0.05;
-    // Interval for the failure probability, then flipped.
-    let low = if down == 0 {
-        0.0
-    } else {
-        Beta::new(x, n - x + 1.0).map_or(0.0, |b| b.inverse_cdf(alpha / 2.0))
-    };
-    let high = if down == trials {
-        1.0
-    } else {
-        Beta::new(x + 1.0, n - x).map_or(1.0, |b| b.inverse_cdf(1.0 - alpha / 2.0))
-    };
-    (1.0 - high, 1.0 - low)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -723,19 +705,5 @@ components:
             }
         }
         assert!(cycles > 0, "no cycle exercised");
-    }
-
-    #[test]
-    fn clopper_pearson_matches_known_values() {
-        // 0 failures in 100 trials: the upper bound on failure is 1 − 0.025^(1/100) = 0.0362.
-        let (low, high) = interval(0, 100);
-        assert!((low - (1.0 - 0.036_217)).abs() < 1e-5, "{low}");
-        assert!((high - 1.0).abs() < 1e-12);
-        // 10 of 100: the classic interval [0.0490, 0.1762] for the failure rate.
-        let (low, high) = interval(10, 100);
-        assert!(
-            (1.0 - high - 0.049_0).abs() < 1e-3 && (1.0 - low - 0.176_2).abs() < 1e-3,
-            "[{low}, {high}]"
-        );
     }
 }
