@@ -1,20 +1,19 @@
 //! Monte Carlo throughput (issue 16 section 4): `montecarlo::simulate` on
-//! generated microservice models of 100 and 1,000 components and on the
-//! 5,000-wide `any_of`, 65,536 trials each. Throughput is in
-//! component-samples (trials × components); the target is 1e8 per second
-//! per core (see docs/performance.md, "Monte Carlo").
+//! the example models, on generated microservice models of 100, 1,000 and
+//! 10,000 components and on a 5,000-wide `any_of`, on a pool of one thread
+//! and on a pool of two. Throughput is in component-samples (trials × the
+//! components a trial samples, those the entrypoints reach); the target is
+//! 1e8 per second per core, and the two-thread figure over the one-thread
+//! figure is the speed-up (see docs/performance.md, "Monte Carlo").
 //!
-//! Run briefly, on one thread for a per-core figure:
-//! `RAYON_NUM_THREADS=1 cargo bench --bench montecarlo -- --warm-up-time 1
-//! --measurement-time 3`.
+//! Run briefly: `cargo bench --bench montecarlo -- --warm-up-time 1
+//! --measurement-time 3` (a filter such as `url-shortener` picks one model).
 
 use std::fmt::Write as _;
 use std::hint::black_box;
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use nines::engine::montecarlo;
-
-const TRIALS: u64 = 65_536;
 
 fn wide_any_of(n: usize) -> String {
     let mut text = String::from("system: s\ncomponents:\n  e: {depends_on: [{any_of: [");
@@ -27,19 +26,51 @@ fn wide_any_of(n: usize) -> String {
     text
 }
 
+fn example(name: &str) -> String {
+    let path = format!("{}/models/{name}.yaml", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("simulate");
+    group.sample_size(10);
+    // (name, model, trials per iteration): about 1e8 component-samples each.
     let models = [
-        ("generated-100", nines::generate::microservices(100, 42)),
-        ("generated-1000", nines::generate::microservices(1000, 42)),
-        ("any_of-5000", wide_any_of(5000)),
+        ("url-shortener", example("url-shortener"), 4_000_000),
+        ("web-shop", example("web-shop"), 4_000_000),
+        ("cells", example("cells"), 4_000_000),
+        (
+            "generated-100",
+            nines::generate::microservices(100, 42),
+            1_000_000,
+        ),
+        (
+            "generated-1000",
+            nines::generate::microservices(1000, 42),
+            100_000,
+        ),
+        (
+            "generated-10000",
+            nines::generate::microservices(10_000, 42),
+            16_384,
+        ),
+        ("any_of-5000", wide_any_of(5000), 16_384),
     ];
-    for (name, text) in models {
+    for (name, text, trials) in models {
         let model = nines::model::parse(&text).unwrap_or_else(|p| panic!("{p:#?}"));
-        group.throughput(Throughput::Elements(TRIALS * model.components.len() as u64));
-        group.bench_function(name, |b| {
-            b.iter(|| montecarlo::simulate(black_box(&model), TRIALS, 1, &|_| {}));
-        });
+        let sampled = montecarlo::sampled_components(&model) as u64;
+        group.throughput(Throughput::Elements(trials * sampled));
+        for threads in [1, 2] {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("a thread pool");
+            group.bench_function(BenchmarkId::new(name, format!("{threads}-thread")), |b| {
+                b.iter(|| {
+                    pool.install(|| montecarlo::simulate(black_box(&model), trials, 1, &|_| {}))
+                });
+            });
+        }
     }
     group.finish();
 }

@@ -61,6 +61,21 @@ pub fn size(model: &Model) -> u64 {
     (model.components.len() + links) as u64
 }
 
+/// The components one trial samples: those the entrypoints reach through
+/// required edges (the others are never drawn). Throughput figures count
+/// these.
+#[must_use]
+pub fn sampled_components(model: &Model) -> usize {
+    Plan::new(model).locals.len()
+}
+
+/// The chunks a run of `trials` trials is split into: the units the threads
+/// share, so even a run of 10,000 trials keeps ten of them apart.
+#[must_use]
+pub fn chunks(trials: u64) -> u64 {
+    trials.div_ceil(CHUNK)
+}
+
 /// The trials a run of `requested` trials performs on `model`: all of
 /// them up to [`MAX_WORK`] component-trials, else as many whole chunks as
 /// fit (at least one).
@@ -91,8 +106,7 @@ pub fn simulate(
     progress: &(dyn Fn(u64) + Sync),
 ) -> Simulation {
     let plan = Plan::new(model);
-    let chunks = trials.div_ceil(CHUNK);
-    let counts = (0..chunks)
+    let counts = (0..chunks(trials))
         .into_par_iter()
         .map_init(
             || Scratch::new(&plan),
@@ -622,6 +636,40 @@ components:
         // One trial more is one more bit: the first 100,001 are the same.
         let more = simulate(&model, 100_002, 3, &|_| {});
         assert!(more.down[0].1 - run.down[0].1 <= 1);
+    }
+
+    #[test]
+    fn small_runs_split_into_chunks_and_no_thread_count_changes_the_counts() {
+        // 10,000 trials are ten chunks (nine of 1,024 and one of 784), so a
+        // run that small still keeps both cores busy.
+        assert_eq!(chunks(10_000), 10);
+        assert_eq!((chunks(1), chunks(1024), chunks(1025)), (1, 1, 2));
+        // Every structural feature, failing often enough to be seen.
+        let model = crate::model::parse(&crate::generate::random_small(4)).unwrap();
+        for trials in [1, 63, 5_000, 10_000, 100_001] {
+            let runs: Vec<(Simulation, u64)> = [1, 2, 3]
+                .into_iter()
+                .map(|threads| {
+                    let pool = rayon::ThreadPoolBuilder::new()
+                        .num_threads(threads)
+                        .build()
+                        .unwrap();
+                    let done = std::sync::atomic::AtomicU64::new(0);
+                    let run = pool.install(|| {
+                        simulate(&model, trials, 9, &|n| {
+                            done.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+                        })
+                    });
+                    (run, done.into_inner())
+                })
+                .collect();
+            assert_eq!(runs[0].0.trials, trials);
+            assert_eq!(runs[0].1, trials, "progress reports every trial once");
+            assert_eq!(runs[0], runs[1], "{trials} trials, 1 vs 2 threads");
+            assert_eq!(runs[0], runs[2], "{trials} trials, 1 vs 3 threads");
+        }
+        let failures = simulate(&model, 100_001, 9, &|_| {}).down[0].1;
+        assert!(failures > 100, "{failures}: too few to tell runs apart");
     }
 
     #[test]
