@@ -58,6 +58,10 @@ pub struct SimulatedRow {
     /// simulation samples the static structure); null when nothing on the
     /// entrypoint's paths has a figure (n/a in `check`) or with `--no-exact`.
     pub analytic: Option<f64>,
+    /// When the analytic figure is bounded (`check` marks it `bounded`: the
+    /// exact figure was beyond the work bound), the upper end of its bracket,
+    /// `analytic` being the lower end; null when it is exact.
+    pub analytic_upper: Option<f64>,
     /// Components, domains and groups on its paths without a figure: both
     /// the simulation and the analytic figure count them as never failing
     /// (0 with `--no-exact`, which does not look).
@@ -118,6 +122,22 @@ pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Outcome {
         let trials = simulation.trials;
         let measurable = *failures >= montecarlo::MIN_FAILURES;
         let (lower, upper) = montecarlo::interval(*failures, trials);
+        // The simulation samples the static structure: compare it with the
+        // figure before the switchover term (a bracket when bounded).
+        let analytic = figures
+            .as_ref()
+            .and_then(|f| f.get(index))
+            .and_then(|(_, figure)| {
+                figure.quantified.then(|| {
+                    let before = |a: f64| (a + figure.switchover).min(1.0);
+                    match figure.method {
+                        engine::Method::Exact => {
+                            (before(figure.availability), before(figure.availability))
+                        }
+                        engine::Method::Bounded => (before(figure.lower), before(figure.upper)),
+                    }
+                })
+            });
         rows.insert(
             model.component(*entrypoint).name.clone(),
             SimulatedRow {
@@ -128,14 +148,9 @@ pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Outcome {
                 failures: *failures,
                 // The simulation samples the static structure: compare it
                 // with the figure before the switchover term.
-                analytic: figures
-                    .as_ref()
-                    .and_then(|f| f.get(index))
-                    .and_then(|(_, figure)| {
-                        figure
-                            .quantified
-                            .then(|| (figure.availability + figure.switchover).min(1.0))
-                    }),
+                analytic: analytic.map(|(lower, _)| lower),
+                analytic_upper: analytic
+                    .and_then(|(lower, upper)| (upper > lower).then_some(upper)),
                 unquantified: figures
                     .as_ref()
                     .and_then(|f| f.get(index))
@@ -178,13 +193,23 @@ fn table(rows: &BTreeMap<String, SimulatedRow>, seed: u64) -> String {
             } else {
                 String::new()
             };
-            let _ = writeln!(out, "{name}: analytic {}{unquantified}", percent(analytic));
+            let figure = match row.analytic_upper {
+                Some(upper) => format!(
+                    "bounded in [{}, {}] (the exact figure is beyond the work bound)",
+                    percent(analytic),
+                    percent(upper)
+                ),
+                None => percent(analytic),
+            };
+            let _ = writeln!(out, "{name}: analytic {figure}{unquantified}");
         }
         if let (Some(lower), Some(upper)) = (row.lower, row.upper) {
-            let verdict = match row.analytic {
-                Some(a) if lower <= a && a <= upper => ": contains the analytic figure",
-                Some(_) => ": does NOT contain the analytic figure",
-                None => "",
+            let verdict = match (row.analytic, row.analytic_upper) {
+                (Some(a), None) if lower <= a && a <= upper => ": contains the analytic figure",
+                (Some(_), None) => ": does NOT contain the analytic figure",
+                (Some(a), Some(b)) if lower <= b && a <= upper => ": overlaps the analytic bracket",
+                (Some(_), Some(_)) => ": does NOT overlap the analytic bracket",
+                (None, _) => "",
             };
             let _ = writeln!(
                 out,
@@ -197,35 +222,7 @@ fn table(rows: &BTreeMap<String, SimulatedRow>, seed: u64) -> String {
             );
             continue;
         }
-        let Some(analytic) = row.analytic else {
-            let _ = writeln!(
-                out,
-                "  failures are too rare to measure: {} down in {} trials (fewer than {}); run more trials, or without --no-exact for the analytic figure",
-                row.failures,
-                row.trials,
-                montecarlo::MIN_FAILURES
-            );
-            continue;
-        };
-        let expected = (1.0 - analytic) * row.trials as f64;
-        let advice = if analytic < 1.0 {
-            // Enough trials to expect ten times the minimum number of failures.
-            let needed = (montecarlo::MIN_FAILURES as f64 * 10.0 / (1.0 - analytic)).ceil();
-            if needed > MAX_TRIALS as f64 {
-                format!(
-                    "seeing enough of them takes about {needed:.0} trials, more than the {MAX_TRIALS} --trials allows: at this availability the analytic figure is the check"
-                )
-            } else {
-                format!("run about --trials {needed:.0} to see enough of them")
-            }
-        } else {
-            "the analytic figure says it never fails".to_owned()
-        };
-        let _ = writeln!(
-            out,
-            "  failures are too rare to measure: {} down in {} trials, {expected:.1} expected; {advice}",
-            row.failures, row.trials
-        );
+        let _ = writeln!(out, "  {}", too_rare(row));
     }
     let _ = writeln!(
         out,
@@ -234,6 +231,110 @@ fn table(rows: &BTreeMap<String, SimulatedRow>, seed: u64) -> String {
     out
 }
 
+/// What to say of an entrypoint with fewer than [`montecarlo::MIN_FAILURES`]
+/// failures: how many the analytic figure expects, and what would see them.
+fn too_rare(row: &SimulatedRow) -> String {
+    let Some(analytic) = row.analytic else {
+        return format!(
+            "failures are too rare to measure: {} down in {} trials (fewer than {}); run more trials, or without --no-exact for the analytic figure",
+            row.failures,
+            row.trials,
+            montecarlo::MIN_FAILURES
+        );
+    };
+    let trials = row.trials as f64;
+    if let Some(upper) = row.analytic_upper {
+        return format!(
+            "failures are too rare to measure: {} down in {} trials, between {:.1} and {:.1} expected by the analytic bracket; run more trials to see where in it the simulation falls",
+            row.failures,
+            row.trials,
+            (1.0 - upper) * trials,
+            (1.0 - analytic) * trials
+        );
+    }
+    let expected = (1.0 - analytic) * trials;
+    let advice = if analytic < 1.0 {
+        // Enough trials to expect ten times the minimum number of failures.
+        let needed = (montecarlo::MIN_FAILURES as f64 * 10.0 / (1.0 - analytic)).ceil();
+        if needed > MAX_TRIALS as f64 {
+            format!(
+                "seeing enough of them takes about {needed:.0} trials, more than the {MAX_TRIALS} --trials allows: at this availability the analytic figure is the check"
+            )
+        } else {
+            format!("run about --trials {needed:.0} to see enough of them")
+        }
+    } else {
+        "the analytic figure says it never fails".to_owned()
+    };
+    format!(
+        "failures are too rare to measure: {} down in {} trials, {expected:.1} expected; {advice}",
+        row.failures, row.trials
+    )
+}
+
 fn percent(a: f64) -> String {
     format!("{:.5}%", a * 100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(failures: u64, analytic: f64, analytic_upper: Option<f64>) -> SimulatedRow {
+        let trials = 1_000_000;
+        let measurable = failures >= montecarlo::MIN_FAILURES;
+        let (lower, upper) = montecarlo::interval(failures, trials);
+        SimulatedRow {
+            estimate: 1.0 - failures as f64 / trials as f64,
+            lower: measurable.then_some(lower),
+            upper: measurable.then_some(upper),
+            trials,
+            failures,
+            analytic: Some(analytic),
+            analytic_upper,
+            unquantified: 0,
+            exact_skipped: false,
+        }
+    }
+
+    #[test]
+    fn a_bounded_figure_is_shown_and_compared_as_a_bracket() {
+        // 0 failures in 10^6 against the bracket [99.94321%, 100%] (at_least
+        // 20 of 40 over 40 zones): its lower end alone would expect
+        // (1 − 0.9994321) × 10^6 = 567.9 failures, the bracket 0 to 567.9.
+        let rows = BTreeMap::from([
+            ("e".to_owned(), row(0, 0.999_432_1, Some(1.0))),
+            // 1,000 down: 0.1% ± 1.96 × √(0.001 / 10^6), about [99.8936%, 99.9061%] for the
+            // availability, which overlaps [99.9%, 99.95%] and not [99.95%, 1].
+            ("f".to_owned(), row(1_000, 0.999, Some(0.9995))),
+            ("g".to_owned(), row(1_000, 0.9995, Some(1.0))),
+            ("h".to_owned(), row(1_000, 0.999, None)),
+        ]);
+        let text = table(&rows, 1);
+        assert!(
+            text.contains("e: analytic bounded in [99.94321%, 100.00000%]"),
+            "{text}"
+        );
+        assert!(
+            text.contains("0 down in 1000000 trials, between 0.0 and 567.9 expected"),
+            "{text}"
+        );
+        assert!(!text.contains("run about --trials"), "{text}");
+        let line = |name: &str| {
+            let at = text.find(&format!("{name}: ")).unwrap();
+            text[at..].lines().nth(1).unwrap().to_owned()
+        };
+        assert!(
+            line("f").ends_with(": overlaps the analytic bracket"),
+            "{text}"
+        );
+        assert!(
+            line("g").ends_with(": does NOT overlap the analytic bracket"),
+            "{text}"
+        );
+        assert!(
+            line("h").ends_with(": contains the analytic figure"),
+            "{text}"
+        );
+    }
 }
