@@ -168,7 +168,7 @@ mod tests {
         assert!((high - 0.5 - 9.799_82e-5).abs() < 1e-8, "{high}");
         // And every quantile of these shapes in few evaluations.
         for (down, trials) in [
-            (1, 100_000_000),
+            (1u64, 100_000_000u64),
             (30, 10_000_000),
             (50_000_000, 100_000_000),
             (99_999_999, 100_000_000),
