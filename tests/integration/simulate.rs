@@ -104,6 +104,23 @@ fn the_interval_covers_the_analytic_figure_on_random_models() {
 }
 
 #[test]
+fn ten_million_trials_of_url_shortener_give_an_interval() {
+    // The run that hung for more than ten minutes in statrs's inverse beta:
+    // 31 of 10^7 redirects down is the first count past the 10 failures an
+    // interval needs. Analytic 1 − A = 3.0e-6; 31 down gives the failure
+    // interval [2.1e-6, 4.4e-6] (about 31 ± 1.96√31 = [20, 42] per 10^7).
+    let out = simulate(&["models/url-shortener.yaml", "--trials", "10000000"]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains(
+            "simulated 99.99969% over 10000000 trials (31 down), 95% interval [99.99956%, 99.99979%]: contains the analytic figure"
+        ),
+        "{text}"
+    );
+}
+
+#[test]
 fn the_result_is_the_same_on_one_thread_and_on_many() {
     let run = |threads: &str| {
         Command::new(get_cargo_bin("nines"))
