@@ -89,7 +89,7 @@ pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Outcome {
     if trials < args.trials {
         let _ = writeln!(
             terminal.err,
-            "note: running {trials} trials instead of {}: the model has {size} components and dependency links, and a simulation is bounded at {} component-trials",
+            "note: running {trials} trials instead of {}: the model has {size} components, dependency links, placements, domains and groups to draw per trial, and a simulation is bounded at {} of them in all",
             args.trials,
             montecarlo::MAX_WORK
         );

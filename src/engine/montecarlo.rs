@@ -49,16 +49,22 @@ pub const MAX_TRIALS: u64 = 100_000_000;
 /// hostile wide gate, far less on ordinary models).
 pub const MAX_WORK: u64 = 5_000_000_000;
 
-/// What one trial costs: components plus required dependency links.
+/// What one trial costs: every component, dependency link, placement
+/// entry, domain (with its enclosing domains), shared-fate group and group
+/// membership is drawn or evaluated once per trial at most.
 #[must_use]
 pub fn size(model: &Model) -> u64 {
-    let links: usize = model
+    let per_component: usize = model
         .components
         .iter()
-        .flat_map(|c| &c.depends_on)
-        .map(|e| e.targets.len())
+        .map(|c| {
+            1 + c.depends_on.iter().map(|e| e.targets.len()).sum::<usize>()
+                + c.placement.len()
+                + c.shares.len()
+        })
         .sum();
-    (model.components.len() + links) as u64
+    let domains: usize = model.domains.iter().map(|d| 1 + d.ancestors.len()).sum();
+    (per_component + domains + model.groups.len()) as u64
 }
 
 /// The components one trial samples: those the entrypoints reach through
@@ -670,6 +676,33 @@ components:
         }
         let failures = simulate(&model, 100_001, 9, &|_| {}).down[0].1;
         assert!(failures > 100, "{failures}: too few to tell runs apart");
+    }
+
+    #[test]
+    fn the_work_bound_counts_everything_drawn_per_trial() {
+        // Two zones in a region (1 + 2 × (1 + 1) = 5 with their enclosing
+        // region), one group (1), a: placed in both zones (1 + 2 placements
+        // + 1 membership = 4), b: needs a (1 + 1 link = 2): 12 per trial.
+        let model = crate::model::parse(
+            "system: s\ndomains:\n  r: {kind: region}\n  z1: {kind: zone, in: r, availability: 99%}\n  z2: {kind: zone, in: r, availability: 99%}\nshared_fate:\n  g: {availability: 99%}\ncomponents:\n  a: {instances: 2, placement: [z1, z2], shares: [g]}\n  b: {depends_on: [a]}\n",
+        )
+        .unwrap();
+        assert_eq!(size(&model), 12);
+        // One component placed over 5,000 zones draws 5,000 zones and reads
+        // 5,000 placement entries per trial: 1 + 5,000 + 5,000 = 10,001, so
+        // 5e9 / 10,001 = 499,950 trials fit, 488 whole chunks of 1,024.
+        let mut text = String::from("system: s\ndomains:\n");
+        for z in 0..5000 {
+            text.push_str(&format!("  z{z}: {{kind: zone, availability: 99%}}\n"));
+        }
+        let zones: Vec<String> = (0..5000).map(|z| format!("z{z}")).collect();
+        text.push_str(&format!(
+            "components:\n  e: {{instances: 5000, min_healthy: 4900, placement: [{}]}}\n",
+            zones.join(", ")
+        ));
+        let model = crate::model::parse(&text).unwrap();
+        assert_eq!(size(&model), 10_001);
+        assert_eq!(affordable_trials(&model, 1_000_000), 499_712);
     }
 
     #[test]
