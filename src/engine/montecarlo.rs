@@ -691,15 +691,15 @@ components:
         // One component placed over 5,000 zones draws 5,000 zones and reads
         // 5,000 placement entries per trial: 1 + 5,000 + 5,000 = 10,001, so
         // 5e9 / 10,001 = 499,950 trials fit, 488 whole chunks of 1,024.
-        let mut text = String::from("system: s\ndomains:\n");
-        for z in 0..5000 {
-            text.push_str(&format!("  z{z}: {{kind: zone, availability: 99%}}\n"));
-        }
         let zones: Vec<String> = (0..5000).map(|z| format!("z{z}")).collect();
-        text.push_str(&format!(
-            "components:\n  e: {{instances: 5000, min_healthy: 4900, placement: [{}]}}\n",
+        let text = format!(
+            "system: s\ndomains:\n{}components:\n  e: {{instances: 5000, min_healthy: 4900, placement: [{}]}}\n",
+            zones
+                .iter()
+                .map(|z| format!("  {z}: {{kind: zone, availability: 99%}}\n"))
+                .collect::<String>(),
             zones.join(", ")
-        ));
+        );
         let model = crate::model::parse(&text).unwrap();
         assert_eq!(size(&model), 10_001);
         assert_eq!(affordable_trials(&model, 1_000_000), 499_712);
