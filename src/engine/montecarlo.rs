@@ -697,7 +697,8 @@ components:
             zones
                 .iter()
                 .map(|z| format!("  {z}: {{kind: zone, availability: 99%}}\n"))
-                .collect::<String>(),
+                .collect::<Vec<_>>()
+                .concat(),
             zones.join(", ")
         );
         let model = crate::model::parse(&text).unwrap();
