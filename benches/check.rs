@@ -31,7 +31,8 @@ fn check(text: &str) -> usize {
         nines::analyze::Options::new(today),
     );
     let mut out = Vec::new();
-    nines::report::json::render(&report, &mut out).expect("in memory");
+    let target = nines::report::Target::file("generated.yaml");
+    nines::report::json::render(&report, &target, &mut out).expect("in memory");
     out.len() + report.failing(Some(Severity::Error)).count()
 }
 

@@ -26,7 +26,8 @@ fn main() {
     );
     let reported = start.elapsed();
     let mut out = Vec::new();
-    nines::report::json::render(&report, &mut out).expect("in memory");
+    let target = nines::report::Target::file("generated.yaml");
+    nines::report::json::render(&report, &target, &mut out).expect("in memory");
     let rendered = start.elapsed();
     eprintln!(
         "load {parsed:?}, validate {:?}, availability {:?} ({} entrypoints), full report {:?} ({} findings), json {:?} ({} bytes)",

@@ -3,7 +3,7 @@
 
 use clap::{Args, ValueEnum};
 
-use super::{Outcome, Terminal, input, read_model};
+use super::{CliError, Outcome, Terminal, input, read_model};
 use crate::model::Rule;
 use crate::report::diagram::{Diagram, dot, mermaid};
 
@@ -26,12 +26,11 @@ pub struct GraphArgs {
     pub format: GraphFormat,
 }
 
-pub(super) fn run(args: &GraphArgs, terminal: &mut Terminal) -> Outcome {
-    let Some((source, model)) = read_model(&args.model, terminal) else {
-        return Outcome::Invalid;
-    };
+pub(super) fn run(args: &GraphArgs, terminal: &mut Terminal) -> Result<Outcome, CliError> {
+    let (source, model) = read_model(&args.model, terminal)?;
     let text = graph(&model, &source.text, args.format);
-    input::write_output(None, &text, &[], terminal)
+    input::write_output(None, &text, &[], terminal)?;
+    Ok(Outcome::Pass)
 }
 
 /// The graph of a valid model in `format`, SPOFs marked.

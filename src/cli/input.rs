@@ -21,21 +21,15 @@ pub fn write_output(
     text: &str,
     inputs: &[&str],
     terminal: &mut super::Terminal,
-) -> super::Outcome {
-    let written = match path {
-        Some(path) if path != "-" => write_file(path, text, inputs),
+) -> Result<(), super::CliError> {
+    match path {
+        Some(path) if path != "-" => write_file(path, text, inputs)?,
         _ => terminal
             .out
             .write_all(text.as_bytes())
-            .map_err(|err| format!("cannot write the output: {err}")),
-    };
-    match written {
-        Ok(()) => super::Outcome::Pass,
-        Err(message) => {
-            terminal.error(&message);
-            super::Outcome::Invalid
-        }
+            .map_err(|err| format!("cannot write the output: {err}"))?,
     }
+    Ok(())
 }
 
 /// Whether `a` and `b` name the same existing file (links followed).

@@ -5,6 +5,7 @@
 mod baseline;
 mod budget;
 mod check;
+mod error;
 mod explain;
 mod export;
 mod graph;
@@ -26,6 +27,7 @@ use clap::{Parser, Subcommand};
 pub use baseline::BaselineArgs;
 pub use budget::{BudgetArgs, BudgetFormat};
 pub use check::{CheckArgs, FailOn, Format, check_source, report, report_of};
+pub use error::CliError;
 pub use explain::{rule_list, rule_text, rules_markdown};
 pub use graph::{GraphFormat, graph};
 pub use import::{ImportArgs, ImportFrom, K8sArgs};
@@ -126,14 +128,17 @@ impl Terminal<'_> {
     /// nowhere left to report them). A message that starts with a code in
     /// brackets (`[model::too-large] …`) is shown as `error[model::too-large]: …`.
     pub fn error(&mut self, message: &str) {
-        let coded = message
-            .strip_prefix('[')
-            .and_then(|rest| rest.split_once("] "))
-            .filter(|(code, _)| code.contains("::") && !code.contains(' '));
-        let _ = match coded {
-            Some((code, rest)) => writeln!(self.err, "error[{code}]: {rest}"),
-            None => writeln!(self.err, "error: {message}"),
-        };
+        let _ = self.err.write_all(error::line(message).as_bytes());
+    }
+
+    /// The outcome of a command: an error is printed to stderr (write
+    /// failures are ignored, as in [`Terminal::error`]) and ends as
+    /// [`Outcome::Invalid`].
+    pub fn outcome(&mut self, result: Result<Outcome, CliError>) -> Outcome {
+        result.unwrap_or_else(|error| {
+            let _ = self.err.write_all(error.text().as_bytes());
+            Outcome::Invalid
+        })
     }
 }
 
@@ -192,33 +197,32 @@ pub fn main() -> ExitCode {
     run(cli, &mut terminal).into()
 }
 
-/// Reads and validates a model for a subcommand; on failure the problems
-/// are already printed and the caller exits 2.
+/// Reads and validates a model for a subcommand.
 fn read_model(
     path: &str,
-    terminal: &mut Terminal,
-) -> Option<(input::ModelText, crate::model::Model)> {
-    let source = match input::read(path) {
-        Ok(source) => source,
-        Err(message) => {
-            terminal.error(&message);
-            return None;
-        }
-    };
-    match crate::model::parse(&source.text) {
-        Ok(model) => Some((source, model)),
-        Err(problems) => {
-            let text = crate::report::diagnostics::render(
-                &source.name,
-                &source.text,
-                &problems,
-                terminal.width,
-                terminal.color_err,
-            );
-            let _ = terminal.err.write_all(text.as_bytes());
-            None
-        }
-    }
+    terminal: &Terminal,
+) -> Result<(input::ModelText, crate::model::Model), CliError> {
+    let source = input::read(path)?;
+    let model = parse_model(&source.name, &source.text, terminal)?;
+    Ok((source, model))
+}
+
+/// Validates a model text read from `name`; the error carries its located
+/// problems.
+fn parse_model(
+    name: &str,
+    text: &str,
+    terminal: &Terminal,
+) -> Result<crate::model::Model, CliError> {
+    crate::model::parse(text).map_err(|problems| {
+        CliError::Diagnostics(crate::report::diagnostics::render(
+            name,
+            text,
+            &problems,
+            terminal.width,
+            terminal.color_err,
+        ))
+    })
 }
 
 /// `--today` resolved: the given date, or today in UTC.
@@ -232,7 +236,7 @@ fn today(arg: Option<&str>) -> Result<crate::model::Date, String> {
 
 /// Runs a parsed command line against the given terminal.
 pub fn run(cli: Cli, terminal: &mut Terminal) -> Outcome {
-    let outcome = match cli.command {
+    let result = match cli.command {
         Command::Check(args) => check::run(&args, terminal),
         Command::Baseline(args) => baseline::run(&args, terminal),
         Command::Explain { rule } => explain::run(rule.as_deref(), terminal),
@@ -246,6 +250,7 @@ pub fn run(cli: Cli, terminal: &mut Terminal) -> Outcome {
         Command::Graph(args) => graph::run(&args, terminal),
         Command::Budget(args) => budget::run(&args, terminal),
     };
+    let outcome = terminal.outcome(result);
     if terminal.out.flush().is_err() {
         return Outcome::Invalid;
     }

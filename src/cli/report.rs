@@ -3,7 +3,7 @@
 
 use clap::{Args, ValueEnum};
 
-use super::{Outcome, Terminal, input, read_model, today};
+use super::{CliError, Outcome, Terminal, input, read_model, today};
 use crate::report::diagram::Diagram;
 use crate::report::review::{self, html, markdown};
 
@@ -37,24 +37,17 @@ pub struct ReportArgs {
     pub today: Option<String>,
 }
 
-pub(super) fn run(args: &ReportArgs, terminal: &mut Terminal) -> Outcome {
-    let today = match today(args.today.as_deref()) {
-        Ok(today) => today,
-        Err(message) => {
-            terminal.error(&message);
-            return Outcome::Invalid;
-        }
-    };
-    let Some((source, model)) = read_model(&args.model, terminal) else {
-        return Outcome::Invalid;
-    };
+pub(super) fn run(args: &ReportArgs, terminal: &mut Terminal) -> Result<Outcome, CliError> {
+    let today = today(args.today.as_deref())?;
+    let (source, model) = read_model(&args.model, terminal)?;
     let text = render(&source.name, &source.text, &model, today, args.format);
     input::write_output(
         args.output.as_deref(),
         &text,
         &[args.model.as_str()],
         terminal,
-    )
+    )?;
+    Ok(Outcome::Pass)
 }
 
 /// The outage the review's recovery section simulates: 30 minutes, as

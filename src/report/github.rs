@@ -5,7 +5,7 @@
 
 use std::io::{self, Write};
 
-use super::Report;
+use super::{Report, Target};
 use crate::analyze::{Finding, Severity, Status};
 
 /// Annotations of one level GitHub shows per step; the rest are dropped.
@@ -16,7 +16,8 @@ pub const SHOWN_PER_LEVEL: usize = 10;
 ///
 /// # Errors
 /// When writing fails.
-pub fn render(report: &Report, file: &str, out: &mut dyn Write) -> io::Result<()> {
+pub fn render(report: &Report, target: &Target, out: &mut dyn Write) -> io::Result<()> {
+    let file = target.file;
     let mut ordered: Vec<&Finding> = report.findings.iter().collect();
     // New before known, then errors before warnings before notes, then by id
     // (the findings are already sorted by id and the sort is stable).
@@ -104,7 +105,7 @@ mod tests {
 
     fn render_to_string(report: &Report, file: &str) -> String {
         let mut out = Vec::new();
-        render(report, file, &mut out).unwrap();
+        render(report, &Target::file(file), &mut out).unwrap();
         String::from_utf8(out).unwrap()
     }
 

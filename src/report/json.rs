@@ -3,13 +3,14 @@
 
 use std::io::{self, Write};
 
-use super::Report;
+use super::{Report, Target};
 
 /// Writes the report as JSON.
 ///
 /// # Errors
 /// When writing fails.
-pub fn render(report: &Report, out: &mut dyn Write) -> io::Result<()> {
+pub fn render(report: &Report, _target: &Target, out: &mut dyn Write) -> io::Result<()> {
+    // Straight to the writer: no string of the whole document is built.
     serde_json::to_writer_pretty(&mut *out, report)?;
     out.write_all(b"\n")
 }

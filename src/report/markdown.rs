@@ -6,10 +6,10 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use super::Report;
 use super::baseline::refresh_command;
 use super::escape;
 use super::table::row_downtime;
+use super::{Report, Target};
 use crate::analyze::wording::number;
 use crate::analyze::{Finding, Severity, Status};
 
@@ -38,13 +38,8 @@ const ENTRYPOINT_ROWS: usize = 10;
 ///
 /// # Errors
 /// When writing fails.
-pub fn render(
-    report: &Report,
-    file: &str,
-    threshold: Option<Severity>,
-    out: &mut dyn Write,
-) -> io::Result<()> {
-    out.write_all(comment(report, file, threshold).as_bytes())
+pub fn render(report: &Report, target: &Target, out: &mut dyn Write) -> io::Result<()> {
+    out.write_all(comment(report, target.file, target.threshold).as_bytes())
 }
 
 /// The comment's text.

@@ -9,7 +9,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::Report;
+use super::{Report, Target};
 use crate::analyze::{Finding, Severity, Status, doc};
 
 /// The schema every SARIF 2.1.0 log names.
@@ -133,8 +133,8 @@ struct Suppression<'a> {
 ///
 /// # Errors
 /// When writing fails.
-pub fn render(report: &Report, file: &str, out: &mut dyn Write) -> io::Result<()> {
-    let uri = uri(file);
+pub fn render(report: &Report, target: &Target, out: &mut dyn Write) -> io::Result<()> {
+    let uri = uri(target.file);
     let mut rule_ids: Vec<&'static str> = report.findings.iter().map(|f| f.rule).collect();
     rule_ids.sort_unstable();
     rule_ids.dedup();
@@ -262,7 +262,7 @@ mod tests {
 
     fn log(report: &Report) -> Value {
         let mut out = Vec::new();
-        render(report, "models/shop v2.yaml", &mut out).unwrap();
+        render(report, &Target::file("models/shop v2.yaml"), &mut out).unwrap();
         serde_json::from_slice(&out).unwrap()
     }
 

@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
 
 use super::baseline::refresh_command;
-use super::{Cascade, ColdStart, RecoveryRow, Report, RetryPath};
+use super::{Cascade, ColdStart, RecoveryRow, Report, RetryPath, Target};
 use crate::analyze::wording::{amount, number, percent, whole_percent};
 use crate::analyze::{Finding, Severity, Status, by_severity};
 use crate::model::Duration;
@@ -33,7 +33,8 @@ pub struct Style {
 ///
 /// # Errors
 /// When writing fails.
-pub fn render(report: &Report, file: &str, style: Style, out: &mut dyn Write) -> io::Result<()> {
+pub fn render(report: &Report, target: &Target, out: &mut dyn Write) -> io::Result<()> {
+    let (file, style) = (target.file, target.style);
     writeln!(out, "{} ({file})", report.system)?;
     if !report.availability.is_empty() {
         writeln!(out)?;
