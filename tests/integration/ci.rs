@@ -4,9 +4,8 @@
 //! expires, and a baseline that cannot be used is a clear error.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-use insta_cmd::get_cargo_bin;
 use serde_json::Value;
 
 const WEB_SHOP: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/models/web-shop.yaml");
@@ -20,11 +19,7 @@ fn scratch(test: &str) -> PathBuf {
 }
 
 fn nines(args: &[&str]) -> Output {
-    Command::new(get_cargo_bin("nines"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
+    crate::binary().args(args).output().unwrap()
 }
 
 fn path(p: &Path) -> &str {

@@ -6,9 +6,8 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
-use insta_cmd::get_cargo_bin;
 use nines::cli::{Format, Outcome, ReportFormat};
 use proptest::prelude::*;
 
@@ -96,7 +95,6 @@ fn terminal_controls(text: &str) -> Vec<char> {
 #[cfg(unix)]
 #[test]
 fn endless_inputs_are_refused_after_the_cap() {
-    let bin = get_cargo_bin("nines");
     let dir = scratch("endless");
     let model = dir.join("m.yaml");
     std::fs::write(
@@ -114,7 +112,7 @@ components:
         &["import", "k8s", "/dev/zero"],
     ];
     for args in cases {
-        let out = Command::new(&bin)
+        let out = crate::binary()
             .args(args)
             .stdin(std::fs::File::open("/dev/zero").unwrap())
             .stdout(Stdio::null())

@@ -1,9 +1,8 @@
 //! `nines report`, `graph`, `what-if` and `budget` on the example models.
 
 use std::path::Path;
-use std::process::Command;
 
-use insta_cmd::{assert_cmd_snapshot, get_cargo_bin};
+use insta_cmd::assert_cmd_snapshot;
 use nines::cli::{
     GraphFormat, Outcome, ReportFormat, WhatIfArgs, WhatIfFormat, graph, review, what_if_source,
 };
@@ -242,25 +241,19 @@ fn bad_settings_and_names_are_located_errors() {
     assert!(run.stderr.contains("nothing to change"));
 }
 
-fn nines() -> Command {
-    let mut command = Command::new(get_cargo_bin("nines"));
-    command
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .env_remove("COLUMNS");
-    command
-}
-
 #[test]
 fn budgets_of_three_nines_and_a_half() {
     settings().bind(|| {
-        assert_cmd_snapshot!("budget@99.9", nines().args(["budget", "99.9%"]));
-        assert_cmd_snapshot!("budget@99.95", nines().args(["budget", "99.95%"]));
+        assert_cmd_snapshot!("budget@99.9", crate::binary().args(["budget", "99.9%"]));
+        assert_cmd_snapshot!("budget@99.95", crate::binary().args(["budget", "99.95%"]));
         assert_cmd_snapshot!(
             "budget-json@99.95-7d",
-            nines().args(["budget", "0.9995", "--window", "7d", "--format", "json"])
+            crate::binary().args(["budget", "0.9995", "--window", "7d", "--format", "json"])
         );
-        assert_cmd_snapshot!("budget@bare-percent", nines().args(["budget", "99.9"]));
+        assert_cmd_snapshot!(
+            "budget@bare-percent",
+            crate::binary().args(["budget", "99.9"])
+        );
     });
 }
 
@@ -269,7 +262,7 @@ fn the_report_writes_to_a_file() {
     let dir = std::env::temp_dir().join(format!("nines-report-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("review.md");
-    let status = nines()
+    let status = crate::binary()
         .args([
             "report",
             "models/minimal.yaml",
