@@ -19,7 +19,7 @@ pub(crate) mod wording;
 pub use audit::{Options, audit};
 pub use finding::{Finding, Location, Severity, Status, by_severity};
 pub use rules::slo::availability_rows;
-pub use rules::{drift, single_point_of_failure};
+pub use rules::{ANALYZERS, drift, single_point_of_failure};
 pub use status::{apply_acceptances, today_utc};
 
 use std::sync::OnceLock;
@@ -153,34 +153,6 @@ pub trait Analyzer: Sync {
 pub fn start_order_waves(model: &Model) -> Vec<Vec<ComponentId>> {
     start_order::plan(model).waves
 }
-
-/// Every analyzer, in report order.
-pub static ANALYZERS: &[&dyn Analyzer] = &[
-    &rules::slo::Slo,
-    &rules::single_point_of_failure::SinglePointOfFailure,
-    &rules::placement::Placement,
-    &rules::shared_fate::SharedFate,
-    &rules::common_cause::CommonCauseFailure,
-    &rules::expiry::Expiry,
-    &rules::overload::Overload,
-    &rules::headroom::Headroom,
-    &rules::cascade::FailoverCascade,
-    &rules::fallback::Fallback,
-    &rules::retry_amplification::RetryAmplification,
-    &rules::retry_layers::RetryLayers,
-    &rules::retry_storm::RetryStorm,
-    &rules::retry_jitter::RetryJitter,
-    &rules::retry_budget::RetryBudget,
-    &rules::timeout::Timeout,
-    &rules::deadline::Deadline,
-    &rules::recovery_order::RecoveryOrder,
-    &rules::cold_start::ColdStart,
-    &rules::metastable::Metastable,
-    &rules::rpo::RecoveryPoint,
-    &rules::rto::RecoveryTime,
-    &rules::drill::Drill,
-    &rules::recovery_access::RecoveryAccess,
-];
 
 /// The documentation of every implemented rule, in report order.
 pub fn docs() -> impl Iterator<Item = &'static RuleDoc> {
