@@ -26,7 +26,7 @@ use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
-use crate::analyze::results::Report;
+use crate::analyze::results::Audit;
 use crate::engine::Figure;
 use crate::engine::scenario::Scenario;
 use crate::engine::state::{Flow, State};
@@ -144,7 +144,7 @@ pub trait Analyzer: Sync {
     fn doc(&self) -> &'static RuleDoc;
     /// Adds its findings to `report.findings`, and its figures (headroom
     /// rows, cascade walks, retry paths …) to the report's sections.
-    fn check(&self, cx: &Context, report: &mut Report);
+    fn check(&self, cx: &Context, audit: &mut Audit);
 }
 
 /// The start order after a full outage: waves of component ids,
@@ -178,22 +178,22 @@ pub fn analyzer(rule: &str) -> Option<&'static dyn Analyzer> {
 ///
 /// Analyzers are independent: each runs into a report of its own, in
 /// parallel, and the parts are merged in registry order
-/// ([`Report::absorb`]), so the result does not depend on the threads.
-pub fn run(cx: &Context, selected: impl Fn(&str) -> bool + Sync, report: &mut Report) {
-    let parts: Vec<Report> = ANALYZERS
+/// ([`Audit::absorb`]), so the result does not depend on the threads.
+pub fn run(cx: &Context, selected: impl Fn(&str) -> bool + Sync, audit: &mut Audit) {
+    let parts: Vec<Audit> = ANALYZERS
         .par_iter()
         .filter(|analyzer| selected(analyzer.doc().name()))
         .map(|analyzer| {
-            let mut part = Report::new(String::new(), Vec::new());
+            let mut part = Audit::new(String::new(), Vec::new());
             analyzer.check(cx, &mut part);
             part
         })
         .collect();
     for part in parts {
-        report.absorb(part);
+        audit.absorb(part);
     }
-    report.findings.sort_by(|a, b| a.id.cmp(&b.id));
-    report.findings.dedup_by(|a, b| a.id == b.id);
+    audit.findings.sort_by(|a, b| a.id.cmp(&b.id));
+    audit.findings.dedup_by(|a, b| a.id == b.id);
 }
 
 /// Runs one analyzer on a model text, on 2026-11-30, for analyzer tests.
@@ -201,15 +201,15 @@ pub fn run(cx: &Context, selected: impl Fn(&str) -> bool + Sync, report: &mut Re
 /// # Panics
 /// When the text is not a valid model.
 #[cfg(test)]
-pub(crate) fn check_one(analyzer: &dyn Analyzer, text: &str) -> Report {
+pub(crate) fn check_one(analyzer: &dyn Analyzer, text: &str) -> Audit {
     let model = crate::model::parse(text)
         .unwrap_or_else(|problems| panic!("invalid test model: {problems:#?}"));
     let figures = crate::engine::availability(&model);
     let cx = Context::new(&model, Date::parse("2026-11-30").expect("a date"), &figures);
-    let mut report = Report::new(model.system.clone(), Vec::new());
-    analyzer.check(&cx, &mut report);
-    report.locate(text);
-    report
+    let mut audit = Audit::new(model.system.clone(), Vec::new());
+    analyzer.check(&cx, &mut audit);
+    audit.locate(text);
+    audit
 }
 
 #[cfg(test)]

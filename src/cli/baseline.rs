@@ -4,7 +4,7 @@
 use clap::Args;
 
 use super::{CliError, Outcome, Terminal, input, read_model};
-use crate::report::baseline::BaselineFile;
+use crate::render::baseline::BaselineFile;
 
 /// Arguments of `nines baseline`.
 #[derive(Debug, Clone, Args)]
@@ -27,13 +27,13 @@ pub struct BaselineArgs {
 pub(super) fn run(args: &BaselineArgs, terminal: &mut Terminal) -> Result<Outcome, CliError> {
     let today = super::today(args.today.as_deref())?;
     let (source, model) = read_model(&args.model, terminal)?;
-    let report = crate::analyze::audit(
+    let audit = crate::analyze::audit(
         &model,
         &source.text,
         crate::engine::scenario::Scenario::default(),
         crate::analyze::Options::new(today),
     );
-    let baseline = BaselineFile::of(&report);
+    let baseline = BaselineFile::of(&audit);
     let to_file = args.output != "-";
     input::write_output(
         to_file.then_some(args.output.as_str()),

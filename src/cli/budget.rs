@@ -9,8 +9,8 @@ use super::{CliError, Outcome, Terminal};
 use crate::model::decode::{Cx, Decode};
 use crate::model::units::Probability;
 use crate::model::{Duration, Problem, load};
-use crate::report::budget::{self, Budget};
-use crate::report::{diagnostics, table};
+use crate::render::budget::{self, Budget};
+use crate::render::{diagnostics, table};
 
 /// Output formats of `budget`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -9,8 +9,8 @@ use crate::engine::scenario::Scenario;
 use crate::import::service_graph::Graph;
 use crate::model::error::closest;
 use crate::model::{self, Date, Rule};
-use crate::report::baseline::BaselineFile;
-use crate::report::{Render, Report, Target, github, json, markdown, sarif, table};
+use crate::render::baseline::BaselineFile;
+use crate::render::{Audit, Render, Target, github, json, markdown, sarif, table};
 
 /// Output formats of `check`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -141,7 +141,7 @@ impl CheckConfig {
 /// The report of a valid model with every rule, as `nines check` builds it
 /// (for benchmarks and embedding).
 #[must_use]
-pub fn report_of(model: &model::Model, text: &str, today: Date) -> Report {
+pub fn audit_of(model: &model::Model, text: &str, today: Date) -> Audit {
     analyze::audit(
         model,
         text,
@@ -173,12 +173,12 @@ fn read_baseline(path: &str) -> Result<BaselineFile, String> {
 /// The report of a valid model with the rules `selected`: a shorthand for
 /// [`analyze::audit`] in the empty scenario.
 #[must_use]
-pub fn report(
+pub fn audit_selected(
     model: &model::Model,
     text: &str,
     today: Date,
     selected: &(dyn Fn(&str) -> bool + Sync),
-) -> Report {
+) -> Audit {
     let options = analyze::Options {
         selected,
         ..analyze::Options::new(today)
@@ -223,13 +223,13 @@ fn check_text(
         extra: drift,
         ..analyze::Options::new(config.today)
     };
-    let mut report = analyze::audit(&model, &source.text, Scenario::default(), options);
+    let mut audit = analyze::audit(&model, &source.text, Scenario::default(), options);
     if let Some((path, baseline)) = &config.baseline {
-        baseline.apply(path, &mut report, selected);
+        baseline.apply(path, &mut audit, selected);
     }
     let render: Render = match config.format {
         Format::Table => {
-            crate::report::escape::terminal_report(&mut report);
+            crate::render::escape::terminal_audit(&mut audit);
             table::render
         }
         Format::Json => json::render,
@@ -245,8 +245,8 @@ fn check_text(
             color: terminal.color_out,
         },
     };
-    render(&report, &target, terminal.out)?;
-    if report.failing(config.threshold).next().is_some() {
+    render(&audit, &target, terminal.out)?;
+    if audit.failing(config.threshold).next().is_some() {
         Ok(Outcome::Fail)
     } else {
         Ok(Outcome::Pass)

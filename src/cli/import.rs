@@ -10,7 +10,7 @@ use clap::{Args, Subcommand};
 use super::{CliError, Outcome, Terminal, input};
 use crate::import::{self, Options, Source};
 use crate::model::units::is_name;
-use crate::report::diagnostics;
+use crate::render::diagnostics;
 
 /// Arguments of `nines import`.
 #[derive(Debug, Clone, Args)]
@@ -100,11 +100,11 @@ fn kubernetes(args: &K8sArgs, terminal: &mut Terminal) -> Result<Outcome, CliErr
             let (line, column) = origin.span.line_column(&source.text);
             format!("{}:{line}:{column}: ", source.name)
         });
-        let message = crate::report::escape::terminal_lines(&note.message);
+        let message = crate::render::escape::terminal_lines(&note.message);
         let _ = writeln!(terminal.err, "note: {at}{message}");
     }
     let summary = imported.summary.to_string();
-    let summary = crate::report::escape::terminal_lines(&summary);
+    let summary = crate::render::escape::terminal_lines(&summary);
     let _ = writeln!(terminal.err, "{summary}");
     let inputs: Vec<&str> = files.iter().map(String::as_str).collect();
     input::write_output(args.output.as_deref(), &imported.model, &inputs, terminal)?;
@@ -184,7 +184,7 @@ fn collect(path: &Path, depth: usize, files: &mut Vec<String>) -> Result<(), Str
         let shown = path.to_string_lossy();
         format!(
             "cannot read the folder {}: {err}",
-            crate::report::escape::terminal(&shown)
+            crate::render::escape::terminal(&shown)
         )
     })?;
     let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();

@@ -54,12 +54,12 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// Writes `text` to the file `path` atomically, unless it is an input.
 fn write_file(path: &str, text: &str, inputs: &[&str]) -> Result<(), String> {
     let target = Path::new(path);
-    let shown = crate::report::escape::terminal(path);
+    let shown = crate::render::escape::terminal(path);
     if let Some(input) = inputs
         .iter()
         .find(|input| **input != "-" && same_file(Path::new(input), target))
     {
-        let input = crate::report::escape::terminal(input);
+        let input = crate::render::escape::terminal(input);
         return Err(format!(
             "-o {shown} is the input file {input}: writing there would destroy it; name another file, or `-o -` for standard output"
         ));
@@ -130,7 +130,7 @@ pub fn read_text(path: &str, what: &str, hint: &str) -> Result<ModelText, String
         )
     } else {
         (
-            crate::report::escape::terminal(path).into_owned(),
+            crate::render::escape::terminal(path).into_owned(),
             std::fs::File::open(path).and_then(|f| read_bounded(f, MAX_BYTES)),
         )
     };

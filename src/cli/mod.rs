@@ -12,7 +12,7 @@ mod graph;
 mod import;
 mod input;
 mod recover;
-mod report;
+mod review;
 mod schema;
 mod set;
 mod simulate;
@@ -26,13 +26,13 @@ use clap::{Parser, Subcommand};
 
 pub use baseline::BaselineArgs;
 pub use budget::{BudgetArgs, BudgetFormat};
-pub use check::{CheckArgs, FailOn, Format, check_source, report, report_of};
+pub use check::{CheckArgs, FailOn, Format, audit_of, audit_selected, check_source};
 pub use error::CliError;
 pub use explain::{rule_list, rule_text, rules_markdown};
 pub use graph::{GraphFormat, graph};
 pub use import::{ImportArgs, ImportFrom, K8sArgs};
 pub use recover::{RecoverArgs, RecoverFormat};
-pub use report::{DIAGRAM_LIMIT, ReportFormat, render as review};
+pub use review::{DIAGRAM_LIMIT, ReviewFormat, render as review};
 pub use schema::schema_json;
 pub use traces::TracesArgs;
 pub use what_if::{WhatIfArgs, WhatIfFormat, what_if_source};
@@ -72,7 +72,7 @@ pub enum Command {
     Import(ImportArgs),
     /// The review document: summary, availability, findings, headroom,
     /// cascades, retries, recovery order, DR and a dependency diagram.
-    Report(report::ReportArgs),
+    Report(review::ReviewArgs),
     /// Simulate the way back after an outage: start waves, the retry herd,
     /// warming capacity and cache refill; the admission ramp that keeps
     /// every component within capacity, and whether it converges without one.
@@ -215,7 +215,7 @@ fn parse_model(
     terminal: &Terminal,
 ) -> Result<crate::model::Model, CliError> {
     crate::model::parse(text).map_err(|problems| {
-        CliError::Diagnostics(crate::report::diagnostics::render(
+        CliError::Diagnostics(crate::render::diagnostics::render(
             name,
             text,
             &problems,
@@ -244,7 +244,7 @@ pub fn run(cli: Cli, terminal: &mut Terminal) -> Outcome {
         Command::Export(args) => export::run(&args, terminal),
         Command::Simulate(args) => simulate::run(&args, terminal),
         Command::Import(args) => import::run(&args, terminal),
-        Command::Report(args) => report::run(&args, terminal),
+        Command::Report(args) => review::run(&args, terminal),
         Command::WhatIf(args) => what_if::run(&args, terminal),
         Command::Recover(args) => recover::run(&args, terminal),
         Command::Graph(args) => graph::run(&args, terminal),

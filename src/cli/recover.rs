@@ -10,7 +10,7 @@ use super::{CliError, Outcome, Terminal, read_model};
 use crate::model::Duration;
 use crate::model::units::Probability;
 use crate::recover::{self, Scenario, Settings};
-use crate::report::{recovery, recovery_plot, table};
+use crate::render::{recovery, recovery_plot, table};
 
 /// Output formats of `recover`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -10,7 +10,7 @@ use clap::Args;
 use super::{CliError, Outcome, Terminal, input};
 use crate::import::service_graph::Graph;
 use crate::import::{self, Source, TraceFailure, TraceOptions};
-use crate::report::diagnostics;
+use crate::render::diagnostics;
 
 /// Arguments of `nines import traces`.
 #[derive(Debug, Clone, Args)]

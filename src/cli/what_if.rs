@@ -18,8 +18,8 @@ use crate::engine::scenario::Scenario;
 use crate::engine::state::{Flow, State};
 use crate::model::error::closest;
 use crate::model::{ComponentId, Date, DomainId, GroupId, Model, Rule};
-use crate::report::what_if::{self, WhatIf};
-use crate::report::{diagnostics, table};
+use crate::render::what_if::{self, WhatIf};
+use crate::render::{diagnostics, table};
 
 /// Output formats of `what-if`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -176,7 +176,7 @@ fn compare(model: &Model, text: &str, change: &Change, today: Date) -> WhatIf {
     let after = analyze::audit(changed, &change.text, scenario.clone(), after_options);
     let before_state = State::intact(model, &Flow::new(model));
     let after_state = State::new(changed, &Flow::new(changed), scenario);
-    let ids = |r: &crate::report::Report| -> Vec<String> {
+    let ids = |r: &crate::render::Audit| -> Vec<String> {
         r.findings
             .iter()
             .map(|f| f.id.clone())
@@ -266,10 +266,10 @@ impl Gone<'_> {
 
 /// Control characters in names and phrases shown as escapes, for a terminal.
 fn escape_for_terminal(outcome: &mut WhatIf) {
-    crate::report::escape::terminal_report(&mut outcome.before);
-    crate::report::escape::terminal_report(&mut outcome.after);
+    crate::render::escape::terminal_audit(&mut outcome.before);
+    crate::render::escape::terminal_audit(&mut outcome.after);
     for line in &mut outcome.scenario {
-        *line = crate::report::escape::terminal(line).into_owned();
+        *line = crate::render::escape::terminal(line).into_owned();
     }
     for row in outcome
         .states
@@ -277,7 +277,7 @@ fn escape_for_terminal(outcome: &mut WhatIf) {
         .iter_mut()
         .chain(outcome.states.1.iter_mut())
     {
-        row.component = crate::report::escape::terminal(&row.component).into_owned();
+        row.component = crate::render::escape::terminal(&row.component).into_owned();
     }
 }
 

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use insta_cmd::assert_cmd_snapshot;
 use nines::cli::{
-    GraphFormat, Outcome, ReportFormat, WhatIfArgs, WhatIfFormat, graph, review, what_if_source,
+    GraphFormat, Outcome, ReviewFormat, WhatIfArgs, WhatIfFormat, graph, review, what_if_source,
 };
 use nines::model::Date;
 
@@ -33,7 +33,7 @@ fn examples_render_as_a_markdown_review() {
         insta::glob!("../../models", "*.yaml", |path| {
             let text = std::fs::read_to_string(path).unwrap();
             let model = nines::model::parse(&text).unwrap();
-            let markdown = review(&name(path), &text, &model, today(), ReportFormat::Markdown);
+            let markdown = review(&name(path), &text, &model, today(), ReviewFormat::Markdown);
             for section in [
                 "## Summary",
                 "## Availability",
@@ -62,7 +62,7 @@ fn the_html_review_is_self_contained() {
         &text,
         &model,
         today(),
-        ReportFormat::Html,
+        ReviewFormat::Html,
     );
     assert!(html.starts_with("<!DOCTYPE html>"));
     assert!(html.contains("<svg class=\"diagram\""));
@@ -289,7 +289,7 @@ fn a_large_models_diagram_is_focused() {
     // took seconds in a debug build).
     let text = nines::generate::microservices(300, 7);
     let model = nines::model::parse(&text).unwrap();
-    let html = review("big.yaml", &text, &model, today(), ReportFormat::Html);
+    let html = review("big.yaml", &text, &model, today(), ReviewFormat::Html);
     let start = html.find("<svg class=\"diagram\"").unwrap();
     let svg = &html[start..html[start..].find("</svg>").unwrap() + start];
     let boxes = svg.matches("<g class=\"node").count();

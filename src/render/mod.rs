@@ -1,5 +1,5 @@
 //! One renderer per output format, and the escapers they share. Renderers
-//! read a [`Report`] (built by `analyze/`, re-exported here for them) and
+//! read an [`Audit`] (built by `analyze/`, re-exported here for them) and
 //! never compute.
 
 pub mod baseline;
@@ -25,8 +25,8 @@ use std::io::{self, Write};
 use crate::analyze::Severity;
 
 pub use crate::analyze::results::{
-    AvailabilityRow, Cascade, CascadeStep, ColdStart, HeadroomRow, Improvement, LatencyRow,
-    RecoveryRow, Report, RetryPath, Stampede, StormPoint,
+    Audit, AvailabilityRow, Cascade, CascadeStep, ColdStart, HeadroomRow, Improvement, LatencyRow,
+    RecoveryRow, RetryPath, Stampede, StormPoint,
 };
 
 /// What a renderer of `check`'s report is given besides the report and the
@@ -65,4 +65,4 @@ impl<'a> Target<'a> {
 ///
 /// # Errors
 /// When writing fails.
-pub type Render = fn(report: &Report, target: &Target, out: &mut dyn Write) -> io::Result<()>;
+pub type Render = fn(audit: &Audit, target: &Target, out: &mut dyn Write) -> io::Result<()>;
