@@ -1,7 +1,8 @@
 //! The analyses. Each analyzer lives in its own file named after the risk it
 //! finds, with the same order inside: finding constructors, documentation,
-//! the check, its tests. [`ANALYZERS`] is the registry; its order is the
-//! order of the report.
+//! the check, its tests. [`ANALYZERS`] comes from the registry
+//! (`model::rule::registry`, one line per rule); its order is the order of
+//! the report.
 
 pub mod audit;
 mod call_paths;

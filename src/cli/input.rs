@@ -120,7 +120,7 @@ pub fn read_bounded(reader: impl Read, limit: usize) -> std::io::Result<Option<V
 ///
 /// # Errors
 /// A sentence saying what could not be read and why; a file over the cap
-/// gives `[model::too-large] …`, which [`super::Terminal::error`] shows as
+/// gives `[model::too-large] …`, which [`super::CliError::Message`] shows as
 /// the code.
 pub fn read_text(path: &str, what: &str, hint: &str) -> Result<ModelText, String> {
     let (name, result) = if path == "-" {

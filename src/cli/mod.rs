@@ -124,16 +124,9 @@ pub struct Terminal<'a> {
 }
 
 impl Terminal<'_> {
-    /// Writes an error line to stderr (write failures are ignored: there is
-    /// nowhere left to report them). A message that starts with a code in
-    /// brackets (`[model::too-large] …`) is shown as `error[model::too-large]: …`.
-    pub fn error(&mut self, message: &str) {
-        let _ = self.err.write_all(error::line(message).as_bytes());
-    }
-
     /// The outcome of a command: an error is printed to stderr (write
-    /// failures are ignored, as in [`Terminal::error`]) and ends as
-    /// [`Outcome::Invalid`].
+    /// failures are ignored: there is nowhere left to report them) and ends
+    /// as [`Outcome::Invalid`].
     pub fn outcome(&mut self, result: Result<Outcome, CliError>) -> Outcome {
         result.unwrap_or_else(|error| {
             let _ = self.err.write_all(error.text().as_bytes());
