@@ -41,7 +41,7 @@ impl Options<'_> {
     }
 }
 
-/// The report of a valid `model` judged in `scenario` (the empty scenario
+/// The audit of a valid `model` judged in `scenario` (the empty scenario
 /// for `check`); `text` is the model text the findings are located in.
 #[must_use]
 pub fn audit(model: &Model, text: &str, scenario: Scenario, options: Options) -> Audit {

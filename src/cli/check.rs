@@ -138,7 +138,7 @@ impl CheckConfig {
     }
 }
 
-/// The report of a valid model with every rule, as `nines check` builds it
+/// The audit of a valid model with every rule, as `nines check` builds it
 /// (for benchmarks and embedding).
 #[must_use]
 pub fn audit_of(model: &model::Model, text: &str, today: Date) -> Audit {
@@ -170,7 +170,7 @@ fn read_baseline(path: &str) -> Result<BaselineFile, String> {
     })
 }
 
-/// The report of a valid model with the rules `selected`: a shorthand for
+/// The audit of a valid model with the rules `selected`: a shorthand for
 /// [`analyze::audit`] in the empty scenario.
 #[must_use]
 pub fn audit_selected(
