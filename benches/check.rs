@@ -24,15 +24,16 @@ fn sizes() -> Vec<usize> {
 fn check(text: &str) -> usize {
     let model = nines::model::parse(text).expect("a valid generated model");
     let today = Date::parse("2026-11-30").expect("a date");
-    let report = nines::analyze::audit(
+    let audit = nines::analyze::audit(
         &model,
         text,
         nines::engine::scenario::Scenario::default(),
         nines::analyze::Options::new(today),
     );
     let mut out = Vec::new();
-    nines::report::json::render(&report, &mut out).expect("in memory");
-    out.len() + report.failing(Some(Severity::Error)).count()
+    let target = nines::render::Target::file("generated.yaml");
+    nines::render::json::render(&audit, &target, &mut out).expect("in memory");
+    out.len() + audit.failing(Some(Severity::Error)).count()
 }
 
 fn bench_check(c: &mut Criterion) {

@@ -18,7 +18,7 @@ fn main() {
     let figures = nines::engine::availability(&model);
     let computed = start.elapsed();
     let today = nines::model::Date::parse("2026-11-30").expect("a date");
-    let report = nines::analyze::audit(
+    let audit = nines::analyze::audit(
         &model,
         &text,
         nines::engine::scenario::Scenario::default(),
@@ -26,7 +26,8 @@ fn main() {
     );
     let reported = start.elapsed();
     let mut out = Vec::new();
-    nines::report::json::render(&report, &mut out).expect("in memory");
+    let target = nines::render::Target::file("generated.yaml");
+    nines::render::json::render(&audit, &target, &mut out).expect("in memory");
     let rendered = start.elapsed();
     eprintln!(
         "load {parsed:?}, validate {:?}, availability {:?} ({} entrypoints), full report {:?} ({} findings), json {:?} ({} bytes)",
@@ -34,7 +35,7 @@ fn main() {
         computed.saturating_sub(validated),
         figures.len(),
         reported.saturating_sub(computed),
-        report.findings.len(),
+        audit.findings.len(),
         rendered.saturating_sub(reported),
         out.len()
     );
@@ -42,7 +43,7 @@ fn main() {
         let cx = nines::analyze::Context::new(&model, today, &figures);
         for analyzer in nines::analyze::ANALYZERS {
             let start = Instant::now();
-            let mut part = nines::report::Report::new(String::new(), Vec::new());
+            let mut part = nines::render::Audit::new(String::new(), Vec::new());
             analyzer.check(&cx, &mut part);
             eprintln!(
                 "  {:<22} {:?} ({} findings)",

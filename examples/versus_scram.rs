@@ -49,9 +49,9 @@ fn main() {
             .output()
             .expect("scram on the PATH");
         let theirs = start.elapsed();
-        let report = String::from_utf8_lossy(&out.stdout);
+        let audit = String::from_utf8_lossy(&out.stdout);
         // One pass over the report: top gate name to probability.
-        let results: std::collections::HashMap<&str, f64> = report
+        let results: std::collections::HashMap<&str, f64> = audit
             .split("<sum-of-products name=\"")
             .skip(1)
             .filter_map(|element| {

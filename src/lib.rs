@@ -4,7 +4,7 @@
 //! The crate is a pipeline that data flows through in one direction:
 //!
 //! ```text
-//! YAML text ──load──▶ raw model ──validate──▶ Model ──analyzers──▶ Report ──render──▶ table | json | markdown | sarif | github | review (markdown, html)
+//! YAML text ──load──▶ raw model ──validate──▶ Model ──analyzers──▶ Audit ──render──▶ table | json | markdown | sarif | github | review (markdown, html)
 //! ```
 //!
 //! - [`model`] reads the text into a validated [`model::Model`], or every
@@ -14,7 +14,7 @@
 //! - [`import`] writes a first model from Kubernetes manifests or from the
 //!   service graph measured by traces, for the user to complete, and merges
 //!   the traced graph into a model;
-//! - [`report`] holds the [`report::Report`] and one renderer per format;
+//! - [`render`] holds one renderer per format, reading the [`analyze::Audit`];
 //! - [`cli`] resolves arguments into a run and is the only part that prints.
 
 pub mod analyze;
@@ -25,4 +25,4 @@ pub mod human;
 pub mod import;
 pub mod model;
 pub mod recover;
-pub mod report;
+pub mod render;

@@ -1,10 +1,10 @@
-//! The model-to-report step, the one function `check`, `what-if`, `report`,
+//! The model-to-audit step, the one function `check`, `what-if`, `report`,
 //! `baseline`, `graph` and the benches call: the availability figures, the
 //! selected analyzers, findings raised outside them, acceptances, and the
 //! line and column of every finding. The CLI only resolves its arguments
 //! into [`Options`] and renders what comes back.
 
-use super::results::Report;
+use super::results::Audit;
 use super::{Context, Finding, apply_acceptances, availability_rows, run};
 use crate::engine::scenario::Scenario;
 use crate::engine::{self, Figure};
@@ -41,10 +41,10 @@ impl Options<'_> {
     }
 }
 
-/// The report of a valid `model` judged in `scenario` (the empty scenario
+/// The audit of a valid `model` judged in `scenario` (the empty scenario
 /// for `check`); `text` is the model text the findings are located in.
 #[must_use]
-pub fn audit(model: &Model, text: &str, scenario: Scenario, options: Options) -> Report {
+pub fn audit(model: &Model, text: &str, scenario: Scenario, options: Options) -> Audit {
     let computed;
     let figures = if let Some(figures) = options.figures {
         figures
@@ -54,14 +54,14 @@ pub fn audit(model: &Model, text: &str, scenario: Scenario, options: Options) ->
     };
     let selected = options.selected;
     let cx = Context::under(model, options.today, figures, scenario);
-    let mut report = Report::new(model.system.clone(), Vec::new());
-    report.availability = availability_rows(model, figures);
-    run(&cx, selected, &mut report);
-    report
+    let mut audit = Audit::new(model.system.clone(), Vec::new());
+    audit.availability = availability_rows(model, figures);
+    run(&cx, selected, &mut audit);
+    audit
         .findings
         .extend(options.extra.into_iter().filter(|f| selected(f.rule)));
-    report.findings.sort_by(|a, b| a.id.cmp(&b.id));
-    apply_acceptances(&cx, &mut report.findings, selected);
-    report.locate(text);
-    report
+    audit.findings.sort_by(|a, b| a.id.cmp(&b.id));
+    apply_acceptances(&cx, &mut audit.findings, selected);
+    audit.locate(text);
+    audit
 }

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::wording::{number, percent};
-use crate::analyze::results::{Report, RetryPath, StormPoint};
+use crate::analyze::results::{Audit, RetryPath, StormPoint};
 use crate::engine::state::State;
 use crate::model::{ComponentId, Edge, Model, Span};
 
@@ -518,7 +518,7 @@ pub(crate) fn rows(model: &Model, state: &State, paths: &CallPaths) -> (Vec<Retr
 }
 
 /// Fills the report's `retries` section once, whichever retry rule runs first.
-pub(crate) fn fill(model: &Model, state: &State, paths: &CallPaths, report: &mut Report) {
+pub(crate) fn fill(model: &Model, state: &State, paths: &CallPaths, report: &mut Audit) {
     if report.retries.is_empty() {
         (report.retries, report.retries_omitted) = rows(model, state, paths);
         report.retries_truncated = paths.truncated;

@@ -3,7 +3,7 @@
 //! rows of the report's `recovery` section.
 
 use super::wording::percent;
-use crate::analyze::results::{RecoveryRow, Report};
+use crate::analyze::results::{Audit, RecoveryRow};
 use crate::model::{Duration, Model, Recovery, Replication};
 
 /// Worst-case data loss.
@@ -182,9 +182,9 @@ pub(crate) fn rows(model: &Model) -> Vec<RecoveryRow> {
 }
 
 /// Fills the report's `recovery` section once, whichever rule runs first.
-pub(crate) fn fill(model: &Model, report: &mut Report) {
-    if report.recovery.is_empty() {
-        report.recovery = rows(model);
+pub(crate) fn fill(model: &Model, audit: &mut Audit) {
+    if audit.recovery.is_empty() {
+        audit.recovery = rows(model);
     }
 }
 

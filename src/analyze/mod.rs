@@ -1,7 +1,8 @@
 //! The analyses. Each analyzer lives in its own file named after the risk it
 //! finds, with the same order inside: finding constructors, documentation,
-//! the check, its tests. [`ANALYZERS`] is the registry; its order is the
-//! order of the report.
+//! the check, its tests. [`ANALYZERS`] comes from the registry
+//! (`model::rule::registry`, one line per rule); its order is the order of
+//! the report.
 
 pub mod audit;
 mod call_paths;
@@ -19,14 +20,14 @@ pub(crate) mod wording;
 pub use audit::{Options, audit};
 pub use finding::{Finding, Location, Severity, Status, by_severity};
 pub use rules::slo::availability_rows;
-pub use rules::{drift, single_point_of_failure};
+pub use rules::{ANALYZERS, drift, single_point_of_failure};
 pub use status::{apply_acceptances, today_utc};
 
 use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
-use crate::analyze::results::Report;
+use crate::analyze::results::Audit;
 use crate::engine::Figure;
 use crate::engine::scenario::Scenario;
 use crate::engine::state::{Flow, State};
@@ -144,7 +145,7 @@ pub trait Analyzer: Sync {
     fn doc(&self) -> &'static RuleDoc;
     /// Adds its findings to `report.findings`, and its figures (headroom
     /// rows, cascade walks, retry paths …) to the report's sections.
-    fn check(&self, cx: &Context, report: &mut Report);
+    fn check(&self, cx: &Context, audit: &mut Audit);
 }
 
 /// The start order after a full outage: waves of component ids,
@@ -153,34 +154,6 @@ pub trait Analyzer: Sync {
 pub fn start_order_waves(model: &Model) -> Vec<Vec<ComponentId>> {
     start_order::plan(model).waves
 }
-
-/// Every analyzer, in report order.
-pub static ANALYZERS: &[&dyn Analyzer] = &[
-    &rules::slo::Slo,
-    &rules::single_point_of_failure::SinglePointOfFailure,
-    &rules::placement::Placement,
-    &rules::shared_fate::SharedFate,
-    &rules::common_cause::CommonCauseFailure,
-    &rules::expiry::Expiry,
-    &rules::overload::Overload,
-    &rules::headroom::Headroom,
-    &rules::cascade::FailoverCascade,
-    &rules::fallback::Fallback,
-    &rules::retry_amplification::RetryAmplification,
-    &rules::retry_layers::RetryLayers,
-    &rules::retry_storm::RetryStorm,
-    &rules::retry_jitter::RetryJitter,
-    &rules::retry_budget::RetryBudget,
-    &rules::timeout::Timeout,
-    &rules::deadline::Deadline,
-    &rules::recovery_order::RecoveryOrder,
-    &rules::cold_start::ColdStart,
-    &rules::metastable::Metastable,
-    &rules::rpo::RecoveryPoint,
-    &rules::rto::RecoveryTime,
-    &rules::drill::Drill,
-    &rules::recovery_access::RecoveryAccess,
-];
 
 /// The documentation of every implemented rule, in report order.
 pub fn docs() -> impl Iterator<Item = &'static RuleDoc> {
@@ -206,22 +179,22 @@ pub fn analyzer(rule: &str) -> Option<&'static dyn Analyzer> {
 ///
 /// Analyzers are independent: each runs into a report of its own, in
 /// parallel, and the parts are merged in registry order
-/// ([`Report::absorb`]), so the result does not depend on the threads.
-pub fn run(cx: &Context, selected: impl Fn(&str) -> bool + Sync, report: &mut Report) {
-    let parts: Vec<Report> = ANALYZERS
+/// ([`Audit::absorb`]), so the result does not depend on the threads.
+pub fn run(cx: &Context, selected: impl Fn(&str) -> bool + Sync, audit: &mut Audit) {
+    let parts: Vec<Audit> = ANALYZERS
         .par_iter()
         .filter(|analyzer| selected(analyzer.doc().name()))
         .map(|analyzer| {
-            let mut part = Report::new(String::new(), Vec::new());
+            let mut part = Audit::new(String::new(), Vec::new());
             analyzer.check(cx, &mut part);
             part
         })
         .collect();
     for part in parts {
-        report.absorb(part);
+        audit.absorb(part);
     }
-    report.findings.sort_by(|a, b| a.id.cmp(&b.id));
-    report.findings.dedup_by(|a, b| a.id == b.id);
+    audit.findings.sort_by(|a, b| a.id.cmp(&b.id));
+    audit.findings.dedup_by(|a, b| a.id == b.id);
 }
 
 /// Runs one analyzer on a model text, on 2026-11-30, for analyzer tests.
@@ -229,15 +202,15 @@ pub fn run(cx: &Context, selected: impl Fn(&str) -> bool + Sync, report: &mut Re
 /// # Panics
 /// When the text is not a valid model.
 #[cfg(test)]
-pub(crate) fn check_one(analyzer: &dyn Analyzer, text: &str) -> Report {
+pub(crate) fn check_one(analyzer: &dyn Analyzer, text: &str) -> Audit {
     let model = crate::model::parse(text)
         .unwrap_or_else(|problems| panic!("invalid test model: {problems:#?}"));
     let figures = crate::engine::availability(&model);
     let cx = Context::new(&model, Date::parse("2026-11-30").expect("a date"), &figures);
-    let mut report = Report::new(model.system.clone(), Vec::new());
-    analyzer.check(&cx, &mut report);
-    report.locate(text);
-    report
+    let mut audit = Audit::new(model.system.clone(), Vec::new());
+    analyzer.check(&cx, &mut audit);
+    audit.locate(text);
+    audit
 }
 
 #[cfg(test)]

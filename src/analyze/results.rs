@@ -1,6 +1,6 @@
-//! The [`Report`]: everything one run found, in the shape of the JSON wire
+//! The [`Audit`]: everything one run found, in the shape of the JSON wire
 //! format (ANALYSES.md, documented in `docs/json.md`). The analyzers fill
-//! it; the renderers in `report/` read it and never compute. It lives here,
+//! it; the renderers in `render/` read it and never compute. It lives here,
 //! below the renderers, so that data flows one way.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -9,9 +9,9 @@ use serde::Serialize;
 
 use super::{Finding, Location, Severity, Status};
 
-/// The result of `nines check`.
+/// The result of the analyses (`analyze::audit`): what `nines check` renders.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Report {
+pub struct Audit {
     /// The system's name.
     pub system: String,
     /// Availability per entrypoint, by name.
@@ -330,7 +330,7 @@ pub struct RecoveryRow {
     pub standby: bool,
 }
 
-impl Report {
+impl Audit {
     /// A report with findings and no figures yet.
     #[must_use]
     pub fn new(system: String, findings: Vec<Finding>) -> Self {
@@ -354,7 +354,7 @@ impl Report {
     /// Takes in the findings and figures of one analyzer's run. A section
     /// that several rules fill alike (call paths, start order, recovery rows)
     /// is taken from the first part that has it.
-    pub fn absorb(&mut self, part: Report) {
+    pub fn absorb(&mut self, part: Audit) {
         self.findings.extend(part.findings);
         if self.headroom.is_empty() {
             self.headroom = part.headroom;

@@ -3,7 +3,7 @@
 //! connected groups found with Tarjan's algorithm, and waves by depth in
 //! the graph of those groups, dependencies first.
 
-use crate::analyze::results::Report;
+use crate::analyze::results::Audit;
 use crate::model::{ComponentId, Edge, Model};
 
 /// A cycle of required edges.
@@ -182,7 +182,7 @@ pub(crate) fn plan(model: &Model) -> StartOrder<'_> {
 
 /// Fills the waves, warmups and cycles of the report's `cold_start` section
 /// once, whichever of the two rules runs first.
-pub(crate) fn fill(model: &Model, order: &StartOrder, report: &mut Report) {
+pub(crate) fn fill(model: &Model, order: &StartOrder, report: &mut Audit) {
     let section = &mut report.cold_start;
     if !section.waves.is_empty() {
         return;

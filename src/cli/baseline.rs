@@ -3,8 +3,8 @@
 
 use clap::Args;
 
-use super::{Outcome, Terminal, input, read_model};
-use crate::report::baseline::BaselineFile;
+use super::{CliError, Outcome, Terminal, input, read_model};
+use crate::render::baseline::BaselineFile;
 
 /// Arguments of `nines baseline`.
 #[derive(Debug, Clone, Args)]
@@ -24,32 +24,24 @@ pub struct BaselineArgs {
     pub today: Option<String>,
 }
 
-pub(super) fn run(args: &BaselineArgs, terminal: &mut Terminal) -> Outcome {
-    let today = match super::today(args.today.as_deref()) {
-        Ok(today) => today,
-        Err(message) => {
-            terminal.error(&message);
-            return Outcome::Invalid;
-        }
-    };
-    let Some((source, model)) = read_model(&args.model, terminal) else {
-        return Outcome::Invalid;
-    };
-    let report = crate::analyze::audit(
+pub(super) fn run(args: &BaselineArgs, terminal: &mut Terminal) -> Result<Outcome, CliError> {
+    let today = super::today(args.today.as_deref())?;
+    let (source, model) = read_model(&args.model, terminal)?;
+    let audit = crate::analyze::audit(
         &model,
         &source.text,
         crate::engine::scenario::Scenario::default(),
         crate::analyze::Options::new(today),
     );
-    let baseline = BaselineFile::of(&report);
+    let baseline = BaselineFile::of(&audit);
     let to_file = args.output != "-";
-    let outcome = input::write_output(
+    input::write_output(
         to_file.then_some(args.output.as_str()),
         &baseline.to_json(),
         &[args.model.as_str()],
         terminal,
-    );
-    if outcome == Outcome::Pass && to_file {
+    )?;
+    if to_file {
         let _ = writeln!(
             terminal.err,
             "wrote {} known finding(s) to {}",
@@ -57,5 +49,5 @@ pub(super) fn run(args: &BaselineArgs, terminal: &mut Terminal) -> Outcome {
             args.output
         );
     }
-    outcome
+    Ok(Outcome::Pass)
 }

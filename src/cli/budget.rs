@@ -5,12 +5,12 @@
 
 use clap::{Args, ValueEnum};
 
-use super::{Outcome, Terminal};
+use super::{CliError, Outcome, Terminal};
 use crate::model::decode::{Cx, Decode};
 use crate::model::units::Probability;
 use crate::model::{Duration, Problem, load};
-use crate::report::budget::{self, Budget};
-use crate::report::{diagnostics, table};
+use crate::render::budget::{self, Budget};
+use crate::render::{diagnostics, table};
 
 /// Output formats of `budget`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -34,24 +34,24 @@ pub struct BudgetArgs {
     pub format: BudgetFormat,
 }
 
-pub(super) fn run(args: &BudgetArgs, terminal: &mut Terminal) -> Outcome {
+pub(super) fn run(args: &BudgetArgs, terminal: &mut Terminal) -> Result<Outcome, CliError> {
     let target = argument::<Probability>("TARGET", &args.target, "TARGET", terminal);
     let window = argument::<Duration>("--window", &args.window, "window", terminal);
-    let (Some(target), Some(window)) = (target, window) else {
-        return Outcome::Invalid;
-    };
+    let (target, window) = both(target, window)?;
     if target.0 >= 1.0 {
-        terminal.error(
-            "a target of 100% leaves no error budget: give one below 100%, such as `99.99%`",
+        return Err(
+            "a target of 100% leaves no error budget: give one below 100%, such as `99.99%`"
+                .to_owned()
+                .into(),
         );
-        return Outcome::Invalid;
     }
     if window.0 == 0 {
-        terminal.error("--window must be longer than 0s, such as `30d`");
-        return Outcome::Invalid;
+        return Err("--window must be longer than 0s, such as `30d`"
+            .to_owned()
+            .into());
     }
     let budget = Budget::new(target.0, window);
-    let written = match args.format {
+    match args.format {
         BudgetFormat::Table => budget::render(
             &budget,
             table::Style {
@@ -59,15 +59,26 @@ pub(super) fn run(args: &BudgetArgs, terminal: &mut Terminal) -> Outcome {
                 color: terminal.color_out,
             },
             terminal.out,
-        ),
-        BudgetFormat::Json => serde_json::to_writer_pretty(&mut *terminal.out, &budget)
-            .map_err(std::io::Error::from)
-            .and_then(|()| terminal.out.write_all(b"\n")),
-    };
-    if written.is_err() {
-        return Outcome::Invalid;
+        )?,
+        BudgetFormat::Json => {
+            serde_json::to_writer_pretty(&mut *terminal.out, &budget)?;
+            terminal.out.write_all(b"\n")?;
+        }
     }
-    Outcome::Pass
+    Ok(Outcome::Pass)
+}
+
+/// Both arguments, or the problems of every one that cannot be read (all
+/// of them reported, not only the first).
+pub(super) fn both<A, B>(
+    a: Result<A, CliError>,
+    b: Result<B, CliError>,
+) -> Result<(A, B), CliError> {
+    match (a, b) {
+        (Ok(a), Ok(b)) => Ok((a, b)),
+        (Err(a), Err(b)) => Err(CliError::Diagnostics(a.text() + &b.text())),
+        (Err(e), _) | (_, Err(e)) => Err(e),
+    }
 }
 
 /// Reads a command-line value with the model's rules for `T`; on failure
@@ -77,8 +88,8 @@ pub(super) fn argument<T: Decode>(
     name: &str,
     text: &str,
     key: &str,
-    terminal: &mut Terminal,
-) -> Option<T> {
+    terminal: &Terminal,
+) -> Result<T, CliError> {
     let mut cx = Cx::new(text);
     let value = match load::parse(text) {
         Ok(node) => T::decode(&node, key, &mut cx),
@@ -87,11 +98,14 @@ pub(super) fn argument<T: Decode>(
             None
         }
     };
-    if value.is_none() {
+    value.ok_or_else(|| {
         let problems: Vec<Problem> = cx.problems;
-        let rendered =
-            diagnostics::render_problems(name, text, &problems, terminal.width, terminal.color_err);
-        let _ = terminal.err.write_all(rendered.as_bytes());
-    }
-    value
+        CliError::Diagnostics(diagnostics::render_problems(
+            name,
+            text,
+            &problems,
+            terminal.width,
+            terminal.color_err,
+        ))
+    })
 }

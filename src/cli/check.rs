@@ -3,14 +3,14 @@
 use clap::{Args, ValueEnum};
 
 use super::input;
-use super::{Outcome, Terminal};
+use super::{CliError, Outcome, Terminal};
 use crate::analyze::{self, Severity};
 use crate::engine::scenario::Scenario;
 use crate::import::service_graph::Graph;
 use crate::model::error::closest;
 use crate::model::{self, Date, Rule};
-use crate::report::baseline::BaselineFile;
-use crate::report::{Report, diagnostics, github, json, markdown, sarif, table};
+use crate::render::baseline::BaselineFile;
+use crate::render::{Audit, Render, Target, github, json, markdown, sarif, table};
 
 /// Output formats of `check`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -91,20 +91,30 @@ struct CheckConfig {
 }
 
 impl CheckConfig {
-    fn resolve(args: &CheckArgs) -> Result<Self, String> {
+    fn resolve(args: &CheckArgs, terminal: &mut Terminal) -> Result<Self, CliError> {
         for rule in args.only.iter().chain(&args.skip) {
             if Rule::from_name(rule).is_none() {
                 let hint = closest(rule, Rule::names())
                     .map_or_else(String::new, |b| format!(" (did you mean `{b}`?)"));
                 return Err(format!(
                     "no rule is called `{rule}`{hint}; `nines explain` lists the rules"
-                ));
+                )
+                .into());
             }
         }
         let today = super::today(args.today.as_deref())?;
         let baseline = match &args.baseline {
             Some(path) => Some((path.clone(), read_baseline(path)?)),
             None => None,
+        };
+        let observed = if args.observed.is_empty() {
+            None
+        } else {
+            let factor = super::traces::factor(args.load_factor)?;
+            Some((
+                super::traces::observed(&args.observed, &args.window, terminal)?,
+                factor,
+            ))
         };
         Ok(Self {
             format: args.format,
@@ -118,7 +128,7 @@ impl CheckConfig {
             only: args.only.clone(),
             skip: args.skip.clone(),
             today,
-            observed: None,
+            observed,
         })
     }
 
@@ -128,10 +138,10 @@ impl CheckConfig {
     }
 }
 
-/// The report of a valid model with every rule, as `nines check` builds it
+/// The audit of a valid model with every rule, as `nines check` builds it
 /// (for benchmarks and embedding).
 #[must_use]
-pub fn report_of(model: &model::Model, text: &str, today: Date) -> Report {
+pub fn audit_of(model: &model::Model, text: &str, today: Date) -> Audit {
     analyze::audit(
         model,
         text,
@@ -160,15 +170,15 @@ fn read_baseline(path: &str) -> Result<BaselineFile, String> {
     })
 }
 
-/// The report of a valid model with the rules `selected`: a shorthand for
+/// The audit of a valid model with the rules `selected`: a shorthand for
 /// [`analyze::audit`] in the empty scenario.
 #[must_use]
-pub fn report(
+pub fn audit_selected(
     model: &model::Model,
     text: &str,
     today: Date,
     selected: &(dyn Fn(&str) -> bool + Sync),
-) -> Report {
+) -> Audit {
     let options = analyze::Options {
         selected,
         ..analyze::Options::new(today)
@@ -179,83 +189,29 @@ pub fn report(
 /// Checks `text` as if it were read from the file `name`: the whole of
 /// `nines check` but the reading, for tests and embedding.
 pub fn check_source(name: &str, text: &str, args: &CheckArgs, terminal: &mut Terminal) -> Outcome {
-    match CheckConfig::resolve(args) {
-        Ok(mut config) => {
-            if !observe(&mut config, args, terminal) {
-                return Outcome::Invalid;
-            }
-            let source = input::ModelText {
-                name: name.to_owned(),
-                text: text.to_owned(),
-            };
-            check_text(&source, &config, terminal)
-        }
-        Err(message) => {
-            terminal.error(&message);
-            Outcome::Invalid
-        }
-    }
+    let result = CheckConfig::resolve(args, terminal).and_then(|config| {
+        let source = input::ModelText {
+            name: name.to_owned(),
+            text: text.to_owned(),
+        };
+        check_text(&source, &config, terminal)
+    });
+    terminal.outcome(result)
 }
 
-/// Reads `--observed` into the configuration; false when it cannot be
-/// read (the problems are printed).
-fn observe(config: &mut CheckConfig, args: &CheckArgs, terminal: &mut Terminal) -> bool {
-    if args.observed.is_empty() {
-        return true;
-    }
-    let factor = match super::traces::factor(args.load_factor) {
-        Ok(f) => f,
-        Err(message) => {
-            terminal.error(&message);
-            return false;
-        }
-    };
-    match super::traces::observed(&args.observed, &args.window, terminal) {
-        Some(graph) => {
-            config.observed = Some((graph, factor));
-            true
-        }
-        None => false,
-    }
-}
-
-pub(super) fn run(args: &CheckArgs, terminal: &mut Terminal) -> Outcome {
-    let mut config = match CheckConfig::resolve(args) {
-        Ok(config) => config,
-        Err(message) => {
-            terminal.error(&message);
-            return Outcome::Invalid;
-        }
-    };
-    if !observe(&mut config, args, terminal) {
-        return Outcome::Invalid;
-    }
-    let source = match input::read(&args.model) {
-        Ok(source) => source,
-        Err(message) => {
-            terminal.error(&message);
-            return Outcome::Invalid;
-        }
-    };
+pub(super) fn run(args: &CheckArgs, terminal: &mut Terminal) -> Result<Outcome, CliError> {
+    let config = CheckConfig::resolve(args, terminal)?;
+    let source = input::read(&args.model)?;
     check_text(&source, &config, terminal)
 }
 
 /// Checks a model already read, with resolved arguments.
-fn check_text(source: &input::ModelText, config: &CheckConfig, terminal: &mut Terminal) -> Outcome {
-    let model = match model::parse(&source.text) {
-        Ok(model) => model,
-        Err(problems) => {
-            let text = diagnostics::render(
-                &source.name,
-                &source.text,
-                &problems,
-                terminal.width,
-                terminal.color_err,
-            );
-            let _ = terminal.err.write_all(text.as_bytes());
-            return Outcome::Invalid;
-        }
-    };
+fn check_text(
+    source: &input::ModelText,
+    config: &CheckConfig,
+    terminal: &mut Terminal,
+) -> Result<Outcome, CliError> {
+    let model = super::parse_model(&source.name, &source.text, terminal)?;
     let selected = |rule: &str| config.selected(rule);
     let drift = config
         .observed
@@ -267,30 +223,32 @@ fn check_text(source: &input::ModelText, config: &CheckConfig, terminal: &mut Te
         extra: drift,
         ..analyze::Options::new(config.today)
     };
-    let mut report = analyze::audit(&model, &source.text, Scenario::default(), options);
+    let mut audit = analyze::audit(&model, &source.text, Scenario::default(), options);
     if let Some((path, baseline)) = &config.baseline {
-        baseline.apply(path, &mut report, selected);
+        baseline.apply(path, &mut audit, selected);
     }
-    let written = match config.format {
+    let render: Render = match config.format {
         Format::Table => {
-            crate::report::escape::terminal_report(&mut report);
-            let style = table::Style {
-                width: terminal.width,
-                color: terminal.color_out,
-            };
-            table::render(&report, &source.name, style, terminal.out)
+            crate::render::escape::terminal_audit(&mut audit);
+            table::render
         }
-        Format::Json => json::render(&report, terminal.out),
-        Format::Markdown => markdown::render(&report, &source.name, config.threshold, terminal.out),
-        Format::Sarif => sarif::render(&report, &source.name, terminal.out),
-        Format::Github => github::render(&report, &source.name, terminal.out),
+        Format::Json => json::render,
+        Format::Markdown => markdown::render,
+        Format::Sarif => sarif::render,
+        Format::Github => github::render,
     };
-    if written.is_err() {
-        return Outcome::Invalid;
-    }
-    if report.failing(config.threshold).next().is_some() {
-        Outcome::Fail
+    let target = Target {
+        file: &source.name,
+        threshold: config.threshold,
+        style: table::Style {
+            width: terminal.width,
+            color: terminal.color_out,
+        },
+    };
+    render(&audit, &target, terminal.out)?;
+    if audit.failing(config.threshold).next().is_some() {
+        Ok(Outcome::Fail)
     } else {
-        Outcome::Pass
+        Ok(Outcome::Pass)
     }
 }

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Outcome, Terminal};
+use super::{CliError, Outcome, Terminal};
 use crate::analyze::{RuleDoc, doc, docs};
 use crate::model::Rule;
 use crate::model::error::closest;
@@ -84,29 +84,24 @@ pub fn rule_list(width: usize) -> String {
     out
 }
 
-pub(super) fn run(rule: Option<&str>, terminal: &mut Terminal) -> Outcome {
-    let Some(rule) = rule else {
-        let width = terminal.width;
-        return write(terminal, &rule_list(width));
+pub(super) fn run(rule: Option<&str>, terminal: &mut Terminal) -> Result<Outcome, CliError> {
+    let text = match rule {
+        None => rule_list(terminal.width),
+        Some(rule) => {
+            // A finding id works too: `explain spof/postgres` explains `spof`.
+            let name = rule.split('/').next().unwrap_or(rule);
+            let Some(doc) = doc(name) else {
+                let hint = closest(name, Rule::names())
+                    .map_or_else(String::new, |b| format!(" (did you mean `{b}`?)"));
+                return Err(format!(
+                    "no rule is called `{name}`{hint}; the rules are: {}",
+                    Rule::names().collect::<Vec<_>>().join(", ")
+                )
+                .into());
+            };
+            rule_text(doc, terminal.width)
+        }
     };
-    // A finding id works too: `explain spof/postgres` explains `spof`.
-    let name = rule.split('/').next().unwrap_or(rule);
-    if let Some(doc) = doc(name) {
-        let width = terminal.width;
-        return write(terminal, &rule_text(doc, width));
-    }
-    let hint = closest(name, Rule::names())
-        .map_or_else(String::new, |b| format!(" (did you mean `{b}`?)"));
-    terminal.error(&format!(
-        "no rule is called `{name}`{hint}; the rules are: {}",
-        Rule::names().collect::<Vec<_>>().join(", ")
-    ));
-    Outcome::Invalid
-}
-
-fn write(terminal: &mut Terminal, text: &str) -> Outcome {
-    match terminal.out.write_all(text.as_bytes()) {
-        Ok(()) => Outcome::Pass,
-        Err(_) => Outcome::Invalid,
-    }
+    terminal.out.write_all(text.as_bytes())?;
+    Ok(Outcome::Pass)
 }

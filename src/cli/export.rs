@@ -2,7 +2,7 @@
 
 use clap::{Args, ValueEnum};
 
-use super::{Outcome, Terminal, input, read_model};
+use super::{CliError, Outcome, Terminal, input, read_model};
 use crate::engine::mef;
 
 /// Most instances written as basic events.
@@ -29,10 +29,8 @@ pub struct ExportArgs {
     pub output: Option<String>,
 }
 
-pub(super) fn run(args: &ExportArgs, terminal: &mut Terminal) -> Outcome {
-    let Some((_, model)) = read_model(&args.model, terminal) else {
-        return Outcome::Invalid;
-    };
+pub(super) fn run(args: &ExportArgs, terminal: &mut Terminal) -> Result<Outcome, CliError> {
+    let (_, model) = read_model(&args.model, terminal)?;
     // One basic event per instance: a fleet of millions would write
     // gigabytes that no fault-tree engine can read.
     let instances: u64 = model
@@ -41,10 +39,10 @@ pub(super) fn run(args: &ExportArgs, terminal: &mut Terminal) -> Outcome {
         .map(|c| u64::from(c.instances))
         .sum();
     if instances > MAX_INSTANCES {
-        terminal.error(&format!(
+        return Err(format!(
             "the model has {instances} instances; a fault tree gets one basic event per instance, and {MAX_INSTANCES} is the most nines exports"
-        ));
-        return Outcome::Invalid;
+        )
+        .into());
     }
     let text = match args.format {
         ExportFormat::Mef => mef::export(&model),
@@ -54,5 +52,6 @@ pub(super) fn run(args: &ExportArgs, terminal: &mut Terminal) -> Outcome {
         &text,
         &[args.model.as_str()],
         terminal,
-    )
+    )?;
+    Ok(Outcome::Pass)
 }

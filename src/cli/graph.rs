@@ -3,9 +3,9 @@
 
 use clap::{Args, ValueEnum};
 
-use super::{Outcome, Terminal, input, read_model};
+use super::{CliError, Outcome, Terminal, input, read_model};
 use crate::model::Rule;
-use crate::report::diagram::{Diagram, dot, mermaid};
+use crate::render::diagram::{Diagram, dot, mermaid};
 
 /// Graph formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -26,12 +26,11 @@ pub struct GraphArgs {
     pub format: GraphFormat,
 }
 
-pub(super) fn run(args: &GraphArgs, terminal: &mut Terminal) -> Outcome {
-    let Some((source, model)) = read_model(&args.model, terminal) else {
-        return Outcome::Invalid;
-    };
+pub(super) fn run(args: &GraphArgs, terminal: &mut Terminal) -> Result<Outcome, CliError> {
+    let (source, model) = read_model(&args.model, terminal)?;
     let text = graph(&model, &source.text, args.format);
-    input::write_output(None, &text, &[], terminal)
+    input::write_output(None, &text, &[], terminal)?;
+    Ok(Outcome::Pass)
 }
 
 /// The graph of a valid model in `format`, SPOFs marked.
@@ -39,8 +38,8 @@ pub(super) fn run(args: &GraphArgs, terminal: &mut Terminal) -> Outcome {
 pub fn graph(model: &crate::model::Model, text: &str, format: GraphFormat) -> String {
     // Only the SPOF marks come from the findings, and they do not depend on the date.
     let today = crate::model::Date::from_days(0);
-    let report = super::check::report(model, text, today, &|rule| rule == Rule::Spof.name());
-    let diagram = Diagram::new(model, &report.findings);
+    let audit = super::check::audit_selected(model, text, today, &|rule| rule == Rule::Spof.name());
+    let diagram = Diagram::new(model, &audit.findings);
     match format {
         GraphFormat::Mermaid => mermaid::render(&diagram),
         GraphFormat::Dot => dot::render(&diagram),

@@ -2,14 +2,15 @@
 //! first model written from Kubernetes manifests, with notes and a summary
 //! of what was read on standard error.
 
+use std::fmt::Write as _;
 use std::path::Path;
 
 use clap::{Args, Subcommand};
 
-use super::{Outcome, Terminal, input};
+use super::{CliError, Outcome, Terminal, input};
 use crate::import::{self, Options, Source};
 use crate::model::units::is_name;
-use crate::report::diagnostics;
+use crate::render::diagnostics;
 
 /// Arguments of `nines import`.
 #[derive(Debug, Clone, Args)]
@@ -50,7 +51,7 @@ pub struct K8sArgs {
     pub system: Option<String>,
 }
 
-pub(super) fn run(args: &ImportArgs, terminal: &mut Terminal) -> Outcome {
+pub(super) fn run(args: &ImportArgs, terminal: &mut Terminal) -> Result<Outcome, CliError> {
     match &args.from {
         ImportFrom::K8s(args) => kubernetes(args, terminal),
         ImportFrom::Traces(args) => super::traces::run(args, terminal),
@@ -60,108 +61,93 @@ pub(super) fn run(args: &ImportArgs, terminal: &mut Terminal) -> Outcome {
 /// How deep folders are followed.
 const MAX_DEPTH: usize = 32;
 
-fn kubernetes(args: &K8sArgs, terminal: &mut Terminal) -> Outcome {
-    let options = match resolve(args) {
-        Ok(options) => options,
-        Err(message) => {
-            terminal.error(&message);
-            return Outcome::Invalid;
-        }
-    };
+fn kubernetes(args: &K8sArgs, terminal: &mut Terminal) -> Result<Outcome, CliError> {
+    let options = resolve(args)?;
     let mut files = Vec::new();
     for path in &args.paths {
-        if let Err(message) = collect(Path::new(path), 0, &mut files) {
-            terminal.error(&message);
-            return Outcome::Invalid;
-        }
+        collect(Path::new(path), 0, &mut files)?;
     }
     if files.is_empty() {
-        terminal.error(&format!(
+        return Err(format!(
             "no .yaml or .yml file in {}; give manifest files or folders",
             args.paths.join(", ")
-        ));
-        return Outcome::Invalid;
+        )
+        .into());
     }
     let mut sources = Vec::new();
     let mut total = 0usize;
     for file in &files {
-        match input::read_text(file, "the manifest", "Kubernetes manifests are YAML files") {
-            Ok(text) if total + text.text.len() > input::MAX_BYTES => {
-                terminal.error(&format!(
-                    "[model::too-large] the manifests up to {} hold more than 64 MiB ({} bytes) together, the most nines reads; give only the folders with the workloads to import",
-                    text.name,
-                    input::MAX_BYTES
-                ));
-                return Outcome::Invalid;
-            }
-            Ok(text) => {
-                total += text.text.len();
-                sources.push(Source {
-                    name: text.name,
-                    text: text.text,
-                });
-            }
-            Err(message) => {
-                terminal.error(&message);
-                return Outcome::Invalid;
-            }
+        let text = input::read_text(file, "the manifest", "Kubernetes manifests are YAML files")?;
+        if total + text.text.len() > input::MAX_BYTES {
+            return Err(format!(
+                "[model::too-large] the manifests up to {} hold more than 64 MiB ({} bytes) together, the most nines reads; give only the folders with the workloads to import",
+                text.name,
+                input::MAX_BYTES
+            )
+            .into());
         }
+        total += text.text.len();
+        sources.push(Source {
+            name: text.name,
+            text: text.text,
+        });
     }
-    match import::kubernetes(&sources, &options) {
-        Ok(imported) => {
-            for note in &imported.notes {
-                let at = note.origin.map_or_else(String::new, |origin| {
-                    let source = &sources[origin.source];
-                    let (line, column) = origin.span.line_column(&source.text);
-                    format!("{}:{line}:{column}: ", source.name)
-                });
-                let message = crate::report::escape::terminal_lines(&note.message);
-                let _ = writeln!(terminal.err, "note: {at}{message}");
-            }
-            let summary = imported.summary.to_string();
-            let summary = crate::report::escape::terminal_lines(&summary);
-            let _ = writeln!(terminal.err, "{summary}");
-            let inputs: Vec<&str> = files.iter().map(String::as_str).collect();
-            input::write_output(args.output.as_deref(), &imported.model, &inputs, terminal)
-        }
-        Err(failure) => {
-            for (index, source) in sources.iter().enumerate() {
-                let problems: Vec<_> = failure
-                    .problems
-                    .iter()
-                    .filter(|(s, _)| *s == index)
-                    .map(|(_, p)| p.clone())
-                    .collect();
-                if !problems.is_empty() {
-                    let text = diagnostics::render_problems(
-                        &source.name,
-                        &source.text,
-                        &problems,
-                        terminal.width,
-                        terminal.color_err,
-                    );
-                    let _ = terminal.err.write_all(text.as_bytes());
-                }
-            }
-            let count = failure.problems.len();
-            if count > 0 {
-                let _ = writeln!(
-                    terminal.err,
-                    "{count} problem{} found; nothing was imported",
-                    if count == 1 { "" } else { "s" }
-                );
-            }
-            if failure.no_workload {
-                terminal.error(
-                    "no Deployment, StatefulSet or DaemonSet in the inputs: nothing to import",
-                );
-            }
-            Outcome::Invalid
-        }
+    let imported = import::kubernetes(&sources, &options)
+        .map_err(|failure| failed(&failure, &sources, terminal))?;
+    for note in &imported.notes {
+        let at = note.origin.map_or_else(String::new, |origin| {
+            let source = &sources[origin.source];
+            let (line, column) = origin.span.line_column(&source.text);
+            format!("{}:{line}:{column}: ", source.name)
+        });
+        let message = crate::render::escape::terminal_lines(&note.message);
+        let _ = writeln!(terminal.err, "note: {at}{message}");
     }
+    let summary = imported.summary.to_string();
+    let summary = crate::render::escape::terminal_lines(&summary);
+    let _ = writeln!(terminal.err, "{summary}");
+    let inputs: Vec<&str> = files.iter().map(String::as_str).collect();
+    input::write_output(args.output.as_deref(), &imported.model, &inputs, terminal)?;
+    Ok(Outcome::Pass)
 }
 
-/// The options, with `--zones` checked.
+/// Why nothing was imported: the problems of each source, located, their
+/// count, and whether no workload was found.
+fn failed(failure: &import::Failure, sources: &[Source], terminal: &Terminal) -> CliError {
+    let mut out = String::new();
+    for (index, source) in sources.iter().enumerate() {
+        let problems: Vec<_> = failure
+            .problems
+            .iter()
+            .filter(|(s, _)| *s == index)
+            .map(|(_, p)| p.clone())
+            .collect();
+        if !problems.is_empty() {
+            out.push_str(&diagnostics::render_problems(
+                &source.name,
+                &source.text,
+                &problems,
+                terminal.width,
+                terminal.color_err,
+            ));
+        }
+    }
+    let count = failure.problems.len();
+    if count > 0 {
+        let _ = writeln!(
+            out,
+            "{count} problem{} found; nothing was imported",
+            if count == 1 { "" } else { "s" }
+        );
+    }
+    if failure.no_workload {
+        out.push_str(&super::error::line(
+            "no Deployment, StatefulSet or DaemonSet in the inputs: nothing to import",
+        ));
+    }
+    CliError::Diagnostics(out)
+}
+
 fn resolve(args: &K8sArgs) -> Result<Options, String> {
     let mut zones: Vec<String> = Vec::new();
     for zone in &args.zones {
@@ -198,7 +184,7 @@ fn collect(path: &Path, depth: usize, files: &mut Vec<String>) -> Result<(), Str
         let shown = path.to_string_lossy();
         format!(
             "cannot read the folder {}: {err}",
-            crate::report::escape::terminal(&shown)
+            crate::render::escape::terminal(&shown)
         )
     })?;
     let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();

@@ -21,21 +21,15 @@ pub fn write_output(
     text: &str,
     inputs: &[&str],
     terminal: &mut super::Terminal,
-) -> super::Outcome {
-    let written = match path {
-        Some(path) if path != "-" => write_file(path, text, inputs),
+) -> Result<(), super::CliError> {
+    match path {
+        Some(path) if path != "-" => write_file(path, text, inputs)?,
         _ => terminal
             .out
             .write_all(text.as_bytes())
-            .map_err(|err| format!("cannot write the output: {err}")),
-    };
-    match written {
-        Ok(()) => super::Outcome::Pass,
-        Err(message) => {
-            terminal.error(&message);
-            super::Outcome::Invalid
-        }
+            .map_err(|err| format!("cannot write the output: {err}"))?,
     }
+    Ok(())
 }
 
 /// Whether `a` and `b` name the same existing file (links followed).
@@ -60,12 +54,12 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// Writes `text` to the file `path` atomically, unless it is an input.
 fn write_file(path: &str, text: &str, inputs: &[&str]) -> Result<(), String> {
     let target = Path::new(path);
-    let shown = crate::report::escape::terminal(path);
+    let shown = crate::render::escape::terminal(path);
     if let Some(input) = inputs
         .iter()
         .find(|input| **input != "-" && same_file(Path::new(input), target))
     {
-        let input = crate::report::escape::terminal(input);
+        let input = crate::render::escape::terminal(input);
         return Err(format!(
             "-o {shown} is the input file {input}: writing there would destroy it; name another file, or `-o -` for standard output"
         ));
@@ -126,7 +120,7 @@ pub fn read_bounded(reader: impl Read, limit: usize) -> std::io::Result<Option<V
 ///
 /// # Errors
 /// A sentence saying what could not be read and why; a file over the cap
-/// gives `[model::too-large] …`, which [`super::Terminal::error`] shows as
+/// gives `[model::too-large] …`, which [`super::CliError::Message`] shows as
 /// the code.
 pub fn read_text(path: &str, what: &str, hint: &str) -> Result<ModelText, String> {
     let (name, result) = if path == "-" {
@@ -136,7 +130,7 @@ pub fn read_text(path: &str, what: &str, hint: &str) -> Result<ModelText, String
         )
     } else {
         (
-            crate::report::escape::terminal(path).into_owned(),
+            crate::render::escape::terminal(path).into_owned(),
             std::fs::File::open(path).and_then(|f| read_bounded(f, MAX_BYTES)),
         )
     };

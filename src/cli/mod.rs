@@ -5,13 +5,14 @@
 mod baseline;
 mod budget;
 mod check;
+mod error;
 mod explain;
 mod export;
 mod graph;
 mod import;
 mod input;
 mod recover;
-mod report;
+mod review;
 mod schema;
 mod set;
 mod simulate;
@@ -25,12 +26,13 @@ use clap::{Parser, Subcommand};
 
 pub use baseline::BaselineArgs;
 pub use budget::{BudgetArgs, BudgetFormat};
-pub use check::{CheckArgs, FailOn, Format, check_source, report, report_of};
+pub use check::{CheckArgs, FailOn, Format, audit_of, audit_selected, check_source};
+pub use error::CliError;
 pub use explain::{rule_list, rule_text, rules_markdown};
 pub use graph::{GraphFormat, graph};
 pub use import::{ImportArgs, ImportFrom, K8sArgs};
 pub use recover::{RecoverArgs, RecoverFormat};
-pub use report::{DIAGRAM_LIMIT, ReportFormat, render as review};
+pub use review::{DIAGRAM_LIMIT, ReviewFormat, render as review};
 pub use schema::schema_json;
 pub use traces::TracesArgs;
 pub use what_if::{WhatIfArgs, WhatIfFormat, what_if_source};
@@ -70,7 +72,7 @@ pub enum Command {
     Import(ImportArgs),
     /// The review document: summary, availability, findings, headroom,
     /// cascades, retries, recovery order, DR and a dependency diagram.
-    Report(report::ReportArgs),
+    Report(review::ReviewArgs),
     /// Simulate the way back after an outage: start waves, the retry herd,
     /// warming capacity and cache refill; the admission ramp that keeps
     /// every component within capacity, and whether it converges without one.
@@ -122,18 +124,14 @@ pub struct Terminal<'a> {
 }
 
 impl Terminal<'_> {
-    /// Writes an error line to stderr (write failures are ignored: there is
-    /// nowhere left to report them). A message that starts with a code in
-    /// brackets (`[model::too-large] …`) is shown as `error[model::too-large]: …`.
-    pub fn error(&mut self, message: &str) {
-        let coded = message
-            .strip_prefix('[')
-            .and_then(|rest| rest.split_once("] "))
-            .filter(|(code, _)| code.contains("::") && !code.contains(' '));
-        let _ = match coded {
-            Some((code, rest)) => writeln!(self.err, "error[{code}]: {rest}"),
-            None => writeln!(self.err, "error: {message}"),
-        };
+    /// The outcome of a command: an error is printed to stderr (write
+    /// failures are ignored: there is nowhere left to report them) and ends
+    /// as [`Outcome::Invalid`].
+    pub fn outcome(&mut self, result: Result<Outcome, CliError>) -> Outcome {
+        result.unwrap_or_else(|error| {
+            let _ = self.err.write_all(error.text().as_bytes());
+            Outcome::Invalid
+        })
     }
 }
 
@@ -192,33 +190,32 @@ pub fn main() -> ExitCode {
     run(cli, &mut terminal).into()
 }
 
-/// Reads and validates a model for a subcommand; on failure the problems
-/// are already printed and the caller exits 2.
+/// Reads and validates a model for a subcommand.
 fn read_model(
     path: &str,
-    terminal: &mut Terminal,
-) -> Option<(input::ModelText, crate::model::Model)> {
-    let source = match input::read(path) {
-        Ok(source) => source,
-        Err(message) => {
-            terminal.error(&message);
-            return None;
-        }
-    };
-    match crate::model::parse(&source.text) {
-        Ok(model) => Some((source, model)),
-        Err(problems) => {
-            let text = crate::report::diagnostics::render(
-                &source.name,
-                &source.text,
-                &problems,
-                terminal.width,
-                terminal.color_err,
-            );
-            let _ = terminal.err.write_all(text.as_bytes());
-            None
-        }
-    }
+    terminal: &Terminal,
+) -> Result<(input::ModelText, crate::model::Model), CliError> {
+    let source = input::read(path)?;
+    let model = parse_model(&source.name, &source.text, terminal)?;
+    Ok((source, model))
+}
+
+/// Validates a model text read from `name`; the error carries its located
+/// problems.
+fn parse_model(
+    name: &str,
+    text: &str,
+    terminal: &Terminal,
+) -> Result<crate::model::Model, CliError> {
+    crate::model::parse(text).map_err(|problems| {
+        CliError::Diagnostics(crate::render::diagnostics::render(
+            name,
+            text,
+            &problems,
+            terminal.width,
+            terminal.color_err,
+        ))
+    })
 }
 
 /// `--today` resolved: the given date, or today in UTC.
@@ -232,7 +229,7 @@ fn today(arg: Option<&str>) -> Result<crate::model::Date, String> {
 
 /// Runs a parsed command line against the given terminal.
 pub fn run(cli: Cli, terminal: &mut Terminal) -> Outcome {
-    let outcome = match cli.command {
+    let result = match cli.command {
         Command::Check(args) => check::run(&args, terminal),
         Command::Baseline(args) => baseline::run(&args, terminal),
         Command::Explain { rule } => explain::run(rule.as_deref(), terminal),
@@ -240,12 +237,13 @@ pub fn run(cli: Cli, terminal: &mut Terminal) -> Outcome {
         Command::Export(args) => export::run(&args, terminal),
         Command::Simulate(args) => simulate::run(&args, terminal),
         Command::Import(args) => import::run(&args, terminal),
-        Command::Report(args) => report::run(&args, terminal),
+        Command::Report(args) => review::run(&args, terminal),
         Command::WhatIf(args) => what_if::run(&args, terminal),
         Command::Recover(args) => recover::run(&args, terminal),
         Command::Graph(args) => graph::run(&args, terminal),
         Command::Budget(args) => budget::run(&args, terminal),
     };
+    let outcome = terminal.outcome(result);
     if terminal.out.flush().is_err() {
         return Outcome::Invalid;
     }

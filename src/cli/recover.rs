@@ -5,12 +5,12 @@
 
 use clap::{Args, ValueEnum};
 
-use super::budget::argument;
-use super::{Outcome, Terminal, read_model};
+use super::budget::{argument, both};
+use super::{CliError, Outcome, Terminal, read_model};
 use crate::model::Duration;
 use crate::model::units::Probability;
 use crate::recover::{self, Scenario, Settings};
-use crate::report::{recovery, recovery_plot, table};
+use crate::render::{recovery, recovery_plot, table};
 
 /// Output formats of `recover`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -50,44 +50,38 @@ pub struct RecoverArgs {
 /// The longest simulated time: one day of one-second steps.
 const MAX_HORIZON_S: f64 = 86_400.0;
 
-pub(super) fn run(args: &RecoverArgs, terminal: &mut Terminal) -> Outcome {
+pub(super) fn run(args: &RecoverArgs, terminal: &mut Terminal) -> Result<Outcome, CliError> {
     let outage = argument::<Duration>("--outage", &args.outage, "outage", terminal);
     let horizon = argument::<Duration>("--horizon", &args.horizon, "horizon", terminal);
     let admit = match &args.admit {
         Some(text) => {
             argument::<Probability>("--admit", text, "admit", terminal).map(|p| Some(p.0))
         }
-        None => Some(None),
+        None => Ok(None),
     };
-    let (Some(outage), Some(horizon), Some(admit)) = (outage, horizon, admit) else {
-        return Outcome::Invalid;
-    };
+    let ((outage, horizon), admit) = both(both(outage, horizon), admit)?;
     let horizon_s = horizon.seconds();
     if !(1.0..=MAX_HORIZON_S).contains(&horizon_s) {
-        terminal.error("--horizon must be from 1s to 1d, such as `1h`");
-        return Outcome::Invalid;
+        return Err("--horizon must be from 1s to 1d, such as `1h`"
+            .to_owned()
+            .into());
     }
     if admit == Some(0.0) {
-        terminal.error("--admit 0% admits nothing: give a share above 0, such as `30%`");
-        return Outcome::Invalid;
+        return Err(
+            "--admit 0% admits nothing: give a share above 0, such as `30%`"
+                .to_owned()
+                .into(),
+        );
     }
-    let Some((_, model)) = read_model(&args.model, terminal) else {
-        return Outcome::Invalid;
-    };
+    let (_, model) = read_model(&args.model, terminal)?;
     let scenario = if args.lose.is_empty() {
         Scenario::full_outage(&model, outage.seconds())
     } else {
-        match Scenario::losing(&model, &args.lose, outage.seconds()) {
-            Ok(scenario) => scenario,
-            Err(message) => {
-                terminal.error(&message);
-                return Outcome::Invalid;
-            }
-        }
+        Scenario::losing(&model, &args.lose, outage.seconds())?
     };
     let settings = Settings::of(&model, horizon_s);
     let plan = recover::plan(&model, &scenario, &settings, admit);
-    let written = match args.format {
+    match args.format {
         RecoverFormat::Table => recovery::render_table(
             &plan,
             table::Style {
@@ -100,9 +94,6 @@ pub(super) fn run(args: &RecoverArgs, terminal: &mut Terminal) -> Outcome {
         RecoverFormat::Svg => terminal
             .out
             .write_all(recovery_plot::render(&plan).as_bytes()),
-    };
-    if written.is_err() {
-        return Outcome::Invalid;
-    }
-    Outcome::Pass
+    }?;
+    Ok(Outcome::Pass)
 }

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{Outcome, Terminal};
+use super::{CliError, Outcome, Terminal};
 
 /// The schema, pretty-printed with a final newline.
 #[must_use]
@@ -57,9 +57,7 @@ fn not_nullable(value: &mut Value) {
     }
 }
 
-pub(super) fn run(terminal: &mut Terminal) -> Outcome {
-    match terminal.out.write_all(schema_json().as_bytes()) {
-        Ok(()) => Outcome::Pass,
-        Err(_) => Outcome::Invalid,
-    }
+pub(super) fn run(terminal: &mut Terminal) -> Result<Outcome, CliError> {
+    terminal.out.write_all(schema_json().as_bytes())?;
+    Ok(Outcome::Pass)
 }

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
-use super::{Outcome, Terminal, read_model};
+use super::{CliError, Outcome, Terminal, read_model};
 use crate::engine::montecarlo::MAX_TRIALS;
 use crate::engine::{self, montecarlo};
 
@@ -71,16 +71,14 @@ pub struct SimulatedRow {
     pub exact_skipped: bool,
 }
 
-pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Outcome {
-    let Some((_, model)) = read_model(&args.model, terminal) else {
-        return Outcome::Invalid;
-    };
+pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Result<Outcome, CliError> {
+    let (_, model) = read_model(&args.model, terminal)?;
     if args.trials == 0 || args.trials > MAX_TRIALS {
-        terminal.error(&format!(
+        return Err(format!(
             "--trials must be between 1 and {MAX_TRIALS} (10^8); found {}",
             args.trials
-        ));
-        return Outcome::Invalid;
+        )
+        .into());
     }
     // A run costs trials × model size: past the work bound, fewer trials
     // are run and the output says so.
@@ -165,10 +163,8 @@ pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Outcome {
             .unwrap_or_default(),
         SimulateFormat::Table => table(&rows, args.seed),
     };
-    match terminal.out.write_all(text.as_bytes()) {
-        Ok(()) => Outcome::Pass,
-        Err(_) => Outcome::Invalid,
-    }
+    terminal.out.write_all(text.as_bytes())?;
+    Ok(Outcome::Pass)
 }
 
 fn table(rows: &BTreeMap<String, SimulatedRow>, seed: u64) -> String {

@@ -3,12 +3,14 @@
 //! backend measured, or that graph added to an existing model; notes and a
 //! summary on standard error. Also reads `check --observed` files.
 
+use std::fmt::Write as _;
+
 use clap::Args;
 
-use super::{Outcome, Terminal, input};
+use super::{CliError, Outcome, Terminal, input};
 use crate::import::service_graph::Graph;
 use crate::import::{self, Source, TraceFailure, TraceOptions};
-use crate::report::diagnostics;
+use crate::render::diagnostics;
 
 /// Arguments of `nines import traces`.
 #[derive(Debug, Clone, Args)]
@@ -64,31 +66,27 @@ pub(super) fn factor(value: f64) -> Result<f64, String> {
 }
 
 /// Reads the files named.
-pub(super) fn sources(files: &[String], terminal: &mut Terminal) -> Option<Vec<Source>> {
+pub(super) fn sources(files: &[String]) -> Result<Vec<Source>, CliError> {
     let mut sources = Vec::new();
     for file in files {
-        match input::read_text(
+        let text = input::read_text(
             file,
             "the dependency list",
             "give the JSON or text the tracing backend serves",
-        ) {
-            Ok(text) => sources.push(Source {
-                name: text.name,
-                text: text.text,
-            }),
-            Err(message) => {
-                terminal.error(&message);
-                return None;
-            }
-        }
+        )?;
+        sources.push(Source {
+            name: text.name,
+            text: text.text,
+        });
     }
-    Some(sources)
+    Ok(sources)
 }
 
-/// Prints why nothing was read.
-pub(super) fn report_failure(failure: &TraceFailure, sources: &[Source], terminal: &mut Terminal) {
+/// Why nothing was read.
+pub(super) fn failed(failure: &TraceFailure, sources: &[Source], terminal: &Terminal) -> CliError {
     match failure {
         TraceFailure::Problems(problems) => {
+            let mut out = String::new();
             for (index, source) in sources.iter().enumerate() {
                 let mine: Vec<_> = problems
                     .iter()
@@ -96,30 +94,28 @@ pub(super) fn report_failure(failure: &TraceFailure, sources: &[Source], termina
                     .map(|(_, p)| p.clone())
                     .collect();
                 if !mine.is_empty() {
-                    let text = diagnostics::render_problems(
+                    out.push_str(&diagnostics::render_problems(
                         &source.name,
                         &source.text,
                         &mine,
                         terminal.width,
                         terminal.color_err,
-                    );
-                    let _ = terminal.err.write_all(text.as_bytes());
+                    ));
                 }
             }
             let count = problems.len();
             let _ = writeln!(
-                terminal.err,
+                out,
                 "{count} problem{} found; nothing was imported",
                 if count == 1 { "" } else { "s" }
             );
+            CliError::Diagnostics(out)
         }
-        TraceFailure::Empty(notes) => {
-            print_notes(notes, sources, terminal);
-            terminal.error(
-                "no call between two services in the inputs (or none with a count above 0): nothing to import; widen the query's window",
-            );
-        }
-        TraceFailure::UnknownEntrypoint(name, known) => terminal.error(&format!(
+        TraceFailure::Empty(notes) => CliError::diagnostics_then(
+            notes_text(notes, sources),
+            "no call between two services in the inputs (or none with a count above 0): nothing to import; widen the query's window",
+        ),
+        TraceFailure::UnknownEntrypoint(name, known) => CliError::Message(format!(
             "--entrypoint `{}` is not a service of the traces; they have: {}",
             crate::model::error::printable(name),
             known.join(", ")
@@ -132,97 +128,77 @@ pub(super) fn observed(
     files: &[String],
     window_text: &str,
     terminal: &mut Terminal,
-) -> Option<Graph> {
-    let seconds = match window(window_text) {
-        Ok(s) => s,
-        Err(message) => {
-            terminal.error(&message);
-            return None;
-        }
-    };
-    let sources = sources(files, terminal)?;
+) -> Result<Graph, CliError> {
+    let seconds = window(window_text)?;
+    let sources = sources(files)?;
     let options = TraceOptions {
         window: seconds,
         window_text: window_text.trim().to_owned(),
         ..TraceOptions::default()
     };
     let mut notes = Vec::new();
-    match import::observed(&sources, &options, &mut notes) {
-        Ok(graph) => {
-            print_notes(&notes, &sources, terminal);
-            Some(graph)
-        }
-        Err(failure) => {
-            report_failure(&failure, &sources, terminal);
-            None
-        }
-    }
+    let graph = import::observed(&sources, &options, &mut notes)
+        .map_err(|failure| failed(&failure, &sources, terminal))?;
+    let _ = terminal
+        .err
+        .write_all(notes_text(&notes, &sources).as_bytes());
+    Ok(graph)
 }
 
-fn print_notes(notes: &[import::Note], sources: &[Source], terminal: &mut Terminal) {
+/// One `note: file:line:column: …` line per note.
+fn notes_text(notes: &[import::Note], sources: &[Source]) -> String {
+    let mut out = String::new();
     for note in notes {
         let at = note.origin.map_or_else(String::new, |origin| {
             let source = &sources[origin.source];
             let (line, column) = origin.span.line_column(&source.text);
             format!("{}:{line}:{column}: ", source.name)
         });
-        let _ = writeln!(terminal.err, "note: {at}{}", note.message);
+        let _ = writeln!(out, "note: {at}{}", note.message);
     }
+    out
 }
 
-pub(super) fn run(args: &TracesArgs, terminal: &mut Terminal) -> Outcome {
-    let resolved = window(&args.window).and_then(|w| factor(args.load_factor).map(|f| (w, f)));
-    let (seconds, factor) = match resolved {
-        Ok(pair) => pair,
-        Err(message) => {
-            terminal.error(&message);
-            return Outcome::Invalid;
-        }
-    };
-    let Some(sources) = sources(&args.files, terminal) else {
-        return Outcome::Invalid;
-    };
+pub(super) fn run(args: &TracesArgs, terminal: &mut Terminal) -> Result<Outcome, CliError> {
+    let seconds = window(&args.window)?;
+    let factor = factor(args.load_factor)?;
+    let sources = sources(&args.files)?;
     let options = TraceOptions {
         window: seconds,
         window_text: args.window.trim().to_owned(),
         entrypoints: args.entrypoint.clone(),
         system: args.system.clone(),
     };
-    let imported = match import::traces(&sources, &options) {
-        Ok(imported) => imported,
-        Err(failure) => {
-            report_failure(&failure, &sources, terminal);
-            return Outcome::Invalid;
-        }
-    };
-    print_notes(&imported.notes, &sources, terminal);
+    let imported = import::traces(&sources, &options)
+        .map_err(|failure| failed(&failure, &sources, terminal))?;
+    let _ = terminal
+        .err
+        .write_all(notes_text(&imported.notes, &sources).as_bytes());
     let Some(path) = &args.merge else {
         let _ = writeln!(terminal.err, "{}", imported.summary);
         let inputs: Vec<&str> = args.files.iter().map(String::as_str).collect();
-        return input::write_output(args.output.as_deref(), &imported.model, &inputs, terminal);
+        input::write_output(args.output.as_deref(), &imported.model, &inputs, terminal)?;
+        return Ok(Outcome::Pass);
     };
-    let Some((model, _)) = super::read_model(path, terminal) else {
-        return Outcome::Invalid;
-    };
+    let (model, _) = super::read_model(path, terminal)?;
     match import::merge::merge(&model.text, &imported.graph, factor) {
         Ok(merged) => {
             let _ = writeln!(terminal.err, "{}", imported.summary);
             let _ = write!(terminal.err, "{}", merged.changes);
             let mut inputs: Vec<&str> = args.files.iter().map(String::as_str).collect();
             inputs.push(path);
-            input::write_output(args.output.as_deref(), &merged.model, &inputs, terminal)
+            input::write_output(args.output.as_deref(), &merged.model, &inputs, terminal)?;
+            Ok(Outcome::Pass)
         }
-        Err((text, problems)) => {
-            let text = diagnostics::render(
+        Err((text, problems)) => Err(CliError::diagnostics_then(
+            diagnostics::render(
                 &format!("{} (merged)", model.name),
                 &text,
                 &problems,
                 terminal.width,
                 terminal.color_err,
-            );
-            let _ = terminal.err.write_all(text.as_bytes());
-            terminal.error("the merged model would not be valid; nothing was written");
-            Outcome::Invalid
-        }
+            ),
+            "the merged model would not be valid; nothing was written",
+        )),
     }
 }

@@ -12,14 +12,14 @@
 use clap::{Args, ValueEnum};
 
 use super::set::{self, SetError};
-use super::{Outcome, Terminal, input, today};
+use super::{CliError, Outcome, Terminal, input, today};
 use crate::analyze::{self, Options, Severity, Status};
 use crate::engine::scenario::Scenario;
 use crate::engine::state::{Flow, State};
 use crate::model::error::closest;
-use crate::model::{self, ComponentId, Date, DomainId, GroupId, Model, Rule};
-use crate::report::what_if::{self, WhatIf};
-use crate::report::{diagnostics, table};
+use crate::model::{ComponentId, Date, DomainId, GroupId, Model, Rule};
+use crate::render::what_if::{self, WhatIf};
+use crate::render::{diagnostics, table};
 
 /// Output formats of `what-if`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -58,165 +58,36 @@ pub struct WhatIfArgs {
     pub today: Option<String>,
 }
 
-pub(super) fn run(args: &WhatIfArgs, terminal: &mut Terminal) -> Outcome {
-    match input::read(&args.model) {
-        Ok(source) => what_if_source(&source.name, &source.text, args, terminal),
-        Err(message) => {
-            terminal.error(&message);
-            Outcome::Invalid
-        }
-    }
+pub(super) fn run(args: &WhatIfArgs, terminal: &mut Terminal) -> Result<Outcome, CliError> {
+    let source = input::read(&args.model)?;
+    what_if(&source.name, &source.text, args, terminal)
 }
 
 /// The whole of `nines what-if` on a model text read from `name`.
-#[expect(
-    clippy::too_many_lines,
-    reason = "resolving the scenario, two checks and their comparison; split when its errors become values"
-)]
 pub fn what_if_source(
     name: &str,
     text: &str,
     args: &WhatIfArgs,
     terminal: &mut Terminal,
 ) -> Outcome {
-    let today = match check_args(args) {
-        Ok(today) => today,
-        Err(message) => {
-            terminal.error(&message);
-            return Outcome::Invalid;
-        }
-    };
-    let model = match model::parse(text) {
-        Ok(model) => model,
-        Err(problems) => {
-            let rendered =
-                diagnostics::render(name, text, &problems, terminal.width, terminal.color_err);
-            let _ = terminal.err.write_all(rendered.as_bytes());
-            return Outcome::Invalid;
-        }
-    };
-    let (changed_text, mut changed) = if args.set.is_empty() {
-        (text.to_owned(), model.clone())
-    } else {
-        match set::apply(text, &model, &args.set) {
-            Ok(changed) => changed,
-            Err(error) => {
-                report_set_error(name, text, error, terminal);
-                return Outcome::Invalid;
-            }
-        }
-    };
-    let mut phrases: Vec<String> = args.set.iter().map(|s| format!("set {s}")).collect();
-    let lost = match lose(&changed, &args.lose, &mut phrases) {
-        Ok(lost) => lost,
-        Err(message) => {
-            terminal.error(&message);
-            return Outcome::Invalid;
-        }
-    };
-    if let Some(factor) = args.scale_load {
-        // Every written load, and with them the derived ones (the flow is
-        // linear in the loads that enter the system).
-        for component in &mut changed.components {
-            if let Some(capacity) = &mut component.capacity {
-                capacity.load *= factor;
-            }
-        }
-        phrases.push(format!("load × {factor}"));
-    }
-    if args.cold {
-        phrases.push("every cache cold".to_owned());
-    }
-    let scenario = Scenario {
-        cold: args.cold,
-        ..lost.scenario.clone()
-    };
-    let before = analyze::audit(&model, text, Scenario::default(), Options::new(today));
-    let after_figures = crate::engine::availability(&down_for_figures(&changed, &scenario));
-    let after_options = Options {
-        figures: Some(&after_figures),
-        ..Options::new(today)
-    };
-    let after = analyze::audit(&changed, &changed_text, scenario.clone(), after_options);
-    let before_state = State::intact(&model, &Flow::new(&model));
-    let after_state = State::new(&changed, &Flow::new(&changed), &scenario);
-    let ids = |r: &crate::report::Report| -> Vec<String> {
-        r.findings
-            .iter()
-            .map(|f| f.id.clone())
-            .filter(|id| !lost.is_subject(id))
-            .collect()
-    };
-    let (before_ids, after_ids) = (ids(&before), ids(&after));
-    let introduced: Vec<String> = after_ids
-        .iter()
-        .filter(|id| before_ids.binary_search(id).is_err())
-        .cloned()
-        .collect();
-    let states = (
-        what_if::state_rows(&model, &before_state),
-        what_if::state_rows(&changed, &after_state),
-    );
-    // An entrypoint the scenario itself takes down has no single point of
-    // failure left to find: its spof and shared-fate findings vanish
-    // without being resolved; so do findings about a component it downs.
-    let entrypoint_lost = changed
-        .entrypoints
-        .iter()
-        .any(|e| before_state.of(*e).up && !after_state.of(*e).up);
-    let taken_down = |id: &str| {
-        let mut parts = id.split('/');
-        let rule = parts.next().unwrap_or_default();
-        let subject = parts.next().unwrap_or_default();
-        (entrypoint_lost && matches!(Rule::from_name(rule), Some(Rule::Spof | Rule::SharedFate)))
-            || changed
-                .components
-                .iter()
-                .position(|c| c.name == subject)
-                .is_some_and(|c| !after_state.of(ComponentId(c)).up)
-    };
-    // A headroom finding about losing a domain that the change made a single
-    // point of failure (losing z1 leaves everything in z2) is superseded by
-    // that introduced spof, not resolved: the risk grew.
-    let superseded = |id: &str| {
-        let mut parts = id.splitn(3, '/');
-        parts.next() == Some("headroom")
-            && parts.next().is_some()
-            && parts.next().is_some_and(|lost| {
-                lost.split('+')
-                    .any(|d| introduced.binary_search(&format!("spof/{d}")).is_ok())
-            })
-    };
-    let resolved: Vec<String> = before_ids
-        .iter()
-        .filter(|id| after_ids.binary_search(id).is_err() && !taken_down(id) && !superseded(id))
-        .cloned()
-        .collect();
-    let mut outcome = WhatIf {
-        scenario: phrases,
-        before,
-        after,
-        introduced,
-        resolved,
-        states,
-        unserved: (before_state.unserved, after_state.unserved),
-    };
+    let result = what_if(name, text, args, terminal);
+    terminal.outcome(result)
+}
+
+fn what_if(
+    name: &str,
+    text: &str,
+    args: &WhatIfArgs,
+    terminal: &mut Terminal,
+) -> Result<Outcome, CliError> {
+    let today = check_args(args)?;
+    let model = super::parse_model(name, text, terminal)?;
+    let change = Change::of(name, text, &model, args, terminal)?;
+    let mut outcome = compare(&model, text, &change, today);
     if args.format == WhatIfFormat::Table {
-        crate::report::escape::terminal_report(&mut outcome.before);
-        crate::report::escape::terminal_report(&mut outcome.after);
-        for line in &mut outcome.scenario {
-            *line = crate::report::escape::terminal(line).into_owned();
-        }
-        for row in outcome
-            .states
-            .0
-            .iter_mut()
-            .chain(outcome.states.1.iter_mut())
-        {
-            row.component = crate::report::escape::terminal(&row.component).into_owned();
-        }
+        escape_for_terminal(&mut outcome);
     }
-    let written = match args.format {
+    match args.format {
         WhatIfFormat::Table => what_if::render_table(
             &outcome,
             name,
@@ -227,14 +98,187 @@ pub fn what_if_source(
             terminal.out,
         ),
         WhatIfFormat::Json => what_if::render_json(&outcome, terminal.out),
-    };
-    if written.is_err() {
-        return Outcome::Invalid;
-    }
+    }?;
     let fails = outcome
         .introduced_findings()
         .any(|f| f.severity == Severity::Error && f.status == Status::New);
-    if fails { Outcome::Fail } else { Outcome::Pass }
+    Ok(if fails { Outcome::Fail } else { Outcome::Pass })
+}
+
+/// The changed copy of the model and the scenario it is judged in.
+struct Change {
+    /// The model text with the `--set` values written in.
+    text: String,
+    /// The changed model (`--set`, `--scale-load`).
+    model: Model,
+    /// What `--lose` takes down.
+    lost: Lost,
+    /// `--lose` and `--cold` as a scenario.
+    scenario: Scenario,
+    /// The change in words, one phrase per argument.
+    phrases: Vec<String>,
+}
+
+impl Change {
+    /// Applies `--set`, `--lose`, `--scale-load` and `--cold` to `model`.
+    fn of(
+        name: &str,
+        text: &str,
+        model: &Model,
+        args: &WhatIfArgs,
+        terminal: &Terminal,
+    ) -> Result<Self, CliError> {
+        let (changed_text, mut changed) = if args.set.is_empty() {
+            (text.to_owned(), model.clone())
+        } else {
+            set::apply(text, model, &args.set)
+                .map_err(|error| set_error(name, text, error, terminal))?
+        };
+        let mut phrases: Vec<String> = args.set.iter().map(|s| format!("set {s}")).collect();
+        let lost = lose(&changed, &args.lose, &mut phrases)?;
+        if let Some(factor) = args.scale_load {
+            // Every written load, and with them the derived ones (the flow is
+            // linear in the loads that enter the system).
+            for component in &mut changed.components {
+                if let Some(capacity) = &mut component.capacity {
+                    capacity.load *= factor;
+                }
+            }
+            phrases.push(format!("load × {factor}"));
+        }
+        if args.cold {
+            phrases.push("every cache cold".to_owned());
+        }
+        let scenario = Scenario {
+            cold: args.cold,
+            ..lost.scenario.clone()
+        };
+        Ok(Self {
+            text: changed_text,
+            model: changed,
+            lost,
+            scenario,
+            phrases,
+        })
+    }
+}
+
+/// `check` of the intact model against `check` of the changed one: the
+/// findings the change introduces and those it resolves.
+fn compare(model: &Model, text: &str, change: &Change, today: Date) -> WhatIf {
+    let (changed, scenario) = (&change.model, &change.scenario);
+    let before = analyze::audit(model, text, Scenario::default(), Options::new(today));
+    let after_figures = crate::engine::availability(&down_for_figures(changed, scenario));
+    let after_options = Options {
+        figures: Some(&after_figures),
+        ..Options::new(today)
+    };
+    let after = analyze::audit(changed, &change.text, scenario.clone(), after_options);
+    let before_state = State::intact(model, &Flow::new(model));
+    let after_state = State::new(changed, &Flow::new(changed), scenario);
+    let ids = |r: &crate::render::Audit| -> Vec<String> {
+        r.findings
+            .iter()
+            .map(|f| f.id.clone())
+            .filter(|id| !change.lost.is_subject(id))
+            .collect()
+    };
+    let (before_ids, after_ids) = (ids(&before), ids(&after));
+    let introduced: Vec<String> = after_ids
+        .iter()
+        .filter(|id| before_ids.binary_search(id).is_err())
+        .cloned()
+        .collect();
+    let gone = Gone {
+        model: changed,
+        after: &after_state,
+        entrypoint_lost: changed
+            .entrypoints
+            .iter()
+            .any(|e| before_state.of(*e).up && !after_state.of(*e).up),
+        introduced: &introduced,
+    };
+    let resolved: Vec<String> = before_ids
+        .iter()
+        .filter(|id| {
+            after_ids.binary_search(id).is_err() && !gone.taken_down(id) && !gone.superseded(id)
+        })
+        .cloned()
+        .collect();
+    WhatIf {
+        scenario: change.phrases.clone(),
+        before,
+        after,
+        introduced,
+        resolved,
+        states: (
+            what_if::state_rows(model, &before_state),
+            what_if::state_rows(changed, &after_state),
+        ),
+        unserved: (before_state.unserved, after_state.unserved),
+    }
+}
+
+/// Why a finding of the intact model can be gone after the change without
+/// being resolved.
+struct Gone<'a> {
+    /// The changed model.
+    model: &'a Model,
+    /// Its state in the scenario.
+    after: &'a State,
+    /// Whether the scenario takes down an entrypoint that was up.
+    entrypoint_lost: bool,
+    /// The findings the change introduces, sorted.
+    introduced: &'a [String],
+}
+
+impl Gone<'_> {
+    /// An entrypoint the scenario itself takes down has no single point of
+    /// failure left to find: its spof and shared-fate findings vanish
+    /// without being resolved; so do findings about a component it downs.
+    fn taken_down(&self, id: &str) -> bool {
+        let mut parts = id.split('/');
+        let rule = parts.next().unwrap_or_default();
+        let subject = parts.next().unwrap_or_default();
+        (self.entrypoint_lost
+            && matches!(Rule::from_name(rule), Some(Rule::Spof | Rule::SharedFate)))
+            || self
+                .model
+                .components
+                .iter()
+                .position(|c| c.name == subject)
+                .is_some_and(|c| !self.after.of(ComponentId(c)).up)
+    }
+
+    /// A headroom finding about losing a domain that the change made a
+    /// single point of failure (losing z1 leaves everything in z2) is
+    /// superseded by that introduced spof, not resolved: the risk grew.
+    fn superseded(&self, id: &str) -> bool {
+        let mut parts = id.splitn(3, '/');
+        parts.next() == Some("headroom")
+            && parts.next().is_some()
+            && parts.next().is_some_and(|lost| {
+                lost.split('+')
+                    .any(|d| self.introduced.binary_search(&format!("spof/{d}")).is_ok())
+            })
+    }
+}
+
+/// Control characters in names and phrases shown as escapes, for a terminal.
+fn escape_for_terminal(outcome: &mut WhatIf) {
+    crate::render::escape::terminal_audit(&mut outcome.before);
+    crate::render::escape::terminal_audit(&mut outcome.after);
+    for line in &mut outcome.scenario {
+        *line = crate::render::escape::terminal(line).into_owned();
+    }
+    for row in outcome
+        .states
+        .0
+        .iter_mut()
+        .chain(outcome.states.1.iter_mut())
+    {
+        row.component = crate::render::escape::terminal(&row.component).into_owned();
+    }
 }
 
 fn check_args(args: &WhatIfArgs) -> Result<Date, String> {
@@ -398,9 +442,12 @@ fn down_for_figures(model: &Model, scenario: &Scenario) -> Model {
     copy
 }
 
-fn report_set_error(name: &str, text: &str, error: SetError, terminal: &mut Terminal) {
+/// A `--set` that cannot be applied: the usage problem, or the located
+/// problems of the model and of each value, then one line saying nothing
+/// was analysed.
+fn set_error(name: &str, text: &str, error: SetError, terminal: &Terminal) -> CliError {
     match error {
-        SetError::Usage(message) => terminal.error(&message),
+        SetError::Usage(message) => CliError::Message(message),
         SetError::Invalid { model, settings } => {
             let mut out = String::new();
             if !model.is_empty() {
@@ -421,8 +468,10 @@ fn report_set_error(name: &str, text: &str, error: SetError, terminal: &mut Term
                     terminal.color_err,
                 ));
             }
-            let _ = terminal.err.write_all(out.as_bytes());
-            terminal.error("the model with these --set values is invalid; nothing was analysed");
+            CliError::diagnostics_then(
+                out,
+                "the model with these --set values is invalid; nothing was analysed",
+            )
         }
     }
 }

@@ -224,23 +224,30 @@ pub(super) fn line(out: &mut String, indent: usize, content: &str, why: &str) {
     out.push('\n');
 }
 
-/// A comment block wrapped at 80 columns, continuation lines indented.
+/// A comment block wrapped at 80 columns (by display width, first fit;
+/// a word longer than a line keeps a line of its own), continuation lines
+/// indented two more; runs of spaces between words read as one.
 pub(super) fn wrapped(out: &mut String, text: &str) {
     let indent = text.len() - text.trim_start().len();
-    let mut current = format!("#{}", " ".repeat(indent + 1));
-    let fresh = current.len();
-    for word in comment(text).split(' ').filter(|w| !w.is_empty()) {
-        if current.len() > fresh && current.chars().count() + 1 + word.chars().count() > 80 {
-            out.push_str(current.trim_end());
-            out.push('\n');
-            current = format!("#{}", " ".repeat(indent + 3));
-        } else if current.len() > fresh {
-            current.push(' ');
-        }
-        current.push_str(word);
+    let words = comment(text);
+    let words: Vec<&str> = words.split(' ').filter(|w| !w.is_empty()).collect();
+    let first = format!("#{}", " ".repeat(indent + 1));
+    let rest = format!("#{}", " ".repeat(indent + 3));
+    let options = textwrap::Options::new(80)
+        .initial_indent(&first)
+        .subsequent_indent(&rest)
+        .break_words(false)
+        .word_separator(textwrap::WordSeparator::AsciiSpace)
+        .word_splitter(textwrap::WordSplitter::NoHyphenation)
+        .wrap_algorithm(textwrap::WrapAlgorithm::FirstFit);
+    if words.is_empty() {
+        out.push_str("#\n");
+        return;
     }
-    out.push_str(current.trim_end());
-    out.push('\n');
+    for line in textwrap::wrap(&words.join(" "), options) {
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
 }
 
 /// Whether YAML takes the character as it is (its printable set, less the
@@ -304,6 +311,26 @@ mod tests {
         assert_eq!(scalar("null"), "\"null\"");
         assert_eq!(scalar("my shop"), "\"my shop\"");
         assert_eq!(scalar("a\"b"), "\"a\\\"b\"");
+    }
+
+    #[test]
+    fn comment_blocks_wrap_at_eighty_columns() {
+        let mut out = String::new();
+        // Indent 2: "#" and 3 spaces, then k words of 4 letters take
+        // 4 + 5k - 1 columns; k = 15 gives 78 and 16 would give 83, so 15
+        // words fit and the other 5 follow after "#" and 5 spaces.
+        wrapped(&mut out, &format!("  {}", ["abcd"; 20].join("  ")));
+        let lines: Vec<&str> = out.lines().collect();
+        assert_eq!(lines.len(), 2, "{out}");
+        assert_eq!(lines[0].len(), 78);
+        assert_eq!(lines[1], format!("#     {}", ["abcd"; 5].join(" ")));
+        // A word longer than a line gets a line of its own, unbroken.
+        let mut out = String::new();
+        wrapped(&mut out, &format!("a {} b", "x".repeat(100)));
+        assert_eq!(out, format!("# a\n#   {}\n#   b\n", "x".repeat(100)));
+        let mut out = String::new();
+        wrapped(&mut out, "");
+        assert_eq!(out, "#\n");
     }
 
     #[test]

@@ -4,13 +4,14 @@
 //! the name from here. It lives in `model/` because `accepted:` entries are
 //! checked against it while the model is validated.
 //!
-//! Adding a rule adds one line below; the compiler then asks for its
-//! analyzer (`analyze::rules`) and a test for its documentation.
+//! Adding a rule adds its file in `analyze/rules/` and one line to
+//! [`registry`]: that line declares the variant, the name, the module and
+//! the analyzer's place in the report; tests then ask for its documentation.
 
 use std::fmt;
 
-macro_rules! rules {
-    ($($variant:ident = $name:literal,)*) => {
+macro_rules! rule_enum {
+    ($($variant:ident = $name:literal $(=> $module:ident :: $analyzer:ident)?,)*) => {
         /// A rule of the format.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         pub enum Rule {
@@ -35,34 +36,52 @@ macro_rules! rules {
     };
 }
 
-rules! {
-    Slo = "slo",
-    Spof = "spof",
-    Placement = "placement",
-    SharedFate = "shared-fate",
-    CommonCause = "common-cause",
-    Expiry = "expiry",
-    Overload = "overload",
-    Headroom = "headroom",
-    Cascade = "cascade",
-    Fallback = "fallback",
-    RetryAmplification = "retry-amplification",
-    RetryLayers = "retry-layers",
-    RetryStorm = "retry-storm",
-    RetryJitter = "retry-jitter",
-    RetryBudget = "retry-budget",
-    Timeout = "timeout",
-    Deadline = "deadline",
-    RecoveryOrder = "recovery-order",
-    ColdStart = "cold-start",
-    Metastable = "metastable",
-    Rpo = "rpo",
-    Rto = "rto",
-    Drill = "drill",
-    RecoveryAccess = "recovery-access",
-    StaleAcceptance = "stale-acceptance",
-    Drift = "drift",
+/// The registry, one line per rule in report order: the variant of
+/// [`Rule`], the name, and for a rule an analyzer finds, its file in
+/// `src/analyze/rules/` and the analyzer in it (`slo::Slo` is
+/// `analyze/rules/slo.rs`). The list is handed to `$callback`, a macro
+/// taking `Variant = "name" [=> module::Analyzer],`…: here it becomes
+/// [`Rule`]; in `analyze::rules` the rule modules and `ANALYZERS`. Only
+/// names are written here, nothing is imported from above `model/`: the
+/// module paths are resolved where `analyze` expands the list.
+macro_rules! registry {
+    ($callback:ident) => {
+        $callback! {
+            Slo = "slo" => slo::Slo,
+            Spof = "spof" => single_point_of_failure::SinglePointOfFailure,
+            Placement = "placement" => placement::Placement,
+            SharedFate = "shared-fate" => shared_fate::SharedFate,
+            CommonCause = "common-cause" => common_cause::CommonCauseFailure,
+            Expiry = "expiry" => expiry::Expiry,
+            Overload = "overload" => overload::Overload,
+            Headroom = "headroom" => headroom::Headroom,
+            Cascade = "cascade" => cascade::FailoverCascade,
+            Fallback = "fallback" => fallback::Fallback,
+            RetryAmplification = "retry-amplification" => retry_amplification::RetryAmplification,
+            RetryLayers = "retry-layers" => retry_layers::RetryLayers,
+            RetryStorm = "retry-storm" => retry_storm::RetryStorm,
+            RetryJitter = "retry-jitter" => retry_jitter::RetryJitter,
+            RetryBudget = "retry-budget" => retry_budget::RetryBudget,
+            Timeout = "timeout" => timeout::Timeout,
+            Deadline = "deadline" => deadline::Deadline,
+            RecoveryOrder = "recovery-order" => recovery_order::RecoveryOrder,
+            ColdStart = "cold-start" => cold_start::ColdStart,
+            Metastable = "metastable" => metastable::Metastable,
+            Rpo = "rpo" => rpo::RecoveryPoint,
+            Rto = "rto" => rto::RecoveryTime,
+            Drill = "drill" => drill::Drill,
+            RecoveryAccess = "recovery-access" => recovery_access::RecoveryAccess,
+            // Found outside the analyzers: by the acceptances
+            // (`analyze/status.rs`) and by `check --observed`
+            // (`analyze/rules/drift.rs`).
+            StaleAcceptance = "stale-acceptance",
+            Drift = "drift",
+        }
+    };
 }
+pub(crate) use registry;
+
+registry!(rule_enum);
 
 impl Rule {
     /// The rule called `name`.

@@ -4,9 +4,8 @@
 //! expires, and a baseline that cannot be used is a clear error.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-use insta_cmd::get_cargo_bin;
 use serde_json::Value;
 
 const WEB_SHOP: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/models/web-shop.yaml");
@@ -20,11 +19,7 @@ fn scratch(test: &str) -> PathBuf {
 }
 
 fn nines(args: &[&str]) -> Output {
-    Command::new(get_cargo_bin("nines"))
-        .args(args)
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap()
+    crate::binary().args(args).output().unwrap()
 }
 
 fn path(p: &Path) -> &str {
@@ -54,14 +49,14 @@ fn check_json(model: &Path, baseline: &Path, today: &str) -> (i32, Value) {
         "--format",
         "json",
     ]);
-    let report = serde_json::from_slice(&out.stdout)
+    let audit = serde_json::from_slice(&out.stdout)
         .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
-    (out.status.code().unwrap(), report)
+    (out.status.code().unwrap(), audit)
 }
 
 /// `(id, status)` of every finding that is not `baseline`.
-fn not_in_baseline(report: &Value) -> Vec<(String, String)> {
-    report["findings"]
+fn not_in_baseline(audit: &Value) -> Vec<(String, String)> {
+    audit["findings"]
         .as_array()
         .unwrap()
         .iter()
@@ -111,10 +106,10 @@ fn a_baseline_run_passes_on_the_known_findings() {
         "headroom/checkout/az-a keeps its utilization for context"
     );
 
-    let (code, report) = check_json(Path::new(WEB_SHOP), &file, "2026-11-30");
+    let (code, audit) = check_json(Path::new(WEB_SHOP), &file, "2026-11-30");
     assert_eq!(code, 0);
-    assert_eq!(not_in_baseline(&report), []);
-    assert!(report.get("fixed").is_none(), "nothing was fixed");
+    assert_eq!(not_in_baseline(&audit), []);
+    assert!(audit.get("fixed").is_none(), "nothing was fixed");
     // Even with warnings and notes failing the run.
     let out = nines(&[
         "check",
@@ -136,10 +131,10 @@ fn a_new_single_instance_dependency_fails_with_exactly_its_finding() {
     write_baseline(Path::new(WEB_SHOP), &file, "2026-11-30");
     let changed = dir.join("web-shop.yaml");
     std::fs::write(&changed, with_fraud_check()).unwrap();
-    let (code, report) = check_json(&changed, &file, "2026-11-30");
+    let (code, audit) = check_json(&changed, &file, "2026-11-30");
     assert_eq!(code, 1);
     assert_eq!(
-        not_in_baseline(&report),
+        not_in_baseline(&audit),
         [("spof/fraud".to_owned(), "new".to_owned())]
     );
     // The same in the formats CI reads.
@@ -210,10 +205,10 @@ fn fixed_findings_are_reported_with_a_hint_to_refresh_the_baseline() {
         ),
     )
     .unwrap();
-    let (code, report) = check_json(&fixed, &file, "2026-11-30");
+    let (code, audit) = check_json(&fixed, &file, "2026-11-30");
     assert_eq!(code, 0);
     assert_eq!(
-        report["fixed"],
+        audit["fixed"],
         serde_json::json!(["retry-storm/payments", "spof/payments"])
     );
     let out = nines(&[
@@ -271,16 +266,16 @@ accepted:
             .contains("spof/payments")
     );
 
-    let (code, report) = check_json(&model, &file, "2026-09-30");
+    let (code, audit) = check_json(&model, &file, "2026-09-30");
     assert_eq!(code, 0, "the last day of the acceptance still counts");
     assert_eq!(
-        not_in_baseline(&report),
+        not_in_baseline(&audit),
         [("spof/payments".to_owned(), "accepted".to_owned())]
     );
-    let (code, report) = check_json(&model, &file, "2026-10-01");
+    let (code, audit) = check_json(&model, &file, "2026-10-01");
     assert_eq!(code, 1);
     assert_eq!(
-        not_in_baseline(&report),
+        not_in_baseline(&audit),
         [("spof/payments".to_owned(), "new".to_owned())]
     );
 }
@@ -309,8 +304,8 @@ accepted:
         "--format",
         "json",
     ]);
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
-    let stale: Vec<&Value> = report["findings"]
+    let audit: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let stale: Vec<&Value> = audit["findings"]
         .as_array()
         .unwrap()
         .iter()
@@ -379,7 +374,7 @@ fn a_comment_on_thousands_of_findings_stays_under_the_size_limit() {
     let text = nines::generate::microservices(2000, 1);
     let run = crate::check("generated.yaml", &text, nines::cli::Format::Markdown);
     assert!(
-        run.stdout.len() < nines::report::markdown::LIMIT,
+        run.stdout.len() < nines::render::markdown::LIMIT,
         "{} bytes",
         run.stdout.len()
     );

@@ -3,18 +3,9 @@
 
 use std::process::Command;
 
-use insta_cmd::{assert_cmd_snapshot, get_cargo_bin};
+use insta_cmd::assert_cmd_snapshot;
 
 use crate::settings;
-
-fn nines() -> Command {
-    let mut command = Command::new(get_cargo_bin("nines"));
-    command
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("NO_COLOR", "1")
-        .env_remove("COLUMNS");
-    command
-}
 
 fn code(command: &mut Command) -> i32 {
     command.output().unwrap().status.code().unwrap()
@@ -23,8 +14,8 @@ fn code(command: &mut Command) -> i32 {
 #[test]
 fn help_lists_the_commands() {
     settings().bind(|| {
-        assert_cmd_snapshot!("cli-help", nines().arg("--help"));
-        assert_cmd_snapshot!("cli-check-help", nines().args(["check", "--help"]));
+        assert_cmd_snapshot!("cli-help", crate::binary().arg("--help"));
+        assert_cmd_snapshot!("cli-check-help", crate::binary().args(["check", "--help"]));
     });
 }
 
@@ -33,16 +24,16 @@ fn exit_codes_follow_the_contract() {
     // 0: findings below the threshold (a placement warning, failing on errors).
     let warning_only = "tests/fixtures/rules/placement/unplaced-replicas.yaml";
     assert_eq!(
-        code(nines().args(["check", warning_only, "--today", "2026-11-30"])),
+        code(crate::binary().args(["check", warning_only, "--today", "2026-11-30"])),
         0
     );
     // 1: the same warning fails the run once warnings count; errors fail by default.
     assert_eq!(
-        code(nines().args(["check", "models/web-shop.yaml", "--today", "2026-11-30"])),
+        code(crate::binary().args(["check", "models/web-shop.yaml", "--today", "2026-11-30"])),
         1
     );
     assert_eq!(
-        code(nines().args([
+        code(crate::binary().args([
             "check",
             warning_only,
             "--fail-on",
@@ -54,32 +45,32 @@ fn exit_codes_follow_the_contract() {
     );
     // never: nothing fails.
     assert_eq!(
-        code(nines().args(["check", "models/web-shop.yaml", "--fail-on", "never"])),
+        code(crate::binary().args(["check", "models/web-shop.yaml", "--fail-on", "never"])),
         0
     );
     // 2: an invalid model, a wrong flag, an unknown rule.
     assert_eq!(
-        code(nines().args(["check", "tests/fixtures/invalid/bare-percent.yaml"])),
+        code(crate::binary().args(["check", "tests/fixtures/invalid/bare-percent.yaml"])),
         2
     );
     assert_eq!(
-        code(nines().args(["check", "models/web-shop.yaml", "--format", "yaml"])),
+        code(crate::binary().args(["check", "models/web-shop.yaml", "--format", "yaml"])),
         2
     );
     assert_eq!(
-        code(nines().args(["check", "models/web-shop.yaml", "--only", "spoof"])),
+        code(crate::binary().args(["check", "models/web-shop.yaml", "--only", "spoof"])),
         2
     );
     assert_eq!(
-        code(nines().args(["check", "models/web-shop.yaml", "--today", "yesterday"])),
+        code(crate::binary().args(["check", "models/web-shop.yaml", "--today", "yesterday"])),
         2
     );
-    assert_eq!(code(nines().args(["explain", "nonsense"])), 2);
+    assert_eq!(code(crate::binary().args(["explain", "nonsense"])), 2);
 }
 
 #[test]
 fn skipping_a_rule_removes_its_findings() {
-    let out = nines()
+    let out = crate::binary()
         .args([
             "check",
             "tests/fixtures/rules/placement/unplaced-replicas.yaml",
@@ -105,13 +96,13 @@ components:
 ";
         assert_cmd_snapshot!(
             "cli-stdin",
-            nines()
+            crate::binary()
                 .args(["check", "-", "--today", "2026-11-30"])
                 .pass_stdin(model)
         );
         assert_cmd_snapshot!(
             "cli-stdin-invalid",
-            nines().args(["check", "-"]).pass_stdin(
+            crate::binary().args(["check", "-"]).pass_stdin(
                 r"system: x
 components:
   api: {availability: 99.9}
@@ -126,16 +117,19 @@ fn unreadable_input_exits_2_without_a_panic() {
     settings().bind(|| {
         assert_cmd_snapshot!(
             "cli-missing-file",
-            nines().args(["check", "no/such/model.yaml"])
+            crate::binary().args(["check", "no/such/model.yaml"])
         );
-        assert_cmd_snapshot!("cli-directory", nines().args(["check", "models"]));
+        assert_cmd_snapshot!("cli-directory", crate::binary().args(["check", "models"]));
         assert_cmd_snapshot!(
             "cli-binary",
-            nines()
+            crate::binary()
                 .args(["check", "-"])
                 .pass_stdin(vec![0u8, 159, 146, 150, 255, 0, 1])
         );
-        assert_cmd_snapshot!("cli-empty", nines().args(["check", "-"]).pass_stdin(""));
+        assert_cmd_snapshot!(
+            "cli-empty",
+            crate::binary().args(["check", "-"]).pass_stdin("")
+        );
     });
 }
 
@@ -144,16 +138,19 @@ fn explain_prints_a_rule_and_lists_them_all() {
     settings().bind(|| {
         assert_cmd_snapshot!(
             "cli-explain-placement",
-            nines().args(["explain", "placement"])
+            crate::binary().args(["explain", "placement"])
         );
-        assert_cmd_snapshot!("cli-explain-list", nines().arg("explain"));
-        assert_cmd_snapshot!("cli-explain-typo", nines().args(["explain", "placment"]));
+        assert_cmd_snapshot!("cli-explain-list", crate::binary().arg("explain"));
+        assert_cmd_snapshot!(
+            "cli-explain-typo",
+            crate::binary().args(["explain", "placment"])
+        );
     });
 }
 
 #[test]
 fn no_colour_when_not_a_terminal() {
-    let out = nines()
+    let out = crate::binary()
         .args(["check", "tests/fixtures/invalid/several-errors.yaml"])
         .env_remove("NO_COLOR")
         .output()

@@ -24,8 +24,8 @@ fn spof_findings_are_the_single_events_of_every_example() {
             .map(|(event, _)| format!("spof/{}", event.subject(&model)))
             .collect();
         let run = check("model.yaml", &text, Format::Json);
-        let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-        let findings: BTreeSet<String> = report["findings"]
+        let audit: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        let findings: BTreeSet<String> = audit["findings"]
             .as_array()
             .unwrap()
             .iter()
@@ -85,9 +85,9 @@ fn scram_single_events(
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let report = String::from_utf8_lossy(&out.stdout);
+    let audit = String::from_utf8_lossy(&out.stdout);
     let mut sets: [BTreeSet<String>; 3] = Default::default();
-    for product in report.split("<product ").skip(1) {
+    for product in audit.split("<product ").skip(1) {
         if !product.starts_with("order=\"1\"") {
             continue;
         }
@@ -140,9 +140,9 @@ fn spof_and_shared_fate_agree_with_scram_order_one_cut_sets() {
         };
         let domains: BTreeSet<String> = domains.into_iter().filter(kinds_with_two).collect();
         let run = check("model.yaml", &text, Format::Json);
-        let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        let audit: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
         let subjects = |rule: &str| -> BTreeSet<String> {
-            report["findings"]
+            audit["findings"]
                 .as_array()
                 .unwrap()
                 .iter()

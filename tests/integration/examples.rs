@@ -33,7 +33,7 @@ fn examples_render_as_json() {
             let text = std::fs::read_to_string(path).unwrap();
             let run = check(&name(path), &text, Format::Json);
             assert_ne!(run.outcome, Outcome::Invalid, "{}", run.stderr);
-            let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+            let audit: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
             for key in [
                 "system",
                 "availability",
@@ -44,7 +44,7 @@ fn examples_render_as_json() {
                 "cold_start",
                 "recovery",
             ] {
-                assert!(report.get(key).is_some(), "missing `{key}`");
+                assert!(audit.get(key).is_some(), "missing `{key}`");
             }
             insta::assert_snapshot!("check-json", run.stdout);
         });
@@ -59,7 +59,7 @@ fn examples_render_as_a_pull_request_comment() {
             let run = check(&name(path), &text, Format::Markdown);
             assert_ne!(run.outcome, Outcome::Invalid, "{}", run.stderr);
             assert!(run.stdout.starts_with("<!-- nines-report -->\n**nines**: "));
-            assert!(run.stdout.len() < nines::report::markdown::LIMIT);
+            assert!(run.stdout.len() < nines::render::markdown::LIMIT);
             insta::assert_snapshot!("check-markdown", run.stdout);
         });
     });
@@ -75,10 +75,10 @@ fn examples_render_as_sarif() {
             let log: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
             crate::sarif::assert_valid(&log);
             let findings = check(&name(path), &text, Format::Json);
-            let report: serde_json::Value = serde_json::from_str(&findings.stdout).unwrap();
+            let audit: serde_json::Value = serde_json::from_str(&findings.stdout).unwrap();
             assert_eq!(
                 log["runs"][0]["results"].as_array().unwrap().len(),
-                report["findings"].as_array().unwrap().len(),
+                audit["findings"].as_array().unwrap().len(),
                 "one result per finding"
             );
             insta::assert_snapshot!("check-sarif", run.stdout);

@@ -15,8 +15,8 @@ fn json(text: &str) -> Value {
 }
 
 /// The ids of the findings of a JSON report.
-fn ids(report: &Value) -> Vec<String> {
-    report["findings"]
+fn ids(audit: &Value) -> Vec<String> {
+    audit["findings"]
         .as_array()
         .expect("findings")
         .iter()
@@ -28,7 +28,7 @@ fn ids(report: &Value) -> Vec<String> {
 fn equal_timeouts_on_every_hop_do_not_compose() {
     // 5s on every hop: a waits 5s for b, whose own call to c can take 5s;
     // equal is already too short, so a>b and b>c fire (c>d has no callee call).
-    let report = json(
+    let audit = json(
         r"system: s
 components:
   a: {timeout: 12s, depends_on: [{target: b, timeout: 5s}]}
@@ -37,12 +37,12 @@ components:
   d: {}
 ",
     );
-    let found = ids(&report);
+    let found = ids(&audit);
     assert!(found.contains(&"deadline/a>b".to_owned()), "{found:?}");
     assert!(found.contains(&"deadline/b>c".to_owned()), "{found:?}");
     // Worst-case latency of a > b > c > d: 5s + 5s + 5s = 15s ≥ the 12s a's
     // clients wait: deadline/a.
-    let row = &report["latency"][0];
+    let row = &audit["latency"][0];
     assert_eq!(row["entrypoint"], "a");
     assert_eq!(row["path"], serde_json::json!(["a", "b", "c", "d"]));
     assert_eq!(row["worst_latency_s"], 15.0);
@@ -55,7 +55,7 @@ components:
 fn retries_multiply_each_hops_timeout_in_the_path_latency() {
     // web > api: (1 + 2) × 2s = 6s; api > cache: 3s; api > db: (1 + 1) × 1s = 2s.
     // Slowest: web > api > cache = 9s, within the 10s web's clients wait.
-    let report = json(
+    let audit = json(
         r"system: s
 components:
   web: {timeout: 10s, depends_on: [{target: api, retries: 2, timeout: 2s}]}
@@ -64,11 +64,11 @@ components:
   cache: {}
 ",
     );
-    let row = &report["latency"][0];
+    let row = &audit["latency"][0];
     assert_eq!(row["path"], serde_json::json!(["web", "api", "cache"]));
     assert_eq!(row["worst_latency_s"], 9.0);
     assert_eq!(row["over"], false);
-    assert!(!ids(&report).contains(&"deadline/web".to_owned()));
+    assert!(!ids(&audit).contains(&"deadline/web".to_owned()));
 }
 
 #[test]
@@ -81,14 +81,14 @@ components:
   api: {depends_on: [db]}
   db: {}
 ";
-    let report = json(text);
-    let row = &report["availability"]["web"];
+    let audit = json(text);
+    let row = &audit["availability"]["web"];
     assert_eq!(row["availability"], Value::Null);
     assert_eq!(row["nines"], Value::Null);
     assert_eq!(row["downtime_per_year_s"], Value::Null);
     assert_eq!(row["unquantified"], serde_json::json!(["web", "api", "db"]));
     // Nothing to judge: slo stays silent rather than calling it met or missed.
-    assert!(!ids(&report).contains(&"slo/web".to_owned()));
+    assert!(!ids(&audit).contains(&"slo/web".to_owned()));
     let table = check("figures.yaml", text, Format::Table).stdout;
     let line = table.lines().find(|l| l.contains("│ web")).expect("row");
     assert!(
@@ -99,8 +99,8 @@ components:
     // db at 99.95%, web and api unquantified: at most 99.95%, 2 unquantified,
     // and since that bound is above 99.9%, no slo finding; at 99.8% the bound
     // itself misses: slo fires with "at most".
-    let report = json(&text.replace("db: {}", "db: {availability: 99.95%}"));
-    let row = &report["availability"]["web"];
+    let audit = json(&text.replace("db: {}", "db: {availability: 99.95%}"));
+    let row = &audit["availability"]["web"];
     assert_eq!(row["availability"], 0.9995);
     assert_eq!(row["unquantified_components"], 2);
     let table = check(
@@ -113,8 +113,8 @@ components:
         table.contains("| web | ≤ 99.950000%, 2 unquantified | ≤ 3.30 | 99.9% | ≥ 4h 22m |"),
         "{table}"
     );
-    let report = json(&text.replace("db: {}", "db: {availability: 99.8%}"));
-    let slo = report["findings"]
+    let audit = json(&text.replace("db: {}", "db: {availability: 99.8%}"));
+    let slo = audit["findings"]
         .as_array()
         .unwrap()
         .iter()
@@ -140,17 +140,17 @@ components:
   primary: {mtbf: 720h, mttr: 4h}
   standby: {availability: 100%}
 ";
-    let report = json(text);
-    let row = &report["availability"]["api"];
+    let audit = json(text);
+    let row = &audit["availability"]["api"];
     let a = row["availability"].as_f64().unwrap();
     assert!((a - (1.0 - 0.75 / 724.0)).abs() < 1e-12, "{a}");
     assert!((a * 100.0 - 99.896).abs() < 0.001, "{a}");
     assert!((row["switchover"].as_f64().unwrap() - 1.0359e-3).abs() < 1e-7);
-    assert!(ids(&report).contains(&"slo/api".to_owned()));
+    assert!(ids(&audit).contains(&"slo/api".to_owned()));
     // Hot (no switchover): 100%, no slo.
-    let report = json(&text.replace(", switchover: 45m", ""));
-    assert_eq!(report["availability"]["api"]["availability"], 1.0);
-    assert!(!ids(&report).contains(&"slo/api".to_owned()));
+    let audit = json(&text.replace(", switchover: 45m", ""));
+    assert_eq!(audit["availability"]["api"]["availability"], 1.0);
+    assert!(!ids(&audit).contains(&"slo/api".to_owned()));
 }
 
 #[test]
@@ -164,8 +164,8 @@ components:
   a: {availability: 99.9%}
   b: {availability: 99.9%}
 ";
-    let report = json(text);
-    let row = &report["availability"]["api"];
+    let audit = json(text);
+    let row = &audit["availability"]["api"];
     assert!((row["availability"].as_f64().unwrap() - 0.999_999).abs() < 1e-12);
     assert_eq!(
         row["caveats"],
@@ -173,7 +173,7 @@ components:
             "assumes instant failover from a (30m of switchover in api): a has a figure but no mttr, so how often it fails over is unknown"
         ])
     );
-    let slo = report["findings"]
+    let slo = audit["findings"]
         .as_array()
         .unwrap()
         .iter()
@@ -196,11 +196,11 @@ components:
         "{table}"
     );
     // With mttr 1h on a: (1 − 0.999) / 1h × 0.5h = 5e-4 off: 0.999999 − 0.0005 = 0.999499.
-    let report = json(&text.replace(
+    let audit = json(&text.replace(
         "a: {availability: 99.9%}",
         "a: {availability: 99.9%, mttr: 1h}",
     ));
-    let row = &report["availability"]["api"];
+    let row = &audit["availability"]["api"];
     assert!((row["availability"].as_f64().unwrap() - 0.999_499).abs() < 1e-12);
     assert_eq!(row["caveats"], serde_json::json!([]));
 }
@@ -219,13 +219,13 @@ components:
   search: {objective: 99.5%, availability: 99.6%}
   reporting: {objective: 99%, availability: 98.5%}
 ";
-    let report = json(text);
-    let slo: Vec<String> = ids(&report)
+    let audit = json(text);
+    let slo: Vec<String> = ids(&audit)
         .into_iter()
         .filter(|id| id.starts_with("slo/"))
         .collect();
     assert_eq!(slo, ["slo/reporting"]);
-    let rows = &report["availability"];
+    let rows = &audit["availability"];
     assert_eq!(rows["checkout"]["objective"], 0.999);
     assert_eq!(rows["search"]["objective"], 0.995);
     assert_eq!(rows["reporting"]["objective"], 0.99);
@@ -238,7 +238,7 @@ components:
         let got = rows[name]["error_budget_s"].as_f64().unwrap();
         assert!((got - budget).abs() < 1e-6, "{name}: {got}");
     }
-    let message = report["findings"]
+    let message = audit["findings"]
         .as_array()
         .unwrap()
         .iter()
@@ -255,9 +255,9 @@ components:
         "{markdown}"
     );
     // Without a model-wide objective, only the entrypoints that have one are judged (30d window).
-    let report = json(&text.replace("objective: {availability: 99.9%, window: 30d}\n", ""));
-    assert_eq!(report["availability"]["checkout"].get("objective"), None);
-    let budget = report["availability"]["reporting"]["error_budget_s"]
+    let audit = json(&text.replace("objective: {availability: 99.9%, window: 30d}\n", ""));
+    assert_eq!(audit["availability"]["checkout"].get("objective"), None);
+    let budget = audit["availability"]["reporting"]["error_budget_s"]
         .as_f64()
         .unwrap();
     assert!((budget - 25_920.0).abs() < 1e-6, "{budget}");
@@ -277,12 +277,12 @@ components:
   s3-raw: {kind: objectstore, managed: true, availability: 99.99%}
   api: {instances: 2}
 ";
-    let report = json(text);
-    let found = ids(&report);
+    let audit = json(text);
+    let found = ids(&audit);
     assert!(!found.contains(&"placement/dns".to_owned()), "{found:?}");
     assert!(!found.contains(&"placement/s3-raw".to_owned()), "{found:?}");
     assert!(found.contains(&"placement/api".to_owned()), "{found:?}");
-    let spof = report["findings"]
+    let spof = audit["findings"]
         .as_array()
         .unwrap()
         .iter()
@@ -295,8 +295,8 @@ components:
     );
     assert!(!help.contains("instances (min_healthy"), "{help}");
     // Self-run: the instance advice stays.
-    let report = json(&text.replace(", managed: true", ""));
-    let spof = report["findings"]
+    let audit = json(&text.replace(", managed: true", ""));
+    let spof = audit["findings"]
         .as_array()
         .unwrap()
         .iter()
@@ -331,8 +331,8 @@ components:
   sso: {instances: 2, availability: 100%, placement: [us-east]}
 entrypoints: [edge]
 ";
-    let report = json(text);
-    let found = ids(&report);
+    let audit = json(text);
+    let found = ids(&audit);
     assert!(
         !found.iter().any(|id| id.starts_with("common-cause/")),
         "{found:?}"
@@ -344,7 +344,7 @@ entrypoints: [edge]
         !found.iter().any(|id| id.starts_with("recovery-access/")),
         "{found:?}"
     );
-    let a = report["availability"]["edge"]["availability"]
+    let a = audit["availability"]["edge"]["availability"]
         .as_f64()
         .unwrap();
     let east = 1.0 - 0.9999 * (1.0 - 0.001_f64.powi(3));
@@ -357,8 +357,8 @@ entrypoints: [edge]
         .replace("{any_of: [api-east, api-west]}", "api-east")
         .replace("  api-west: {instances: 2, availability: 100%, placement: [us-west], depends_on: [ddb-west]}\n", "")
         .replace("  ddb-west: {instances: 3, availability: 99.9%, placement: [us-west]}\n", "");
-    let report = json(&single);
-    let found = ids(&report);
+    let audit = json(&single);
+    let found = ids(&audit);
     assert!(
         found.contains(&"common-cause/ddb-east".to_owned()),
         "{found:?}"
@@ -369,11 +369,11 @@ entrypoints: [edge]
     );
     // With a standby between the regions (switchover: 45m), losing us-east
     // stops the entrypoint for the switchover: the recovery needs sso there.
-    let report = json(&text.replace(
+    let audit = json(&text.replace(
         "{any_of: [api-east, api-west]}",
         "{any_of: [api-east, api-west], switchover: 45m}",
     ));
-    assert!(ids(&report).contains(&"recovery-access/ddb-east/sso".to_owned()));
+    assert!(ids(&audit).contains(&"recovery-access/ddb-east/sso".to_owned()));
 }
 
 #[test]

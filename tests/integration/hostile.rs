@@ -6,10 +6,9 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
-use insta_cmd::get_cargo_bin;
-use nines::cli::{Format, Outcome, ReportFormat};
+use nines::cli::{Format, Outcome, ReviewFormat};
 use proptest::prelude::*;
 
 use crate::{Run, check, nines};
@@ -87,7 +86,7 @@ accepted:
 /// the line break (tab is harmless, and tables never write one).
 fn terminal_controls(text: &str) -> Vec<char> {
     text.chars()
-        .filter(|&c| c != '\n' && c != '\t' && nines::report::escape::is_unsafe_char(c))
+        .filter(|&c| c != '\n' && c != '\t' && nines::render::escape::is_unsafe_char(c))
         .collect()
 }
 
@@ -96,7 +95,6 @@ fn terminal_controls(text: &str) -> Vec<char> {
 #[cfg(unix)]
 #[test]
 fn endless_inputs_are_refused_after_the_cap() {
-    let bin = get_cargo_bin("nines");
     let dir = scratch("endless");
     let model = dir.join("m.yaml");
     std::fs::write(
@@ -114,7 +112,7 @@ components:
         &["import", "k8s", "/dev/zero"],
     ];
     for args in cases {
-        let out = Command::new(&bin)
+        let out = crate::binary()
             .args(args)
             .stdin(std::fs::File::open("/dev/zero").unwrap())
             .stdout(Stdio::null())
@@ -232,8 +230,8 @@ components:
     }
     let _ = writeln!(text, "  c{}: {{}}", n - 1);
     let run = nines_check_only(&text, "retry-amplification,retry-layers,retry-storm");
-    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    let rows = report["retries"].as_array().unwrap();
+    let audit: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let rows = audit["retries"].as_array().unwrap();
     let names: usize = rows
         .iter()
         .map(|r| r["path"].as_array().unwrap().len())
@@ -241,7 +239,7 @@ components:
     assert!(names <= 20_000, "{names} names listed");
     // The worst path is the whole chain: 1.01^3999.
     assert_eq!(rows[0]["path"].as_array().unwrap().len(), n);
-    let omitted = report["retries_omitted"].as_u64().unwrap();
+    let omitted = audit["retries_omitted"].as_u64().unwrap();
     // Rows of 4,000, 3,999, … names: five fit in 20,000 (4000 + … + 3996 =
     // 19,990); the other 3,999 − 5 = 3,994 amplifying paths are counted.
     assert_eq!(rows.len(), 5);
@@ -283,8 +281,8 @@ components:
         let _ = writeln!(text, "  l{j}: {{}}");
     }
     let run = nines_check_only(&text, "retry-amplification");
-    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    let findings = report["findings"].as_array().unwrap();
+    let audit: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let findings = audit["findings"].as_array().unwrap();
     assert_eq!(findings.len(), leaves);
     for finding in findings {
         let id = finding["id"].as_str().unwrap();
@@ -472,7 +470,7 @@ fn the_review_document_cannot_be_forged() {
         let text = hostile_model(words, words, words);
         let model = nines::model::parse(&text).unwrap_or_else(|p| panic!("case {i}: {p:?}"));
         let today = nines::model::Date::parse("2026-11-30").unwrap();
-        let review = nines::cli::review("m.yaml", &text, &model, today, ReportFormat::Markdown);
+        let review = nines::cli::review("m.yaml", &text, &model, today, ReviewFormat::Markdown);
         let (prose, diagram) = review.split_once("```mermaid").unwrap();
         assert_markdown_holds(prose);
         assert!(
@@ -915,7 +913,7 @@ fn every_output(name: &str, text: &str) -> Vec<(String, String)> {
     }
     if let Ok(model) = nines::model::parse(text) {
         let today = nines::model::Date::parse("2026-11-30").unwrap();
-        for format in [ReportFormat::Markdown, ReportFormat::Html] {
+        for format in [ReviewFormat::Markdown, ReviewFormat::Html] {
             outputs.push((
                 format!("report {format:?}"),
                 nines::cli::review(name, text, &model, today, format),

@@ -5,9 +5,7 @@
 //! (`docs/performance.md`, "Hostile shapes").
 
 use std::fmt::Write as _;
-use std::process::Command;
 
-use insta_cmd::get_cargo_bin;
 use nines::engine::{self, Method, montecarlo, structure};
 use nines::model::Model;
 
@@ -180,7 +178,7 @@ fn check_exit(text: &str) -> (i32, String) {
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("m{}.yaml", text.len()));
     std::fs::write(&path, text).unwrap();
-    let out = Command::new(get_cargo_bin("nines"))
+    let out = crate::binary()
         .args(["check", path.to_str().unwrap(), "--format", "json"])
         .output()
         .unwrap();
@@ -271,8 +269,7 @@ domains:
 #[test]
 fn simulate_bounds_the_trials_and_the_work() {
     // --trials above 1e8 is refused with exit 2.
-    let out = Command::new(get_cargo_bin("nines"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+    let out = crate::binary()
         .args([
             "simulate",
             "models/minimal.yaml",

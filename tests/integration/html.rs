@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use nines::cli::{ReportFormat, review};
+use nines::cli::{ReviewFormat, review};
 use nines::model::Date;
 
 pub(crate) fn chromium() -> Option<PathBuf> {
@@ -65,7 +65,7 @@ fn html_reports_render_in_headless_chromium() {
         let text = std::fs::read_to_string(path).unwrap();
         let model = nines::model::parse(&text).unwrap();
         let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
-        let html = review(&stem, &text, &model, today, ReportFormat::Html);
+        let html = review(&stem, &text, &model, today, ReviewFormat::Html);
         let page = work.join(format!("{stem}.html"));
         std::fs::write(&page, &html).unwrap();
         let profile = work.join(format!("profile-{stem}"));
@@ -102,8 +102,8 @@ fn html_reports_render_in_headless_chromium() {
                 component.name
             );
         }
-        let report = nines::cli::report(&model, &text, today, &|_| true);
-        for finding in &report.findings {
+        let audit = nines::cli::audit_selected(&model, &text, today, &|_| true);
+        for finding in &audit.findings {
             assert!(
                 dom.contains(&format!("id=\"{}\"", finding.id.replace('>', "&gt;"))),
                 "{stem}: finding {} is not on the page",

@@ -3,9 +3,7 @@
 //! must come out), the errors, and no panic on any input.
 
 use std::collections::BTreeSet;
-use std::process::Command;
 
-use insta_cmd::get_cargo_bin;
 use nines::cli::{Format, Outcome};
 use nines::import::{self, Options, Source};
 use nines::model::{Model, parse};
@@ -374,14 +372,7 @@ fn the_system_name_can_be_given() {
 #[test]
 fn the_binary_imports_to_a_file_that_check_reads() {
     let out = std::env::temp_dir().join(format!("nines-import-{}.yaml", std::process::id()));
-    let nines = |args: &[&str]| {
-        Command::new(get_cargo_bin("nines"))
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .env("NO_COLOR", "1")
-            .args(args)
-            .output()
-            .unwrap()
-    };
+    let nines = |args: &[&str]| crate::binary().args(args).output().unwrap();
     let out_path = out.to_string_lossy().into_owned();
     let imported = nines(&[
         "import",

@@ -1,5 +1,5 @@
 //! The dependency check: which folder of `src/` may import which. Data
-//! flows one way (`model → engine → analyze → report → cli`, ARCHITECTURE.md):
+//! flows one way (`model → engine → analyze → render → cli`, ARCHITECTURE.md):
 //! a `use` or path that points up the pipeline fails here, with the file and
 //! line. Test modules (`#[cfg(test)]` to the end of a file, and `tests.rs`)
 //! may reach further, and comments are not code.
@@ -20,7 +20,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &["model", "engine", "import", "recover", "human"],
     ),
     (
-        "report",
+        "render",
         &["model", "engine", "analyze", "recover", "human"],
     ),
 ];
@@ -36,8 +36,8 @@ const KNOWN: &[(&str, &str, &str)] = &[
     ),
     (
         "engine",
-        "report",
-        "the MEF export writes its XML comment with report::escape, the one XML escaper",
+        "render",
+        "the MEF export writes its XML comment with render::escape, the one XML escaper",
     ),
     (
         "recover",
@@ -46,7 +46,7 @@ const KNOWN: &[(&str, &str, &str)] = &[
     ),
 ];
 
-/// Renderer modules of `report/`: nothing below `report/` may import them.
+/// Renderer modules of `render/`: nothing below `render/` may import them.
 const RENDERERS: &[&str] = &[
     "baseline",
     "budget",
@@ -157,10 +157,10 @@ fn no_module_imports_one_above_it() {
         let text = std::fs::read_to_string(file).unwrap();
         for (line, code) in code_lines(&text) {
             for (module, subs) in named(code) {
-                if module == "report" && top != "report" {
+                if module == "render" && top != "render" {
                     for sub in subs.iter().filter(|s| RENDERERS.contains(&s.as_str())) {
                         wrong.push(format!(
-                            "{relative}:{line}: {top}/ uses the renderer report::{sub}"
+                            "{relative}:{line}: {top}/ uses the renderer render::{sub}"
                         ));
                     }
                 }
@@ -194,15 +194,15 @@ fn no_module_imports_one_above_it() {
 fn the_check_reads_every_form_of_path() {
     let names = |line: &str| -> Vec<(String, Vec<String>)> { named(line) };
     assert_eq!(
-        names("use crate::report::{table, Report};"),
+        names("use crate::render::{table, Audit};"),
         [(
-            "report".to_owned(),
-            vec!["table".to_owned(), "Report".to_owned()]
+            "render".to_owned(),
+            vec!["table".to_owned(), "Audit".to_owned()]
         )]
     );
     assert_eq!(
-        names("    let x = crate::report::table::render(r);"),
-        [("report".to_owned(), vec!["table".to_owned()])]
+        names("    let x = crate::render::table::render(r);"),
+        [("render".to_owned(), vec!["table".to_owned()])]
     );
     assert_eq!(
         names("use crate::{engine, model::Model};"),

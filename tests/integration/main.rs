@@ -27,6 +27,18 @@ mod traces;
 use clap::Parser;
 use nines::cli::{CheckArgs, Cli, FailOn, Format, Outcome, Terminal, check_source, run};
 
+/// The built `nines` binary, for the tests that need a real process (exit
+/// codes, standard input, environment, threads): run from the crate root,
+/// without colour and without a `COLUMNS` from the caller's shell.
+pub(crate) fn binary() -> std::process::Command {
+    let mut command = std::process::Command::new(insta_cmd::get_cargo_bin("nines"));
+    command
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("NO_COLOR", "1")
+        .env_remove("COLUMNS");
+    command
+}
+
 /// Insta settings shared by every snapshot: the top-level folder, no module
 /// prefix, so names read `check-json@web-shop.yaml.snap`.
 pub(crate) fn settings() -> insta::Settings {

@@ -121,17 +121,17 @@ proptest! {
     fn structurally_valid_models_are_accepted(text in valid_model()) {
         let run = check("valid.yaml", &text, Format::Json);
         prop_assert!(run.outcome != Outcome::Invalid, "rejected:\n{}\n{}", text, run.stderr);
-        let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-        prop_assert_eq!(&report["system"], "generated");
-        for finding in report["findings"].as_array().unwrap() {
+        let audit: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        prop_assert_eq!(&audit["system"], "generated");
+        for finding in audit["findings"].as_array().unwrap() {
             prop_assert!(finding["location"]["line"].as_u64().unwrap() >= 1, "unlocated: {}", finding);
         }
-        for row in report["headroom"].as_array().unwrap() {
+        for row in audit["headroom"].as_array().unwrap() {
             prop_assert!(row["survivors"].as_u64().unwrap() >= 1, "{}", row);
             prop_assert!(row["utilization"].is_f64() || row["utilization"].is_u64(), "{}", row);
             prop_assert!(row["required_instances"].as_u64().unwrap() >= 1, "{}", row);
         }
-        for walk in report["cascades"].as_array().unwrap() {
+        for walk in audit["cascades"].as_array().unwrap() {
             prop_assert!(walk["unserved"].as_f64().unwrap() >= 0.0, "{}", walk);
         }
     }

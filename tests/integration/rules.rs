@@ -65,8 +65,8 @@ fn every_rule_fixture_fires_exactly_what_it_promises() {
                 "{name} is invalid:\n{}",
                 json.stderr
             );
-            let report: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
-            let fired: BTreeSet<String> = report["findings"]
+            let audit: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+            let fired: BTreeSet<String> = audit["findings"]
                 .as_array()
                 .unwrap()
                 .iter()

@@ -2,9 +2,6 @@
 //! on every example model, and the result does not depend on the number of
 //! threads.
 
-use std::process::Command;
-
-use insta_cmd::get_cargo_bin;
 use nines::engine::{self, montecarlo};
 
 /// The figure the simulation samples: `check`'s before the switchover
@@ -123,8 +120,7 @@ fn ten_million_trials_of_url_shortener_give_an_interval() {
 #[test]
 fn the_result_is_the_same_on_one_thread_and_on_many() {
     let run = |threads: &str| {
-        Command::new(get_cargo_bin("nines"))
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
+        crate::binary()
             .args([
                 "simulate",
                 "models/web-shop.yaml",
@@ -147,8 +143,7 @@ fn the_result_is_the_same_on_one_thread_and_on_many() {
 
 #[test]
 fn rare_failures_are_called_too_rare() {
-    let out = Command::new(get_cargo_bin("nines"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+    let out = crate::binary()
         .args([
             "simulate",
             "models/active-passive.yaml",
@@ -163,12 +158,7 @@ fn rare_failures_are_called_too_rare() {
 }
 
 fn simulate(args: &[&str]) -> std::process::Output {
-    Command::new(get_cargo_bin("nines"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .arg("simulate")
-        .args(args)
-        .output()
-        .unwrap()
+    crate::binary().arg("simulate").args(args).output().unwrap()
 }
 
 #[test]

@@ -385,8 +385,8 @@ fn check_observed_reports_drift() {
     ]);
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(run.outcome, Outcome::Fail, "{}", run.stderr);
-    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    let ids: Vec<(&str, &str)> = report["findings"]
+    let audit: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let ids: Vec<(&str, &str)> = audit["findings"]
         .as_array()
         .unwrap()
         .iter()
@@ -700,8 +700,8 @@ accepted:
     ]);
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(run.outcome, Outcome::Pass, "{}", run.stderr);
-    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    let findings = report["findings"].as_array().unwrap();
+    let audit: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let findings = audit["findings"].as_array().unwrap();
     assert_eq!(findings.len(), 1, "{findings:?}");
     assert_eq!(findings[0]["id"], "drift/frontend>backup");
     assert_eq!(findings[0]["status"], "accepted");

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 
 use super::wording::amount;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
-use crate::analyze::results::{Cascade, CascadeStep, Report};
+use crate::analyze::results::{Cascade, CascadeStep, Audit};
 use crate::engine::scenario::Scenario;
 use crate::engine::state::{State, overloaded};
 use crate::model::Rule;
@@ -223,18 +223,18 @@ impl Analyzer for FailoverCascade {
         &DOC
     }
 
-    fn check(&self, cx: &Context, report: &mut Report) {
+    fn check(&self, cx: &Context, audit: &mut Audit) {
         for id in cx.model.component_ids() {
             let Some(walk) = walk(cx, id) else {
                 continue;
             };
             let origin = cx.model.component(id);
             if walk.steps.iter().any(|s| s.failed) || walk.unserved > 0.0 {
-                report
+                audit
                     .findings
                     .push(chain_fails(cx.model, cx.state(), origin, &walk));
             }
-            report.cascades.push(walk);
+            audit.cascades.push(walk);
         }
     }
 }
@@ -249,7 +249,7 @@ impl Analyzer for FailoverCascade {
 mod tests {
     use super::*;
 
-    fn run(text: &str) -> Report {
+    fn run(text: &str) -> Audit {
         crate::analyze::check_one(&FailoverCascade, text)
     }
 
@@ -262,12 +262,12 @@ components:
 
     #[test]
     fn a_peer_ring_cascades_all_the_way_round() {
-        let report = run(RING);
-        let ids: Vec<&str> = report.findings.iter().map(|f| f.id.as_str()).collect();
+        let audit = run(RING);
+        let ids: Vec<&str> = audit.findings.iter().map(|f| f.id.as_str()).collect();
         assert_eq!(ids, ["cascade/cell-a", "cascade/cell-b", "cascade/cell-c"]);
         // a fails at 620: b 560 + 620 = 1180 > 5 × 200 = 1000 fails; c 480 + 1180 = 1660 > 1000
         // fails; a is already down: 1660 unserved. Fallback 1.5 × 620 = 930.
-        let a = &report.cascades[0];
+        let a = &audit.cascades[0];
         let steps: Vec<(&str, f64, bool)> = a
             .steps
             .iter()
@@ -277,59 +277,59 @@ components:
         assert_eq!(a.unserved, 1660.0);
         assert_eq!(a.recommended_fallback_capacity, 930.0);
         assert_eq!(
-            report.findings[0].message,
+            audit.findings[0].message,
             "cell-a failing at peak moves its load of 620 along failover_to: cell-b 560 + 620 = 1180 > 1000, fails; cell-c 480 + 1180 = 1660 > 1000, fails; cell-a has already failed: 1660 is left unserved"
         );
         // b first: c 480 + 560 = 1040 > 1000; a 620 + 1040 = 1660. c first: a 620 + 480 = 1100; b 560 + 1100 = 1660.
-        assert_eq!(report.cascades[1].steps[0].load, 1040.0);
-        assert_eq!(report.cascades[2].steps[0].load, 1100.0);
-        assert_eq!(report.cascades[2].unserved, 1660.0);
+        assert_eq!(audit.cascades[1].steps[0].load, 1040.0);
+        assert_eq!(audit.cascades[2].steps[0].load, 1100.0);
+        assert_eq!(audit.cascades[2].unserved, 1660.0);
         // 1.5 × 560 = 840, 1.5 × 480 = 720.
-        assert_eq!(report.cascades[1].recommended_fallback_capacity, 840.0);
-        assert_eq!(report.cascades[2].recommended_fallback_capacity, 720.0);
+        assert_eq!(audit.cascades[1].recommended_fallback_capacity, 840.0);
+        assert_eq!(audit.cascades[2].recommended_fallback_capacity, 720.0);
     }
 
     #[test]
     fn peers_that_can_absorb_each_other_raise_nothing() {
         // a fails at 300: b 300 + 300 = 600 <= 1000.
-        let report = run(r"system: s
+        let audit = run(r"system: s
 components:
   a: {instances: 5, capacity: 200, load: 300, failover_to: b}
   b: {instances: 5, capacity: 200, load: 300, failover_to: a}
 ");
-        assert!(report.findings.is_empty());
-        assert_eq!(report.cascades.len(), 2);
-        assert_eq!(report.cascades[0].unserved, 0.0);
-        assert!(!report.cascades[0].steps[0].failed);
+        assert!(audit.findings.is_empty());
+        assert_eq!(audit.cascades.len(), 2);
+        assert_eq!(audit.cascades[0].unserved, 0.0);
+        assert!(!audit.cascades[0].steps[0].failed);
     }
 
     #[test]
     fn a_dedicated_fallback_that_is_too_small_leaves_the_load_unserved() {
         // spare: 0 + 620 > 2 × 200 = 400, fails, and has nowhere to go.
-        let report = run(r"system: s
+        let audit = run(r"system: s
 components:
   cell-a: {instances: 5, capacity: 200, load: 620, failover_to: spare}
   spare: {instances: 2, capacity: 200, load: 0}
 ");
-        assert_eq!(report.cascades[0].unserved, 620.0);
+        assert_eq!(audit.cascades[0].unserved, 620.0);
         assert!(
-            report.findings[0].message.ends_with(
+            audit.findings[0].message.ends_with(
                 "spare 0 + 620 = 620 > 400, fails; spare has no failover_to: 620 is left unserved"
             ),
             "{}",
-            report.findings[0].message
+            audit.findings[0].message
         );
     }
 
     #[test]
     fn a_target_without_capacity_ends_the_walk_unjudged() {
-        let report = run(r"system: s
+        let audit = run(r"system: s
 components:
   a: {capacity: 10, load: 5, failover_to: b}
   b: {}
 ");
-        assert!(report.findings.is_empty());
-        assert_eq!(report.cascades[0].steps[0].capacity, None);
+        assert!(audit.findings.is_empty());
+        assert_eq!(audit.cascades[0].steps[0].capacity, None);
     }
 
     #[test]
@@ -339,10 +339,10 @@ components:
         // db), so it takes nothing over: a's 50 and b's 50 (at db) are
         // unserved, 100 in all (the walk used to say "b 100 <= 200, holds"
         // of a cell that fails everything it takes).
-        let report = run(
+        let audit = run(
             "system: s\nentrypoints: [a, b]\ncomponents:\n  a: {capacity: 100, load: 50, failover_to: b}\n  b: {instances: 2, capacity: 100, load: 50, depends_on: [db]}\n  db: {capacity: 80}\n",
         );
-        let a = &report.cascades[0];
+        let a = &audit.cascades[0];
         let steps: Vec<(&str, f64, bool)> = a
             .steps
             .iter()
@@ -351,7 +351,7 @@ components:
         assert_eq!(steps, [("db", 100.0, true)]);
         assert_eq!(a.unserved, 100.0);
         assert_eq!(
-            report.findings[0].message,
+            audit.findings[0].message,
             "a failing at peak moves its load of 50 along failover_to: db 50 + 50 = 100 > 80, fails; db has no failover_to: 100 is left unserved"
         );
     }

@@ -4,7 +4,7 @@
 use super::start_order;
 use super::wording::{number, percent};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
-use crate::analyze::results::{Report, Stampede};
+use crate::analyze::results::{Audit, Stampede};
 use crate::engine::scenario::Scenario;
 use crate::engine::state::State;
 use crate::model::Rule;
@@ -159,7 +159,7 @@ impl Analyzer for ColdStart {
         &DOC
     }
 
-    fn check(&self, cx: &Context, report: &mut Report) {
+    fn check(&self, cx: &Context, audit: &mut Audit) {
         let hidden = cached_calls(cx);
         let mut rows = Vec::new();
         let mut cold = None;
@@ -177,15 +177,15 @@ impl Analyzer for ColdStart {
                 continue;
             };
             if row.overloaded {
-                report
+                audit
                     .findings
                     .push(stampede(cx.model, id, &hidden[id.0], &row));
             }
             rows.push(row);
         }
         rows.sort_by(|a, b| a.component.cmp(&b.component));
-        report.cold_start.stampedes = rows;
-        start_order::fill(cx.model, cx.start_order(), report);
+        audit.cold_start.stampedes = rows;
+        start_order::fill(cx.model, cx.start_order(), audit);
     }
 }
 
@@ -195,7 +195,7 @@ impl Analyzer for ColdStart {
 mod tests {
     use super::*;
 
-    fn run(text: &str) -> Report {
+    fn run(text: &str) -> Audit {
         crate::analyze::check_one(&ColdStart, text)
     }
 
@@ -212,9 +212,9 @@ components:
 
     #[test]
     fn a_database_sized_for_the_misses_is_flooded() {
-        let report = run(CACHED);
-        assert_eq!(report.findings.len(), 1);
-        let finding = &report.findings[0];
+        let audit = run(CACHED);
+        assert_eq!(audit.findings.len(), 1);
+        let finding = &audit.findings[0];
         assert_eq!(finding.id, "cold-start/db");
         // warm 10000 × 1 × 0.05 = 500; cold 500 + 10000 × 0.95 = 10000 > 2 × 300 = 600
         assert!(
@@ -225,19 +225,19 @@ components:
             finding.message
         );
         // admit 600 / 10000 = 6%
-        assert!((report.cold_start.stampedes[0].admit_fraction - 0.06).abs() < 1e-12);
+        assert!((audit.cold_start.stampedes[0].admit_fraction - 0.06).abs() < 1e-12);
         // waves [db] (5m), [api] (1m): 6 minutes to full service
-        assert!((report.cold_start.time_to_full_service_s - 360.0).abs() < 1e-9);
+        assert!((audit.cold_start.time_to_full_service_s - 360.0).abs() < 1e-9);
     }
 
     #[test]
     fn a_cached_any_of_edge_says_each_target_gets_its_share() {
         // web 800 × 1 over any_of [db-a, db-b] behind a 90% cache: each db
         // gets 800 / 2 = 400 cold, 400 × (1 − 90%) = 40 warm; 400 > 100.
-        let report = run(
+        let audit = run(
             "system: s\ncomponents:\n  web:\n    capacity: 1000\n    load: 800\n    depends_on: [{any_of: [db-a, db-b], hit_rate: 90%}]\n  db-a: {capacity: 100}\n  db-b: {capacity: 100}\n",
         );
-        let finding = &report.findings[0];
+        let finding = &audit.findings[0];
         assert_eq!(finding.id, "cold-start/db-a");
         assert!(
             finding.message.contains(
@@ -250,9 +250,9 @@ components:
 
     #[test]
     fn a_store_sized_for_the_cold_load_is_fine() {
-        let report = run(&CACHED.replace("capacity: 300", "capacity: 5000"));
+        let audit = run(&CACHED.replace("capacity: 300", "capacity: 5000"));
         // 10000 <= 2 × 5000
-        assert!(report.findings.is_empty());
-        assert!(!report.cold_start.stampedes[0].overloaded);
+        assert!(audit.findings.is_empty());
+        assert!(!audit.cold_start.stampedes[0].overloaded);
     }
 }

@@ -4,7 +4,7 @@
 
 use super::loss::LossJudge;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
-use crate::analyze::results::Report;
+use crate::analyze::results::Audit;
 use crate::engine::scenario::surviving_instances;
 use crate::model::Rule;
 use crate::model::{Component, ComponentId, DomainId, Model};
@@ -177,11 +177,11 @@ impl Analyzer for CommonCauseFailure {
         &DOC
     }
 
-    fn check(&self, cx: &Context, report: &mut Report) {
+    fn check(&self, cx: &Context, audit: &mut Audit) {
         let judge = LossJudge::new(cx.model, cx.flow());
         for id in cx.model.component_ids() {
             if let Some(risk) = common_cause(cx.model, &judge, id) {
-                report
+                audit
                     .findings
                     .push(dominated(cx.model.component(id), &risk));
             }

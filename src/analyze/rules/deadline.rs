@@ -4,7 +4,7 @@
 use super::call_paths::CallPath;
 use super::call_paths::calls;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
-use crate::analyze::results::{LatencyRow, Report};
+use crate::analyze::results::{LatencyRow, Audit};
 use crate::model::Rule;
 use crate::model::{ComponentId, Duration, Edge, Model};
 
@@ -100,7 +100,7 @@ impl Analyzer for Deadline {
         &DOC
     }
 
-    fn check(&self, cx: &Context, report: &mut Report) {
+    fn check(&self, cx: &Context, audit: &mut Audit) {
         // The longest worst-case call of each component (first one on ties).
         let longest: Vec<Option<(Duration, ComponentId, &Edge)>> = cx
             .model
@@ -121,14 +121,14 @@ impl Analyzer for Deadline {
         for (entrypoint, worst, row) in latency_rows(cx.model, &cx.call_paths().paths) {
             if let (Some(timeout), Some(true)) = (cx.model.component(entrypoint).timeout, row.over)
             {
-                report.findings.push(entrypoint_too_slow(
+                audit.findings.push(entrypoint_too_slow(
                     cx.model,
                     entrypoint,
                     (&row.path, worst),
                     timeout,
                 ));
             }
-            report.latency.push(row);
+            audit.latency.push(row);
         }
         for (caller, target, edge) in calls(cx.model) {
             let (Some(timeout), Some((worst, inner_target, inner))) =
@@ -138,7 +138,7 @@ impl Analyzer for Deadline {
             };
             // Equal is too short: the target's timer starts after the caller's.
             if timeout <= worst {
-                report.findings.push(too_short(
+                audit.findings.push(too_short(
                     cx.model,
                     (caller, target, edge, timeout),
                     (inner_target, inner),
@@ -275,17 +275,17 @@ components:
   db: {}
   cache: {}
 ";
-        let report = crate::analyze::check_one(&Deadline, text);
-        assert_eq!(report.latency.len(), 1);
-        let row = &report.latency[0];
+        let audit = crate::analyze::check_one(&Deadline, text);
+        assert_eq!(audit.latency.len(), 1);
+        let row = &audit.latency[0];
         assert_eq!(row.path, ["web", "api", "cache"]);
         assert!((row.worst_latency_s - 9.0).abs() < 1e-9);
         assert_eq!(row.timeout_s, Some(10.0));
         assert_eq!(row.over, Some(false));
-        assert!(!report.findings.iter().any(|f| f.id == "deadline/web"));
-        let report =
+        assert!(!audit.findings.iter().any(|f| f.id == "deadline/web"));
+        let audit =
             crate::analyze::check_one(&Deadline, &text.replace("timeout: 10s", "timeout: 9s"));
-        let f = report
+        let f = audit
             .findings
             .iter()
             .find(|f| f.id == "deadline/web")

@@ -2,7 +2,7 @@
 //! than `policy.drill_max_age`.
 
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
-use crate::analyze::results::Report;
+use crate::analyze::results::Audit;
 use crate::model::Rule;
 use crate::model::{Component, Date, Duration, Recovery};
 
@@ -68,21 +68,21 @@ impl Analyzer for Drill {
         &DOC
     }
 
-    fn check(&self, cx: &Context, report: &mut Report) {
+    fn check(&self, cx: &Context, audit: &mut Audit) {
         let max = cx.model.policy.drill_max_age;
         for component in &cx.model.components {
             let Some(recovery) = &component.recovery else {
                 continue;
             };
             match recovery.last_drill {
-                None => report.findings.push(never(component, recovery)),
+                None => audit.findings.push(never(component, recovery)),
                 Some(last) => {
                     let age = cx.today.days() - last.days();
                     let too_old = u64::try_from(age).is_ok_and(|days| {
                         u128::from(days) * u128::from(DAY_MS) > u128::from(max.0)
                     });
                     if too_old {
-                        report
+                        audit
                             .findings
                             .push(stale(component, recovery, last, age, max));
                     }

@@ -3,7 +3,7 @@
 //! every member down at once.
 
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
-use crate::analyze::results::Report;
+use crate::analyze::results::Audit;
 use crate::model::Rule;
 use crate::model::{Date, Group, GroupId, Model};
 
@@ -90,10 +90,10 @@ impl Analyzer for Expiry {
         &DOC
     }
 
-    fn check(&self, cx: &Context, report: &mut Report) {
+    fn check(&self, cx: &Context, audit: &mut Audit) {
         for (index, group) in cx.model.groups.iter().enumerate() {
             if let Some(expires) = soon(group, cx.today) {
-                report
+                audit
                     .findings
                     .push(lapsing(cx.model, GroupId(index), expires, cx.today));
             }

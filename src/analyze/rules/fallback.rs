@@ -4,7 +4,7 @@
 
 use super::wording::amount;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
-use crate::analyze::results::Report;
+use crate::analyze::results::Audit;
 use crate::engine::state::State;
 use crate::model::Rule;
 use crate::model::{Component, ComponentId, Model};
@@ -167,14 +167,14 @@ impl Analyzer for Fallback {
         &DOC
     }
 
-    fn check(&self, cx: &Context, report: &mut Report) {
+    fn check(&self, cx: &Context, audit: &mut Audit) {
         let state = cx.state();
         for id in cx.model.component_ids() {
             let Some(size) = sizing(cx.model, state, id) else {
                 continue;
             };
             if size.capacity < cx.model.policy.fallback_headroom * size.largest {
-                report
+                audit
                     .findings
                     .push(undersized(cx.model, cx.model.component(id), &size));
             }
@@ -249,9 +249,9 @@ components:
         let figures = crate::engine::availability(&model);
         let today = crate::model::Date::parse("2026-11-30").unwrap();
         let cx = Context::under(&model, today, &figures, scenario);
-        let mut report = Report::new(model.system.clone(), Vec::new());
-        Fallback.check(&cx, &mut report);
-        report.findings
+        let mut audit = Audit::new(model.system.clone(), Vec::new());
+        Fallback.check(&cx, &mut audit);
+        audit.findings
     }
 
     const CELLS: &str = "system: s\ncomponents:\n  cell-a: {instances: 5, capacity: 200, load: 620, failover_to: spare}\n  cell-b: {instances: 5, capacity: 200, load: 560, failover_to: spare}\n  spare: {instances: 5, capacity: 200, load: 0}\n";

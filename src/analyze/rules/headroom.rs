@@ -12,7 +12,7 @@ use super::wording::{amount, percent_against, whole_percent};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use std::collections::BTreeMap;
 
-use crate::analyze::results::{HeadroomRow, Report};
+use crate::analyze::results::{HeadroomRow, Audit};
 use crate::engine::scenario::{self, Scenario, surviving_instances};
 use crate::engine::state::State;
 use crate::model::Rule;
@@ -337,7 +337,7 @@ impl Analyzer for Headroom {
         &DOC
     }
 
-    fn check(&self, cx: &Context, report: &mut Report) {
+    fn check(&self, cx: &Context, audit: &mut Audit) {
         let mut states = LossStates::default();
         for id in cx.model.component_ids() {
             let c = cx.model.component(id);
@@ -352,11 +352,11 @@ impl Analyzer for Headroom {
                     continue;
                 };
                 if !row.ok {
-                    report
+                    audit
                         .findings
                         .push(overloaded(cx.model, c, cap, &loss, &row, load));
                 }
-                report.headroom.push(row);
+                audit.headroom.push(row);
             }
         }
     }
@@ -368,7 +368,7 @@ impl Analyzer for Headroom {
 mod tests {
     use super::*;
 
-    fn run(text: &str) -> Report {
+    fn run(text: &str) -> Audit {
         crate::analyze::check_one(&Headroom, text)
     }
 
@@ -384,10 +384,10 @@ mod tests {
         // A managed store with 2 nodes of 100, load 150: losing one leaves
         // 150 / 100 = 150%. N+1 sizing: ceil(150 / 100) = 2, plus one = 3;
         // the advice is what to buy from the provider, not "run 3 instances".
-        let report = run(
+        let audit = run(
             "system: s\ncomponents:\n  web: {depends_on: [rds]}\n  rds: {managed: true, instances: 2, capacity: 100, load: 150}\n",
         );
-        let f = report
+        let f = audit
             .findings
             .iter()
             .find(|f| f.id == "headroom/rds/instance")
@@ -401,23 +401,23 @@ mod tests {
 
     #[test]
     fn four_zones_without_enough_instances() {
-        let report = run(&format!(
+        let audit = run(&format!(
             r"system: s
 {FOUR_ZONES}components:
   api: {{instances: 4, placement: [az-a, az-b, az-c, az-d], capacity: 100, load: 350}}
 "
         ));
         // 4 zone rows and 1 instance row, each 350 / (3 × 100) = 117% > 100%.
-        assert_eq!(report.headroom.len(), 5);
-        assert_eq!(report.findings.len(), 5);
-        let a = &report.headroom[0];
+        assert_eq!(audit.headroom.len(), 5);
+        assert_eq!(audit.findings.len(), 5);
+        let a = &audit.headroom[0];
         assert_eq!((a.lost.as_str(), a.survivors, a.ok), ("az-a", 3, false));
         assert!((a.utilization - 350.0 / 300.0).abs() < 1e-12);
         // at_peak = ceil(350 / 100) = 4; per_domain = ceil(4 / (4 - 1)) = 2; required = 8;
         // steady 350 / 800 = 44%.
         assert_eq!((a.required_instances, a.per_domain), (8, Some(2)));
         assert!((a.required_steady_utilization - 0.4375).abs() < 1e-12);
-        let f = &report.findings[0];
+        let f = &audit.findings[0];
         assert_eq!(f.id, "headroom/api/az-a");
         assert_eq!(f.severity, Severity::Error);
         assert_eq!(
@@ -431,7 +431,7 @@ mod tests {
             )
         );
         // The instance row: N+1 = 4 + 1 = 5, no per_domain.
-        let i = &report.headroom[4];
+        let i = &audit.headroom[4];
         assert_eq!(
             (i.lost.as_str(), i.required_instances, i.per_domain),
             ("instance", 5, None)
@@ -449,26 +449,26 @@ mod tests {
             )
         };
         // Losing a zone: 500 / (6 × 100) = 83% <= 100%; an instance: 500 / 700 = 71%.
-        let report = run(&model(""));
-        assert!(report.findings.is_empty());
-        assert_eq!(report.headroom.len(), 5);
+        let audit = run(&model(""));
+        assert!(audit.findings.is_empty());
+        assert_eq!(audit.headroom.len(), 5);
         // With max_utilization 0.7: 83% > 70% for every zone, 71.4% > 70% for an instance.
-        let report = run(&model("policy: {max_utilization: 0.7}\n"));
-        assert_eq!(report.findings.len(), 5);
+        let audit = run(&model("policy: {max_utilization: 0.7}\n"));
+        assert_eq!(audit.findings.len(), 5);
         // at_peak = ceil(500 / 70) = 8; per_domain = ceil(8 / 3) = 3; required = 12 (500/1200 = 42%).
-        assert_eq!(report.headroom[0].required_instances, 12);
+        assert_eq!(audit.headroom[0].required_instances, 12);
         assert!(
-            report.findings[4]
+            audit.findings[4]
                 .message
                 .contains("= 71% of capacity, above the 70% ceiling"),
             "{}",
-            report.findings[4].message
+            audit.findings[4].message
         );
     }
 
     #[test]
     fn survive_two_checks_pairs_of_zones() {
-        let report = run(&format!(
+        let audit = run(&format!(
             r"system: s
 policy: {{survive: 2}}
 {FOUR_ZONES}components:
@@ -476,8 +476,8 @@ policy: {{survive: 2}}
 "
         ));
         // 4 singles (83%), 6 pairs (500 / 400 = 125%), 1 instance (71%).
-        assert_eq!(report.headroom.len(), 11);
-        let ids: Vec<&str> = report.findings.iter().map(|f| f.id.as_str()).collect();
+        assert_eq!(audit.headroom.len(), 11);
+        let ids: Vec<&str> = audit.findings.iter().map(|f| f.id.as_str()).collect();
         assert_eq!(
             ids,
             [
@@ -490,7 +490,7 @@ policy: {{survive: 2}}
             ]
         );
         // at_peak = ceil(500 / 100) = 5; per_domain = ceil(5 / (4 - 2)) = 3; required = 12.
-        let pair = &report.headroom[4];
+        let pair = &audit.headroom[4];
         assert_eq!(
             (pair.survivors, pair.required_instances, pair.per_domain),
             (4, 12, Some(3))
@@ -523,13 +523,13 @@ components:
 
     #[test]
     fn load_shedding_makes_it_a_warning_with_the_share_served() {
-        let report = run(r"system: s
+        let audit = run(r"system: s
 domains: {a: {kind: zone}, b: {kind: zone}, c: {kind: zone}}
 components:
   redirect: {instances: 6, placement: [a, b, c], capacity: 2000, load: 9000, load_shedding: true}
 ");
         // 9000 / (4 × 2000) = 112.5%; served 8000 / 9000 = 89%.
-        let f = &report.findings[0];
+        let f = &audit.findings[0];
         assert_eq!(f.severity, Severity::Warning);
         assert!(
             f.message.ends_with("still serve 8000 / 9000 = 89% of peak"),
@@ -542,13 +542,13 @@ components:
     fn degenerate_figures_do_not_panic() {
         // Capacity 0 is skipped; load 0 runs at 0% (validation keeps
         // max_utilization above 0).
-        let report = run(r"system: s
+        let audit = run(r"system: s
 components:
   a: {instances: 2, capacity: 0, load: 5}
   b: {instances: 2, capacity: 10, load: 5}
   c: {instances: 2, capacity: 10, load: 0}
 ");
-        let lost: Vec<(&str, bool)> = report
+        let lost: Vec<(&str, bool)> = audit
             .headroom
             .iter()
             .map(|r| (r.component.as_str(), r.ok))
@@ -560,16 +560,16 @@ components:
     #[test]
     fn whole_losses_and_unused_domains_are_not_rows() {
         // All in az-a: losing it is a SPOF question, not a headroom row; az-b holds nothing.
-        let report = run(r"system: s
+        let audit = run(r"system: s
 domains: {az-a: {kind: zone}, az-b: {kind: zone}}
 components:
   api: {instances: 2, placement: [az-a], capacity: 10, load: 5}
 ");
-        let lost: Vec<&str> = report.headroom.iter().map(|r| r.lost.as_str()).collect();
+        let lost: Vec<&str> = audit.headroom.iter().map(|r| r.lost.as_str()).collect();
         assert_eq!(lost, ["instance"]);
     }
 
-    fn run_under(text: &str, lost: &[usize]) -> Report {
+    fn run_under(text: &str, lost: &[usize]) -> Audit {
         let model = crate::model::parse(text).unwrap();
         let figures = crate::engine::availability(&model);
         let scenario = Scenario {
@@ -578,9 +578,9 @@ components:
         };
         let today = crate::model::Date::parse("2026-11-30").unwrap();
         let cx = Context::under(&model, today, &figures, scenario);
-        let mut report = Report::new(String::new(), Vec::new());
-        Headroom.check(&cx, &mut report);
-        report
+        let mut audit = Audit::new(String::new(), Vec::new());
+        Headroom.check(&cx, &mut audit);
+        audit
     }
 
     #[test]

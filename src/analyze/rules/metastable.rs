@@ -4,7 +4,7 @@
 
 use super::wording::{number, percent};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
-use crate::analyze::results::Report;
+use crate::analyze::results::Audit;
 use crate::model::Rule;
 use crate::model::{ComponentId, Model};
 use crate::recover::{Network, Settings};
@@ -126,10 +126,10 @@ impl Analyzer for Metastable {
         &DOC
     }
 
-    fn check(&self, cx: &Context, report: &mut Report) {
+    fn check(&self, cx: &Context, audit: &mut Audit) {
         let settings = Settings::of(cx.model, 3600.0);
         for (id, trap) in traps(cx.model, &settings) {
-            report
+            audit
                 .findings
                 .push(trapped(cx.model, id, &trap, &settings));
         }
@@ -143,7 +143,7 @@ mod tests {
     use super::*;
     use crate::recover::{Scenario, plan};
 
-    fn run(text: &str) -> Report {
+    fn run(text: &str) -> Audit {
         crate::analyze::check_one(&Metastable, text)
     }
 
@@ -170,9 +170,9 @@ mod tests {
     #[test]
     fn just_above_the_threshold_fires_and_the_simulation_stays_stuck() {
         // λ × k = 130 × 4 = 520 > 500.
-        let report = run(&model(130));
-        assert_eq!(report.findings.len(), 1);
-        let finding = &report.findings[0];
+        let audit = run(&model(130));
+        assert_eq!(audit.findings.len(), 1);
+        let finding = &audit.findings[0];
         assert_eq!(finding.id, "metastable/app");
         assert!(
             finding.message.contains(

@@ -1,7 +1,8 @@
 //! The rules: one file per rule, named after the risk it finds, each in
 //! the same order (finding constructors, documentation, the check, its
-//! tests). The registry of names is `model::Rule`; the order of the report
-//! is `analyze::ANALYZERS`. Shared walks and wording stay in `analyze/`,
+//! tests). The registry (`model::rule::registry`, one line per rule) names
+//! them, declares their modules here and orders [`ANALYZERS`], the order of
+//! the report. Shared walks and wording stay in `analyze/`,
 //! reached from here as `super::…`.
 
 #[allow(
@@ -10,28 +11,19 @@
 )]
 use super::*;
 
-pub(super) mod cascade;
-pub(super) mod cold_start;
-pub(super) mod common_cause;
-pub(super) mod deadline;
+/// Declares each analyzer's module and [`ANALYZERS`] from the registry
+/// (`model::rule::registry`, one line per rule).
+macro_rules! analyzers {
+    ($($variant:ident = $name:literal $(=> $module:ident :: $analyzer:ident)?,)*) => {
+        $($(pub mod $module;)?)*
+
+        /// Every analyzer, in report order (the registry's).
+        pub static ANALYZERS: &[&dyn super::Analyzer] = &[$($(&$module::$analyzer,)?)*];
+    };
+}
+
+crate::model::rule::registry!(analyzers);
+
+// Not an analyzer: the comparison with the observed graph behind
+// `check --observed`, whose rule is the registry line without a module.
 pub mod drift;
-pub(super) mod drill;
-pub(super) mod expiry;
-pub(super) mod fallback;
-pub(super) mod headroom;
-pub(super) mod metastable;
-pub(super) mod overload;
-pub(super) mod placement;
-pub(super) mod recovery_access;
-pub(super) mod recovery_order;
-pub(super) mod retry_amplification;
-pub(super) mod retry_budget;
-pub(super) mod retry_jitter;
-pub(super) mod retry_layers;
-pub(super) mod retry_storm;
-pub(super) mod rpo;
-pub(super) mod rto;
-pub(super) mod shared_fate;
-pub mod single_point_of_failure;
-pub(super) mod slo;
-pub(super) mod timeout;

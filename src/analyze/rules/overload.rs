@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use super::wording::{amount, whole_percent};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
-use crate::analyze::results::Report;
+use crate::analyze::results::Audit;
 use crate::engine::state::State;
 use crate::model::Rule;
 use crate::model::{ComponentId, Model};
@@ -160,7 +160,7 @@ impl Analyzer for Overload {
         &DOC
     }
 
-    fn check(&self, cx: &Context, report: &mut Report) {
+    fn check(&self, cx: &Context, audit: &mut Audit) {
         let state = cx.state();
         let max = cx.model.policy.max_utilization;
         let mut walk: Option<Option<String>> = None;
@@ -187,7 +187,7 @@ impl Analyzer for Overload {
                         finding.message.push_str(text);
                     }
                 }
-                report.findings.push(finding);
+                audit.findings.push(finding);
             }
         }
     }

@@ -1,7 +1,7 @@
 //! `placement/<component>`: a component outside every declared failure domain.
 
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
-use crate::analyze::results::Report;
+use crate::analyze::results::Audit;
 use crate::model::Rule;
 use crate::model::{Component, Model};
 
@@ -75,14 +75,14 @@ impl Analyzer for Placement {
         &DOC
     }
 
-    fn check(&self, cx: &Context, report: &mut Report) {
+    fn check(&self, cx: &Context, audit: &mut Audit) {
         if cx.model.domains.is_empty() {
             return;
         }
         for component in &cx.model.components {
             // A managed service runs where its provider runs it.
             if component.placement.is_empty() && !component.managed {
-                report.findings.push(unplaced(cx.model, component));
+                audit.findings.push(unplaced(cx.model, component));
             }
         }
     }

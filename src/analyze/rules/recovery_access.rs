@@ -2,7 +2,7 @@
 //! component and something its recovery procedure needs.
 
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
-use crate::analyze::results::Report;
+use crate::analyze::results::Audit;
 use crate::model::Rule;
 use crate::model::{Component, ComponentId, Model, Recovery};
 
@@ -109,7 +109,7 @@ impl Analyzer for RecoveryAccess {
         &DOC
     }
 
-    fn check(&self, cx: &Context, report: &mut Report) {
+    fn check(&self, cx: &Context, audit: &mut Audit) {
         let model = cx.model;
         let judge = super::loss::LossJudge::new(model, cx.flow());
         // The narrowest event first: a zone says more than its region.
@@ -139,7 +139,7 @@ impl Analyzer for RecoveryAccess {
                     .iter()
                     .find(|e| e.takes_down(model, component) && e.takes_down(model, needed))
                 {
-                    report
+                    audit
                         .findings
                         .push(locked_out(model, (component, recovery), need, event));
                 }

@@ -4,7 +4,7 @@
 use super::start_order::{self, Cycle};
 use super::wording::{and_list, or_list};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
-use crate::analyze::results::Report;
+use crate::analyze::results::Audit;
 use crate::model::Model;
 use crate::model::Rule;
 
@@ -67,12 +67,12 @@ impl Analyzer for RecoveryOrder {
         &DOC
     }
 
-    fn check(&self, cx: &Context, report: &mut Report) {
+    fn check(&self, cx: &Context, audit: &mut Audit) {
         let order = cx.start_order();
         for cycle in &order.cycles {
-            report.findings.push(cyclic(cx.model, cycle));
+            audit.findings.push(cyclic(cx.model, cycle));
         }
-        start_order::fill(cx.model, order, report);
+        start_order::fill(cx.model, order, audit);
     }
 }
 
@@ -82,7 +82,7 @@ impl Analyzer for RecoveryOrder {
 mod tests {
     use super::*;
 
-    fn run(text: &str) -> Report {
+    fn run(text: &str) -> Audit {
         crate::analyze::check_one(&RecoveryOrder, text)
     }
 
@@ -96,9 +96,9 @@ components:
 
     #[test]
     fn a_cycle_of_required_edges_has_no_order() {
-        let report = run(CYCLE);
-        assert_eq!(report.findings.len(), 1);
-        let finding = &report.findings[0];
+        let audit = run(CYCLE);
+        assert_eq!(audit.findings.len(), 1);
+        let finding = &audit.findings[0];
         assert_eq!(finding.id, "recovery-order/audit+auth");
         assert!(
             finding
@@ -107,22 +107,22 @@ components:
             "{}",
             finding.message
         );
-        assert_eq!(report.cold_start.cycles, [vec!["audit", "auth"]]);
+        assert_eq!(audit.cold_start.cycles, [vec!["audit", "auth"]]);
         assert_eq!(
-            report.cold_start.waves,
+            audit.cold_start.waves,
             [vec!["audit", "auth"], vec!["web"]]
         );
     }
 
     #[test]
     fn a_degradable_edge_breaks_the_cycle() {
-        let report = run(&CYCLE.replace(
+        let audit = run(&CYCLE.replace(
             "audit: {depends_on: [auth]}",
             "audit: {depends_on: [{target: auth, degradable: true}]}",
         ));
-        assert!(report.findings.is_empty());
+        assert!(audit.findings.is_empty());
         assert_eq!(
-            report.cold_start.waves,
+            audit.cold_start.waves,
             [vec!["audit"], vec!["auth"], vec!["web"]]
         );
     }

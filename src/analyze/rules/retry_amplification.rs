@@ -4,7 +4,7 @@
 use super::call_paths::{self, CallPath};
 use super::wording::number;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
-use crate::analyze::results::Report;
+use crate::analyze::results::Audit;
 use crate::model::Model;
 use crate::model::Rule;
 
@@ -55,17 +55,17 @@ impl Analyzer for RetryAmplification {
         &DOC
     }
 
-    fn check(&self, cx: &Context, report: &mut Report) {
+    fn check(&self, cx: &Context, audit: &mut Audit) {
         let paths = cx.call_paths();
         let limit = cx.model.policy.max_retry_amplification;
         for path in &paths.paths {
             // Only the shortest path that crosses the limit: its extensions
             // are the same problem.
             if path.amplification > limit && path.previous_amplification <= limit {
-                report.findings.push(amplified(cx.model, path));
+                audit.findings.push(amplified(cx.model, path));
             }
         }
-        call_paths::fill(cx.model, cx.state(), paths, report);
+        call_paths::fill(cx.model, cx.state(), paths, audit);
     }
 }
 
@@ -75,7 +75,7 @@ impl Analyzer for RetryAmplification {
 mod tests {
     use super::*;
 
-    fn run(text: &str) -> Report {
+    fn run(text: &str) -> Audit {
         crate::analyze::check_one(&RetryAmplification, text)
     }
 
@@ -89,9 +89,9 @@ components:
 
     #[test]
     fn three_layers_of_two_retries_give_27() {
-        let report = run(THREE_LAYERS);
-        assert_eq!(report.findings.len(), 1);
-        let finding = &report.findings[0];
+        let audit = run(THREE_LAYERS);
+        assert_eq!(audit.findings.len(), 1);
+        let finding = &audit.findings[0];
         assert_eq!(finding.id, "retry-amplification/lb>api>svc>db");
         // 3 × 3 × 3 = 27 > 10
         assert!(
@@ -104,31 +104,31 @@ components:
         // Points at `retries` of svc>db: line 5, after `  svc: {depends_on: [{target: db, ` (34 characters).
         assert_eq!((finding.location.line, finding.location.column), (5, 35));
         // Rows: lb>api>svc>db 27, lb>api>svc 9, lb>api 3.
-        let amplifications: Vec<f64> = report.retries.iter().map(|r| r.amplification).collect();
+        let amplifications: Vec<f64> = audit.retries.iter().map(|r| r.amplification).collect();
         assert_eq!(amplifications, [27.0, 9.0, 3.0]);
     }
 
     #[test]
     fn a_budget_in_the_middle_keeps_it_under_the_limit() {
-        let report = run(&THREE_LAYERS.replace(
+        let audit = run(&THREE_LAYERS.replace(
             "{target: svc, retries: 2}",
             "{target: svc, retries: 2, retry_budget: 10%}",
         ));
         // 3 × 1.1 × 3 = 9.9 <= 10
-        assert!(report.findings.is_empty());
-        assert!((report.retries[0].amplification - 9.9).abs() < 1e-9);
+        assert!(audit.findings.is_empty());
+        assert!((audit.retries[0].amplification - 9.9).abs() < 1e-9);
     }
 
     #[test]
     fn the_policy_sets_the_limit() {
-        let report = run(&THREE_LAYERS.replace(
+        let audit = run(&THREE_LAYERS.replace(
             "system: s\n",
             r"system: s
 policy: {max_retry_amplification: 8}
 ",
         ));
         // 9 > 8 already at svc: the path to svc is reported, not its extension.
-        let ids: Vec<&str> = report.findings.iter().map(|f| f.id.as_str()).collect();
+        let ids: Vec<&str> = audit.findings.iter().map(|f| f.id.as_str()).collect();
         assert_eq!(ids, ["retry-amplification/lb>api>svc"]);
     }
 }

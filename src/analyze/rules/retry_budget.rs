@@ -3,7 +3,7 @@
 use super::call_paths::{calls, retries_span};
 use super::wording::times;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
-use crate::analyze::results::Report;
+use crate::analyze::results::Audit;
 use crate::model::Rule;
 use crate::model::{Component, Edge};
 
@@ -54,10 +54,10 @@ impl Analyzer for RetryBudget {
         &DOC
     }
 
-    fn check(&self, cx: &Context, report: &mut Report) {
+    fn check(&self, cx: &Context, audit: &mut Audit) {
         for (caller, target, edge) in calls(cx.model) {
             if edge.retries > 0 && edge.retry_budget.is_none() {
-                report.findings.push(unbudgeted(
+                audit.findings.push(unbudgeted(
                     cx.model.component(caller),
                     cx.model.component(target),
                     edge,

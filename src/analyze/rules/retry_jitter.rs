@@ -3,7 +3,7 @@
 use super::call_paths::calls;
 use super::wording::times;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
-use crate::analyze::results::Report;
+use crate::analyze::results::Audit;
 use crate::model::Rule;
 use crate::model::{Backoff, Component, Edge};
 
@@ -57,10 +57,10 @@ impl Analyzer for RetryJitter {
         &DOC
     }
 
-    fn check(&self, cx: &Context, report: &mut Report) {
+    fn check(&self, cx: &Context, audit: &mut Audit) {
         for (caller, target, edge) in calls(cx.model) {
             if edge.retries > 0 && edge.backoff != Backoff::Jittered {
-                report.findings.push(unjittered(
+                audit.findings.push(unjittered(
                     cx.model.component(caller),
                     cx.model.component(target),
                     edge,

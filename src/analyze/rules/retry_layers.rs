@@ -3,7 +3,7 @@
 use super::call_paths::{self, CallPath};
 use super::wording::{and_list, number};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
-use crate::analyze::results::Report;
+use crate::analyze::results::Audit;
 use crate::model::Model;
 use crate::model::Rule;
 
@@ -66,14 +66,14 @@ impl Analyzer for RetryLayers {
         &DOC
     }
 
-    fn check(&self, cx: &Context, report: &mut Report) {
+    fn check(&self, cx: &Context, audit: &mut Audit) {
         let paths = cx.call_paths();
         for path in &paths.paths {
             if path.retrying >= 2 && path.previous_retrying() < 2 {
-                report.findings.push(layered(cx.model, path));
+                audit.findings.push(layered(cx.model, path));
             }
         }
-        call_paths::fill(cx.model, cx.state(), paths, report);
+        call_paths::fill(cx.model, cx.state(), paths, audit);
     }
 }
 

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use super::call_paths::{self, CallPath, Storm};
 use super::wording::{number, percent};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
-use crate::analyze::results::Report;
+use crate::analyze::results::Audit;
 use crate::model::Rule;
 use crate::model::{ComponentId, Model};
 
@@ -103,7 +103,7 @@ impl Analyzer for RetryStorm {
         &DOC
     }
 
-    fn check(&self, cx: &Context, report: &mut Report) {
+    fn check(&self, cx: &Context, audit: &mut Audit) {
         let paths = cx.call_paths();
         let state = cx.state();
         // The path into each component whose retries overload it at the
@@ -125,12 +125,12 @@ impl Analyzer for RetryStorm {
         }
         for (path, figures, critical) in worst.into_values() {
             if critical < STORM_THRESHOLD {
-                report
+                audit
                     .findings
                     .push(storm(cx.model, path, &figures, critical));
             }
         }
-        call_paths::fill(cx.model, state, paths, report);
+        call_paths::fill(cx.model, state, paths, audit);
     }
 }
 

@@ -3,7 +3,7 @@
 
 use super::disaster_recovery::{self, Rpo};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
-use crate::analyze::results::Report;
+use crate::analyze::results::Audit;
 use crate::model::Rule;
 use crate::model::{Component, Duration, Recovery};
 
@@ -88,7 +88,7 @@ impl Analyzer for RecoveryPoint {
         &DOC
     }
 
-    fn check(&self, cx: &Context, report: &mut Report) {
+    fn check(&self, cx: &Context, audit: &mut Audit) {
         for component in &cx.model.components {
             let Some(recovery) = &component.recovery else {
                 continue;
@@ -104,9 +104,9 @@ impl Analyzer for RecoveryPoint {
                 }
                 _ => None,
             };
-            report.findings.extend(finding);
+            audit.findings.extend(finding);
         }
-        disaster_recovery::fill(cx.model, report);
+        disaster_recovery::fill(cx.model, audit);
     }
 }
 
@@ -116,47 +116,47 @@ impl Analyzer for RecoveryPoint {
 mod tests {
     use super::*;
 
-    fn run(text: &str) -> Report {
+    fn run(text: &str) -> Audit {
         crate::analyze::check_one(&RecoveryPoint, text)
     }
 
     #[test]
     fn six_hourly_snapshots_miss_a_one_hour_rpo() {
-        let report = run(r"system: s
+        let audit = run(r"system: s
 components:
   db:
     recovery: {rpo: 1h, backup_interval: 6h}
 ");
-        assert_eq!(report.findings.len(), 1);
+        assert_eq!(audit.findings.len(), 1);
         // 6h − 1h = 5h over
         assert_eq!(
-            report.findings[0].message,
+            audit.findings[0].message,
             "worst-case data loss for db is backup_interval 6h > rpo 1h (5h over)"
         );
-        assert_eq!(report.recovery[0].worst_rpo_s, Some(21_600.0));
-        assert_eq!(report.recovery[0].rpo_margin_s, Some(-18_000.0));
+        assert_eq!(audit.recovery[0].worst_rpo_s, Some(21_600.0));
+        assert_eq!(audit.recovery[0].rpo_margin_s, Some(-18_000.0));
     }
 
     #[test]
     fn no_copy_is_an_error_even_without_a_target() {
-        let report = run(r"system: s
+        let audit = run(r"system: s
 components:
   db:
     recovery: {rto: 1h, restore: 10m}
 ");
-        assert_eq!(report.findings.len(), 1);
-        assert!(report.findings[0].message.contains("no durable copy"));
-        assert_eq!(report.recovery[0].worst_rpo_s, None);
+        assert_eq!(audit.findings.len(), 1);
+        assert!(audit.findings[0].message.contains("no durable copy"));
+        assert_eq!(audit.recovery[0].worst_rpo_s, None);
     }
 
     #[test]
     fn sync_replication_loses_nothing() {
-        let report = run(r"system: s
+        let audit = run(r"system: s
 components:
   db:
     recovery: {rpo: 0s, replication: sync}
 ");
-        assert!(report.findings.is_empty());
-        assert_eq!(report.recovery[0].rpo_ok, Some(true));
+        assert!(audit.findings.is_empty());
+        assert_eq!(audit.recovery[0].rpo_ok, Some(true));
     }
 }

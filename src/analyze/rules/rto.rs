@@ -2,7 +2,7 @@
 
 use super::disaster_recovery::{self, Rto};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
-use crate::analyze::results::Report;
+use crate::analyze::results::Audit;
 use crate::model::Rule;
 use crate::model::{Component, Duration, Recovery};
 
@@ -60,7 +60,7 @@ impl Analyzer for RecoveryTime {
         &DOC
     }
 
-    fn check(&self, cx: &Context, report: &mut Report) {
+    fn check(&self, cx: &Context, audit: &mut Audit) {
         for component in &cx.model.components {
             let Some(recovery) = &component.recovery else {
                 continue;
@@ -68,12 +68,12 @@ impl Analyzer for RecoveryTime {
             if let (Some(rto), Some(target)) = (disaster_recovery::rto(recovery), recovery.rto)
                 && rto.total() > target
             {
-                report
+                audit
                     .findings
                     .push(over_target(component, recovery, rto, target));
             }
         }
-        disaster_recovery::fill(cx.model, report);
+        disaster_recovery::fill(cx.model, audit);
     }
 }
 
@@ -83,35 +83,35 @@ impl Analyzer for RecoveryTime {
 mod tests {
     use super::*;
 
-    fn run(text: &str) -> Report {
+    fn run(text: &str) -> Audit {
         crate::analyze::check_one(&RecoveryTime, text)
     }
 
     #[test]
     fn a_restore_that_takes_65_minutes_misses_60() {
-        let report = run(r"system: s
+        let audit = run(r"system: s
 components:
   db:
     recovery: {rto: 1h, backup_interval: 6h, detect: 5m, decide: 15m, restore: 45m}
 ");
-        assert_eq!(report.findings.len(), 1);
+        assert_eq!(audit.findings.len(), 1);
         // 5m + 15m + 45m = 65m = 1h5m; 5m over; (5 + 15) / 65 = 30.8%
         assert_eq!(
-            report.findings[0].message,
+            audit.findings[0].message,
             "no standby, so worst-case recovery of db = detect 5m + decide 15m + restore 45m = 1h5m > rto 1h (5m over); detecting and deciding are 20m of 1h5m (30.8%)"
         );
-        assert_eq!(report.recovery[0].rto_margin_s, Some(-300.0));
+        assert_eq!(audit.recovery[0].rto_margin_s, Some(-300.0));
     }
 
     #[test]
     fn an_automatic_sync_failover_is_fast() {
-        let report = run(r"system: s
+        let audit = run(r"system: s
 components:
   db:
     recovery: {rto: 5m, replication: sync, detect: 30s, decide: 0s, failover: 30s, restore: 2h}
 ");
         // 30s + 0s + 30s = 1m <= 5m: the restore time does not count
-        assert!(report.findings.is_empty());
-        assert_eq!(report.recovery[0].worst_rto_s, Some(60.0));
+        assert!(audit.findings.is_empty());
+        assert_eq!(audit.recovery[0].worst_rto_s, Some(60.0));
     }
 }

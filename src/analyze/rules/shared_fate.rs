@@ -3,7 +3,7 @@
 
 use super::outage::{Outage, outage};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
-use crate::analyze::results::Report;
+use crate::analyze::results::Audit;
 use crate::engine::scenario::{Baseline, Scenario};
 use crate::model::Rule;
 use crate::model::{GroupId, Model};
@@ -73,7 +73,7 @@ impl Analyzer for SharedFate {
         &DOC
     }
 
-    fn check(&self, cx: &Context, report: &mut Report) {
+    fn check(&self, cx: &Context, audit: &mut Audit) {
         let baseline = Baseline::under(cx.model, &cx.scenario);
         for index in 0..cx.model.groups.len() {
             let id = GroupId(index);
@@ -85,7 +85,7 @@ impl Analyzer for SharedFate {
                 ..Scenario::default()
             });
             if let Some(outage) = outage(cx.model, &baseline, &event) {
-                report
+                audit
                     .findings
                     .push(group_takes_down(cx.model, id, &outage));
             }

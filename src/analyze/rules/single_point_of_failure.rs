@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 
 use super::outage::{LISTED, Outage, outage, required_closure};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
-use crate::analyze::results::Report;
+use crate::analyze::results::Audit;
 use crate::engine::scenario::{Baseline, Scenario};
 use crate::model::Rule;
 use crate::model::{ComponentId, DomainId, Model, Plane};
@@ -378,9 +378,9 @@ impl Analyzer for SinglePointOfFailure {
         &DOC
     }
 
-    fn check(&self, cx: &Context, report: &mut Report) {
+    fn check(&self, cx: &Context, audit: &mut Audit) {
         for (event, outage) in single_events_under(cx.model, &cx.scenario) {
-            report.findings.push(match event {
+            audit.findings.push(match event {
                 Event::Instance(id) => instance_spof(cx.model, id, &outage),
                 Event::Domain(id) => domain_spof(cx.model, id, &outage),
             });

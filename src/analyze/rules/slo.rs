@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
-use crate::analyze::results::{AvailabilityRow, Improvement, Report};
+use crate::analyze::results::{AvailabilityRow, Improvement, Audit};
 use crate::engine::{Figure, Method, Subject};
 use crate::model::Rule;
 use crate::model::{Component, ComponentId, Model, Objective};
@@ -141,7 +141,7 @@ impl Analyzer for Slo {
         &DOC
     }
 
-    fn check(&self, cx: &Context, report: &mut Report) {
+    fn check(&self, cx: &Context, audit: &mut Audit) {
         for (entrypoint, figure) in cx.figures {
             let Some(objective) = &cx.model.objective_of(*entrypoint) else {
                 continue;
@@ -151,14 +151,14 @@ impl Analyzer for Slo {
             // with no figure at all cannot be judged (its row says n/a); one
             // with unquantified parts is an upper bound, so a miss stands.
             if figure.quantified && figure.upper < objective.availability {
-                report.findings.push(below_objective(
+                audit.findings.push(below_objective(
                     cx.model,
                     cx.model.component(*entrypoint),
                     figure,
                     objective,
                 ));
             } else if figure.quantified && !figure.caveats.is_empty() {
-                report.findings.push(met_only_if(
+                audit.findings.push(met_only_if(
                     cx.model.component(*entrypoint),
                     figure,
                     objective,
@@ -240,7 +240,7 @@ mod tests {
     fn fires_below_the_objective_with_the_gap_in_minutes() {
         // api 99.9% × postgres 99.9% = 0.998001 < 99.95%.
         // Downtime: 0.001999 × 43200 min = 86.4 min per 30d; budget 0.0005 × 43200 = 21.6 min; 64.8 over.
-        let report = crate::analyze::check_one(
+        let audit = crate::analyze::check_one(
             &Slo,
             r"system: s
 objective: {availability: 99.95%}
@@ -249,8 +249,8 @@ components:
   postgres: {availability: 99.9%}
 ",
         );
-        assert_eq!(report.findings.len(), 1);
-        let f = &report.findings[0];
+        assert_eq!(audit.findings.len(), 1);
+        let f = &audit.findings[0];
         assert_eq!(f.id, "slo/api");
         assert!(f.message.contains("reaches 99.8001%"), "{}", f.message);
         assert!(
@@ -274,12 +274,12 @@ components:
         // db-a's zone has no mttr, so the frequency is unknown). Quantified
         // part: z1 and z2 both down 0.0005² = 2.5e-7, so api ≤ 99.999975%,
         // an upper bound because s3 is unquantified.
-        let report = crate::analyze::check_one(
+        let audit = crate::analyze::check_one(
             &Slo,
             "system: s\nobjective: {availability: 99.99%}\ndomains:\n  z1: {kind: zone, availability: 99.95%}\n  z2: {kind: zone, availability: 99.95%}\ncomponents:\n  api:\n    depends_on:\n      - s3\n      - {any_of: [db-a, db-b], switchover: 10m}\n  s3: {kind: saas}\n  db-a: {placement: [z1]}\n  db-b: {placement: [z2]}\n",
         );
-        assert_eq!(report.findings.len(), 1);
-        let f = &report.findings[0];
+        assert_eq!(audit.findings.len(), 1);
+        let f = &audit.findings[0];
         assert_eq!(f.severity, Severity::Warning);
         assert!(
             f.message.starts_with(

@@ -2,7 +2,7 @@
 
 use super::call_paths::calls;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
-use crate::analyze::results::Report;
+use crate::analyze::results::Audit;
 use crate::model::Rule;
 use crate::model::{Component, Edge};
 
@@ -48,10 +48,10 @@ impl Analyzer for Timeout {
         &DOC
     }
 
-    fn check(&self, cx: &Context, report: &mut Report) {
+    fn check(&self, cx: &Context, audit: &mut Audit) {
         for (caller, target, edge) in calls(cx.model) {
             if edge.timeout.is_none() {
-                report.findings.push(missing(
+                audit.findings.push(missing(
                     cx.model.component(caller),
                     cx.model.component(target),
                     edge,

@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use super::Diagram;
-use crate::report::escape;
+use crate::render::escape;
 
 /// The flowchart text, ending with a newline.
 #[must_use]

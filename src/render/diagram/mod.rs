@@ -466,13 +466,13 @@ mod tests {
 
     fn diagram(text: &str) -> Diagram {
         let model = crate::model::parse(text).unwrap();
-        let report = crate::analyze::audit(
+        let audit = crate::analyze::audit(
             &model,
             text,
             crate::engine::scenario::Scenario::default(),
             crate::analyze::Options::new(crate::model::Date::parse("2026-11-30").unwrap()),
         );
-        Diagram::new(&model, &report.findings)
+        Diagram::new(&model, &audit.findings)
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! One shared report for the renderers' unit tests: every status and
 //! severity, and a message with the characters each format must escape.
 
-use super::{AvailabilityRow, HeadroomRow, Report};
+use super::{Audit, AvailabilityRow, HeadroomRow};
 use crate::analyze::{Finding, Location, Severity, Status};
 use crate::model::{Rule, Span};
 
@@ -13,7 +13,7 @@ fn finding(rule: Rule, subject: &str, severity: Severity, line: usize, message: 
 
 /// A small shop: an SLO miss, two SPOFs (one accepted), a headroom row over
 /// the limit, a warning with awkward characters, and a note.
-pub(crate) fn report() -> Report {
+pub(crate) fn audit() -> Audit {
     let mut accepted = finding(
         Rule::Spof,
         "config",
@@ -63,8 +63,8 @@ pub(crate) fn report() -> Report {
         )
         .help("run 2 instances in different zones"),
     ];
-    let mut report = Report::new("shop".to_owned(), findings);
-    report.availability.insert(
+    let mut audit = Audit::new("shop".to_owned(), findings);
+    audit.availability.insert(
         "api".to_owned(),
         AvailabilityRow {
             availability: Some(0.9985),
@@ -84,7 +84,7 @@ pub(crate) fn report() -> Report {
             caveats: Vec::new(),
         },
     );
-    report.headroom.push(HeadroomRow {
+    audit.headroom.push(HeadroomRow {
         component: "api".to_owned(),
         lost: "az-a".to_owned(),
         instances: 4,
@@ -95,5 +95,5 @@ pub(crate) fn report() -> Report {
         per_domain: Some(2),
         required_steady_utilization: 0.42,
     });
-    report
+    audit
 }

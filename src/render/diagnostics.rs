@@ -256,7 +256,7 @@ fn printable_source(text: &str) -> std::borrow::Cow<'_, str> {
         c != '\n'
             && c != '\t'
             && !(c == '\r' && text[at + 1..].starts_with('\n'))
-            && crate::report::escape::is_unsafe_char(c)
+            && crate::render::escape::is_unsafe_char(c)
     };
     if !text.char_indices().any(|(at, c)| unsafe_at(text, at, c)) {
         return std::borrow::Cow::Borrowed(text);

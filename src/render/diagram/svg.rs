@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use super::Diagram;
 use super::layout::{LEGEND_HEIGHT, Rect, cluster_label, layout};
 use super::route::{Kind, route};
-use crate::report::escape::xml as escape_xml;
+use crate::render::escape::xml as escape_xml;
 
 const RED: &str = "#c0392b";
 /// Failover arrows.

@@ -5,8 +5,8 @@
 use super::{Block, Section};
 use crate::analyze::wording::percent;
 use crate::recover::Plan;
-use crate::report::recovery::{verdicts, when};
-use crate::report::table::seconds;
+use crate::render::recovery::{verdicts, when};
+use crate::render::table::seconds;
 
 const TITLE: &str = "Recovery after an outage";
 
@@ -50,7 +50,7 @@ pub(super) fn section(plan: Option<&Plan>) -> Section<'static> {
                         when(wave.start_s),
                         wave.members.join(", "),
                         if wave.admitted_at == "callers" {
-                            crate::report::recovery::shares(&wave.schedule)
+                            crate::render::recovery::shares(&wave.schedule)
                         } else {
                             "-".to_owned()
                         },
@@ -95,7 +95,7 @@ pub(super) fn section(plan: Option<&Plan>) -> Section<'static> {
         )));
     }
     // Inline in HTML the SVG needs no namespace (and the page names no URL).
-    let svg = crate::report::recovery_plot::render(plan).replacen(
+    let svg = crate::render::recovery_plot::render(plan).replacen(
         " xmlns=\"http://www.w3.org/2000/svg\"",
         "",
         1,

@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use crate::recover::{Plan, RunSummary};
-use crate::report::escape::xml as escape;
+use crate::render::escape::xml as escape;
 
 const WIDTH: f64 = 760.0;
 const PANEL_HEIGHT: f64 = 230.0;

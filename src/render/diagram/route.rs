@@ -76,15 +76,47 @@ struct Wire {
 
 /// Routes every call and failover of `diagram` on `placed`.
 #[must_use]
-#[expect(
-    clippy::too_many_lines,
-    reason = "one pass over the departures and lanes; its state is shared by every step"
-)]
 pub fn route(diagram: &Diagram, placed: &Layout) -> Routes {
-    let nodes = &placed.nodes;
-    let center = |i: usize| nodes[i].x + nodes[i].width / 2.0;
-    // Departures: one per call group and per failover, in the diagram's order.
-    let mut departures: Vec<(usize, Option<String>)> = Vec::new();
+    let (departures, wires) = wires(diagram);
+    let (departure_x, arrival_x) = ports(diagram, placed, &departures, &wires);
+    let layer = |i: usize| diagram.nodes[i].layer;
+    let mut lanes = Router {
+        placed,
+        diagram,
+        lanes: vec![0; placed.channels.len()],
+        corridors: Vec::new(),
+    };
+    let departure_lane: Vec<f64> = departures
+        .iter()
+        .map(|&(from, _)| lanes.lane(layer(from)))
+        .collect();
+    let mut routes = Routes::default();
+    for (d, (_, label)) in departures.iter().enumerate() {
+        if let Some(text) = label {
+            routes.junctions.push(Junction {
+                at: (departure_x[d], departure_lane[d]),
+                label: text.clone(),
+            });
+        }
+    }
+    for (w, wire) in wires.iter().enumerate() {
+        let start = (departure_x[wire.departure], departure_lane[wire.departure]);
+        routes.routes.push(Route {
+            points: lanes.path(wire, start, arrival_x[w]),
+            kind: wire.kind,
+        });
+    }
+    routes
+}
+
+/// The departures (one per call group and per failover, in the diagram's
+/// order: the caller and the group's label) and the wires leaving them.
+type Departures = Vec<(usize, Option<String>)>;
+
+/// Every call and failover of `diagram` as a wire, with the departures
+/// they leave from.
+fn wires(diagram: &Diagram) -> (Departures, Vec<Wire>) {
+    let mut departures: Departures = Vec::new();
     let mut wires: Vec<Wire> = Vec::new();
     let mut last_group = None;
     for link in &diagram.edges {
@@ -110,9 +142,20 @@ pub fn route(diagram: &Diagram, placed: &Layout) -> Routes {
             departure: departures.len() - 1,
         });
     }
+    (departures, wires)
+}
+
+/// Where each departure and each arrival sits along its box: the x of
+/// every departure, and of every wire's arrival.
+fn ports(
+    diagram: &Diagram,
+    placed: &Layout,
+    departures: &Departures,
+    wires: &[Wire],
+) -> (Vec<f64>, Vec<f64>) {
+    let nodes = &placed.nodes;
+    let center = |i: usize| nodes[i].x + nodes[i].width / 2.0;
     let layer = |i: usize| diagram.nodes[i].layer;
-    let downward = |w: &Wire| layer(w.to) > layer(w.from);
-    // Where each departure and arrival sits along its box.
     let mut departure_x = vec![0.0; departures.len()];
     let mut arrival_x = vec![0.0; wires.len()];
     for (node, rect) in nodes.iter().enumerate() {
@@ -133,7 +176,7 @@ pub fn route(diagram: &Diagram, placed: &Layout) -> Routes {
         let mut top: Vec<(f64, usize)> = Vec::new();
         for (w, wire) in wires.iter().enumerate() {
             if wire.to == node {
-                if downward(wire) {
+                if layer(wire.to) > layer(wire.from) {
                     top.push((center(wire.from), w));
                 } else {
                     bottom.push((center(wire.from), Port::Arrival(w)));
@@ -169,58 +212,7 @@ pub fn route(diagram: &Diagram, placed: &Layout) -> Routes {
             arrival_x[w] = spread(lo, hi, k, top.len());
         }
     }
-    let mut lanes = Router {
-        placed,
-        diagram,
-        lanes: vec![0; placed.channels.len()],
-        corridors: Vec::new(),
-    };
-    let departure_lane: Vec<f64> = departures
-        .iter()
-        .map(|&(from, _)| lanes.lane(layer(from)))
-        .collect();
-    let mut routes = Routes::default();
-    for (d, (_, label)) in departures.iter().enumerate() {
-        if let Some(text) = label {
-            routes.junctions.push(Junction {
-                at: (departure_x[d], departure_lane[d]),
-                label: text.clone(),
-            });
-        }
-    }
-    for (w, wire) in wires.iter().enumerate() {
-        let (a, b) = (layer(wire.from), layer(wire.to));
-        let (dx, ex) = (departure_x[wire.departure], arrival_x[w]);
-        let y_a = departure_lane[wire.departure];
-        let from = &nodes[wire.from];
-        let to = &nodes[wire.to];
-        let mut points = vec![(dx, from.y + from.height), (dx, y_a)];
-        if b > a {
-            if b > a + 1 {
-                let y_b = lanes.lane(b - 1);
-                let cx = lanes.corridor(a + 1..b, (y_a, y_b), dx, ex);
-                points.extend([(cx, y_a), (cx, y_b), (ex, y_b)]);
-            } else {
-                points.push((ex, y_a));
-            }
-            points.push((ex, to.y));
-        } else {
-            if b < a {
-                let y_b = lanes.lane(b);
-                let cx = lanes.corridor(b + 1..a + 1, (y_b, y_a), dx, ex);
-                points.extend([(cx, y_a), (cx, y_b), (ex, y_b)]);
-            } else {
-                points.push((ex, y_a));
-            }
-            points.push((ex, to.y + to.height));
-        }
-        points.dedup();
-        routes.routes.push(Route {
-            points,
-            kind: wire.kind,
-        });
-    }
-    routes
+    (departure_x, arrival_x)
 }
 
 /// The `k`-th of `n` points spread evenly inside `lo..hi`.
@@ -238,6 +230,39 @@ struct Router<'a> {
 }
 
 impl Router<'_> {
+    /// The polyline of `wire`: from its caller's bottom at `start`'s x down
+    /// to its departure lane at `start`'s y, along a corridor to the lane
+    /// next to the callee, and into the callee at `ex` (its top when it is
+    /// in a lower row, else its bottom).
+    fn path(&mut self, wire: &Wire, (dx, y_a): (f64, f64), ex: f64) -> Vec<(f64, f64)> {
+        let layer = |i: usize| self.diagram.nodes[i].layer;
+        let (a, b) = (layer(wire.from), layer(wire.to));
+        let from = self.placed.nodes[wire.from];
+        let to = self.placed.nodes[wire.to];
+        let mut points = vec![(dx, from.y + from.height), (dx, y_a)];
+        if b > a {
+            if b > a + 1 {
+                let y_b = self.lane(b - 1);
+                let cx = self.corridor(a + 1..b, (y_a, y_b), dx, ex);
+                points.extend([(cx, y_a), (cx, y_b), (ex, y_b)]);
+            } else {
+                points.push((ex, y_a));
+            }
+            points.push((ex, to.y));
+        } else {
+            if b < a {
+                let y_b = self.lane(b);
+                let cx = self.corridor(b + 1..a + 1, (y_b, y_a), dx, ex);
+                points.extend([(cx, y_a), (cx, y_b), (ex, y_b)]);
+            } else {
+                points.push((ex, y_a));
+            }
+            points.push((ex, to.y + to.height));
+        }
+        points.dedup();
+        points
+    }
+
     /// The y of the next lane in the channel below `row`.
     fn lane(&mut self, row: usize) -> f64 {
         let k = self.lanes[row];

@@ -329,14 +329,14 @@ pub fn xml_comment(text: &str) -> String {
 /// reasons (which quote kinds), the baseline's fixed ids and the headroom's
 /// lost domains. Names are safe already (validation allows letters, digits,
 /// `.`, `_` and `-`).
-pub fn terminal_report(report: &mut super::Report) {
+pub fn terminal_audit(audit: &mut super::Audit) {
     fn clean(text: &mut String) {
         if let Cow::Owned(safe) = terminal_lines(text) {
             *text = safe;
         }
     }
-    clean(&mut report.system);
-    for finding in &mut report.findings {
+    clean(&mut audit.system);
+    for finding in &mut audit.findings {
         clean(&mut finding.id);
         clean(&mut finding.message);
         if let Some(help) = &mut finding.help {
@@ -346,10 +346,10 @@ pub fn terminal_report(report: &mut super::Report) {
             clean(reason);
         }
     }
-    for id in &mut report.fixed {
+    for id in &mut audit.fixed {
         clean(id);
     }
-    for row in &mut report.headroom {
+    for row in &mut audit.headroom {
         clean(&mut row.lost);
     }
 }

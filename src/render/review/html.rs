@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 
 use super::{Block, Document};
 use crate::analyze::{Severity, Status};
-use crate::report::diagram::svg;
-use crate::report::escape::xml as escape_xml;
+use crate::render::diagram::svg;
+use crate::render::escape::xml as escape_xml;
 
 const STYLE: &str = "body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2rem auto;max-width:72rem;padding:0 1rem;color:#1d2733;line-height:1.45}
 h1{font-size:1.6rem;border-bottom:2px solid #34495e;padding-bottom:.3rem}

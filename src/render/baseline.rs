@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use super::Report;
+use super::Audit;
 use crate::analyze::{Finding, Severity, Status};
 use crate::model::Rule;
 
@@ -56,8 +56,8 @@ impl BaselineFile {
     /// (those are covered by `accepted:` and must fail again when their
     /// acceptance expires), sorted by id.
     #[must_use]
-    pub fn of(report: &Report) -> Self {
-        let mut findings: Vec<BaselineEntry> = report
+    pub fn of(audit: &Audit) -> Self {
+        let mut findings: Vec<BaselineEntry> = audit
             .findings
             .iter()
             .filter(|f| f.status != Status::Accepted)
@@ -65,7 +65,7 @@ impl BaselineFile {
                 id: f.id.clone(),
                 rule: f.rule.to_owned(),
                 severity: f.severity,
-                figures: figures(report, f),
+                figures: figures(audit, f),
             })
             .collect();
         findings.sort_by(|a, b| a.id.cmp(&b.id));
@@ -109,21 +109,21 @@ impl BaselineFile {
     /// `baseline`, and lists in `report.fixed` the baseline's ids that no
     /// longer occur. An id whose rule did not run (`--only`, `--skip`)
     /// cannot be judged fixed and is left out.
-    pub fn apply(&self, file: &str, report: &mut Report, ran: impl Fn(&str) -> bool) {
+    pub fn apply(&self, file: &str, audit: &mut Audit, ran: impl Fn(&str) -> bool) {
         let known: BTreeSet<String> = self.findings.iter().map(|e| e.id.clone()).collect();
-        for finding in &mut report.findings {
+        for finding in &mut audit.findings {
             if finding.status == Status::New && known.contains(&finding.id) {
                 finding.status = Status::Baseline;
             }
         }
-        let found: BTreeSet<&str> = report.findings.iter().map(|f| f.id.as_str()).collect();
-        report.fixed = known
+        let found: BTreeSet<&str> = audit.findings.iter().map(|f| f.id.as_str()).collect();
+        audit.fixed = known
             .iter()
             .filter(|id| !found.contains(id.as_str()))
             .filter(|id| ran(id.split('/').next().unwrap_or("")))
             .cloned()
             .collect();
-        report.baseline = Some(Known {
+        audit.baseline = Some(Known {
             file: file.to_owned(),
             ids: known,
         });
@@ -132,7 +132,7 @@ impl BaselineFile {
 
 /// The figures a finding's message is about, looked up in the report's
 /// sections by the finding's subject.
-fn figures(report: &Report, finding: &Finding) -> BTreeMap<String, f64> {
+fn figures(audit: &Audit, finding: &Finding) -> BTreeMap<String, f64> {
     let subject = finding
         .id
         .strip_prefix(finding.rule)
@@ -142,17 +142,13 @@ fn figures(report: &Report, finding: &Finding) -> BTreeMap<String, f64> {
     let rule = Rule::from_name(finding.rule);
     match rule {
         Some(Rule::Slo) => {
-            if let Some(a) = report
-                .availability
-                .get(subject)
-                .and_then(|r| r.availability)
-            {
+            if let Some(a) = audit.availability.get(subject).and_then(|r| r.availability) {
                 figures.insert("availability".to_owned(), a);
             }
         }
         Some(Rule::Headroom) => {
             if let Some((component, lost)) = subject.split_once('/')
-                && let Some(row) = report
+                && let Some(row) = audit
                     .headroom
                     .iter()
                     .find(|r| r.component == component && r.lost == lost)
@@ -161,18 +157,18 @@ fn figures(report: &Report, finding: &Finding) -> BTreeMap<String, f64> {
             }
         }
         Some(Rule::Cascade) => {
-            if let Some(walk) = report.cascades.iter().find(|c| c.origin == subject) {
+            if let Some(walk) = audit.cascades.iter().find(|c| c.origin == subject) {
                 figures.insert("unserved".to_owned(), walk.unserved);
             }
         }
         Some(Rule::RetryAmplification) => {
             let path: Vec<&str> = subject.split('>').collect();
-            if let Some(row) = report.retries.iter().find(|r| r.path == path) {
+            if let Some(row) = audit.retries.iter().find(|r| r.path == path) {
                 figures.insert("amplification".to_owned(), row.amplification);
             }
         }
         Some(Rule::RetryStorm) => {
-            let critical = report
+            let critical = audit
                 .retries
                 .iter()
                 .filter(|r| r.path.last().is_some_and(|last| last == subject))
@@ -183,7 +179,7 @@ fn figures(report: &Report, finding: &Finding) -> BTreeMap<String, f64> {
             }
         }
         Some(Rule::ColdStart) => {
-            if let Some(row) = report
+            if let Some(row) = audit
                 .cold_start
                 .stampedes
                 .iter()
@@ -194,7 +190,7 @@ fn figures(report: &Report, finding: &Finding) -> BTreeMap<String, f64> {
             }
         }
         Some(Rule::Rpo | Rule::Rto) => {
-            if let Some(row) = report.recovery.iter().find(|r| r.component == subject) {
+            if let Some(row) = audit.recovery.iter().find(|r| r.component == subject) {
                 let (key, value) = if rule == Some(Rule::Rpo) {
                     ("worst_rpo_s", row.worst_rpo_s)
                 } else {
@@ -215,11 +211,11 @@ fn figures(report: &Report, finding: &Finding) -> BTreeMap<String, f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::sample;
+    use crate::render::sample;
 
     #[test]
     fn a_baseline_lists_known_findings_by_id_with_their_figures() {
-        let file = BaselineFile::of(&sample::report());
+        let file = BaselineFile::of(&sample::audit());
         let ids: Vec<&str> = file.findings.iter().map(|e| e.id.as_str()).collect();
         // sorted, and without the accepted spof/config
         assert_eq!(
@@ -242,7 +238,7 @@ mod tests {
 
     #[test]
     fn applying_a_baseline_marks_known_findings_and_lists_fixed_ones() {
-        let mut file = BaselineFile::of(&sample::report());
+        let mut file = BaselineFile::of(&sample::audit());
         file.findings.retain(|e| e.id != "spof/db");
         file.findings.push(BaselineEntry {
             id: "spof/gone".to_owned(),
@@ -256,15 +252,15 @@ mod tests {
             severity: Severity::Warning,
             figures: BTreeMap::new(),
         });
-        let mut report = sample::report();
-        file.apply("known.json", &mut report, |rule| rule != "drill");
-        let status = |id: &str| report.findings.iter().find(|f| f.id == id).unwrap().status;
+        let mut audit = sample::audit();
+        file.apply("known.json", &mut audit, |rule| rule != "drill");
+        let status = |id: &str| audit.findings.iter().find(|f| f.id == id).unwrap().status;
         assert_eq!(status("spof/db"), Status::New);
         assert_eq!(status("slo/api"), Status::Baseline);
         assert_eq!(status("spof/config"), Status::Accepted);
-        assert_eq!(report.fixed, ["spof/gone"]);
-        assert_eq!(report.in_baseline("slo/api"), Some(true));
-        assert_eq!(report.in_baseline("spof/db"), Some(false));
+        assert_eq!(audit.fixed, ["spof/gone"]);
+        assert_eq!(audit.in_baseline("slo/api"), Some(true));
+        assert_eq!(audit.in_baseline("spof/db"), Some(false));
     }
 
     #[test]

@@ -1,5 +1,5 @@
 //! The review document of `nines report`: one [`Document`] of sections,
-//! tables and findings, laid out once from a [`Report`] and its
+//! tables and findings, laid out once from an [`Audit`] and its
 //! [`Diagram`], then written as Markdown ([`markdown`]) or as a
 //! self-contained HTML page ([`html`]). Both formats hold the same sections
 //! in the same order; an empty section says "none".
@@ -10,7 +10,7 @@ mod recovery;
 
 use super::diagram::Diagram;
 use super::table::{cascade_line, downtime, recovery_cells, retry_cells, row_downtime, seconds};
-use super::{HeadroomRow, Report};
+use super::{Audit, HeadroomRow};
 use crate::analyze::wording::{number, percent, whole_percent};
 use crate::analyze::{Finding, Severity, Status, by_severity};
 
@@ -64,23 +64,23 @@ pub enum Block<'a> {
 /// Lays out the review of `report` for the model file `file`.
 #[must_use]
 pub fn document<'a>(
-    report: &'a Report,
+    audit: &'a Audit,
     file: &str,
     diagram: &'a Diagram,
     plan: Option<&crate::recover::Plan>,
 ) -> Document<'a> {
     Document {
-        title: format!("Reliability review: {}", report.system),
+        title: format!("Reliability review: {}", audit.system),
         sections: vec![
-            summary(report, file),
-            availability(report),
-            findings(report),
-            headroom(report),
-            cascades(report),
-            retries(report),
-            recovery_order(report),
+            summary(audit, file),
+            availability(audit),
+            findings(audit),
+            headroom(audit),
+            cascades(audit),
+            retries(audit),
+            recovery_order(audit),
             recovery::section(plan),
-            disaster_recovery(report),
+            disaster_recovery(audit),
             diagram_section(diagram),
         ],
         diagram,
@@ -107,9 +107,9 @@ fn none() -> Block<'static> {
     Block::Text("none".to_owned())
 }
 
-fn summary(report: &Report, file: &str) -> Section<'static> {
-    let count = |s: Severity| report.findings.iter().filter(|f| f.severity == s).count();
-    let failing = report.failing(Some(Severity::Error)).count();
+fn summary(audit: &Audit, file: &str) -> Section<'static> {
+    let count = |s: Severity| audit.findings.iter().filter(|f| f.severity == s).count();
+    let failing = audit.failing(Some(Severity::Error)).count();
     let verdict = if failing == 0 {
         "**Verdict: passes.** No new error-level finding.".to_owned()
     } else {
@@ -117,7 +117,7 @@ fn summary(report: &Report, file: &str) -> Section<'static> {
             "**Verdict: does not pass.** {failing} new error-level finding(s) to fix or accept with a reason."
         )
     };
-    let accepted = report
+    let accepted = audit
         .findings
         .iter()
         .filter(|f| f.status == Status::Accepted)
@@ -132,7 +132,7 @@ fn summary(report: &Report, file: &str) -> Section<'static> {
             count(Severity::Note)
         )),
     ];
-    let lines: Vec<String> = report
+    let lines: Vec<String> = audit
         .availability
         .iter()
         .map(|(name, row)| {
@@ -175,14 +175,14 @@ fn objective(value: f64) -> String {
     format!("{}%", text.trim_end_matches('0').trim_end_matches('.'))
 }
 
-fn availability(report: &Report) -> Section<'static> {
-    if report.availability.is_empty() {
+fn availability(audit: &Audit) -> Section<'static> {
+    if audit.availability.is_empty() {
         return Section {
             title: "Availability",
             blocks: vec![none()],
         };
     }
-    let rows = report
+    let rows = audit
         .availability
         .iter()
         .map(|(name, row)| {
@@ -223,7 +223,7 @@ fn availability(report: &Report) -> Section<'static> {
         rows,
         right: vec![1, 2, 3, 4, 5, 6],
     }];
-    for (name, row) in &report.availability {
+    for (name, row) in &audit.availability {
         blocks.push(Block::Heading(format!("Improvement potential of `{name}`")));
         if row.availability.is_none() {
             blocks.push(Block::Text(
@@ -268,7 +268,7 @@ fn availability(report: &Report) -> Section<'static> {
             )));
         }
     }
-    let notes = super::table::availability_notes(report);
+    let notes = super::table::availability_notes(audit);
     if !notes.is_empty() {
         blocks.push(Block::List(notes));
     }
@@ -278,9 +278,9 @@ fn availability(report: &Report) -> Section<'static> {
     }
 }
 
-fn findings(report: &Report) -> Section<'_> {
+fn findings(audit: &Audit) -> Section<'_> {
     let mut blocks = Vec::new();
-    for (severity, group) in by_severity(&report.findings) {
+    for (severity, group) in by_severity(&audit.findings) {
         blocks.push(Block::Heading(format!(
             "{} ({})",
             severity.heading(),
@@ -354,14 +354,14 @@ pub fn lost(row: &HeadroomRow) -> String {
     }
 }
 
-fn headroom(report: &Report) -> Section<'static> {
-    if report.headroom.is_empty() {
+fn headroom(audit: &Audit) -> Section<'static> {
+    if audit.headroom.is_empty() {
         return Section {
             title: "Headroom (N-k)",
             blocks: vec![none()],
         };
     }
-    let rows = worst_first(&report.headroom)
+    let rows = worst_first(&audit.headroom)
         .into_iter()
         .map(|row| {
             vec![
@@ -387,13 +387,13 @@ fn headroom(report: &Report) -> Section<'static> {
     }
 }
 
-fn cascades(report: &Report) -> Section<'static> {
-    let blocks = if report.cascades.is_empty() {
+fn cascades(audit: &Audit) -> Section<'static> {
+    let blocks = if audit.cascades.is_empty() {
         vec![none()]
     } else {
         vec![
             Block::Text("Each component failing at peak, its load moving along `failover_to` (load asked / capacity).".to_owned()),
-            Block::List(report.cascades.iter().map(cascade_line).collect()),
+            Block::List(audit.cascades.iter().map(cascade_line).collect()),
         ]
     };
     Section {
@@ -403,20 +403,20 @@ fn cascades(report: &Report) -> Section<'static> {
 }
 
 /// The worst-case latency lines, under the retry table.
-fn latency(report: &Report, blocks: &mut Vec<Block<'static>>) {
-    if !report.latency.is_empty() {
+fn latency(audit: &Audit, blocks: &mut Vec<Block<'static>>) {
+    if !audit.latency.is_empty() {
         blocks.push(Block::Heading(
             "Worst-case latency per entrypoint (Σ timeout × attempts on its slowest path)"
                 .to_owned(),
         ));
-        blocks.push(Block::List(super::table::latency_lines(report)));
+        blocks.push(Block::List(super::table::latency_lines(audit)));
     }
 }
 
-fn retries(report: &Report) -> Section<'static> {
-    if report.retries.is_empty() {
+fn retries(audit: &Audit) -> Section<'static> {
+    if audit.retries.is_empty() {
         let mut blocks = vec![none()];
-        latency(report, &mut blocks);
+        latency(audit, &mut blocks);
         return Section {
             title: "Retry paths",
             blocks,
@@ -435,28 +435,28 @@ fn retries(report: &Report) -> Section<'static> {
                 "25%",
                 "100%",
             ],
-            rows: report.retries.iter().map(retry_cells).collect(),
+            rows: audit.retries.iter().map(retry_cells).collect(),
             right: vec![1, 2, 3, 4, 5, 6, 7],
         },
     ];
-    if report.retries_omitted > 0 {
+    if audit.retries_omitted > 0 {
         blocks.push(Block::Text(format!(
             "{} more amplifying path(s) are left out (the list stops at 1000 rows or 20000 component names; the worst are listed).",
-            report.retries_omitted
+            audit.retries_omitted
         )));
     }
-    if report.retries_truncated {
+    if audit.retries_truncated {
         blocks.push(Block::Text("The walk stopped after 10000 call paths: each row is the worst path visited into its last hop.".to_owned()));
     }
-    latency(report, &mut blocks);
+    latency(audit, &mut blocks);
     Section {
         title: "Retry paths",
         blocks,
     }
 }
 
-fn recovery_order(report: &Report) -> Section<'static> {
-    let section = &report.cold_start;
+fn recovery_order(audit: &Audit) -> Section<'static> {
+    let section = &audit.cold_start;
     if section.waves.is_empty() {
         return Section {
             title: "Recovery order",
@@ -540,14 +540,14 @@ fn recovery_order(report: &Report) -> Section<'static> {
     }
 }
 
-fn disaster_recovery(report: &Report) -> Section<'static> {
-    if report.recovery.is_empty() {
+fn disaster_recovery(audit: &Audit) -> Section<'static> {
+    if audit.recovery.is_empty() {
         return Section {
             title: "Disaster recovery",
             blocks: vec![none()],
         };
     }
-    let rows = report.recovery.iter().map(recovery_cells).collect();
+    let rows = audit.recovery.iter().map(recovery_cells).collect();
     Section {
         title: "Disaster recovery",
         blocks: vec![

@@ -5,7 +5,7 @@
 
 use std::io::{self, Write};
 
-use super::Report;
+use super::{Audit, Target};
 use crate::analyze::{Finding, Severity, Status};
 
 /// Annotations of one level GitHub shows per step; the rest are dropped.
@@ -16,8 +16,9 @@ pub const SHOWN_PER_LEVEL: usize = 10;
 ///
 /// # Errors
 /// When writing fails.
-pub fn render(report: &Report, file: &str, out: &mut dyn Write) -> io::Result<()> {
-    let mut ordered: Vec<&Finding> = report.findings.iter().collect();
+pub fn render(audit: &Audit, target: &Target, out: &mut dyn Write) -> io::Result<()> {
+    let file = target.file;
+    let mut ordered: Vec<&Finding> = audit.findings.iter().collect();
     // New before known, then errors before warnings before notes, then by id
     // (the findings are already sorted by id and the sort is stable).
     ordered.sort_by_key(|f| (f.status != Status::New, std::cmp::Reverse(f.severity)));
@@ -55,7 +56,7 @@ pub fn render(report: &Report, file: &str, out: &mut dyn Write) -> io::Result<()
         writeln!(
             out,
             "nines: {} findings ({errors} error, {warnings} warning and {notices} notice annotations); GitHub shows {SHOWN_PER_LEVEL} of each level per step, so the rest are only in the full report (`nines check {file} --format sarif` or `--format markdown`).",
-            report.findings.len()
+            audit.findings.len()
         )?;
     }
     Ok(())
@@ -78,10 +79,10 @@ pub fn data(text: &str) -> String {
     // Escape sequences in a model's strings would reach the Actions log.
     let mut visible = String::with_capacity(text.len());
     for c in text.chars() {
-        if matches!(c, '\r' | '\n') || !crate::report::escape::is_unsafe_char(c) {
+        if matches!(c, '\r' | '\n') || !crate::render::escape::is_unsafe_char(c) {
             visible.push(c);
         } else {
-            visible.push_str(&crate::report::escape::terminal(c.encode_utf8(&mut [0; 4])));
+            visible.push_str(&crate::render::escape::terminal(c.encode_utf8(&mut [0; 4])));
         }
     }
     visible
@@ -100,11 +101,11 @@ pub fn property(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::sample;
+    use crate::render::sample;
 
-    fn render_to_string(report: &Report, file: &str) -> String {
+    fn render_to_string(audit: &Audit, file: &str) -> String {
         let mut out = Vec::new();
-        render(report, file, &mut out).unwrap();
+        render(audit, &Target::file(file), &mut out).unwrap();
         String::from_utf8(out).unwrap()
     }
 
@@ -123,7 +124,7 @@ mod tests {
 
     #[test]
     fn one_command_per_finding_new_first_and_most_severe_first() {
-        let text = render_to_string(&sample::report(), "models/shop,v2.yaml");
+        let text = render_to_string(&sample::audit(), "models/shop,v2.yaml");
         let lines: Vec<&str> = text.lines().collect();
         assert_eq!(lines.len(), 6, "{text}");
         let heads: Vec<&str> = lines
@@ -158,15 +159,15 @@ mod tests {
 
     #[test]
     fn a_summary_follows_when_github_would_hide_annotations() {
-        let mut report = sample::report();
-        assert!(!render_to_string(&report, "m.yaml").contains("GitHub shows"));
-        let template = report.findings[0].clone();
+        let mut audit = sample::audit();
+        assert!(!render_to_string(&audit, "m.yaml").contains("GitHub shows"));
+        let template = audit.findings[0].clone();
         for index in 0..SHOWN_PER_LEVEL {
             let mut extra = template.clone();
             extra.id = format!("spof/extra-{index}");
-            report.findings.push(extra);
+            audit.findings.push(extra);
         }
-        let text = render_to_string(&report, "m.yaml");
+        let text = render_to_string(&audit, "m.yaml");
         let last = text.lines().last().unwrap();
         assert!(last.starts_with("nines: 16 findings (13 error,"), "{last}");
         assert!(!last.starts_with("::"));

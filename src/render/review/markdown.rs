@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 
 use super::{Block, Document};
 use crate::analyze::Status;
-use crate::report::diagram::mermaid;
-use crate::report::escape;
+use crate::render::diagram::mermaid;
+use crate::render::escape;
 
 /// The Markdown text, ending with a newline.
 #[must_use]

@@ -9,7 +9,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::Report;
+use super::{Audit, Target};
 use crate::analyze::{Finding, Severity, Status, doc};
 
 /// The schema every SARIF 2.1.0 log names.
@@ -133,13 +133,13 @@ struct Suppression<'a> {
 ///
 /// # Errors
 /// When writing fails.
-pub fn render(report: &Report, file: &str, out: &mut dyn Write) -> io::Result<()> {
-    let uri = uri(file);
-    let mut rule_ids: Vec<&'static str> = report.findings.iter().map(|f| f.rule).collect();
+pub fn render(audit: &Audit, target: &Target, out: &mut dyn Write) -> io::Result<()> {
+    let uri = uri(target.file);
+    let mut rule_ids: Vec<&'static str> = audit.findings.iter().map(|f| f.rule).collect();
     rule_ids.sort_unstable();
     rule_ids.dedup();
     let rules = rule_ids.iter().map(|&id| rule(id)).collect();
-    let results = report
+    let results = audit
         .findings
         .iter()
         .map(|finding| SarifResult {
@@ -159,7 +159,7 @@ pub fn render(report: &Report, file: &str, out: &mut dyn Write) -> io::Result<()
                 },
             }],
             partial_fingerprints: BTreeMap::from([(FINGERPRINT, finding.id.as_str())]),
-            baseline_state: report
+            baseline_state: audit
                 .in_baseline(&finding.id)
                 .map(|known| if known { "unchanged" } else { "new" }),
             suppressions: match (finding.status, &finding.justification) {
@@ -257,12 +257,12 @@ fn uri(file: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::sample;
+    use crate::render::sample;
     use serde_json::Value;
 
-    fn log(report: &Report) -> Value {
+    fn log(audit: &Audit) -> Value {
         let mut out = Vec::new();
-        render(report, "models/shop v2.yaml", &mut out).unwrap();
+        render(audit, &Target::file("models/shop v2.yaml"), &mut out).unwrap();
         serde_json::from_slice(&out).unwrap()
     }
 
@@ -276,7 +276,7 @@ mod tests {
 
     #[test]
     fn each_rule_that_fired_is_described_once() {
-        let log = log(&sample::report());
+        let log = log(&sample::audit());
         let rules = log["runs"][0]["tool"]["driver"]["rules"]
             .as_array()
             .unwrap();
@@ -292,7 +292,7 @@ mod tests {
 
     #[test]
     fn results_carry_location_fingerprint_and_suppression() {
-        let log = log(&sample::report());
+        let log = log(&sample::audit());
         let results = log["runs"][0]["results"].as_array().unwrap();
         assert_eq!(results.len(), 6);
         let first = &results[0];
@@ -317,12 +317,12 @@ mod tests {
 
     #[test]
     fn with_a_baseline_every_result_has_a_state() {
-        let mut report = sample::report();
-        report.baseline = Some(crate::report::baseline::Known {
+        let mut audit = sample::audit();
+        audit.baseline = Some(crate::render::baseline::Known {
             file: "b.json".to_owned(),
             ids: ["slo/api".to_owned()].into(),
         });
-        let log = log(&report);
+        let log = log(&audit);
         let states: Vec<&str> = log["runs"][0]["results"]
             .as_array()
             .unwrap()

@@ -3,9 +3,9 @@
 
 use clap::{Args, ValueEnum};
 
-use super::{Outcome, Terminal, input, read_model, today};
-use crate::report::diagram::Diagram;
-use crate::report::review::{self, html, markdown};
+use super::{CliError, Outcome, Terminal, input, read_model, today};
+use crate::render::diagram::Diagram;
+use crate::render::review::{self, html, markdown};
 
 /// Components drawn at most in the review's diagram: past this, a wall of
 /// boxes helps no reviewer, so the diagram keeps the components with the
@@ -14,7 +14,7 @@ pub const DIAGRAM_LIMIT: usize = 24;
 
 /// Formats of the review document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum ReportFormat {
+pub enum ReviewFormat {
     /// Markdown with a Mermaid diagram (GitHub, GitLab, wikis).
     Markdown,
     /// One self-contained HTML page with an inline SVG diagram.
@@ -23,12 +23,12 @@ pub enum ReportFormat {
 
 /// Arguments of `nines report`.
 #[derive(Debug, Clone, Args)]
-pub struct ReportArgs {
+pub struct ReviewArgs {
     /// The model file, or `-` for standard input.
     pub model: String,
     /// Document format.
-    #[arg(long, value_enum, default_value_t = ReportFormat::Markdown)]
-    pub format: ReportFormat,
+    #[arg(long, value_enum, default_value_t = ReviewFormat::Markdown)]
+    pub format: ReviewFormat,
     /// Write to this file instead of standard output (`-`: standard output).
     #[arg(short = 'o', long)]
     pub output: Option<String>,
@@ -37,24 +37,17 @@ pub struct ReportArgs {
     pub today: Option<String>,
 }
 
-pub(super) fn run(args: &ReportArgs, terminal: &mut Terminal) -> Outcome {
-    let today = match today(args.today.as_deref()) {
-        Ok(today) => today,
-        Err(message) => {
-            terminal.error(&message);
-            return Outcome::Invalid;
-        }
-    };
-    let Some((source, model)) = read_model(&args.model, terminal) else {
-        return Outcome::Invalid;
-    };
+pub(super) fn run(args: &ReviewArgs, terminal: &mut Terminal) -> Result<Outcome, CliError> {
+    let today = today(args.today.as_deref())?;
+    let (source, model) = read_model(&args.model, terminal)?;
     let text = render(&source.name, &source.text, &model, today, args.format);
     input::write_output(
         args.output.as_deref(),
         &text,
         &[args.model.as_str()],
         terminal,
-    )
+    )?;
+    Ok(Outcome::Pass)
 }
 
 /// The outage the review's recovery section simulates: 30 minutes, as
@@ -70,21 +63,21 @@ pub fn render(
     text: &str,
     model: &crate::model::Model,
     today: crate::model::Date,
-    format: ReportFormat,
+    format: ReviewFormat,
 ) -> String {
-    let report = crate::analyze::audit(
+    let audit = crate::analyze::audit(
         model,
         text,
         crate::engine::scenario::Scenario::default(),
         crate::analyze::Options::new(today),
     );
-    let diagram = Diagram::new(model, &report.findings).focus(&report.findings, DIAGRAM_LIMIT);
+    let diagram = Diagram::new(model, &audit.findings).focus(&audit.findings, DIAGRAM_LIMIT);
     let settings = crate::recover::Settings::of(model, RECOVERY_HORIZON_S);
     let scenario = crate::recover::Scenario::full_outage(model, RECOVERY_OUTAGE_S);
     let plan = crate::recover::plan(model, &scenario, &settings, None);
-    let document = review::document(&report, name, &diagram, Some(&plan));
+    let document = review::document(&audit, name, &diagram, Some(&plan));
     match format {
-        ReportFormat::Markdown => markdown::render(&document),
-        ReportFormat::Html => html::render(&document),
+        ReviewFormat::Markdown => markdown::render(&document),
+        ReviewFormat::Html => html::render(&document),
     }
 }

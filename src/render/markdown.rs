@@ -6,10 +6,10 @@
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
-use super::Report;
 use super::baseline::refresh_command;
 use super::escape;
 use super::table::row_downtime;
+use super::{Audit, Target};
 use crate::analyze::wording::number;
 use crate::analyze::{Finding, Severity, Status};
 
@@ -38,32 +38,27 @@ const ENTRYPOINT_ROWS: usize = 10;
 ///
 /// # Errors
 /// When writing fails.
-pub fn render(
-    report: &Report,
-    file: &str,
-    threshold: Option<Severity>,
-    out: &mut dyn Write,
-) -> io::Result<()> {
-    out.write_all(comment(report, file, threshold).as_bytes())
+pub fn render(audit: &Audit, target: &Target, out: &mut dyn Write) -> io::Result<()> {
+    out.write_all(comment(audit, target.file, target.threshold).as_bytes())
 }
 
 /// The comment's text.
 #[must_use]
-pub fn comment(report: &Report, file: &str, threshold: Option<Severity>) -> String {
+pub fn comment(audit: &Audit, file: &str, threshold: Option<Severity>) -> String {
     let mut page = String::new();
     let _ = writeln!(page, "{MARKER}");
-    let _ = writeln!(page, "{}\n", verdict(report, threshold));
+    let _ = writeln!(page, "{}\n", verdict(audit, threshold));
     let _ = writeln!(
         page,
         "{} ({})\n",
-        escape::markdown_code(&escape::truncate(&report.system, NAME_CHARS)),
+        escape::markdown_code(&escape::truncate(&audit.system, NAME_CHARS)),
         cell(file)
     );
-    availability(report, &mut page);
+    availability(audit, &mut page);
     // Without a threshold nothing fails; errors still lead.
     let shown = threshold.unwrap_or(Severity::Error);
     let is_new = |f: &&Finding| f.status == Status::New;
-    let headline: Vec<&Finding> = report
+    let headline: Vec<&Finding> = audit
         .findings
         .iter()
         .filter(is_new)
@@ -73,7 +68,7 @@ pub fn comment(report: &Report, file: &str, threshold: Option<Severity>) -> Stri
         let _ = writeln!(page, "### New findings at or above {}\n", shown.as_str());
         findings_table(&headline, false, &mut page);
     }
-    let below: Vec<&Finding> = report
+    let below: Vec<&Finding> = audit
         .findings
         .iter()
         .filter(is_new)
@@ -81,7 +76,7 @@ pub fn comment(report: &Report, file: &str, threshold: Option<Severity>) -> Stri
         .collect();
     let summary = format!("New below {}: {}", shown.as_str(), below.len());
     folded(&summary, &below, false, &mut page);
-    let known: Vec<&Finding> = report
+    let known: Vec<&Finding> = audit
         .findings
         .iter()
         .filter(|f| f.status == Status::Baseline)
@@ -92,7 +87,7 @@ pub fn comment(report: &Report, file: &str, threshold: Option<Severity>) -> Stri
         false,
         &mut page,
     );
-    let accepted: Vec<&Finding> = report
+    let accepted: Vec<&Finding> = audit
         .findings
         .iter()
         .filter(|f| f.status == Status::Accepted)
@@ -103,14 +98,14 @@ pub fn comment(report: &Report, file: &str, threshold: Option<Severity>) -> Stri
         true,
         &mut page,
     );
-    fixed(report, file, &mut page);
-    let _ = writeln!(page, "<sub>{}</sub>", footer(report, threshold));
+    fixed(audit, file, &mut page);
+    let _ = writeln!(page, "<sub>{}</sub>", footer(audit, threshold));
     page
 }
 
 /// `**nines**: ❌ 3 new findings at or above error`, or a pass.
-fn verdict(report: &Report, threshold: Option<Severity>) -> String {
-    let failing = report.failing(threshold).count();
+fn verdict(audit: &Audit, threshold: Option<Severity>) -> String {
+    let failing = audit.failing(threshold).count();
     match threshold {
         None => "**nines**: ✅ nothing fails the run (`--fail-on never`)".to_owned(),
         Some(t) if failing == 0 => {
@@ -124,13 +119,13 @@ fn verdict(report: &Report, threshold: Option<Severity>) -> String {
     }
 }
 
-fn availability(report: &Report, page: &mut String) {
-    if report.availability.is_empty() {
+fn availability(audit: &Audit, page: &mut String) {
+    if audit.availability.is_empty() {
         return;
     }
     page.push_str("| entrypoint | availability | nines | objective | downtime/yr |\n");
     page.push_str("|---|---:|---:|---:|---:|\n");
-    for (name, row) in report.availability.iter().take(ENTRYPOINT_ROWS) {
+    for (name, row) in audit.availability.iter().take(ENTRYPOINT_ROWS) {
         let objective = row
             .objective
             .map_or_else(|| "-".to_owned(), |o| format!("{}%", number(o * 100.0)));
@@ -143,14 +138,14 @@ fn availability(report: &Report, page: &mut String) {
             row_downtime(row, row.downtime_per_year_s)
         );
     }
-    let hidden = report.availability.len().saturating_sub(ENTRYPOINT_ROWS);
+    let hidden = audit.availability.len().saturating_sub(ENTRYPOINT_ROWS);
     if hidden > 0 {
         let _ = writeln!(
             page,
             "\n… and {hidden} more entrypoint(s) in `--format json`."
         );
     }
-    let notes = super::table::availability_notes(report);
+    let notes = super::table::availability_notes(audit);
     if !notes.is_empty() {
         page.push('\n');
         for note in notes {
@@ -211,26 +206,26 @@ fn folded(summary: &str, findings: &[&Finding], reasons: bool, page: &mut String
 }
 
 /// The baseline's ids that no longer occur, with the hint to refresh it.
-fn fixed(report: &Report, file: &str, page: &mut String) {
-    let Some(known) = &report.baseline else {
+fn fixed(audit: &Audit, file: &str, page: &mut String) {
+    let Some(known) = &audit.baseline else {
         return;
     };
-    if report.fixed.is_empty() {
+    if audit.fixed.is_empty() {
         return;
     }
     let _ = write!(
         page,
         "**Fixed** since the baseline ({}):",
-        report.fixed.len()
+        audit.fixed.len()
     );
-    for (index, id) in report.fixed.iter().enumerate() {
+    for (index, id) in audit.fixed.iter().enumerate() {
         let comma = if index == 0 { "" } else { "," };
         let item = format!(
             "{comma} {}",
             escape::markdown_code(&escape::truncate(id, NAME_CHARS))
         );
         if page.len() + item.len() + RESERVE / 2 > LIMIT {
-            let _ = write!(page, " … and {} more", report.fixed.len() - index);
+            let _ = write!(page, " … and {} more", audit.fixed.len() - index);
             break;
         }
         page.push_str(&item);
@@ -243,9 +238,9 @@ fn fixed(report: &Report, file: &str, page: &mut String) {
 }
 
 /// `4 errors, 3 warnings, 1 note; 2 new, 5 in the baseline, 1 accepted`.
-fn footer(report: &Report, threshold: Option<Severity>) -> String {
-    let severity = |s: Severity| report.findings.iter().filter(|f| f.severity == s).count();
-    let status = |s: Status| report.findings.iter().filter(|f| f.status == s).count();
+fn footer(audit: &Audit, threshold: Option<Severity>) -> String {
+    let severity = |s: Severity| audit.findings.iter().filter(|f| f.severity == s).count();
+    let status = |s: Status| audit.findings.iter().filter(|f| f.status == s).count();
     let mut text = format!(
         "{} error(s), {} warning(s), {} note(s); {} new",
         severity(Severity::Error),
@@ -253,7 +248,7 @@ fn footer(report: &Report, threshold: Option<Severity>) -> String {
         severity(Severity::Note),
         status(Status::New)
     );
-    if report.baseline.is_some() {
+    if audit.baseline.is_some() {
         let _ = write!(text, ", {} in the baseline", status(Status::Baseline));
     }
     let _ = write!(
@@ -274,24 +269,24 @@ fn cell(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::sample;
+    use crate::render::sample;
 
     #[test]
     fn the_comment_starts_with_the_marker_and_a_verdict() {
-        let text = comment(&sample::report(), "shop.yaml", Some(Severity::Error));
+        let text = comment(&sample::audit(), "shop.yaml", Some(Severity::Error));
         let mut lines = text.lines();
         assert_eq!(lines.next(), Some(MARKER));
         assert_eq!(
             lines.next(),
             Some("**nines**: ❌ 3 new findings at or above error")
         );
-        let pass = comment(&sample::report(), "shop.yaml", None);
+        let pass = comment(&sample::audit(), "shop.yaml", None);
         assert!(pass.contains("✅ nothing fails the run"));
     }
 
     #[test]
     fn new_findings_lead_and_the_rest_is_folded() {
-        let text = comment(&sample::report(), "shop.yaml", Some(Severity::Error));
+        let text = comment(&sample::audit(), "shop.yaml", Some(Severity::Error));
         let (open, folded) = text.split_once("<details>").unwrap();
         assert!(open.contains("`spof/db`"));
         assert!(open.contains("`slo/api`"));
@@ -303,7 +298,7 @@ mod tests {
 
     #[test]
     fn cells_cannot_break_the_table() {
-        let text = comment(&sample::report(), "shop.yaml", Some(Severity::Error));
+        let text = comment(&sample::audit(), "shop.yaml", Some(Severity::Error));
         assert!(text.contains(
             "cache: 100% of traffic, in no domain \\| &lt;none>, see a\\*b<br>second line"
         ));
@@ -313,13 +308,13 @@ mod tests {
 
     #[test]
     fn fixed_ids_come_with_the_command_that_refreshes_the_baseline() {
-        let mut report = sample::report();
-        report.fixed = vec!["spof/gone".to_owned(), "spof/old".to_owned()];
-        report.baseline = Some(crate::report::baseline::Known {
+        let mut audit = sample::audit();
+        audit.fixed = vec!["spof/gone".to_owned(), "spof/old".to_owned()];
+        audit.baseline = Some(crate::render::baseline::Known {
             file: "ci/known.json".to_owned(),
             ids: std::collections::BTreeSet::new(),
         });
-        let text = comment(&report, "shop.yaml", Some(Severity::Error));
+        let text = comment(&audit, "shop.yaml", Some(Severity::Error));
         assert!(text.contains(
             "**Fixed** since the baseline (2): `spof/gone`, `spof/old`. To stop tracking them, refresh the baseline with `nines baseline shop.yaml -o ci/known.json`."
         ));
@@ -327,8 +322,8 @@ mod tests {
 
     #[test]
     fn a_huge_report_stays_under_the_limit() {
-        let mut report = sample::report();
-        let template = report.findings[0].clone();
+        let mut audit = sample::audit();
+        let template = audit.findings[0].clone();
         for index in 0..5_000 {
             let mut extra = template.clone();
             extra.id = format!("spof/extra-{index:05}");
@@ -338,9 +333,9 @@ mod tests {
             } else {
                 Status::Baseline
             };
-            report.findings.push(extra);
+            audit.findings.push(extra);
         }
-        let text = comment(&report, "shop.yaml", Some(Severity::Error));
+        let text = comment(&audit, "shop.yaml", Some(Severity::Error));
         assert!(text.len() < LIMIT, "{} bytes", text.len());
         assert!(text.contains("more, in `--format sarif`"));
         assert!(text.trim_end().ends_with("</sub>"));

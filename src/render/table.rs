@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
 
 use super::baseline::refresh_command;
-use super::{Cascade, ColdStart, RecoveryRow, Report, RetryPath};
+use super::{Audit, Cascade, ColdStart, RecoveryRow, RetryPath, Target};
 use crate::analyze::wording::{amount, number, percent, whole_percent};
 use crate::analyze::{Finding, Severity, Status, by_severity};
 use crate::model::Duration;
@@ -33,66 +33,67 @@ pub struct Style {
 ///
 /// # Errors
 /// When writing fails.
-pub fn render(report: &Report, file: &str, style: Style, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(out, "{} ({file})", report.system)?;
-    if !report.availability.is_empty() {
+pub fn render(audit: &Audit, target: &Target, out: &mut dyn Write) -> io::Result<()> {
+    let (file, style) = (target.file, target.style);
+    writeln!(out, "{} ({file})", audit.system)?;
+    if !audit.availability.is_empty() {
         writeln!(out)?;
-        writeln!(out, "{}", availability(report, style))?;
-        for line in availability_notes(report) {
+        writeln!(out, "{}", availability(audit, style))?;
+        for line in availability_notes(audit) {
             for line in wrap(&line, style.width) {
                 writeln!(out, "{line}")?;
             }
         }
     }
-    if !report.headroom.is_empty() {
+    if !audit.headroom.is_empty() {
         writeln!(out)?;
         writeln!(out, "Headroom (N-k), worst first")?;
-        writeln!(out, "{}", headroom(report, style))?;
-        let hidden = report.headroom.len().saturating_sub(HEADROOM_ROWS);
+        writeln!(out, "{}", headroom(audit, style))?;
+        let hidden = audit.headroom.len().saturating_sub(HEADROOM_ROWS);
         if hidden > 0 {
             writeln!(out, "… and {hidden} more row(s) in `--format json`.")?;
         }
     }
-    if !report.cascades.is_empty() {
+    if !audit.cascades.is_empty() {
         writeln!(out)?;
-        cascades(report, style, out)?;
+        cascades(audit, style, out)?;
     }
-    if !report.retries.is_empty() || report.retries_truncated {
+    if !audit.retries.is_empty() || audit.retries_truncated {
         writeln!(out)?;
-        retries(report, style, out)?;
+        retries(audit, style, out)?;
     }
-    if !report.latency.is_empty() {
+    if !audit.latency.is_empty() {
         writeln!(out)?;
         writeln!(
             out,
             "Worst-case latency per entrypoint (Σ timeout × attempts on its slowest path)"
         )?;
-        for line in latency_lines(report) {
+        for line in latency_lines(audit) {
             for line in wrap(&line, style.width) {
                 writeln!(out, "{line}")?;
             }
         }
     }
-    if !report.cold_start.waves.is_empty() {
+    if !audit.cold_start.waves.is_empty() {
         writeln!(out)?;
-        cold_start(&report.cold_start, style, out)?;
+        cold_start(&audit.cold_start, style, out)?;
     }
-    if !report.recovery.is_empty() {
+    if !audit.recovery.is_empty() {
         writeln!(out)?;
-        recovery(&report.recovery, style, out)?;
+        recovery(&audit.recovery, style, out)?;
     }
     writeln!(out)?;
-    if report.findings.is_empty() {
+    if audit.findings.is_empty() {
         writeln!(out, "No findings.")?;
     }
-    for (severity, group) in by_severity(&report.findings) {
+    for (severity, group) in by_severity(&audit.findings) {
         let title = format!("{} ({})", severity.heading(), group.len());
         writeln!(out, "{}", paint(&title, severity, style.color))?;
         findings(&group, style, out)?;
         writeln!(out)?;
     }
-    writeln!(out, "{}", summary(report))?;
-    fixed(report, file, style, out)
+    writeln!(out, "{}", summary(audit))?;
+    fixed(audit, file, style, out)
 }
 
 /// The findings of one severity in id order; a rule with many warnings or
@@ -159,18 +160,18 @@ fn grouped(
 }
 
 /// The baseline's ids that no longer occur, and the command that refreshes it.
-fn fixed(report: &Report, file: &str, style: Style, out: &mut dyn Write) -> io::Result<()> {
-    let Some(known) = &report.baseline else {
+fn fixed(audit: &Audit, file: &str, style: Style, out: &mut dyn Write) -> io::Result<()> {
+    let Some(known) = &audit.baseline else {
         return Ok(());
     };
-    if report.fixed.is_empty() {
+    if audit.fixed.is_empty() {
         return Ok(());
     }
     writeln!(out)?;
     let text = format!(
         "Fixed since the baseline ({}): {}.",
-        report.fixed.len(),
-        report.fixed.join(", ")
+        audit.fixed.len(),
+        audit.fixed.join(", ")
     );
     for line in wrap(&text, style.width) {
         writeln!(out, "{line}")?;
@@ -179,7 +180,7 @@ fn fixed(report: &Report, file: &str, style: Style, out: &mut dyn Write) -> io::
     writeln!(out, "  {}", refresh_command(file, &known.file))
 }
 
-fn availability(report: &Report, style: Style) -> String {
+fn availability(audit: &Audit, style: Style) -> String {
     let mut table = table(
         style,
         &[
@@ -190,7 +191,7 @@ fn availability(report: &Report, style: Style) -> String {
             "weakest link",
         ],
     );
-    for (name, row) in &report.availability {
+    for (name, row) in &audit.availability {
         let weakest = row.improvement.first().map_or_else(
             || "-".to_owned(),
             |i| format!("{} ({})", i.component, crate::human::gain(i.gain)),
@@ -206,7 +207,7 @@ fn availability(report: &Report, style: Style) -> String {
     align_right(&mut table, 1..=3);
     let mut text = table.to_string();
     // A bounded figure says how wide its bracket is and why.
-    for (name, row) in report
+    for (name, row) in audit
         .availability
         .iter()
         .filter(|(_, r)| r.method != "exact")
@@ -227,9 +228,9 @@ fn availability(report: &Report, style: Style) -> String {
 
 /// The lines under the availability table: what switchovers cost and what
 /// the figures assume (caveats), per entrypoint.
-pub(crate) fn availability_notes(report: &Report) -> Vec<String> {
+pub(crate) fn availability_notes(audit: &Audit) -> Vec<String> {
     let mut lines = Vec::new();
-    for (name, row) in &report.availability {
+    for (name, row) in &audit.availability {
         if row.switchover > 0.0 {
             lines.push(format!(
                 "{name}: includes {:.2e} of switchovers to standbys ({} per {}).",
@@ -276,8 +277,8 @@ pub(crate) fn align_right(table: &mut Table, columns: std::ops::RangeInclusive<u
     }
 }
 
-fn retries(report: &Report, style: Style, out: &mut dyn Write) -> io::Result<()> {
-    let shown: Vec<&RetryPath> = report
+fn retries(audit: &Audit, style: Style, out: &mut dyn Write) -> io::Result<()> {
+    let shown: Vec<&RetryPath> = audit
         .retries
         .iter()
         .filter(|row| matters(row))
@@ -318,9 +319,9 @@ fn retries(report: &Report, style: Style, out: &mut dyn Write) -> io::Result<()>
     if !shown.is_empty() {
         writeln!(out, "{table}")?;
     }
-    let hidden = report.retries.len() - shown.len();
+    let hidden = audit.retries.len() - shown.len();
     if hidden > 0 {
-        let worst = report
+        let worst = audit
             .retries
             .iter()
             .filter(|row| !shown.iter().any(|s| std::ptr::eq(*s, *row)))
@@ -334,14 +335,14 @@ fn retries(report: &Report, style: Style, out: &mut dyn Write) -> io::Result<()>
             writeln!(out, "{line}")?;
         }
     }
-    if report.retries_omitted > 0 {
+    if audit.retries_omitted > 0 {
         writeln!(
             out,
             "… and {} more amplifying path(s), left out of every format (the worst are listed).",
-            report.retries_omitted
+            audit.retries_omitted
         )?;
     }
-    if report.retries_truncated {
+    if audit.retries_truncated {
         for line in wrap(
             "The walk stopped after 10000 call paths (the graph has more): each row is the worst path visited into its last hop, and the retry findings cover the paths visited.",
             style.width,
@@ -360,8 +361,8 @@ fn matters(row: &RetryPath) -> bool {
 }
 
 /// `web: web > api > db: 8s (clients wait 10s: within)`, one per entrypoint.
-pub(crate) fn latency_lines(report: &Report) -> Vec<String> {
-    report
+pub(crate) fn latency_lines(audit: &Audit) -> Vec<String> {
+    audit
         .latency
         .iter()
         .map(|row| {
@@ -537,8 +538,8 @@ pub(crate) fn recovery_cells(row: &RecoveryRow) -> Vec<String> {
 }
 
 /// The N-k contingencies, highest utilization first, each named by its loss.
-fn headroom(report: &Report, style: Style) -> String {
-    let rows = super::review::worst_first(&report.headroom);
+fn headroom(audit: &Audit, style: Style) -> String {
+    let rows = super::review::worst_first(&audit.headroom);
     let mut table = table(
         style,
         &[
@@ -571,9 +572,9 @@ fn headroom(report: &Report, style: Style) -> String {
 
 /// Each failover walk on one wrapped line: the origin's load, every step
 /// with the load it is asked to carry over its capacity, and what is left.
-fn cascades(report: &Report, style: Style, out: &mut dyn Write) -> io::Result<()> {
+fn cascades(audit: &Audit, style: Style, out: &mut dyn Write) -> io::Result<()> {
     writeln!(out, "Failover cascades (load asked / capacity)")?;
-    for walk in &report.cascades {
+    for walk in &audit.cascades {
         let line = cascade_line(walk);
         for (index, text) in wrap(&line, style.width.saturating_sub(6))
             .into_iter()
@@ -688,8 +689,8 @@ fn text_width(text: &str) -> usize {
     textwrap::core::display_width(text)
 }
 
-fn summary(report: &Report) -> String {
-    let count = |s: Severity| report.findings.iter().filter(|f| f.severity == s).count();
+fn summary(audit: &Audit) -> String {
+    let count = |s: Severity| audit.findings.iter().filter(|f| f.severity == s).count();
     let mut text = format!(
         "{} error(s), {} warning(s), {} note(s)",
         count(Severity::Error),
@@ -697,8 +698,8 @@ fn summary(report: &Report) -> String {
         count(Severity::Note)
     );
     // "New" means something only against a baseline.
-    if report.baseline.is_some() {
-        let status = |s: Status| report.findings.iter().filter(|f| f.status == s).count();
+    if audit.baseline.is_some() {
+        let status = |s: Status| audit.findings.iter().filter(|f| f.status == s).count();
         let _ = write!(
             text,
             "; {} new, {} in the baseline",

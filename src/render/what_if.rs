@@ -9,7 +9,7 @@ use std::io::{self, Write};
 use serde::Serialize;
 
 use super::table::{Style, align_right, finding_block, row_downtime, table, wrap};
-use super::{HeadroomRow, Report};
+use super::{Audit, HeadroomRow};
 use crate::analyze::wording::{amount, whole_percent};
 use crate::analyze::{Finding, Severity};
 use crate::engine::state::State;
@@ -64,9 +64,9 @@ pub struct WhatIf {
     /// What was changed, one phrase each (`lose az-a (zone)`, `load × 2`).
     pub scenario: Vec<String>,
     /// The model as written.
-    pub before: Report,
+    pub before: Audit,
     /// The changed copy.
-    pub after: Report,
+    pub after: Audit,
     /// Ids found after and not before, sorted.
     pub introduced: Vec<String>,
     /// Ids found before and not after, sorted.
@@ -137,16 +137,16 @@ struct Wire<'a> {
 #[derive(Serialize)]
 struct Side<'a> {
     #[serde(flatten)]
-    report: &'a Report,
+    audit: &'a Audit,
     /// Per component name: `up`, `instances_up`, `load`, `capacity`, `utilization`.
     state: BTreeMap<&'a str, &'a StateRow>,
     /// Load no running component serves.
     unserved: f64,
 }
 
-fn side<'a>(report: &'a Report, rows: &'a [StateRow], unserved: f64) -> Side<'a> {
+fn side<'a>(audit: &'a Audit, rows: &'a [StateRow], unserved: f64) -> Side<'a> {
     Side {
-        report,
+        audit,
         state: rows.iter().map(|r| (r.component.as_str(), r)).collect(),
         unserved,
     }

@@ -111,8 +111,8 @@ fn quote(text: &str) -> String {
             '\\' => out.push_str("\\\\"),
             '\n' => out.push_str("\\n"),
             // Shown, never obeyed, by a terminal or a viewer.
-            c if crate::report::escape::is_unsafe_char(c) => {
-                let shown = crate::report::escape::terminal(c.encode_utf8(&mut [0; 4]))
+            c if crate::render::escape::is_unsafe_char(c) => {
+                let shown = crate::render::escape::terminal(c.encode_utf8(&mut [0; 4]))
                     .replace('\\', "\\\\");
                 out.push_str(&shown);
             }
