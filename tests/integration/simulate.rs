@@ -210,8 +210,7 @@ fn trials_are_bounded_and_the_hint_stays_within_the_bound() {
 #[test]
 fn no_exact_skips_the_analytic_figure_and_keeps_the_simulation() {
     let run = |extra: &[&str]| {
-        let out = Command::new(get_cargo_bin("nines"))
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
+        let out = crate::binary()
             .args([
                 "simulate",
                 "models/web-shop.yaml",
