@@ -2,11 +2,11 @@
 //! bounded work whatever the trial count.
 //!
 //! The bounds are quantiles of beta distributions. `statrs`'s inverse
-//! (`Beta::inverse_cdf`, AS 109) never returns for some of them: 30 failures
-//! in 10^7 trials spun for more than ten minutes, because its Newton
+//! (`Beta::inverse_cdf`, AS 109) did not return for some of them: 31
+//! failures in 10^7 trials spun for more than ten minutes (its Newton
 //! iteration starts no lower than 1e-4 while the answer is 2e-6, and its
 //! incomplete beta stops after 140 continued-fraction terms, unconverged
-//! when both parameters are large. Here the incomplete beta runs its
+//! when both parameters are large). Here the incomplete beta runs its
 //! continued fraction to convergence (at most [`MAX_TERMS`] terms, about
 //! √n of them are needed), and the quantile is a Newton iteration kept
 //! inside a shrinking bracket (at most [`MAX_STEPS`] evaluations).
@@ -147,8 +147,8 @@ mod tests {
 
     #[test]
     fn large_trial_counts_take_a_bounded_number_of_steps() {
-        // 30 failures in 10^7 trials (what url-shortener shows at
-        // --trials 10000000) made statrs's inverse beta spin for minutes.
+        // About what url-shortener shows at --trials 10000000 (31 down),
+        // where statrs's inverse beta spun for more than ten minutes.
         // Failure rate in [2.024088e-6, 4.282684e-6] (binomial sums, mpmath;
         // the Poisson interval for 30 events over 10^7 agrees to 1e-5).
         let (low, high) = interval(30, 10_000_000);
