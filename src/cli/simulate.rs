@@ -26,7 +26,7 @@ pub enum SimulateFormat {
 pub struct SimulateArgs {
     /// The model file, or `-` for standard input.
     pub model: String,
-    /// Trials to run (rounded up to a multiple of 10,000; at most 10^8).
+    /// Trials to run (at most 10^8; fewer on a large model, with a note).
     #[arg(long, default_value_t = 1_000_000)]
     pub trials: u64,
     /// Seed of the random streams: the same seed gives the same result.
@@ -35,6 +35,10 @@ pub struct SimulateArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = SimulateFormat::Table)]
     pub format: SimulateFormat,
+    /// Skip the analytic figure of `check` (bounded in work, but seconds on
+    /// a hostile model): only the simulation runs, `analytic` is null.
+    #[arg(long)]
+    pub no_exact: bool,
 }
 
 /// One entrypoint's result.
@@ -52,11 +56,19 @@ pub struct SimulatedRow {
     pub failures: u64,
     /// The exact (or bounded) figure of `check` before switchover time (the
     /// simulation samples the static structure); null when nothing on the
-    /// entrypoint's paths has a figure (n/a in `check`).
+    /// entrypoint's paths has a figure (n/a in `check`) or with `--no-exact`.
     pub analytic: Option<f64>,
+    /// When the analytic figure is bounded (`check` marks it `bounded`: the
+    /// exact figure was beyond the work bound), the upper end of its bracket,
+    /// `analytic` being the lower end; null when it is exact.
+    pub analytic_upper: Option<f64>,
     /// Components, domains and groups on its paths without a figure: both
-    /// the simulation and the analytic figure count them as never failing.
+    /// the simulation and the analytic figure count them as never failing
+    /// (0 with `--no-exact`, which does not look).
     pub unquantified: usize,
+    /// Whether `--no-exact` skipped the analytic figure.
+    #[serde(skip)]
+    pub exact_skipped: bool,
 }
 
 pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Result<Outcome, CliError> {
@@ -75,34 +87,55 @@ pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Result<Outcom
     if trials < args.trials {
         let _ = writeln!(
             terminal.err,
-            "note: running {trials} trials instead of {}: the model has {size} components and dependency links, and a simulation is bounded at {} component-trials",
+            "note: running {trials} trials instead of {}: the model has {size} components, dependency links, placements, domains and groups to draw per trial, and a simulation is bounded at {} of them in all",
             args.trials,
             montecarlo::MAX_WORK
         );
     }
-    let figures = engine::availability(&model);
     let bar = terminal.progress.then(|| {
-        let bar =
-            indicatif::ProgressBar::new(trials.div_ceil(montecarlo::CHUNK) * montecarlo::CHUNK);
+        let bar = indicatif::ProgressBar::new(trials);
         bar.set_style(
             indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} trials ({eta})")
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
         bar
     });
-    let simulation = montecarlo::simulate(&model, trials, args.seed, &|done| {
-        if let Some(bar) = &bar {
-            bar.inc(done);
-        }
-    });
+    // The analytic figure and the simulation share the cores: the wall time
+    // is the longer of the two, not their sum.
+    let (figures, simulation) = rayon::join(
+        || (!args.no_exact).then(|| engine::availability(&model)),
+        || {
+            montecarlo::simulate(&model, trials, args.seed, &|done| {
+                if let Some(bar) = &bar {
+                    bar.inc(done);
+                }
+            })
+        },
+    );
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
     let mut rows: BTreeMap<String, SimulatedRow> = BTreeMap::new();
-    for ((entrypoint, failures), (_, figure)) in simulation.down.iter().zip(&figures) {
+    for (index, (entrypoint, failures)) in simulation.down.iter().enumerate() {
         let trials = simulation.trials;
         let measurable = *failures >= montecarlo::MIN_FAILURES;
         let (lower, upper) = montecarlo::interval(*failures, trials);
+        // The simulation samples the static structure: compare it with the
+        // figure before the switchover term (a bracket when bounded).
+        let analytic = figures
+            .as_ref()
+            .and_then(|f| f.get(index))
+            .and_then(|(_, figure)| {
+                figure.quantified.then(|| {
+                    let before = |a: f64| (a + figure.switchover).min(1.0);
+                    match figure.method {
+                        engine::Method::Exact => {
+                            (before(figure.availability), before(figure.availability))
+                        }
+                        engine::Method::Bounded => (before(figure.lower), before(figure.upper)),
+                    }
+                })
+            });
         rows.insert(
             model.component(*entrypoint).name.clone(),
             SimulatedRow {
@@ -113,10 +146,14 @@ pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Result<Outcom
                 failures: *failures,
                 // The simulation samples the static structure: compare it
                 // with the figure before the switchover term.
-                analytic: figure
-                    .quantified
-                    .then(|| (figure.availability + figure.switchover).min(1.0)),
-                unquantified: figure.unquantified.len(),
+                analytic: analytic.map(|(lower, _)| lower),
+                analytic_upper: analytic
+                    .and_then(|(lower, upper)| (upper > lower).then_some(upper)),
+                unquantified: figures
+                    .as_ref()
+                    .and_then(|f| f.get(index))
+                    .map_or(0, |(_, figure)| figure.unquantified.len()),
+                exact_skipped: figures.is_none(),
             },
         );
     }
@@ -133,32 +170,46 @@ pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Result<Outcom
 fn table(rows: &BTreeMap<String, SimulatedRow>, seed: u64) -> String {
     let mut out = String::new();
     for (name, row) in rows {
-        let Some(analytic) = row.analytic else {
-            let _ = writeln!(
-                out,
-                "{name}: analytic n/a ({} unquantified): nothing on its paths has a figure, so there is nothing to simulate",
-                row.unquantified
-            );
-            continue;
-        };
-        let unquantified = if row.unquantified > 0 {
-            format!(
-                " ({} unquantified, counted as never failing here and in the simulation)",
-                row.unquantified
-            )
+        if row.exact_skipped {
+            let _ = writeln!(out, "{name}: analytic figure not computed (--no-exact)");
         } else {
-            String::new()
-        };
-        let _ = writeln!(out, "{name}: analytic {}{unquantified}", percent(analytic));
-        if let (Some(lower), Some(upper)) = (row.lower, row.upper) {
-            let verdict = if lower <= analytic && analytic <= upper {
-                "contains"
+            let Some(analytic) = row.analytic else {
+                let _ = writeln!(
+                    out,
+                    "{name}: analytic n/a ({} unquantified): nothing on its paths has a figure, so there is nothing to simulate",
+                    row.unquantified
+                );
+                continue;
+            };
+            let unquantified = if row.unquantified > 0 {
+                format!(
+                    " ({} unquantified, counted as never failing here and in the simulation)",
+                    row.unquantified
+                )
             } else {
-                "does NOT contain"
+                String::new()
+            };
+            let figure = match row.analytic_upper {
+                Some(upper) => format!(
+                    "bounded in [{}, {}] (the exact figure is beyond the work bound)",
+                    percent(analytic),
+                    percent(upper)
+                ),
+                None => percent(analytic),
+            };
+            let _ = writeln!(out, "{name}: analytic {figure}{unquantified}");
+        }
+        if let (Some(lower), Some(upper)) = (row.lower, row.upper) {
+            let verdict = match (row.analytic, row.analytic_upper) {
+                (Some(a), None) if lower <= a && a <= upper => ": contains the analytic figure",
+                (Some(_), None) => ": does NOT contain the analytic figure",
+                (Some(a), Some(b)) if lower <= b && a <= upper => ": overlaps the analytic bracket",
+                (Some(_), Some(_)) => ": does NOT overlap the analytic bracket",
+                (None, _) => "",
             };
             let _ = writeln!(
                 out,
-                "  simulated {} over {} trials ({} down), 95% interval [{}, {}]: {verdict} the analytic figure",
+                "  simulated {} over {} trials ({} down), 95% interval [{}, {}]{verdict}",
                 percent(row.estimate),
                 row.trials,
                 row.failures,
@@ -167,25 +218,7 @@ fn table(rows: &BTreeMap<String, SimulatedRow>, seed: u64) -> String {
             );
             continue;
         }
-        let expected = (1.0 - analytic) * row.trials as f64;
-        let advice = if analytic < 1.0 {
-            // Enough trials to expect ten times the minimum number of failures.
-            let needed = (montecarlo::MIN_FAILURES as f64 * 10.0 / (1.0 - analytic)).ceil();
-            if needed > MAX_TRIALS as f64 {
-                format!(
-                    "seeing enough of them takes about {needed:.0} trials, more than the {MAX_TRIALS} --trials allows: at this availability the analytic figure is the check"
-                )
-            } else {
-                format!("run about --trials {needed:.0} to see enough of them")
-            }
-        } else {
-            "the analytic figure says it never fails".to_owned()
-        };
-        let _ = writeln!(
-            out,
-            "  failures are too rare to measure: {} down in {} trials, {expected:.1} expected; {advice}",
-            row.failures, row.trials
-        );
+        let _ = writeln!(out, "  {}", too_rare(row));
     }
     let _ = writeln!(
         out,
@@ -194,6 +227,110 @@ fn table(rows: &BTreeMap<String, SimulatedRow>, seed: u64) -> String {
     out
 }
 
+/// What to say of an entrypoint with fewer than [`montecarlo::MIN_FAILURES`]
+/// failures: how many the analytic figure expects, and what would see them.
+fn too_rare(row: &SimulatedRow) -> String {
+    let Some(analytic) = row.analytic else {
+        return format!(
+            "failures are too rare to measure: {} down in {} trials (fewer than {}); run more trials, or without --no-exact for the analytic figure",
+            row.failures,
+            row.trials,
+            montecarlo::MIN_FAILURES
+        );
+    };
+    let trials = row.trials as f64;
+    if let Some(upper) = row.analytic_upper {
+        return format!(
+            "failures are too rare to measure: {} down in {} trials, between {:.1} and {:.1} expected by the analytic bracket; run more trials to see where in it the simulation falls",
+            row.failures,
+            row.trials,
+            (1.0 - upper) * trials,
+            (1.0 - analytic) * trials
+        );
+    }
+    let expected = (1.0 - analytic) * trials;
+    let advice = if analytic < 1.0 {
+        // Enough trials to expect ten times the minimum number of failures.
+        let needed = (montecarlo::MIN_FAILURES as f64 * 10.0 / (1.0 - analytic)).ceil();
+        if needed > MAX_TRIALS as f64 {
+            format!(
+                "seeing enough of them takes about {needed:.0} trials, more than the {MAX_TRIALS} --trials allows: at this availability the analytic figure is the check"
+            )
+        } else {
+            format!("run about --trials {needed:.0} to see enough of them")
+        }
+    } else {
+        "the analytic figure says it never fails".to_owned()
+    };
+    format!(
+        "failures are too rare to measure: {} down in {} trials, {expected:.1} expected; {advice}",
+        row.failures, row.trials
+    )
+}
+
 fn percent(a: f64) -> String {
     format!("{:.5}%", a * 100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(failures: u64, analytic: f64, analytic_upper: Option<f64>) -> SimulatedRow {
+        let trials = 1_000_000;
+        let measurable = failures >= montecarlo::MIN_FAILURES;
+        let (lower, upper) = montecarlo::interval(failures, trials);
+        SimulatedRow {
+            estimate: 1.0 - failures as f64 / trials as f64,
+            lower: measurable.then_some(lower),
+            upper: measurable.then_some(upper),
+            trials,
+            failures,
+            analytic: Some(analytic),
+            analytic_upper,
+            unquantified: 0,
+            exact_skipped: false,
+        }
+    }
+
+    #[test]
+    fn a_bounded_figure_is_shown_and_compared_as_a_bracket() {
+        // 0 failures in 10^6 against the bracket [99.94321%, 100%] (at_least
+        // 20 of 40 over 40 zones): its lower end alone would expect
+        // (1 − 0.9994321) × 10^6 = 567.9 failures, the bracket 0 to 567.9.
+        let rows = BTreeMap::from([
+            ("e".to_owned(), row(0, 0.999_432_1, Some(1.0))),
+            // 1,000 down: 0.1% ± 1.96 × √(0.001 / 10^6), about [99.8936%, 99.9061%] for the
+            // availability, which overlaps [99.9%, 99.95%] and not [99.95%, 1].
+            ("f".to_owned(), row(1_000, 0.999, Some(0.9995))),
+            ("g".to_owned(), row(1_000, 0.9995, Some(1.0))),
+            ("h".to_owned(), row(1_000, 0.999, None)),
+        ]);
+        let text = table(&rows, 1);
+        assert!(
+            text.contains("e: analytic bounded in [99.94321%, 100.00000%]"),
+            "{text}"
+        );
+        assert!(
+            text.contains("0 down in 1000000 trials, between 0.0 and 567.9 expected"),
+            "{text}"
+        );
+        assert!(!text.contains("run about --trials"), "{text}");
+        let line = |name: &str| {
+            let at = text.find(&format!("{name}: ")).unwrap();
+            text[at..].lines().nth(1).unwrap().to_owned()
+        };
+        assert!(
+            line("f").ends_with(": overlaps the analytic bracket"),
+            "{text}"
+        );
+        assert!(
+            line("g").ends_with(": does NOT overlap the analytic bracket"),
+            "{text}"
+        );
+        assert!(
+            line("h").ends_with(": contains the analytic figure"),
+            "{text}"
+        );
+    }
 }

@@ -282,9 +282,9 @@ fn simulate_bounds_the_trials_and_the_work() {
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("--trials must be between 1 and 100000000")
     );
-    // A 5,000-wide any_of: 5,001 components and 5,000 links, so 5e8 / 10,001
-    // = 49,995 component-trials fit, rounded down to whole chunks of 10,000:
-    // 40,000 trials instead of the default 1,000,000.
+    // A 5,000-wide any_of: 5,001 components and 5,000 links, so 5e9 / 10,001
+    // = 499,950 trials fit, rounded down to whole chunks of 1,024 (488 of
+    // them): 499,712 trials instead of the default 1,000,000.
     let mut text = String::from(
         r"system: s
 components:
@@ -298,7 +298,7 @@ components:
     }
     let model = parse(&text);
     assert_eq!(montecarlo::size(&model), 10_001);
-    assert_eq!(montecarlo::affordable_trials(&model, 1_000_000), 40_000);
+    assert_eq!(montecarlo::affordable_trials(&model, 1_000_000), 499_712);
     assert_eq!(montecarlo::affordable_trials(&model, 20_000), 20_000);
     // The analytic side of simulate is `check`'s figure: 1 − 0.01^5000 = 1.
     let figure = engine::availability(&model).remove(0).1;
