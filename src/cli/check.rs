@@ -273,7 +273,7 @@ fn check_text(source: &input::ModelText, config: &CheckConfig, terminal: &mut Te
     }
     let written = match config.format {
         Format::Table => {
-            crate::report::escape::terminal_report(&mut report);
+            crate::report::terminal_report(&mut report);
             let style = table::Style {
                 width: terminal.width,
                 color: terminal.color_out,

@@ -202,8 +202,8 @@ pub fn what_if_source(
         unserved: (before_state.unserved, after_state.unserved),
     };
     if args.format == WhatIfFormat::Table {
-        crate::report::escape::terminal_report(&mut outcome.before);
-        crate::report::escape::terminal_report(&mut outcome.after);
+        crate::report::terminal_report(&mut outcome.before);
+        crate::report::terminal_report(&mut outcome.after);
         for line in &mut outcome.scenario {
             *line = crate::report::escape::terminal(line).into_owned();
         }

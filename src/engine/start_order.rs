@@ -1,14 +1,19 @@
-//! The start order after a full outage, shared by `recovery-order` and
-//! `cold-start`: required edges only (degradable ones dropped), strongly
-//! connected groups found with Tarjan's algorithm, and waves by depth in
-//! the graph of those groups, dependencies first.
+//! The start order after a full outage, shared by `recovery-order`,
+//! `cold-start` and the recovery simulation: required edges only
+//! (degradable ones dropped), their strongly connected groups and the graph
+//! of those groups from petgraph's `condensation` (Kosaraju's algorithm,
+//! iterative), and waves by depth in that graph, dependencies first, taken
+//! in petgraph's `toposort` order. A chain of any length needs no stack.
 
-use crate::analyze::results::Report;
+use petgraph::algo::{condensation, toposort};
+use petgraph::visit::{EdgeFiltered, EdgeRef, IntoNeighbors};
+
+use crate::model::graph::ComponentGraph;
 use crate::model::{ComponentId, Edge, Model};
 
 /// A cycle of required edges.
 #[derive(Debug, Clone)]
-pub(crate) struct Cycle<'a> {
+pub struct Cycle<'a> {
     /// Every component of the strongly connected group, sorted by name.
     pub members: Vec<ComponentId>,
     /// One closed walk through the first member: `(caller, target, edge)`.
@@ -17,100 +22,50 @@ pub(crate) struct Cycle<'a> {
 
 /// Waves and cycles.
 #[derive(Debug, Clone, Default)]
-pub(crate) struct StartOrder<'a> {
+pub struct StartOrder<'a> {
     /// Each wave, names sorted; a cycle's members share a wave.
     pub waves: Vec<Vec<ComponentId>>,
     /// Cycles of required edges, by their first member's name.
     pub cycles: Vec<Cycle<'a>>,
 }
 
-/// The required dependencies of each component, with the edge.
-fn required(model: &Model) -> Vec<Vec<(ComponentId, &Edge)>> {
+/// The required calls of `caller` (target, edge), in model order.
+fn required_calls(
+    model: &Model,
+    caller: ComponentId,
+) -> impl Iterator<Item = (ComponentId, &Edge)> {
     model
-        .components
+        .component(caller)
+        .depends_on
         .iter()
-        .map(|c| {
-            c.depends_on
-                .iter()
-                .filter(|e| !e.degradable)
-                .flat_map(|e| e.targets.iter().map(move |&t| (t, e)))
-                .collect()
-        })
-        .collect()
+        .filter(|e| !e.degradable)
+        .flat_map(|e| e.targets.iter().map(move |&t| (t, e)))
 }
 
-/// Tarjan's strongly connected components, iteratively (no recursion depth
-/// limit on long chains). Each group comes after every group it depends on.
-fn strongly_connected(deps: &[Vec<(ComponentId, &Edge)>]) -> Vec<Vec<usize>> {
-    const UNSEEN: usize = usize::MAX;
-    let n = deps.len();
-    let (mut index, mut low) = (vec![UNSEEN; n], vec![0; n]);
-    let mut on_stack = vec![false; n];
-    let (mut stack, mut groups, mut counter) = (Vec::new(), Vec::new(), 0);
-    for root in 0..n {
-        if index[root] != UNSEEN {
-            continue;
-        }
-        let mut work = vec![(root, 0usize)];
-        index[root] = counter;
-        low[root] = counter;
-        counter += 1;
-        stack.push(root);
-        on_stack[root] = true;
-        while let Some(&(v, next)) = work.last() {
-            if let Some(&(w, _)) = deps[v].get(next) {
-                if let Some(top) = work.last_mut() {
-                    top.1 += 1;
-                }
-                let w = w.0;
-                if index[w] == UNSEEN {
-                    index[w] = counter;
-                    low[w] = counter;
-                    counter += 1;
-                    stack.push(w);
-                    on_stack[w] = true;
-                    work.push((w, 0));
-                } else if on_stack[w] {
-                    low[v] = low[v].min(index[w]);
-                }
-                continue;
-            }
-            work.pop();
-            if let Some(&(parent, _)) = work.last() {
-                low[parent] = low[parent].min(low[v]);
-            }
-            if low[v] == index[v] {
-                let mut group = Vec::new();
-                while let Some(w) = stack.pop() {
-                    on_stack[w] = false;
-                    group.push(w);
-                    if w == v {
-                        break;
-                    }
-                }
-                groups.push(group);
-            }
-        }
-    }
-    groups
-}
-
-/// The shortest closed walk from `start` back to it inside `members`.
+/// The shortest closed walk from `start` back to it inside `members`, the
+/// first found when calls are tried in model order.
+///
+/// Hand-written, not one of petgraph's searches: the finding names the
+/// edges of the walk (two edges may join the same components) and must
+/// name the same walk on every run, which is this breadth-first search's
+/// rule; petgraph's shortest-path searches return nodes or distances, with
+/// ties broken by their own order.
 fn shortest_cycle<'a>(
-    deps: &[Vec<(ComponentId, &'a Edge)>],
+    model: &'a Model,
     members: &[ComponentId],
     start: ComponentId,
 ) -> Vec<(ComponentId, ComponentId, &'a Edge)> {
-    let mut member = vec![false; deps.len()];
+    let n = model.components.len();
+    let mut member = vec![false; n];
     for m in members {
         member[m.0] = true;
     }
-    let mut came_from: Vec<Option<(ComponentId, &Edge)>> = vec![None; deps.len()];
+    let mut came_from: Vec<Option<(ComponentId, &Edge)>> = vec![None; n];
     let mut queue = std::collections::VecDeque::from([start]);
-    let mut seen = vec![false; deps.len()];
+    let mut seen = vec![false; n];
     seen[start.0] = true;
     while let Some(v) = queue.pop_front() {
-        for &(w, edge) in &deps[v.0] {
+        for (w, edge) in required_calls(model, v) {
             if !member[w.0] {
                 continue;
             }
@@ -134,25 +89,21 @@ fn shortest_cycle<'a>(
     Vec::new()
 }
 
-/// Computes the start order.
-pub(crate) fn plan(model: &Model) -> StartOrder<'_> {
-    let deps = required(model);
-    let groups = strongly_connected(&deps);
-    let mut group_of = vec![0; deps.len()];
-    for (g, members) in groups.iter().enumerate() {
-        for &m in members {
-            group_of[m] = g;
-        }
-    }
-    // Groups come dependencies first, so each one's dependencies have a wave.
-    let mut wave_of_group = vec![0usize; groups.len()];
-    for (g, members) in groups.iter().enumerate() {
-        wave_of_group[g] = members
-            .iter()
-            .flat_map(|&m| &deps[m])
-            .map(|&(t, _)| group_of[t.0])
-            .filter(|&h| h != g)
-            .map(|h| wave_of_group[h] + 1)
+/// The start order of `model`, from its component graph.
+#[must_use]
+pub fn plan<'a>(model: &'a Model, graph: &ComponentGraph) -> StartOrder<'a> {
+    // One node per strongly connected group of required edges, its members
+    // as weight; an edge inside a group becomes a loop on its node.
+    let groups = condensation(graph.required(), false);
+    let between = EdgeFiltered::from_fn(&groups, |e| e.source() != e.target());
+    // The graph of groups is acyclic once the loops are left out, so
+    // `toposort` succeeds; it lists callers before what they call.
+    let order = toposort(&between, None).unwrap_or_default();
+    let mut wave_of_group = vec![0usize; groups.node_count()];
+    for &g in order.iter().rev() {
+        wave_of_group[g.index()] = (&between)
+            .neighbors(g)
+            .map(|h| wave_of_group[h.index()] + 1)
             .max()
             .unwrap_or(0);
     }
@@ -160,19 +111,19 @@ pub(crate) fn plan(model: &Model) -> StartOrder<'_> {
         |a: &ComponentId, b: &ComponentId| model.component(*a).name.cmp(&model.component(*b).name);
     let count = wave_of_group.iter().max().map_or(0, |w| w + 1);
     let mut waves = vec![Vec::new(); count];
-    for (c, &g) in group_of.iter().enumerate() {
-        waves[wave_of_group[g]].push(ComponentId(c));
+    for g in groups.node_indices() {
+        waves[wave_of_group[g.index()]].extend(groups[g].iter().copied());
     }
     for wave in &mut waves {
         wave.sort_by(by_name);
     }
     let mut cycles: Vec<Cycle> = groups
-        .iter()
+        .node_weights()
         .filter(|members| members.len() > 1)
         .map(|members| {
-            let mut members: Vec<ComponentId> = members.iter().map(|&m| ComponentId(m)).collect();
+            let mut members = members.clone();
             members.sort_by(by_name);
-            let edges = shortest_cycle(&deps, &members, members[0]);
+            let edges = shortest_cycle(model, &members, members[0]);
             Cycle { members, edges }
         })
         .collect();
@@ -180,32 +131,11 @@ pub(crate) fn plan(model: &Model) -> StartOrder<'_> {
     StartOrder { waves, cycles }
 }
 
-/// Fills the waves, warmups and cycles of the report's `cold_start` section
-/// once, whichever of the two rules runs first.
-pub(crate) fn fill(model: &Model, order: &StartOrder, report: &mut Report) {
-    let section = &mut report.cold_start;
-    if !section.waves.is_empty() {
-        return;
-    }
-    let names = |ids: &[ComponentId]| -> Vec<String> {
-        ids.iter()
-            .map(|&c| model.component(c).name.clone())
-            .collect()
-    };
-    section.waves = order.waves.iter().map(|w| names(w)).collect();
-    section.wave_warmup_s = order
-        .waves
-        .iter()
-        .map(|w| {
-            w.iter()
-                .filter_map(|&c| model.component(c).warmup)
-                .max()
-                .unwrap_or_default()
-                .seconds()
-        })
-        .collect();
-    section.time_to_full_service_s = section.wave_warmup_s.iter().sum();
-    section.cycles = order.cycles.iter().map(|c| names(&c.members)).collect();
+/// The start waves of `model`: component ids, dependencies first (the
+/// members of a cycle share a wave).
+#[must_use]
+pub fn waves(model: &Model) -> Vec<Vec<ComponentId>> {
+    plan(model, &ComponentGraph::new(model)).waves
 }
 
 #[cfg(test)]
@@ -237,7 +167,7 @@ components:
   cache: {depends_on: [db]}
 ",
         );
-        let order = plan(&m);
+        let order = plan(&m, &ComponentGraph::new(&m));
         assert_eq!(
             wave_names(&m, &order),
             [vec!["db"], vec!["api", "cache"], vec!["lb"]]
@@ -259,7 +189,7 @@ components:
   d: {}
 ",
         );
-        let order = plan(&m);
+        let order = plan(&m, &ComponentGraph::new(&m));
         assert_eq!(order.cycles.len(), 1);
         let cycle = &order.cycles[0];
         let walk: Vec<String> = cycle
@@ -275,7 +205,7 @@ components:
     }
 
     #[test]
-    fn a_long_chain_needs_no_recursion() {
+    fn a_5000_long_chain_needs_no_recursion() {
         use std::fmt::Write as _;
         let mut text = String::from(
             r"system: s
@@ -287,7 +217,65 @@ components:
         }
         text.push_str("  c5000: {}\n");
         let m = model(&text);
-        let order = plan(&m);
+        let order = plan(&m, &ComponentGraph::new(&m));
+        // c5000 first, then one wave per link back to c0.
         assert_eq!(order.waves.len(), 5001);
+        assert_eq!(wave_names(&m, &order)[0], ["c5000"]);
+        assert_eq!(wave_names(&m, &order)[5000], ["c0"]);
+    }
+
+    /// `n` components `c0 … c{n-1}`, each requiring the next; with `ring`
+    /// the last requires the first. Built from one parsed component, since
+    /// parsing 100,000 lines is slow in a debug build.
+    fn chain(n: usize, ring: bool) -> Model {
+        let mut m = model(
+            r"system: s
+components:
+  a: {depends_on: [b]}
+  b: {}
+",
+        );
+        let template = m.components[0].clone();
+        m.components = (0..n)
+            .map(|i| {
+                let mut c = template.clone();
+                c.name = format!("c{i}");
+                let next = if i + 1 < n {
+                    Some(i + 1)
+                } else {
+                    ring.then_some(0)
+                };
+                c.depends_on.truncate(usize::from(next.is_some()));
+                for edge in &mut c.depends_on {
+                    edge.targets = vec![ComponentId(next.unwrap_or_default())];
+                }
+                c
+            })
+            .collect();
+        m.entrypoints = vec![ComponentId(0)];
+        m
+    }
+
+    #[test]
+    fn a_100k_chain_and_a_100k_cycle_need_no_recursion() {
+        let m = chain(100_000, false);
+        let order = plan(&m, &ComponentGraph::new(&m));
+        // One component per wave, the end of the chain first.
+        assert_eq!(order.waves.len(), 100_000);
+        assert_eq!(order.waves[0], [ComponentId(99_999)]);
+        assert_eq!(order.waves[99_999], [ComponentId(0)]);
+        assert!(order.cycles.is_empty());
+
+        let m = chain(100_000, true);
+        let order = plan(&m, &ComponentGraph::new(&m));
+        // The ring is one group: one wave, one cycle through all 100,000.
+        assert_eq!(order.waves.len(), 1);
+        assert_eq!(order.waves[0].len(), 100_000);
+        assert_eq!(order.cycles.len(), 1);
+        let cycle = &order.cycles[0];
+        // Its walk starts at the first name ("c0") and takes every link.
+        assert_eq!(cycle.members[0], ComponentId(0));
+        assert_eq!(cycle.edges.len(), 100_000);
+        assert_eq!(cycle.edges[0].0, ComponentId(0));
     }
 }

@@ -11,6 +11,8 @@
 
 pub mod decode;
 pub mod error;
+pub mod graph;
+pub mod intact;
 pub mod load;
 pub mod raw;
 pub mod rule;
