@@ -171,7 +171,8 @@ pub fn export_with(model: &Model, events: Events) -> String {
         model,
         gates: Vec::new(),
         memo: HashMap::new(),
-        stack: Vec::new(),
+        path: Vec::new(),
+        depth: vec![None; model.components.len()],
         copies: 0,
     };
     let mut tops = Vec::new();
@@ -265,24 +266,86 @@ struct Tree<'a> {
     model: &'a Model,
     gates: Vec<(String, Formula)>,
     memo: HashMap<ComponentId, Formula>,
-    stack: Vec<ComponentId>,
+    /// The path being unfolded, from the entrypoint.
+    path: Vec<Unfolding>,
+    /// Each component's depth on `path`, while it is on it.
+    depth: Vec<Option<usize>>,
     copies: usize,
 }
 
+/// A component on the path being unfolded: its causes of being down so
+/// far, and the required edge and target to unfold next.
+struct Unfolding {
+    c: ComponentId,
+    causes: Vec<Formula>,
+    /// The lowest depth on the path its formula depends on so far.
+    low: usize,
+    edges: Vec<(EdgeKind, u32, Vec<ComponentId>)>,
+    /// The edge being unfolded; `downs` holds its targets done so far.
+    edge: usize,
+    downs: Vec<Formula>,
+}
+
 impl Tree<'_> {
-    /// "Component `c` is down", and the lowest stack depth it depends on.
+    /// "Component `c` is down", and the lowest path depth it depends on.
+    ///
+    /// A depth-first unfolding of the required edges with its own rule (a
+    /// component already on the path counts as up, and a formula that
+    /// depends on the path is copied rather than shared), so it is
+    /// hand-written; it keeps the path in `self.path` rather than on the
+    /// call stack, so a chain of any length unfolds.
     fn down(&mut self, c: ComponentId) -> (Formula, usize) {
-        if let Some(depth) = self.stack.iter().position(|&s| s == c) {
-            return (Formula::Never, depth); // on the path: counts as up
+        let mut answer = self.enter(c);
+        loop {
+            let Some(top) = self.path.last_mut() else {
+                return answer.unwrap_or((Formula::Never, usize::MAX));
+            };
+            if let Some((formula, low)) = answer.take() {
+                top.low = top.low.min(low);
+                top.downs.push(formula);
+            }
+            let Some((kind, at_least, targets)) = top.edges.get(top.edge) else {
+                // Every required edge unfolded: the component is done.
+                let Some(done) = self.path.pop() else {
+                    continue;
+                };
+                answer = Some(self.leave(done));
+                continue;
+            };
+            if let Some(&next) = targets.get(top.downs.len()) {
+                answer = self.enter(next);
+                continue;
+            }
+            let (kind, at_least) = (*kind, *at_least as usize);
+            let downs = std::mem::take(&mut top.downs);
+            top.edge += 1;
+            let cause = match kind {
+                EdgeKind::Target => Formula::or(downs),
+                // Down when more than m − k alternatives are down.
+                EdgeKind::AnyOf | EdgeKind::AtLeast => {
+                    let m = downs.len();
+                    let downs = self.distinct(downs);
+                    Formula::at_least(m - at_least + 1, downs)
+                }
+            };
+            if let Some(top) = self.path.last_mut() {
+                top.causes.push(cause);
+            }
+        }
+    }
+
+    /// The answer for `c` when it needs no unfolding (it is on the path, so
+    /// it counts as up; or it is done already); else puts it on the path.
+    fn enter(&mut self, c: ComponentId) -> Option<(Formula, usize)> {
+        if let Some(depth) = self.depth[c.0] {
+            return Some((Formula::Never, depth)); // on the path: counts as up
         }
         if let Some(f) = self.memo.get(&c) {
-            return (f.clone(), usize::MAX);
+            return Some((f.clone(), usize::MAX));
         }
-        let depth = self.stack.len();
-        self.stack.push(c);
-        let mut causes = vec![self.health(c)];
-        let mut low = usize::MAX;
-        let edges: Vec<(EdgeKind, u32, Vec<ComponentId>)> = self
+        self.depth[c.0] = Some(self.path.len());
+        let causes = vec![self.health(c)];
+        let edges = self
             .model
             .component(c)
             .depends_on
@@ -290,29 +353,28 @@ impl Tree<'_> {
             .filter(|e| !e.degradable)
             .map(|e| (e.kind, e.at_least, e.targets.clone()))
             .collect();
-        for (kind, at_least, targets) in edges {
-            let mut downs = Vec::new();
-            for t in targets {
-                let (f, l) = self.down(t);
-                low = low.min(l);
-                downs.push(f);
-            }
-            causes.push(match kind {
-                EdgeKind::Target => Formula::or(downs),
-                // Down when more than m − k alternatives are down.
-                EdgeKind::AnyOf | EdgeKind::AtLeast => {
-                    let m = downs.len();
-                    let downs = self.distinct(downs);
-                    Formula::at_least(m - at_least as usize + 1, downs)
-                }
-            });
-        }
-        self.stack.pop();
-        let formula = Formula::or(causes);
-        let name = self.model.component(c).name.as_str();
+        self.path.push(Unfolding {
+            c,
+            causes,
+            low: usize::MAX,
+            edges,
+            edge: 0,
+            downs: Vec::new(),
+        });
+        None
+    }
+
+    /// The formula of a component taken off the path, as a gate: shared
+    /// (memoised) when it depends on nothing below it on the path, else a
+    /// copy for this place in the unfolding.
+    fn leave(&mut self, done: Unfolding) -> (Formula, usize) {
+        let depth = self.path.len();
+        self.depth[done.c.0] = None;
+        let formula = Formula::or(done.causes);
+        let name = self.model.component(done.c).name.as_str();
         let reference = if formula == Formula::Never {
             Formula::Never
-        } else if low >= depth {
+        } else if done.low >= depth {
             let gate = format!("down-{}", encode(name));
             self.gates.push((gate.clone(), formula));
             Formula::Gate(gate)
@@ -322,10 +384,10 @@ impl Tree<'_> {
             self.gates.push((gate.clone(), formula));
             Formula::Gate(gate)
         };
-        if low >= depth {
-            self.memo.insert(c, reference.clone());
+        if done.low >= depth {
+            self.memo.insert(done.c, reference.clone());
         }
-        (reference, low)
+        (reference, done.low)
     }
 
     /// "Too few instances of `c` are up, or one of its groups fired".
@@ -435,5 +497,30 @@ components:
             text.contains("name=\"inst-zk-2\"><float value=\"1.0000000000000009e-2\"/>"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_5000_long_chain_unfolds_without_recursion() {
+        use std::fmt::Write as _;
+        // c0 requires c1 … requires c5000, and c5000 requires c0 back: the
+        // unfolding walks 5,001 components deep before the cycle closes.
+        let mut text = String::from("system: s\nentrypoints: [c0]\ncomponents:\n");
+        for i in 0..=5000 {
+            let next = if i == 5000 { 0 } else { i + 1 };
+            let _ = writeln!(
+                text,
+                "  c{i}: {{availability: 99.9%, depends_on: [c{next}]}}"
+            );
+        }
+        let model = crate::model::parse(&text).unwrap();
+        let text = export(&model);
+        // One gate for the entrypoint, and c0 … c5000 each down once: c0
+        // closes the cycle (on the path, so up), so every other gate
+        // depends on the path and is a copy (`down-c1-…`), c0's shared.
+        assert!(text.contains("<define-gate name=\"top-c0\">"));
+        assert!(text.contains("<define-gate name=\"down-c0\">"));
+        assert!(text.contains("<define-gate name=\"down-c5000-1\">"));
+        assert!(text.contains("<define-gate name=\"down-c1-5000\">"));
+        assert_eq!(text.matches("<define-gate ").count(), 1 + 5001);
     }
 }
