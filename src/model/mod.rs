@@ -1,5 +1,6 @@
 //! The system model: how it is read (`load`, `decode`), what it means
-//! (`validate`), and the validated [`Model`] every analysis reads.
+//! (`validate`), and the validated [`Model`] every analysis reads, with its
+//! component graph (`graph`, on petgraph) and intact loads (`intact`).
 //!
 //! ```text
 //! text ──load──▶ Node tree ──decode──▶ RawModel ──validate──▶ Model
