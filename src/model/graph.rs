@@ -7,7 +7,9 @@
 //!
 //! The graph algorithms are petgraph's, which are iterative: a chain of any
 //! length needs no stack. The walks that stay hand-written follow a rule of
-//! their own, and say so where they are: the structure function's unfolding
+//! their own, and say so where they are: the fixed point of what is up
+//! (`engine/scenario.rs`, a worklist over `any_of`/`at_least`
+//! conditions), the structure function's unfolding
 //! (`engine/structure.rs`, a greatest fixed point over the path) and the
 //! per-entrypoint closures it walks with hash sets (many small walks: a
 //! petgraph walker allocates a visit map of the whole graph for each), the

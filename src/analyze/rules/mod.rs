@@ -1,8 +1,9 @@
 //! The rules: one file per rule, named after the risk it finds, each in
 //! the same order (finding constructors, documentation, the check, its
 //! tests). The registry of names is `model::Rule`; the order of the report
-//! is `analyze::ANALYZERS`. Shared walks and wording stay in `analyze/`,
-//! reached from here as `super::…`.
+//! is `analyze::ANALYZERS`. The call-path walk and the wording they share
+//! stay in `analyze/`, reached from here as `super::…`; the graph questions
+//! (start order, outages) are the engine's.
 
 #[allow(
     clippy::wildcard_imports,
