@@ -20,7 +20,7 @@ fn bench_recover(c: &mut Criterion) {
         let scenario = Scenario::full_outage(&model, 1800.0);
         group.bench_with_input(BenchmarkId::from_parameter(size), &model, |b, model| {
             b.iter(|| {
-                let net = Network::new(model, &nines::analyze::start_order_waves(model));
+                let net = Network::new(model, &nines::engine::start_order::waves(model));
                 let run = simulate(&net, &scenario, &settings, Admission::Open);
                 black_box(run.converged)
             });

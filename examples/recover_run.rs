@@ -16,7 +16,7 @@ fn main() {
     let text = std::fs::read_to_string(path).expect("readable");
     let model = nines::model::parse(&text).expect("valid");
     let start = Instant::now();
-    let net = Network::new(&model, &nines::analyze::start_order_waves(&model));
+    let net = Network::new(&model, &nines::engine::start_order::waves(&model));
     let built = start.elapsed();
     let horizon = std::env::args()
         .nth(2)

@@ -1,4 +1,5 @@
-//! Generated models, for benchmarks and differential tests: microservice-
+//! Generated models, for benchmarks and differential tests (support code,
+//! `#[doc(hidden)]`, not API): microservice-
 //! shaped systems of any size, and small random models that exercise every
 //! structural feature (zones, groups, k-of-n, `any_of`, `at_least`, shared
 //! dependencies, cycles). Deterministic for a given seed.

@@ -20,6 +20,11 @@
 pub mod analyze;
 pub mod cli;
 pub mod engine;
+pub mod escape;
+// Generated models for the benches and the differential tests: support
+// code, not API, so hidden from the documentation; public only because
+// `benches/` and `tests/` see nothing else.
+#[doc(hidden)]
 pub mod generate;
 pub mod human;
 pub mod import;

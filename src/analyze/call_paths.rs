@@ -13,6 +13,13 @@
 //! the path it extends, so the walk takes memory linear in the paths, and
 //! the report lists the worst paths up to [`MAX_ROW_NAMES`] names in all
 //! (a count says how many more there are).
+//!
+//! The walk is hand-written rather than petgraph's `all_simple_paths`
+//! because its order is part of the rule: retrying edges first (the
+//! largest multiplier first) so that a walk cut by the budget drops paths
+//! without retries, a budget shared out per entrypoint, and each path
+//! extending the one before it (its amplification and retry count carried
+//! along) instead of being rebuilt from its nodes.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -220,18 +227,6 @@ pub(crate) fn factor(edge: &Edge) -> f64 {
 /// Where an edge writes `retries`, else the edge itself.
 pub(crate) fn retries_span(edge: &Edge) -> Span {
     edge.fields.get("retries").unwrap_or(edge.span)
-}
-
-/// Every call (caller, target, edge) of the model, in model order: an
-/// `any_of` or `at_least` edge gives one call per target.
-pub(crate) fn calls(model: &Model) -> impl Iterator<Item = (ComponentId, ComponentId, &Edge)> {
-    model.component_ids().flat_map(move |caller| {
-        model
-            .component(caller)
-            .depends_on
-            .iter()
-            .flat_map(move |edge| edge.targets.iter().map(move |&t| (caller, t, edge)))
-    })
 }
 
 /// A frame of the depth-first walk: which edge and target to try next.

@@ -15,7 +15,7 @@
 
 use std::cell::RefCell;
 
-use super::outage::required_closure;
+use crate::engine::outage::required_closure;
 use crate::engine::scenario::{Baseline, Scenario};
 use crate::engine::state::{self, Flow, State};
 use crate::engine::switchover;
@@ -40,7 +40,7 @@ impl<'f> LossJudge<'f> {
     /// The judge of `model`'s losses, with its load flow.
     pub(crate) fn new(model: &Model, flow: &'f Flow) -> Self {
         let baseline = Baseline::new(model);
-        let needed = required_closure(model);
+        let needed = required_closure(model, flow.graph());
         let intact = State::intact(model, flow);
         let load_sensitive = model
             .component_ids()

@@ -10,10 +10,8 @@ mod disaster_recovery;
 pub mod finding;
 pub(crate) use rules::headroom::LARGEST_SENSIBLE_FLEET;
 mod loss;
-pub mod outage;
 pub mod results;
 mod rules;
-mod start_order;
 mod status;
 pub(crate) mod wording;
 
@@ -22,6 +20,7 @@ pub use finding::{Finding, Location, Severity, Status, by_severity};
 pub use rules::slo::availability_rows;
 pub use rules::{ANALYZERS, drift, single_point_of_failure};
 pub use status::{apply_acceptances, today_utc};
+pub use wording::describe_outage;
 
 use std::sync::OnceLock;
 
@@ -30,6 +29,7 @@ use rayon::prelude::*;
 use crate::analyze::results::Audit;
 use crate::engine::Figure;
 use crate::engine::scenario::Scenario;
+use crate::engine::start_order::{self, StartOrder};
 use crate::engine::state::{Flow, State};
 use crate::model::{ComponentId, Date, Model, Rule};
 
@@ -44,7 +44,7 @@ pub struct Context<'a> {
     /// The call paths, walked once for the three retry rules.
     call_paths: OnceLock<call_paths::CallPaths<'a>>,
     /// The start order, planned once for cold-start and recovery-order.
-    start_order: OnceLock<start_order::StartOrder<'a>>,
+    start_order: OnceLock<StartOrder<'a>>,
     /// The scenario being checked (empty for `check`).
     pub scenario: Scenario,
     /// The dependency order and intact loads (built on first use).
@@ -103,9 +103,9 @@ impl<'a> Context<'a> {
     }
 
     /// The cold-start order (planned on first use).
-    pub(crate) fn start_order(&self) -> &start_order::StartOrder<'a> {
+    pub(crate) fn start_order(&self) -> &StartOrder<'a> {
         self.start_order
-            .get_or_init(|| start_order::plan(self.model))
+            .get_or_init(|| start_order::plan(self.model, self.flow().graph()))
     }
 }
 
@@ -146,13 +146,6 @@ pub trait Analyzer: Sync {
     /// Adds its findings to `report.findings`, and its figures (headroom
     /// rows, cascade walks, retry paths …) to the report's sections.
     fn check(&self, cx: &Context, audit: &mut Audit);
-}
-
-/// The start order after a full outage: waves of component ids,
-/// dependencies first (the members of a cycle share a wave).
-#[must_use]
-pub fn start_order_waves(model: &Model) -> Vec<Vec<ComponentId>> {
-    start_order::plan(model).waves
 }
 
 /// The documentation of every implemented rule, in report order.

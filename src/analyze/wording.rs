@@ -3,6 +3,11 @@
 //! arithmetic: loads as the model gives them, ratios as percents with as
 //! many decimals as it takes to tell them from their threshold.
 
+use std::fmt::Write as _;
+
+use crate::engine::outage::{LISTED, Outage};
+use crate::model::{ComponentId, Model, Plane};
+
 /// A number with at most three decimals and no trailing zeros: `27`, `1.1`,
 /// `0.333`.
 pub(crate) fn number(value: f64) -> String {
@@ -103,6 +108,58 @@ pub(crate) fn percent_against(ratio: f64, limit: f64) -> String {
     whole_percent(ratio)
 }
 
+/// What an event takes down, in words: "postgres (1 of 1 instances) and
+/// with it checkout, lb; entrypoint lb goes down".
+pub fn describe_outage(model: &Model, outage: &Outage) -> String {
+    let names = |ids: &[ComponentId]| -> Vec<String> {
+        ids.iter()
+            .map(|&id| model.component(id).name.clone())
+            .collect()
+    };
+    let lost: Vec<String> = outage
+        .lost
+        .iter()
+        .map(|&(id, n)| {
+            let c = model.component(id);
+            let plane = if c.plane == Plane::Control {
+                "control plane, "
+            } else {
+                ""
+            };
+            let needs = if c.min_healthy > 1 {
+                format!(", needs {}", c.min_healthy)
+            } else {
+                String::new()
+            };
+            format!(
+                "{} ({plane}{n} of {} instances{needs})",
+                c.name, c.instances
+            )
+        })
+        .collect();
+    let mut text = capped_list(&lost, lost.len(), LISTED);
+    if !outage.dragged.is_empty() {
+        text.push_str(" and with it ");
+        text.push_str(&capped_list(
+            &names(&outage.dragged),
+            outage.dragged_total,
+            LISTED,
+        ));
+    }
+    let (word, verb) = if outage.entrypoints.len() == 1 {
+        ("entrypoint", "goes")
+    } else {
+        ("entrypoints", "go")
+    };
+    let entrypoints = names(&outage.entrypoints);
+    let _ = write!(
+        text,
+        "; {word} {} {verb} down",
+        capped_list(&entrypoints, entrypoints.len(), LISTED)
+    );
+    text
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -132,5 +189,40 @@ mod tests {
         assert_eq!(percent_against(0.8004, 0.8), "80.04%");
         assert_eq!(percent_against(1.25, 1.0), "125%");
         assert_eq!(percent_against(0.8, 0.8), "80%");
+    }
+
+    #[test]
+    fn an_outage_names_what_it_takes_and_what_follows() {
+        use crate::engine::scenario::{Baseline, Scenario};
+        let m = crate::model::parse(
+            r"system: s
+domains: {az-a: {kind: zone}, az-b: {kind: zone}}
+components:
+  lb: {instances: 2, placement: [az-a, az-b], depends_on: [checkout]}
+  checkout: {instances: 2, placement: [az-a, az-b], depends_on: [postgres]}
+  postgres: {placement: [az-a]}
+",
+        )
+        .unwrap();
+        let lose_a = Scenario {
+            domains: vec![crate::model::DomainId(0)],
+            ..Scenario::default()
+        };
+        let outage = crate::engine::outage::outage(&m, &Baseline::new(&m), &lose_a).unwrap();
+        // postgres has its only instance in az-a; checkout and lb keep one
+        // instance each but need postgres.
+        assert_eq!(
+            describe_outage(&m, &outage),
+            "postgres (1 of 1 instances) and with it lb, checkout; entrypoint lb goes down"
+        );
+    }
+
+    #[test]
+    fn long_lists_are_cut() {
+        let items: Vec<String> = (0..8).map(|i| format!("c{i}")).collect();
+        assert_eq!(
+            capped_list(&items, items.len(), LISTED),
+            "c0, c1, c2, c3, c4, c5 and 2 more"
+        );
     }
 }

@@ -229,7 +229,7 @@ fn check_text(
     }
     let render: Render = match config.format {
         Format::Table => {
-            crate::render::escape::terminal_audit(&mut audit);
+            crate::render::terminal_audit(&mut audit);
             table::render
         }
         Format::Json => json::render,

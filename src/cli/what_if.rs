@@ -266,8 +266,8 @@ impl Gone<'_> {
 
 /// Control characters in names and phrases shown as escapes, for a terminal.
 fn escape_for_terminal(outcome: &mut WhatIf) {
-    crate::render::escape::terminal_audit(&mut outcome.before);
-    crate::render::escape::terminal_audit(&mut outcome.after);
+    crate::render::terminal_audit(&mut outcome.before);
+    crate::render::terminal_audit(&mut outcome.after);
     for line in &mut outcome.scenario {
         *line = crate::render::escape::terminal(line).into_owned();
     }

@@ -8,14 +8,20 @@
 //! - [`events`]: the correlated events (domains and groups with a figure)
 //!   and how each component's health depends on them;
 //! - [`exact`]: conditioning on those events, exact or bounded;
-//! - [`switchover`]: the time standbys take to serve, added on top.
+//! - [`switchover`]: the time standbys take to serve, added on top;
+//! - [`start_order`]: the start waves and cycles of required edges (from the
+//!   component graph of `model::graph`, with petgraph's algorithms), and
+//!   [`outage`]: what one event takes down, for the rules that share them;
+//! - [`mef`]: the model as an Open-PSA MEF fault tree, for SCRAM.
 
 pub mod bdd;
 pub mod events;
 pub mod exact;
 pub mod mef;
 pub mod montecarlo;
+pub mod outage;
 pub mod scenario;
+pub mod start_order;
 pub mod state;
 pub mod structure;
 pub mod switchover;

@@ -36,18 +36,19 @@
 //!   scenario. Failover moves are applied in rounds until they settle.
 
 use super::scenario::{self, Scenario};
+use crate::model::graph::ComponentGraph;
+use crate::model::intact::{self, DependencyOrder, carried, intact_share};
 use crate::model::{ComponentId, Edge, EdgeKind, Model};
 
 /// What is needed to compute any state of one model, built once: the
-/// dependency order, who calls whom, and the intact loads.
+/// component graph, the dependency order, who calls whom, and the intact
+/// loads.
 #[derive(Debug, Clone)]
 pub struct Flow {
-    /// Position of each component in the dependency order (callers first).
-    rank: Vec<usize>,
-    /// Components in dependency order.
-    order: Vec<ComponentId>,
-    /// For each component, the (caller, edge index) of the edges into it.
-    inbound: Vec<Vec<(ComponentId, usize)>>,
+    /// The component graph.
+    graph: ComponentGraph,
+    /// The dependency order (callers first) and the edges into each component.
+    order: DependencyOrder,
     /// Callers through required edges (for the fixed point of what is up).
     callers: Vec<Vec<ComponentId>>,
     /// The intact load of each component, when known.
@@ -55,31 +56,25 @@ pub struct Flow {
 }
 
 impl Flow {
-    /// The order, the edges into each component and the intact loads.
+    /// The graph, the order, the edges into each component and the intact
+    /// loads.
     #[must_use]
     pub fn new(model: &Model) -> Self {
-        let order = dependency_order(model);
-        let mut rank = vec![0; model.components.len()];
-        for (at, id) in order.iter().enumerate() {
-            rank[id.0] = at;
-        }
-        let mut inbound = vec![Vec::new(); model.components.len()];
-        for id in model.component_ids() {
-            for (e, edge) in model.component(id).depends_on.iter().enumerate() {
-                for t in &edge.targets {
-                    inbound[t.0].push((id, e));
-                }
-            }
-        }
-        let mut flow = Self {
-            rank,
+        let graph = ComponentGraph::new(model);
+        let order = DependencyOrder::new(&graph);
+        let intact = intact::loads(model, &order);
+        Self {
+            graph,
             order,
-            inbound,
             callers: scenario::callers(model),
-            intact: Vec::new(),
-        };
-        flow.intact = flow.derive_intact(model);
-        flow
+            intact,
+        }
+    }
+
+    /// The component graph of the model.
+    #[must_use]
+    pub fn graph(&self) -> &ComponentGraph {
+        &self.graph
     }
 
     /// The intact load of every component (`None`: nothing says).
@@ -87,91 +82,6 @@ impl Flow {
     pub fn intact_loads(&self) -> &[Option<f64>] {
         &self.intact
     }
-
-    /// Whether the edge from `caller` into `target` closes a cycle (and so
-    /// carries its intact flow in every scenario).
-    fn is_cut(&self, caller: ComponentId, target: ComponentId) -> bool {
-        self.rank[target.0] <= self.rank[caller.0]
-    }
-
-    fn derive_intact(&self, model: &Model) -> Vec<Option<f64>> {
-        let mut load: Vec<Option<f64>> = vec![None; model.components.len()];
-        for &id in &self.order {
-            let c = model.component(id);
-            load[id.0] = match c.capacity {
-                Some(cap) if !cap.derived => Some(cap.load),
-                _ => {
-                    let mut sum = None;
-                    for &(caller, e) in &self.inbound[id.0] {
-                        if self.is_cut(caller, id) {
-                            continue;
-                        }
-                        let edge = &model.component(caller).depends_on[e];
-                        if let Some(l) = load[caller.0] {
-                            let share = intact_share(edge);
-                            *sum.get_or_insert(0.0) += carried(l, edge, edge.hit_rate) * share;
-                        }
-                    }
-                    sum
-                }
-            };
-        }
-        load
-    }
-}
-
-/// The share of an edge's flow that reaches each target in the intact state.
-fn intact_share(edge: &Edge) -> f64 {
-    match edge.kind {
-        EdgeKind::Target => 1.0,
-        #[allow(
-            clippy::cast_precision_loss,
-            reason = "a handful of targets, exact in f64"
-        )]
-        EdgeKind::AnyOf | EdgeKind::AtLeast => 1.0 / edge.targets.len() as f64,
-    }
-}
-
-/// `caller load × calls × (1 − hit rate)`.
-fn carried(caller_load: f64, edge: &Edge, hit_rate: Option<f64>) -> f64 {
-    caller_load * edge.calls * (1.0 - hit_rate.unwrap_or(0.0))
-}
-
-/// Components ordered depth-first so that callers come before what they
-/// call (reverse post-order, started from each component in model order).
-fn dependency_order(model: &Model) -> Vec<ComponentId> {
-    let n = model.components.len();
-    let mut seen = vec![false; n];
-    let mut post = Vec::with_capacity(n);
-    for start in model.component_ids() {
-        if seen[start.0] {
-            continue;
-        }
-        seen[start.0] = true;
-        // (component, next edge, next target)
-        let mut stack: Vec<(ComponentId, usize, usize)> = vec![(start, 0, 0)];
-        while let Some(top) = stack.last_mut() {
-            let (id, e, t) = *top;
-            let edges = &model.component(id).depends_on;
-            if e >= edges.len() {
-                post.push(id);
-                stack.pop();
-                continue;
-            }
-            if t >= edges[e].targets.len() {
-                *top = (id, e + 1, 0);
-                continue;
-            }
-            *top = (id, e, t + 1);
-            let next = edges[e].targets[t];
-            if !seen[next.0] {
-                seen[next.0] = true;
-                stack.push((next, 0, 0));
-            }
-        }
-    }
-    post.reverse();
-    post
 }
 
 /// One component in one state.
@@ -302,11 +212,11 @@ impl State {
 
     /// One pass over the dependency order.
     fn offer(&mut self, model: &Model, flow: &Flow, factor: f64, failover_in: &[f64]) {
-        for &id in &flow.order {
+        for &id in &flow.order.order {
             let base = flow.intact[id.0].map(|l| l * factor);
             let mut delta = 0.0;
-            for &(caller, e) in &flow.inbound[id.0] {
-                if flow.is_cut(caller, id) {
+            for &(caller, e) in &flow.order.inbound[id.0] {
+                if flow.order.is_cut(caller, id) {
                     continue;
                 }
                 let Some(intact_caller) = flow.intact[caller.0] else {
@@ -420,7 +330,7 @@ impl State {
 /// or someone calls it through a required edge.
 fn needed(model: &Model, flow: &Flow, id: ComponentId) -> bool {
     model.entrypoints.contains(&id)
-        || flow.inbound[id.0]
+        || flow.order.inbound[id.0]
             .iter()
             .any(|&(caller, e)| !model.component(caller).depends_on[e].degradable)
 }

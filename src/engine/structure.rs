@@ -234,6 +234,12 @@ const MODULE_BASE: u32 = 1 << 30;
 
 /// The entrypoint and everything reached from it through required
 /// single-target edges, in breadth-first order.
+///
+/// This walk, [`reachable`] and [`Builder::reach_of`] are hand-written, not
+/// petgraph's: they run once per entrypoint (and per dependency) over
+/// closures that are small in a large model, so they keep hash sets where
+/// a petgraph walker allocates a visit map of the whole graph each time;
+/// and the breadth-first order is the order of the BDD's variables.
 fn series_closure(model: &Model, entrypoint: ComponentId) -> Vec<ComponentId> {
     let mut seen: HashSet<ComponentId> = HashSet::from([entrypoint]);
     let mut order = vec![entrypoint];

@@ -52,7 +52,9 @@ pub fn duration(model: &Model, edge: &Edge) -> Option<Duration> {
     (ms > 0).then_some(Duration(ms))
 }
 
-/// The active alternative and what it needs in series.
+/// The active alternative and what it needs in series: a small closure
+/// walked once per switchover edge, so with a set of its own rather than a
+/// petgraph walker's visit map of the whole graph.
 fn active_side(model: &Model, active: ComponentId) -> Vec<ComponentId> {
     let mut seen = BTreeSet::from([active]);
     let mut stack = vec![active];

@@ -1,5 +1,6 @@
 //! The system model: how it is read (`load`, `decode`), what it means
-//! (`validate`), and the validated [`Model`] every analysis reads.
+//! (`validate`), and the validated [`Model`] every analysis reads, with its
+//! component graph (`graph`, on petgraph) and intact loads (`intact`).
 //!
 //! ```text
 //! text ──load──▶ Node tree ──decode──▶ RawModel ──validate──▶ Model
@@ -11,6 +12,8 @@
 
 pub mod decode;
 pub mod error;
+pub mod graph;
+pub mod intact;
 pub mod load;
 pub mod raw;
 pub mod rule;

@@ -162,134 +162,140 @@ fn relative_capacity(component: &Component, load: Option<f64>) -> Option<f64> {
     Some(figures.per_instance / load)
 }
 
-impl Network {
-    /// Builds the network of a model, with its start waves.
-    #[expect(
-        clippy::too_many_lines,
-        reason = "one pass that fills every per-component table; to split with the move of graph helpers to the engine"
-    )]
-    pub fn new(model: &Model, waves: &[Vec<ComponentId>]) -> Self {
-        let n = model.components.len();
-        let mut wave = vec![0; n];
-        for (w, members) in waves.iter().enumerate() {
-            for m in members {
-                wave[m.0] = w;
-            }
+/// The wave of each component, and the order load flows in: the waves
+/// from the last started (callers) to the first, by index within a wave so
+/// a step walks the state in memory order.
+fn wave_order(n: usize, waves: &[Vec<ComponentId>]) -> (Vec<usize>, Vec<usize>) {
+    let mut wave = vec![0; n];
+    for (w, members) in waves.iter().enumerate() {
+        for m in members {
+            wave[m.0] = w;
         }
-        // Within a wave by index, so a step walks the state in memory order.
-        let order: Vec<usize> = waves
-            .iter()
-            .rev()
-            .flat_map(|w| {
-                let mut ids: Vec<usize> = w.iter().map(|c| c.0).collect();
-                ids.sort_unstable();
-                ids
-            })
-            .collect();
-        let load = steady_loads(model);
-        let mut entry = vec![false; n];
-        for e in &model.entrypoints {
-            entry[e.0] = true;
-        }
-        let mut links = Vec::new();
-        let mut edge_index = 0;
-        for (caller, component) in model.components.iter().enumerate() {
-            for edge in &component.depends_on {
-                let cache = edge.hit_rate.map(|_| cache_of(ComponentId(caller), edge).0);
-                let refill_s = cache.map_or(0.0, |c| {
-                    model.components[c]
-                        .warmup
-                        .map_or(DEFAULT_REFILL_S, |w| w.seconds().max(1.0))
+    }
+    let order: Vec<usize> = waves
+        .iter()
+        .rev()
+        .flat_map(|w| {
+            let mut ids: Vec<usize> = w.iter().map(|c| c.0).collect();
+            ids.sort_unstable();
+            ids
+        })
+        .collect();
+    (wave, order)
+}
+
+/// One link per edge target, in model order, each scaled by its caller's
+/// steady load (1 when unknown) before [`explain_unknown_callers`] and
+/// [`normalise`].
+fn links(model: &Model, load: &[Option<f64>]) -> Vec<Link> {
+    let mut links = Vec::new();
+    let mut edge_index = 0;
+    for (caller, component) in model.components.iter().enumerate() {
+        for edge in &component.depends_on {
+            let cache = edge.hit_rate.map(|_| cache_of(ComponentId(caller), edge).0);
+            let refill_s = cache.map_or(0.0, |c| {
+                model.components[c]
+                    .warmup
+                    .map_or(DEFAULT_REFILL_S, |w| w.seconds().max(1.0))
+            });
+            for &t in &edge.targets {
+                links.push(Link {
+                    caller,
+                    target: t.0,
+                    edge: edge_index,
+                    kind: edge.kind,
+                    scale: load[caller].unwrap_or(1.0) * edge.calls * share(edge),
+                    hit_rate: edge.hit_rate.unwrap_or(0.0),
+                    refill_s,
+                    cache,
+                    retries: edge.retries,
+                    budget: edge.retry_budget,
+                    timeout_s: edge
+                        .timeout
+                        .map_or(DEFAULT_TIMEOUT_S, crate::model::Duration::seconds),
+                    required: !edge.degradable,
                 });
-                for &t in &edge.targets {
-                    links.push(Link {
-                        caller,
-                        target: t.0,
-                        edge: edge_index,
-                        kind: edge.kind,
-                        scale: load[caller].unwrap_or(1.0) * edge.calls * share(edge),
-                        hit_rate: edge.hit_rate.unwrap_or(0.0),
-                        refill_s,
-                        cache,
-                        retries: edge.retries,
-                        budget: edge.retry_budget,
-                        timeout_s: edge
-                            .timeout
-                            .map_or(DEFAULT_TIMEOUT_S, crate::model::Duration::seconds),
-                        required: !edge.degradable,
-                    });
-                }
-                edge_index += 1;
             }
+            edge_index += 1;
         }
-        let mut into = vec![Vec::new(); n];
-        let mut out = vec![Vec::new(); n];
-        for (i, link) in links.iter().enumerate() {
-            into[link.target].push(i);
-            out[link.caller].push(i);
-        }
-        // A caller without a known load gets the part of the target's load
-        // its callers with a load do not explain, split by calls.
-        for (t, links_in) in into.iter().enumerate() {
-            let Some(target_load) = load[t] else { continue };
-            let known: f64 = links_in
-                .iter()
-                .filter(|&&i| load[links[i].caller].is_some())
-                .map(|&i| links[i].scale * (1.0 - links[i].hit_rate))
-                .sum();
-            let unknown: Vec<usize> = links_in
-                .iter()
-                .copied()
-                .filter(|&i| load[links[i].caller].is_none())
-                .collect();
-            let weight: f64 = unknown
-                .iter()
-                .map(|&i| links[i].scale * (1.0 - links[i].hit_rate))
-                .sum();
-            let rest = (target_load - known).max(0.0);
-            for &i in &unknown {
-                let miss = 1.0 - links[i].hit_rate;
-                let warm = if weight > 0.0 {
-                    rest * links[i].scale * miss / weight
-                } else {
-                    0.0
-                };
-                links[i].scale = if miss > 0.0 { warm / miss } else { 0.0 };
-            }
-        }
-        // Normalise each target's links so that steady traffic (processed 1,
-        // warm caches, no retries) sums to 1.
-        for links_in in &into {
-            let warm: f64 = links_in
-                .iter()
-                .map(|&i| links[i].scale * (1.0 - links[i].hit_rate))
-                .sum();
-            let cold: f64 = links_in.iter().map(|&i| links[i].scale).sum();
-            let norm = if warm > 0.0 { warm } else { cold };
-            for &i in links_in {
-                links[i].scale = if norm > 0.0 {
-                    links[i].scale / norm
-                } else {
-                    1.0 / links_in.len() as f64
-                };
-            }
-        }
-        let timeout_s = (0..n)
-            .map(|c| {
-                into[c]
-                    .iter()
-                    .map(|&i| links[i].timeout_s)
-                    .fold(None, |m: Option<f64>, t| Some(m.map_or(t, |m| m.min(t))))
-                    .unwrap_or(DEFAULT_TIMEOUT_S)
-            })
+    }
+    links
+}
+
+/// A caller without a known load gets the part of the target's load its
+/// callers with a load do not explain, split by calls.
+fn explain_unknown_callers(links: &mut [Link], into: &[Vec<usize>], load: &[Option<f64>]) {
+    for (t, links_in) in into.iter().enumerate() {
+        let Some(target_load) = load[t] else { continue };
+        let known: f64 = links_in
+            .iter()
+            .filter(|&&i| load[links[i].caller].is_some())
+            .map(|&i| links[i].scale * (1.0 - links[i].hit_rate))
+            .sum();
+        let unknown: Vec<usize> = links_in
+            .iter()
+            .copied()
+            .filter(|&i| load[links[i].caller].is_none())
             .collect();
-        let mut in_start = Vec::with_capacity(n + 1);
-        let mut inbound = Vec::with_capacity(links.len());
-        let mut out_start = Vec::with_capacity(n + 1);
-        let mut outbound = Vec::new();
+        let weight: f64 = unknown
+            .iter()
+            .map(|&i| links[i].scale * (1.0 - links[i].hit_rate))
+            .sum();
+        let rest = (target_load - known).max(0.0);
+        for &i in &unknown {
+            let miss = 1.0 - links[i].hit_rate;
+            let warm = if weight > 0.0 {
+                rest * links[i].scale * miss / weight
+            } else {
+                0.0
+            };
+            links[i].scale = if miss > 0.0 { warm / miss } else { 0.0 };
+        }
+    }
+}
+
+/// Normalises each target's links so that steady traffic (processed 1, warm
+/// caches, no retries) sums to 1.
+fn normalise(links: &mut [Link], into: &[Vec<usize>]) {
+    for links_in in into {
+        let warm: f64 = links_in
+            .iter()
+            .map(|&i| links[i].scale * (1.0 - links[i].hit_rate))
+            .sum();
+        let cold: f64 = links_in.iter().map(|&i| links[i].scale).sum();
+        let norm = if warm > 0.0 { warm } else { cold };
+        for &i in links_in {
+            links[i].scale = if norm > 0.0 {
+                links[i].scale / norm
+            } else {
+                1.0 / links_in.len() as f64
+            };
+        }
+    }
+}
+
+/// The hot figures of the links in flat arrays: every link by target
+/// (`inbound`, from `in_start[c]`) and the required ones by caller
+/// (`outbound`, from `out_start[c]`).
+struct Flat {
+    inbound: Vec<InLink>,
+    in_start: Vec<usize>,
+    outbound: Vec<OutLink>,
+    out_start: Vec<usize>,
+}
+
+impl Flat {
+    fn new(links: &[Link], into: &[Vec<usize>], out: &[Vec<usize>]) -> Self {
+        let n = into.len();
+        let mut flat = Self {
+            inbound: Vec::with_capacity(links.len()),
+            in_start: Vec::with_capacity(n + 1),
+            outbound: Vec::new(),
+            out_start: Vec::with_capacity(n + 1),
+        };
         for c in 0..n {
-            in_start.push(inbound.len());
-            inbound.extend(into[c].iter().map(|&i| {
+            flat.in_start.push(flat.inbound.len());
+            flat.inbound.extend(into[c].iter().map(|&i| {
                 let l: &Link = &links[i];
                 InLink {
                     caller: l.caller as u32,
@@ -301,29 +307,63 @@ impl Network {
                     budget: l.budget.unwrap_or(f64::INFINITY),
                 }
             }));
-            out_start.push(outbound.len());
-            outbound.extend(out[c].iter().filter(|&&i| links[i].required).map(|&i| {
-                let l: &Link = &links[i];
-                OutLink {
-                    target: l.target as u32,
-                    link: i as u32,
-                    edge: l.edge as u32,
-                    any_of: l.kind == EdgeKind::AnyOf,
-                    attempts: 1 + l.retries.min(64) as i32,
-                    hit_rate: l.hit_rate,
-                }
-            }));
+            flat.out_start.push(flat.outbound.len());
+            flat.outbound
+                .extend(out[c].iter().filter(|&&i| links[i].required).map(|&i| {
+                    let l: &Link = &links[i];
+                    OutLink {
+                        target: l.target as u32,
+                        link: i as u32,
+                        edge: l.edge as u32,
+                        any_of: l.kind == EdgeKind::AnyOf,
+                        attempts: 1 + l.retries.min(64) as i32,
+                        hit_rate: l.hit_rate,
+                    }
+                }));
         }
-        in_start.push(inbound.len());
-        out_start.push(outbound.len());
+        flat.in_start.push(flat.inbound.len());
+        flat.out_start.push(flat.outbound.len());
+        flat
+    }
+}
+
+impl Network {
+    /// Builds the network of a model, with its start waves.
+    pub fn new(model: &Model, waves: &[Vec<ComponentId>]) -> Self {
+        let n = model.components.len();
+        let (wave, order) = wave_order(n, waves);
+        let load = steady_loads(model);
+        let mut entry = vec![false; n];
+        for e in &model.entrypoints {
+            entry[e.0] = true;
+        }
+        let mut links = links(model, &load);
+        let mut into = vec![Vec::new(); n];
+        let mut out = vec![Vec::new(); n];
+        for (i, link) in links.iter().enumerate() {
+            into[link.target].push(i);
+            out[link.caller].push(i);
+        }
+        explain_unknown_callers(&mut links, &into, &load);
+        normalise(&mut links, &into);
+        let timeout_s = (0..n)
+            .map(|c| {
+                into[c]
+                    .iter()
+                    .map(|&i| links[i].timeout_s)
+                    .fold(None, |m: Option<f64>, t| Some(m.map_or(t, |m| m.min(t))))
+                    .unwrap_or(DEFAULT_TIMEOUT_S)
+            })
+            .collect();
+        let flat = Flat::new(&links, &into, &out);
         let cached = (0..links.len())
             .filter(|&i| links[i].hit_rate > 0.0)
             .collect();
         Self {
-            inbound,
-            in_start,
-            outbound,
-            out_start,
+            inbound: flat.inbound,
+            in_start: flat.in_start,
+            outbound: flat.outbound,
+            out_start: flat.out_start,
             cached,
             names: model.components.iter().map(|c| c.name.clone()).collect(),
             order,

@@ -215,7 +215,7 @@ fn largest_safe_share(net: &Network, scenario: &Scenario, settings: &Settings) -
 /// Simulates the recovery from `scenario` every way and returns the plan.
 #[must_use]
 pub fn plan(model: &Model, scenario: &Scenario, settings: &Settings, admit: Option<f64>) -> Plan {
-    let order = crate::analyze::start_order_waves(model);
+    let order = crate::engine::start_order::waves(model);
     let net = Network::new(model, &order);
     let open = simulate(&net, scenario, settings, Admission::Open);
     let largest = if open.converged {

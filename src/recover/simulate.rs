@@ -198,10 +198,6 @@ pub fn simulate(
 
 /// The simulation; `skip`: stop stepping at a fixed point (the tests
 /// compare both).
-#[allow(
-    clippy::too_many_lines,
-    reason = "one step of the fluid model, in order"
-)]
 pub(crate) fn run_steps(
     net: &Network,
     scenario: &Scenario,
@@ -209,300 +205,458 @@ pub(crate) fn run_steps(
     admission: Admission,
     skip: bool,
 ) -> Run {
-    let n = net.names.len();
-    let steps = settings.horizon_s.max(1.0) as usize;
-    let interval = settings.ramp_interval_s.round().max(1.0) as usize;
-    // Restarted components start by wave; the others are up and warm.
-    let restarted: Vec<bool> = (0..n)
-        .map(|c| scenario.restarted[c] >= net.instances[c])
-        .collect();
-    let cold: Vec<bool> = (0..n).map(|c| scenario.restarted[c] > 0).collect();
-    let mut waves = Waves::new(
-        &net.wave,
-        &restarted,
-        |c| {
-            net.inbound[net.in_start[c]..net.in_start[c + 1]]
+    let mut sim = Sim::new(net, scenario, settings, admission);
+    for step in 0..sim.steps {
+        // Whether this step differs from the one before (see `settled`).
+        let mut changed = sim.unstarted > 0;
+        let admissions = sim.run.schedule.len() + sim.waves.changes();
+        sim.start_due_waves(step);
+        let (arrivals_total, entry_flow) = sim.flow(step, &mut changed);
+        sim.run.arrivals.push(arrivals_total);
+        changed |= sim.refill_caches();
+        success(net, &mut sim.state, &mut sim.success_of, &sim.fill);
+        sim.retry_failed_clients(step, &entry_flow);
+        let healthy = sim.unstarted == 0 && sim.state.iter().all(|s| !s.collapsed);
+        let warm = sim.warm(healthy);
+        // A gate moved at the end of this step admits from the next one.
+        let gates_open = sim.waves.open();
+        admit_waves(
+            &mut sim.waves,
+            &sim.state,
+            &sim.demand,
+            step,
+            sim.interval,
+            sim.entries_up,
+            |c, s| capacity(net, c, s, scenario, settings),
+            settings,
+        );
+        let at_full = sim.entries_up
+            && gates_open
+            && sim.limit.is_none_or(|l| l >= 1.0 - 1e-12)
+            && healthy
+            && entry_flow
                 .iter()
-                .map(|l| l.caller as usize)
-                .collect()
-        },
-        matches!(admission, Admission::Ramp).then_some(settings.ramp_start),
-    );
-    // Per component: the calls from outside its wave before the gate, and
-    // the share of them the gate refused (last step's).
-    let mut demand = vec![0.0f64; n];
-    let mut refused = vec![0.0f64; n];
-    let mut state = vec![State::default(); n];
-    for c in 0..n {
-        if restarted[c] {
-            state[c].failure = 1.0;
-        } else {
-            state[c] = State {
-                started: true,
-                traffic: true,
-                warm_s: if cold[c] { 0.0 } else { f64::INFINITY },
-                success: 1.0,
-                ..State::default()
-            };
+                .all(|&(c, _, _)| sim.state[c].success >= FULL_SUCCESS);
+        if !at_full {
+            sim.last_not_full = Some(step);
+        }
+        sim.admit(step, healthy, warm);
+        sim.sample(step);
+        if skip
+            && !changed
+            && sim.inert(healthy, warm, admissions)
+            && sim.herds.iter().flatten().all(Herd::is_empty)
+            && step + 1 < sim.steps
+        {
+            sim.fast_forward(step, arrivals_total, at_full);
+            break;
         }
     }
-    let mut fill: Vec<f64> = net
-        .links
-        .iter()
-        .map(|l| match l.cache {
-            Some(cache) if cold[cache] || cold[l.caller] => 0.0,
-            _ => 1.0,
-        })
-        .collect();
-    let timeout_steps = settings.client_timeout_s.round().max(1.0) as usize;
-    let mut herds: Vec<Option<Herd>> = (0..n)
-        .map(|c| {
-            (net.entry[c] && settings.client_retries > 0).then(|| {
-                Herd::new(
-                    settings.client_retries,
-                    timeout_steps,
-                    settings.client_backoff,
-                    steps,
-                )
+    sim.finish()
+}
+
+/// A component before the first step: a restarted one not started (it
+/// starts with its wave), any other up, serving, and warm unless `cold`.
+fn initial_state(restarted: bool, cold: bool) -> State {
+    if restarted {
+        State {
+            failure: 1.0,
+            ..State::default()
+        }
+    } else {
+        State {
+            started: true,
+            traffic: true,
+            warm_s: if cold { 0.0 } else { f64::INFINITY },
+            success: 1.0,
+            ..State::default()
+        }
+    }
+}
+
+/// One run between two steps: the network and settings it runs on, and
+/// everything a step changes.
+struct Sim<'a> {
+    net: &'a Network,
+    scenario: &'a Scenario,
+    settings: &'a Settings,
+    admission: Admission,
+    /// Steps to the horizon.
+    steps: usize,
+    /// Steps between ramp moves and between start waves.
+    interval: usize,
+    /// Whether each component restarts with cold capacity and caches.
+    cold: Vec<bool>,
+    waves: Waves,
+    /// Per component: the calls from outside its wave before the gate, and
+    /// the share of them the gate refused (last step's).
+    demand: Vec<f64>,
+    refused: Vec<f64>,
+    state: Vec<State>,
+    /// Each link's cache fill (1: warm).
+    fill: Vec<f64>,
+    /// The retrying clients of each entrypoint.
+    herds: Vec<Option<Herd>>,
+    /// The share the entrypoints admit (`None`: all).
+    limit: Option<f64>,
+    run: Run,
+    sample_every: usize,
+    /// Each component's highest load in the sample window.
+    window_max: Vec<f64>,
+    last_not_full: Option<usize>,
+    breach_in_interval: bool,
+    /// The step every entrypoint had started.
+    open_step: Option<usize>,
+    retries_now: Vec<f64>,
+    pending: Vec<Vec<f64>>,
+    processed: Vec<f64>,
+    success_of: Vec<f64>,
+    unstarted: usize,
+    entries_up: bool,
+}
+
+impl<'a> Sim<'a> {
+    /// The state before the first step: restarted components not started
+    /// (by wave), the others up and warm.
+    fn new(
+        net: &'a Network,
+        scenario: &'a Scenario,
+        settings: &'a Settings,
+        admission: Admission,
+    ) -> Self {
+        let n = net.names.len();
+        let steps = settings.horizon_s.max(1.0) as usize;
+        let interval = settings.ramp_interval_s.round().max(1.0) as usize;
+        // Restarted components start by wave; the others are up and warm.
+        let restarted: Vec<bool> = (0..n)
+            .map(|c| scenario.restarted[c] >= net.instances[c])
+            .collect();
+        let cold: Vec<bool> = (0..n).map(|c| scenario.restarted[c] > 0).collect();
+        let waves = Waves::new(
+            &net.wave,
+            &restarted,
+            |c| {
+                net.inbound[net.in_start[c]..net.in_start[c + 1]]
+                    .iter()
+                    .map(|l| l.caller as usize)
+                    .collect()
+            },
+            matches!(admission, Admission::Ramp).then_some(settings.ramp_start),
+        );
+        let state: Vec<State> = (0..n)
+            .map(|c| initial_state(restarted[c], cold[c]))
+            .collect();
+        let fill: Vec<f64> = net
+            .links
+            .iter()
+            .map(|l| match l.cache {
+                Some(cache) if cold[cache] || cold[l.caller] => 0.0,
+                _ => 1.0,
             })
-        })
-        .collect();
-    let mut limit: Option<f64> = match admission {
-        Admission::Open => None,
-        Admission::Hold(share) => Some(share),
-        Admission::Ramp => Some(settings.ramp_start),
-    };
-    let mut run = Run {
-        converged: false,
-        full_service_s: None,
-        first_breach: None,
-        peak: vec![None; n],
-        stuck: Vec::new(),
-        schedule: vec![(0.0, limit)],
-        started_s: vec![None; n],
-        waves: Vec::new(),
-        arrivals: Vec::with_capacity(steps),
-        samples: vec![Vec::with_capacity(SAMPLES + 1); n],
-        sample_s: (steps.div_ceil(SAMPLES)).max(1) as f64,
-    };
-    let sample_every = run.sample_s as usize;
-    let mut window_max = vec![0.0f64; n];
-    let mut last_not_full: Option<usize> = None;
-    let mut breach_in_interval = false;
-    let mut open_step: Option<usize> = None;
-    let mut retries_now = Vec::new();
-    let mut pending: Vec<Vec<f64>> = vec![Vec::new(); n];
-    let mut processed = vec![0.0f64; n];
-    let mut success_of: Vec<f64> = state.iter().map(|s| s.success).collect();
-    let max_util = settings.max_utilization;
-    let mut unstarted = state.iter().filter(|s| !s.started).count();
-    let mut entries_up = false;
-    for step in 0..steps {
+            .collect();
+        let timeout_steps = settings.client_timeout_s.round().max(1.0) as usize;
+        let herds: Vec<Option<Herd>> = (0..n)
+            .map(|c| {
+                (net.entry[c] && settings.client_retries > 0).then(|| {
+                    let retries = settings.client_retries;
+                    Herd::new(retries, timeout_steps, settings.client_backoff, steps)
+                })
+            })
+            .collect();
+        let limit: Option<f64> = match admission {
+            Admission::Open => None,
+            Admission::Hold(share) => Some(share),
+            Admission::Ramp => Some(settings.ramp_start),
+        };
+        let run = Run {
+            converged: false,
+            full_service_s: None,
+            first_breach: None,
+            peak: vec![None; n],
+            stuck: Vec::new(),
+            schedule: vec![(0.0, limit)],
+            started_s: vec![None; n],
+            waves: Vec::new(),
+            arrivals: Vec::with_capacity(steps),
+            samples: vec![Vec::with_capacity(SAMPLES + 1); n],
+            sample_s: (steps.div_ceil(SAMPLES)).max(1) as f64,
+        };
+        let sample_every = run.sample_s as usize;
+        let success_of: Vec<f64> = state.iter().map(|s| s.success).collect();
+        let unstarted = state.iter().filter(|s| !s.started).count();
+        Self {
+            net,
+            scenario,
+            settings,
+            admission,
+            steps,
+            interval,
+            cold,
+            waves,
+            demand: vec![0.0f64; n],
+            refused: vec![0.0f64; n],
+            state,
+            fill,
+            herds,
+            limit,
+            run,
+            sample_every,
+            window_max: vec![0.0f64; n],
+            last_not_full: None,
+            breach_in_interval: false,
+            open_step: None,
+            retries_now: Vec::new(),
+            pending: vec![Vec::new(); n],
+            processed: vec![0.0f64; n],
+            success_of,
+            unstarted,
+            entries_up: false,
+        }
+    }
+
+    /// The capacity of component `c` in its current state.
+    fn capacity_of(&self, c: usize) -> Option<f64> {
+        capacity(self.net, c, &self.state[c], self.scenario, self.settings)
+    }
+
+    /// Starts the members of the waves due at `step`, and notes when every
+    /// entrypoint has started.
+    fn start_due_waves(&mut self, step: usize) {
         let now = step as f64;
-        // Whether this step differs from the one before (see `settled`).
-        let mut changed = unstarted > 0;
-        let admissions = run.schedule.len() + waves.changes();
-        for wave in &waves.list {
-            if unstarted == 0 {
+        let n = self.net.names.len();
+        for wave in &self.waves.list {
+            if self.unstarted == 0 {
                 break;
             }
             if wave.due != Some(step) {
                 continue;
             }
             for &c in &wave.members {
-                unstarted -= 1;
-                state[c].started = true;
-                run.started_s[c] = Some(now);
-                if net.entry[c]
-                    && let Some(herd) = &mut herds[c]
+                self.unstarted -= 1;
+                self.state[c].started = true;
+                self.run.started_s[c] = Some(now);
+                if self.net.entry[c]
+                    && let Some(herd) = &mut self.herds[c]
                 {
-                    herd.after_outage(step, scenario.outage_s);
+                    herd.after_outage(step, self.scenario.outage_s);
                 }
             }
         }
-        if !entries_up {
-            entries_up = (0..n).all(|c| !net.entry[c] || state[c].started);
+        if !self.entries_up {
+            self.entries_up = (0..n).all(|c| !self.net.entry[c] || self.state[c].started);
         }
-        if entries_up && open_step.is_none() {
-            open_step = Some(step);
+        if self.entries_up && self.open_step.is_none() {
+            self.open_step = Some(step);
         }
-        // Load flows from callers to the components they call.
+    }
+
+    /// Load flows from callers to the components they call; sets `changed`
+    /// when a component did not settle. Returns the arrivals at the
+    /// entrypoints and, per entrypoint, (component, arriving, admitted).
+    fn flow(&mut self, step: usize, changed: &mut bool) -> (f64, Vec<(usize, f64, f64)>) {
+        let net = self.net;
         let mut arrivals_total = 0.0;
         let mut entry_flow: Vec<(usize, f64, f64)> = Vec::new();
         for &c in &net.order {
             let mut offered = 0.0;
             if net.entry[c] {
-                let mut arriving = 1.0;
-                if let Some(herd) = &mut herds[c] {
-                    herd.arrivals(step, &mut retries_now);
-                    arriving += retries_now.iter().sum::<f64>();
-                } else {
-                    retries_now.clear();
-                }
+                let (arriving, admitted) = self.arrive(c, step);
                 arrivals_total += arriving;
-                let admitted = if state[c].started {
-                    limit.map_or(arriving, |l| arriving.min(l))
-                } else {
-                    0.0
-                };
                 entry_flow.push((c, arriving, admitted));
                 offered += admitted;
-                pending[c] = std::mem::take(&mut retries_now);
             }
-            let fail_c = state[c].failure;
-            let own_wave = waves.of[c];
-            let gate = waves.share(c);
-            let mut outside = 0.0;
-            for l in &net.inbound[net.in_start[c]..net.in_start[c + 1]] {
-                let p = processed[l.caller as usize];
-                if p <= 0.0 {
-                    continue;
-                }
-                // A degradable call (one that can break a cycle) is re-enabled
-                // only once both ends are up and not collapsed.
-                if l.degradable
-                    && (!state[c].started
-                        || state[c].collapsed
-                        || state[l.caller as usize].collapsed)
-                {
-                    continue;
-                }
-                let miss = 1.0 - l.hit_rate * fill[l.link as usize];
-                let load = l.scale * p * miss * attempts(l.retries, l.budget, fail_c);
-                if gate.is_some() && waves.of[l.caller as usize] != own_wave {
-                    outside += load;
-                } else {
-                    offered += load;
-                }
+            let offered = self.intake(c, offered);
+            if !self.serve(c, step, offered) {
+                *changed = true;
             }
-            // The gate at the edge into the wave admits the calls from
-            // outside it up to its share of the steady intake.
-            demand[c] = outside;
-            let admitted = gate.map_or(outside, |share| outside.min(share));
-            refused[c] = if outside > 0.0 {
-                1.0 - admitted / outside
+        }
+        (arrivals_total, entry_flow)
+    }
+
+    /// The requests arriving at entrypoint `c` (one, plus the clients'
+    /// retries due now) and the part of them admitted.
+    fn arrive(&mut self, c: usize, step: usize) -> (f64, f64) {
+        let mut arriving = 1.0;
+        if let Some(herd) = &mut self.herds[c] {
+            herd.arrivals(step, &mut self.retries_now);
+            arriving += self.retries_now.iter().sum::<f64>();
+        } else {
+            self.retries_now.clear();
+        }
+        let admitted = if self.state[c].started {
+            self.limit.map_or(arriving, |l| arriving.min(l))
+        } else {
+            0.0
+        };
+        self.pending[c] = std::mem::take(&mut self.retries_now);
+        (arriving, admitted)
+    }
+
+    /// `offered` plus the calls into `c` (those from outside its wave up to
+    /// the gate's share of its steady intake).
+    fn intake(&mut self, c: usize, mut offered: f64) -> f64 {
+        let net = self.net;
+        let fail_c = self.state[c].failure;
+        let own_wave = self.waves.of[c];
+        let gate = self.waves.share(c);
+        let mut outside = 0.0;
+        for l in &net.inbound[net.in_start[c]..net.in_start[c + 1]] {
+            let p = self.processed[l.caller as usize];
+            if p <= 0.0 {
+                continue;
+            }
+            // A degradable call (one that can break a cycle) is re-enabled
+            // only once both ends are up and not collapsed.
+            if l.degradable
+                && (!self.state[c].started
+                    || self.state[c].collapsed
+                    || self.state[l.caller as usize].collapsed)
+            {
+                continue;
+            }
+            let miss = 1.0 - l.hit_rate * self.fill[l.link as usize];
+            let load = l.scale * p * miss * attempts(l.retries, l.budget, fail_c);
+            if gate.is_some() && self.waves.of[l.caller as usize] != own_wave {
+                outside += load;
             } else {
-                0.0
-            };
-            offered += admitted;
-            let cap = capacity(net, c, &state[c], scenario, settings);
-            let before = state[c];
-            update(net, c, &mut state[c], offered, cap);
-            if refused[c] > 0.0 {
-                state[c].failure = 1.0 - (1.0 - refused[c]) * (1.0 - state[c].failure);
-            }
-            let horizon = Drain {
-                steps_left: (steps - step) as f64,
-                timeout_s: net.timeout_s[c],
-            };
-            if !settled(
-                &before,
-                &state[c],
-                cap,
-                net.warmup_s[c].filter(|_| cold[c]),
-                horizon,
-            ) {
-                changed = true;
-            }
-            processed[c] = state[c].processed;
-            let s = &state[c];
-            if s.started
-                && s.traffic
-                && let Some(cap) = cap
-            {
-                let utilization = if cap > 0.0 {
-                    offered / cap
-                } else {
-                    f64::INFINITY
-                };
-                if (offered > max_util * cap * (1.0 + 1e-9) || s.collapsed)
-                    && let Some(w) = own_wave
-                {
-                    waves.list[w].breach = true;
-                }
-                if offered > max_util * cap * (1.0 + 1e-9) {
-                    breach_in_interval = true;
-                    if run.first_breach.is_none() {
-                        run.first_breach = Some((c, now));
-                    }
-                }
-                if run.peak[c].is_none_or(|(p, _)| utilization > p) {
-                    run.peak[c] = Some((utilization, now));
-                }
-            }
-            window_max[c] = window_max[c].max(offered);
-        }
-        run.arrivals.push(arrivals_total);
-        // Caches refill while their caller is served by a working target.
-        for &i in &net.cached {
-            let link = &net.links[i];
-            if fill[i] < 1.0
-                && state[link.caller].processed > 0.0
-                && state[link.target].started
-                && !state[link.target].collapsed
-            {
-                fill[i] = (fill[i] + 1.0 / link.refill_s).min(1.0);
-                changed = true;
+                offered += load;
             }
         }
-        success(net, &mut state, &mut success_of, &fill);
-        // Clients whose request failed (refused at the edge, or failed
-        // inside) wait their backoff and retry.
-        for &(c, arriving, admitted) in &entry_flow {
-            if let Some(herd) = &mut herds[c] {
-                let served = admitted * state[c].success;
+        // The gate at the edge into the wave admits the calls from
+        // outside it up to its share of the steady intake.
+        self.demand[c] = outside;
+        let admitted = gate.map_or(outside, |share| outside.min(share));
+        self.refused[c] = if outside > 0.0 {
+            1.0 - admitted / outside
+        } else {
+            0.0
+        };
+        offered + admitted
+    }
+
+    /// Steps component `c` under `offered`; whether it settled.
+    fn serve(&mut self, c: usize, step: usize, offered: f64) -> bool {
+        let net = self.net;
+        let cap = self.capacity_of(c);
+        let before = self.state[c];
+        update(net, c, &mut self.state[c], offered, cap);
+        if self.refused[c] > 0.0 {
+            self.state[c].failure = 1.0 - (1.0 - self.refused[c]) * (1.0 - self.state[c].failure);
+        }
+        let horizon = Drain {
+            steps_left: (self.steps - step) as f64,
+            timeout_s: net.timeout_s[c],
+        };
+        let settled = settled(
+            &before,
+            &self.state[c],
+            cap,
+            net.warmup_s[c].filter(|_| self.cold[c]),
+            horizon,
+        );
+        self.processed[c] = self.state[c].processed;
+        self.record(c, step as f64, offered, cap);
+        settled
+    }
+
+    /// Notes a breach of `max_utilization` or a collapse, the peak
+    /// utilization and the sample window's highest load.
+    fn record(&mut self, c: usize, now: f64, offered: f64, cap: Option<f64>) {
+        let max_util = self.settings.max_utilization;
+        let s = &self.state[c];
+        if s.started
+            && s.traffic
+            && let Some(cap) = cap
+        {
+            let utilization = if cap > 0.0 {
+                offered / cap
+            } else {
+                f64::INFINITY
+            };
+            if (offered > max_util * cap * (1.0 + 1e-9) || s.collapsed)
+                && let Some(w) = self.waves.of[c]
+            {
+                self.waves.list[w].breach = true;
+            }
+            if offered > max_util * cap * (1.0 + 1e-9) {
+                self.breach_in_interval = true;
+                if self.run.first_breach.is_none() {
+                    self.run.first_breach = Some((c, now));
+                }
+            }
+            if self.run.peak[c].is_none_or(|(p, _)| utilization > p) {
+                self.run.peak[c] = Some((utilization, now));
+            }
+        }
+        self.window_max[c] = self.window_max[c].max(offered);
+    }
+
+    /// Caches refill while their caller is served by a working target;
+    /// whether one did.
+    fn refill_caches(&mut self) -> bool {
+        let mut changed = false;
+        for &i in &self.net.cached {
+            let link = &self.net.links[i];
+            if self.fill[i] < 1.0
+                && self.state[link.caller].processed > 0.0
+                && self.state[link.target].started
+                && !self.state[link.target].collapsed
+            {
+                self.fill[i] = (self.fill[i] + 1.0 / link.refill_s).min(1.0);
+                changed = true;
+            }
+        }
+        changed
+    }
+
+    /// Clients whose request failed (refused at the edge, or failed
+    /// inside) wait their backoff and retry.
+    fn retry_failed_clients(&mut self, step: usize, entry_flow: &[(usize, f64, f64)]) {
+        for &(c, arriving, admitted) in entry_flow {
+            if let Some(herd) = &mut self.herds[c] {
+                let served = admitted * self.state[c].success;
                 let failed_share = if arriving > 0.0 {
                     (1.0 - served / arriving).clamp(0.0, 1.0)
                 } else {
                     0.0
                 };
-                herd.failed(step, 1.0, &pending[c], failed_share);
+                herd.failed(step, 1.0, &self.pending[c], failed_share);
             }
         }
-        let healthy = unstarted == 0 && state.iter().all(|s| !s.collapsed);
-        let holding = matches!(admission, Admission::Hold(_)) && limit.is_some();
-        let warm = holding
+    }
+
+    /// Whether a held admission may open: everything healthy, warmed up and
+    /// its caches full.
+    fn warm(&self, healthy: bool) -> bool {
+        let n = self.net.names.len();
+        let holding = matches!(self.admission, Admission::Hold(_)) && self.limit.is_some();
+        holding
             && healthy
-            && (0..n).all(|c| net.warmup_s[c].is_none_or(|w| state[c].warm_s >= w) || !cold[c])
-            && fill.iter().all(|&f| f >= 1.0);
-        // A gate moved at the end of this step admits from the next one.
-        let gates_open = waves.open();
-        admit_waves(
-            &mut waves,
-            &state,
-            &demand,
-            step,
-            interval,
-            entries_up,
-            |c, s| capacity(net, c, s, scenario, settings),
-            settings,
-        );
-        let at_full = entries_up
-            && gates_open
-            && limit.is_none_or(|l| l >= 1.0 - 1e-12)
-            && healthy
-            && entry_flow
-                .iter()
-                .all(|&(c, _, _)| state[c].success >= FULL_SUCCESS);
-        if !at_full {
-            last_not_full = Some(step);
-        }
-        // The admission policy.
-        match admission {
-            Admission::Hold(_) if warm && limit.is_some() => {
-                limit = None;
-                run.schedule.push((now + 1.0, None));
+            && (0..n).all(|c| {
+                self.net.warmup_s[c].is_none_or(|w| self.state[c].warm_s >= w) || !self.cold[c]
+            })
+            && self.fill.iter().all(|&f| f >= 1.0)
+    }
+
+    /// The admission policy at the end of `step`.
+    fn admit(&mut self, step: usize, healthy: bool, warm: bool) {
+        let now = step as f64;
+        let settings = self.settings;
+        match self.admission {
+            Admission::Hold(_) if warm && self.limit.is_some() => {
+                self.limit = None;
+                self.run.schedule.push((now + 1.0, None));
             }
             Admission::Ramp => {
-                if let Some(open) = open_step
+                if let Some(open) = self.open_step
                     && step > open
-                    && (step - open) % interval == 0
+                    && (step - open).is_multiple_of(self.interval)
                 {
-                    let current = limit.unwrap_or(1.0);
-                    if breach_in_interval {
+                    let current = self.limit.unwrap_or(1.0);
+                    if self.breach_in_interval {
                         let lowered = (current * settings.ramp_decrease).max(1e-6);
-                        limit = Some(lowered);
-                        run.schedule.push((now + 1.0, limit));
+                        self.limit = Some(lowered);
+                        self.run.schedule.push((now + 1.0, self.limit));
                     } else if healthy && current < 1.0 {
                         let raised = if current < 0.5 {
                             current * settings.ramp_increase
@@ -510,90 +664,112 @@ pub(crate) fn run_steps(
                             current + settings.ramp_step
                         }
                         .min(1.0);
-                        let fits = (0..n).all(|c| {
-                            let s = &state[c];
-                            capacity(net, c, s, scenario, settings).is_none_or(|cap| {
-                                !s.traffic
-                                    || current <= 0.0
-                                    || s.offered * raised / current <= max_util * cap * (1.0 + 1e-9)
-                            })
-                        });
-                        if fits && raised > current {
-                            limit = Some(raised);
-                            run.schedule.push((now + 1.0, limit));
+                        if self.fits(current, raised) && raised > current {
+                            self.limit = Some(raised);
+                            self.run.schedule.push((now + 1.0, self.limit));
                         }
                     }
-                    breach_in_interval = false;
+                    self.breach_in_interval = false;
                 }
             }
             _ => {}
         }
-        if step % sample_every == sample_every - 1 || step + 1 == steps {
-            for c in 0..n {
-                let cap = capacity(net, c, &state[c], scenario, settings).unwrap_or(f64::NAN);
-                run.samples[c].push((window_max[c], if state[c].started { cap } else { 0.0 }));
-                window_max[c] = 0.0;
+    }
+
+    /// Whether every component stays within `max_utilization` when the
+    /// admitted share goes from `current` to `raised`.
+    fn fits(&self, current: f64, raised: f64) -> bool {
+        let max_util = self.settings.max_utilization;
+        (0..self.net.names.len()).all(|c| {
+            let s = &self.state[c];
+            self.capacity_of(c).is_none_or(|cap| {
+                !s.traffic
+                    || current <= 0.0
+                    || s.offered * raised / current <= max_util * cap * (1.0 + 1e-9)
+            })
+        })
+    }
+
+    /// At the end of a sample window, each component's highest load and
+    /// its capacity.
+    fn sample(&mut self, step: usize) {
+        if step % self.sample_every == self.sample_every - 1 || step + 1 == self.steps {
+            for c in 0..self.net.names.len() {
+                let cap = self.capacity_of(c).unwrap_or(f64::NAN);
+                let started = self.state[c].started;
+                self.run.samples[c].push((self.window_max[c], if started { cap } else { 0.0 }));
+                self.window_max[c] = 0.0;
             }
-        }
-        // A fluid model at a fixed point stays there: when nothing changed
-        // in this step (no wave due, no cache filling, no capacity warming,
-        // no retry cohort on its way, loads and failures as in the step
-        // before, the admission unable to move), every later step is this
-        // one again, so the rest of the run is written out without
-        // simulating it.
-        let inert = match admission {
-            Admission::Open => true,
-            Admission::Hold(_) => limit.is_none() || !warm,
-            Admission::Ramp => {
-                !breach_in_interval
-                    && waves.open()
-                    && (limit.is_none_or(|l| l >= 1.0 - 1e-12) || !healthy)
-            }
-        };
-        // An admission that moved in this step moves the next one.
-        let inert = inert && run.schedule.len() + waves.changes() == admissions;
-        if skip
-            && !changed
-            && inert
-            && herds.iter().flatten().all(Herd::is_empty)
-            && step + 1 < steps
-        {
-            fast_forward(
-                &mut run,
-                step,
-                steps,
-                sample_every,
-                &window_max,
-                arrivals_total,
-                at_full,
-                &mut last_not_full,
-                |c| {
-                    let cap = capacity(net, c, &state[c], scenario, settings).unwrap_or(f64::NAN);
-                    (state[c].offered, if state[c].started { cap } else { 0.0 })
-                },
-            );
-            break;
         }
     }
-    run.converged = last_not_full != Some(steps - 1);
-    run.full_service_s = if run.converged {
-        Some(last_not_full.map_or(0.0, |s| (s + 1) as f64))
-    } else {
-        None
-    };
-    run.stuck = (0..n).filter(|&c| state[c].collapsed).collect();
-    run.waves = waves
-        .list
-        .into_iter()
-        .map(|w| WaveRun {
-            members: w.members,
-            start_s: w.due.filter(|&d| d < steps).map(|d| d as f64),
-            verified_s: w.verified.map(|v| (v + 1) as f64),
-            gated: w.gated,
-            schedule: w.schedule,
-        })
-        .collect();
-    run
+
+    /// Whether the admission cannot move any more: a fluid model at a fixed
+    /// point stays there, so when nothing else changed in this step either
+    /// (no wave due, no cache filling, no capacity warming, no retry cohort
+    /// on its way, loads and failures as in the step before), every later
+    /// step is this one again and the rest of the run is written out
+    /// without simulating it. `admissions`: the count of admission changes
+    /// before this step (one that moved in this step moves the next one).
+    fn inert(&self, healthy: bool, warm: bool, admissions: usize) -> bool {
+        let inert = match self.admission {
+            Admission::Open => true,
+            Admission::Hold(_) => self.limit.is_none() || !warm,
+            Admission::Ramp => {
+                !self.breach_in_interval
+                    && self.waves.open()
+                    && (self.limit.is_none_or(|l| l >= 1.0 - 1e-12) || !healthy)
+            }
+        };
+        inert && self.run.schedule.len() + self.waves.changes() == admissions
+    }
+
+    /// Writes out the rest of a run at a fixed point after `step`.
+    fn fast_forward(&mut self, step: usize, arrivals_total: f64, at_full: bool) {
+        let (net, scenario, settings, state) =
+            (self.net, self.scenario, self.settings, &self.state);
+        fast_forward(
+            &mut self.run,
+            step,
+            self.steps,
+            self.sample_every,
+            &self.window_max,
+            arrivals_total,
+            at_full,
+            &mut self.last_not_full,
+            |c| {
+                let cap = capacity(net, c, &state[c], scenario, settings).unwrap_or(f64::NAN);
+                (state[c].offered, if state[c].started { cap } else { 0.0 })
+            },
+        );
+    }
+
+    /// The run's verdicts once the steps are done.
+    fn finish(self) -> Run {
+        let steps = self.steps;
+        let mut run = self.run;
+        run.converged = self.last_not_full != Some(steps - 1);
+        run.full_service_s = if run.converged {
+            Some(self.last_not_full.map_or(0.0, |s| (s + 1) as f64))
+        } else {
+            None
+        };
+        run.stuck = (0..self.state.len())
+            .filter(|&c| self.state[c].collapsed)
+            .collect();
+        run.waves = self
+            .waves
+            .list
+            .into_iter()
+            .map(|w| WaveRun {
+                members: w.members,
+                start_s: w.due.filter(|&d| d < steps).map(|d| d as f64),
+                verified_s: w.verified.map(|v| (v + 1) as f64),
+                gated: w.gated,
+                schedule: w.schedule,
+            })
+            .collect();
+        run
+    }
 }
 
 /// The end of a step for the waves: a started wave with no member

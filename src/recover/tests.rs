@@ -16,7 +16,7 @@ fn plan_of(text: &str, outage_s: f64, admit: Option<f64>) -> Plan {
 fn run_of(text: &str, outage_s: f64, admission: Admission) -> Run {
     let m = model(text);
     let settings = Settings::of(&m, 3600.0);
-    let net = Network::new(&m, &crate::analyze::start_order_waves(&m));
+    let net = Network::new(&m, &crate::engine::start_order::waves(&m));
     simulate(
         &net,
         &Scenario::full_outage(&m, outage_s),
@@ -267,7 +267,7 @@ fn stopping_at_a_fixed_point_changes_nothing() {
     for text in [RETRY_TRAP, CACHED_STORE, THREE_TIERS, &herd, &generated] {
         let m = model(text);
         let settings = Settings::of(&m, 3600.0);
-        let net = Network::new(&m, &crate::analyze::start_order_waves(&m));
+        let net = Network::new(&m, &crate::engine::start_order::waves(&m));
         let scenario = Scenario::full_outage(&m, 600.0);
         for admission in [Admission::Open, Admission::Hold(0.25), Admission::Ramp] {
             let skipped = super::simulate::run_steps(&net, &scenario, &settings, admission, true);

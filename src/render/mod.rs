@@ -1,12 +1,12 @@
-//! One renderer per output format, and the escapers they share. Renderers
-//! read an [`Audit`] (built by `analyze/`, re-exported here for them) and
-//! never compute.
+//! One renderer per output format. Renderers read an [`Audit`] (built by
+//! `analyze/`, re-exported here for them) and never compute; the escapers
+//! they share are [`crate::escape`] (re-exported here as `render::escape`),
+//! which the MEF export below them uses too.
 
 pub mod baseline;
 pub mod budget;
 pub mod diagnostics;
 pub mod diagram;
-pub mod escape;
 pub mod github;
 pub mod json;
 pub mod markdown;
@@ -20,7 +20,10 @@ pub mod what_if;
 #[cfg(test)]
 pub(crate) mod sample;
 
+use std::borrow::Cow;
 use std::io::{self, Write};
+
+pub use crate::escape;
 
 use crate::analyze::Severity;
 
@@ -66,3 +69,33 @@ impl<'a> Target<'a> {
 /// # Errors
 /// When writing fails.
 pub type Render = fn(audit: &Audit, target: &Target, out: &mut dyn Write) -> io::Result<()>;
+
+/// Every user-supplied string of an audit made safe for a terminal (see
+/// [`escape::terminal`]): the system's name, finding ids, messages, help texts and
+/// reasons (which quote kinds), the baseline's fixed ids and the headroom's
+/// lost domains. Names are safe already (validation allows letters, digits,
+/// `.`, `_` and `-`).
+pub fn terminal_audit(audit: &mut Audit) {
+    fn clean(text: &mut String) {
+        if let Cow::Owned(safe) = escape::terminal_lines(text) {
+            *text = safe;
+        }
+    }
+    clean(&mut audit.system);
+    for finding in &mut audit.findings {
+        clean(&mut finding.id);
+        clean(&mut finding.message);
+        if let Some(help) = &mut finding.help {
+            clean(help);
+        }
+        if let Some(reason) = &mut finding.justification {
+            clean(reason);
+        }
+    }
+    for id in &mut audit.fixed {
+        clean(id);
+    }
+    for row in &mut audit.headroom {
+        clean(&mut row.lost);
+    }
+}

@@ -332,7 +332,7 @@ components:
     let (_, last) = &events[n - 1];
     assert_eq!(last.dragged_total, n - 1);
     assert_eq!(
-        last.describe(&model),
+        nines::analyze::describe_outage(&model, last),
         "c19999 (1 of 1 instances) and with it c0, c1, c2, c3, c4, c5 and 19993 more; entrypoint c0 goes down"
     );
     let (_, first) = &events[0];

@@ -10,9 +10,10 @@ use std::path::{Path, PathBuf};
 /// `cli/`, `lib.rs` and `main.rs` sit on top and may import anything.
 const LAYERS: &[(&str, &[&str])] = &[
     ("human", &[]),
+    ("escape", &[]),
     ("model", &["human"]),
     ("generate", &["model"]),
-    ("engine", &["model", "human"]),
+    ("engine", &["model", "human", "escape"]),
     ("import", &["model", "human"]),
     ("recover", &["model", "engine", "human"]),
     (
@@ -21,30 +22,14 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     (
         "render",
-        &["model", "engine", "analyze", "recover", "human"],
+        &["model", "engine", "analyze", "recover", "human", "escape"],
     ),
 ];
 
 /// The arrows that still point up: (folder, module it imports, why and
 /// what removes it). A new one fails the test, and so does one that is
 /// gone, so this list stays true.
-const KNOWN: &[(&str, &str, &str)] = &[
-    (
-        "model",
-        "engine",
-        "validation derives the load of a `capacity` without `load` from the engine's intact flow",
-    ),
-    (
-        "engine",
-        "render",
-        "the MEF export writes its XML comment with render::escape, the one XML escaper",
-    ),
-    (
-        "recover",
-        "analyze",
-        "the start waves are a graph helper in analyze/start_order.rs, not yet with the engine",
-    ),
-];
+const KNOWN: &[(&str, &str, &str)] = &[];
 
 /// Renderer modules of `render/`: nothing below `render/` may import them.
 const RENDERERS: &[&str] = &[

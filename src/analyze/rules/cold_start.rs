@@ -1,11 +1,11 @@
 //! `cold-start/<component>`: after a full restart, with the caches in front
 //! of it empty, a component receives more than its capacity.
 
-use super::start_order;
 use super::wording::{number, percent};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use crate::analyze::results::{Audit, Stampede};
 use crate::engine::scenario::Scenario;
+use crate::engine::start_order::StartOrder;
 use crate::engine::state::State;
 use crate::model::Rule;
 use crate::model::{ComponentId, Model};
@@ -102,7 +102,7 @@ fn cached_calls(cx: &Context) -> Vec<Vec<Hidden>> {
     let model = cx.model;
     let state = cx.state();
     let mut into: Vec<Vec<Hidden>> = model.components.iter().map(|_| Vec::new()).collect();
-    for (caller, target, edge) in super::call_paths::calls(model) {
+    for (caller, target, edge) in crate::model::graph::calls(model) {
         let Some(hit_rate) = edge.hit_rate else {
             continue;
         };
@@ -185,8 +185,36 @@ impl Analyzer for ColdStart {
         }
         rows.sort_by(|a, b| a.component.cmp(&b.component));
         audit.cold_start.stampedes = rows;
-        start_order::fill(cx.model, cx.start_order(), audit);
+        fill_start_order(cx.model, cx.start_order(), audit);
     }
+}
+
+/// Fills the waves, warmups and cycles of the report's `cold_start` section
+/// once, whichever of `cold-start` and `recovery-order` runs first.
+pub(super) fn fill_start_order(model: &Model, order: &StartOrder, audit: &mut Audit) {
+    let section = &mut audit.cold_start;
+    if !section.waves.is_empty() {
+        return;
+    }
+    let names = |ids: &[ComponentId]| -> Vec<String> {
+        ids.iter()
+            .map(|&c| model.component(c).name.clone())
+            .collect()
+    };
+    section.waves = order.waves.iter().map(|w| names(w)).collect();
+    section.wave_warmup_s = order
+        .waves
+        .iter()
+        .map(|w| {
+            w.iter()
+                .filter_map(|&c| model.component(c).warmup)
+                .max()
+                .unwrap_or_default()
+                .seconds()
+        })
+        .collect();
+    section.time_to_full_service_s = section.wave_warmup_s.iter().sum();
+    section.cycles = order.cycles.iter().map(|c| names(&c.members)).collect();
 }
 
 // ---- tests ----

@@ -2,10 +2,10 @@
 //! target may still be retrying its own dependencies.
 
 use super::call_paths::CallPath;
-use super::call_paths::calls;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use crate::analyze::results::{LatencyRow, Audit};
 use crate::model::Rule;
+use crate::model::graph::calls;
 use crate::model::{ComponentId, Duration, Edge, Model};
 
 // ---- finding constructors ----

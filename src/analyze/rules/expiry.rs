@@ -62,7 +62,7 @@ fn members(model: &Model, id: GroupId) -> String {
     } else {
         format!(
             "every member fails with it at once: {}",
-            super::wording::capped_list(&names, names.len(), super::outage::LISTED)
+            super::wording::capped_list(&names, names.len(), crate::engine::outage::LISTED)
         )
     }
 }

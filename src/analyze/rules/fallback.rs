@@ -49,7 +49,11 @@ fn undersized(model: &Model, target: &Component, size: &Sizing) -> Finding {
         format!(
             "{} carries no load of its own and takes over from {}: {verdict}",
             target.name,
-            super::wording::capped_list(&size.sources, size.sources.len(), super::outage::LISTED),
+            super::wording::capped_list(
+                &size.sources,
+                size.sources.len(),
+                crate::engine::outage::LISTED
+            ),
         ),
     )
     .help(if size.per_instance <= 0.0 {

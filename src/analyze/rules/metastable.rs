@@ -91,7 +91,7 @@ pub struct Metastable;
 
 /// Every trapped component, with its figures.
 fn traps(model: &Model, settings: &Settings) -> Vec<(ComponentId, Trap)> {
-    let net = Network::new(model, &super::start_order_waves(model));
+    let net = Network::new(model, &crate::engine::start_order::waves(model));
     let intake = net.worst_intake(1.0 + f64::from(settings.client_retries));
     let mut out = Vec::new();
     for id in model.component_ids() {

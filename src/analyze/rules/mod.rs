@@ -2,8 +2,9 @@
 //! the same order (finding constructors, documentation, the check, its
 //! tests). The registry (`model::rule::registry`, one line per rule) names
 //! them, declares their modules here and orders [`ANALYZERS`], the order of
-//! the report. Shared walks and wording stay in `analyze/`,
-//! reached from here as `super::…`.
+//! the report. The call-path walk and the wording they share stay in
+//! `analyze/`, reached from here as `super::…`; the graph questions (start
+//! order, outages) are the engine's.
 
 #[allow(
     clippy::wildcard_imports,

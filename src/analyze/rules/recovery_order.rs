@@ -1,10 +1,11 @@
 //! `recovery-order/<a>+<b>+…`: a cycle of required edges, which leaves no
 //! order in which to start the system after a full outage.
 
-use super::start_order::{self, Cycle};
+use super::cold_start::fill_start_order;
 use super::wording::{and_list, or_list};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use crate::analyze::results::Audit;
+use crate::engine::start_order::Cycle;
 use crate::model::Model;
 use crate::model::Rule;
 
@@ -72,7 +73,7 @@ impl Analyzer for RecoveryOrder {
         for cycle in &order.cycles {
             audit.findings.push(cyclic(cx.model, cycle));
         }
-        start_order::fill(cx.model, order, audit);
+        fill_start_order(cx.model, order, audit);
     }
 }
 

@@ -1,10 +1,11 @@
 //! `retry-budget/<caller>><target>`: an edge retries without a budget.
 
-use super::call_paths::{calls, retries_span};
+use super::call_paths::retries_span;
 use super::wording::times;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use crate::analyze::results::Audit;
 use crate::model::Rule;
+use crate::model::graph::calls;
 use crate::model::{Component, Edge};
 
 // ---- finding constructors ----

@@ -1,10 +1,10 @@
 //! `retry-jitter/<caller>><target>`: an edge retries without jitter.
 
-use super::call_paths::calls;
 use super::wording::times;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use crate::analyze::results::Audit;
 use crate::model::Rule;
+use crate::model::graph::calls;
 use crate::model::{Backoff, Component, Edge};
 
 // ---- finding constructors ----

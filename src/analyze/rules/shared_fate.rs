@@ -1,9 +1,10 @@
 //! `shared-fate/<group>`: one shared-fate group firing (a release, a config
 //! push, a certificate) takes an entrypoint down.
 
-use super::outage::{Outage, outage};
+use super::wording::describe_outage;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use crate::analyze::results::Audit;
+use crate::engine::outage::{Outage, outage};
 use crate::engine::scenario::{Baseline, Scenario};
 use crate::model::Rule;
 use crate::model::{GroupId, Model};
@@ -24,7 +25,7 @@ fn group_takes_down(model: &Model, id: GroupId, outage: &Outage) -> Finding {
         format!(
             "{}{kind} firing takes down every member at once: {}",
             g.name,
-            outage.describe(model)
+            describe_outage(model, outage)
         ),
     )
     .help(format!(

@@ -6,11 +6,13 @@
 
 use std::collections::BTreeMap;
 
-use super::outage::{LISTED, Outage, outage, required_closure};
+use super::wording::describe_outage;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use crate::analyze::results::Audit;
+use crate::engine::outage::{LISTED, Outage, outage, required_closure};
 use crate::engine::scenario::{Baseline, Scenario};
 use crate::model::Rule;
+use crate::model::graph::ComponentGraph;
 use crate::model::{ComponentId, DomainId, Model, Plane};
 
 // ---- finding constructors ----
@@ -33,7 +35,7 @@ fn instance_spof(model: &Model, id: ComponentId, outage: &Outage) -> Finding {
             format!(
                 "{} (managed) failing takes down {}",
                 c.name,
-                outage.describe(model)
+                describe_outage(model, outage)
             ),
         )
         .help(managed_help(&c.name));
@@ -51,7 +53,7 @@ fn instance_spof(model: &Model, id: ComponentId, outage: &Outage) -> Finding {
         format!(
             "one instance of {}{plane} failing takes down {}",
             c.name,
-            outage.describe(model)
+            describe_outage(model, outage)
         ),
     )
     .help(format!(
@@ -78,7 +80,7 @@ fn domain_spof(model: &Model, id: DomainId, outage: &Outage) -> Finding {
             "losing {} ({}) takes down {}",
             d.name,
             d.kind,
-            outage.describe(model)
+            describe_outage(model, outage)
         ),
     )
     .help(
@@ -92,7 +94,7 @@ fn domain_spof(model: &Model, id: DomainId, outage: &Outage) -> Finding {
         } else {
             format!(
                 "place {} in different {}s, so that no one {} holds all that is needed",
-                super::wording::capped_list(&lost, lost.len(), super::outage::LISTED),
+                super::wording::capped_list(&lost, lost.len(), LISTED),
                 d.kind,
                 d.kind
             )
@@ -150,7 +152,7 @@ pub fn single_events(model: &Model) -> Vec<(Event, Outage)> {
 /// losing z2 is one).
 pub fn single_events_under(model: &Model, scenario: &Scenario) -> Vec<(Event, Outage)> {
     let baseline = Baseline::under(model, scenario);
-    let needed = required_closure(model);
+    let needed = required_closure(model, &ComponentGraph::new(model));
     let mut events = Vec::new();
     let mut effects = Effects::new(model, &baseline);
     for id in model.component_ids().filter(|id| needed[id.0]) {

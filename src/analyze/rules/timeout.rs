@@ -1,9 +1,9 @@
 //! `timeout/<caller>><target>`: an edge without a timeout.
 
-use super::call_paths::calls;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use crate::analyze::results::Audit;
 use crate::model::Rule;
+use crate::model::graph::calls;
 use crate::model::{Component, Edge};
 
 // ---- finding constructors ----

@@ -10,6 +10,8 @@ use std::collections::HashMap;
 
 use super::decode::{Cx, Spanned};
 use super::error::Problem;
+use super::graph::ComponentGraph;
+use super::intact::{self, DependencyOrder};
 use super::load::{Node, Value};
 use super::raw::RawModel;
 use super::span::Span;
@@ -216,9 +218,8 @@ fn derive_loads(model: &mut Model, cx: &mut Cx) {
     {
         return;
     }
-    let loads = crate::engine::state::Flow::new(model)
-        .intact_loads()
-        .to_vec();
+    let order = DependencyOrder::new(&ComponentGraph::new(model));
+    let loads = intact::loads(model, &order);
     for (component, load) in model.components.iter_mut().zip(loads) {
         let Some(capacity) = component.capacity.as_mut().filter(|c| c.derived) else {
             continue;

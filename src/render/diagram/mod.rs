@@ -174,7 +174,9 @@ impl Diagram {
     /// warnings, then notes, by how many name them, then model order), each
     /// with a shortest call path from an entrypoint down to it, as many as
     /// fit in `limit` components. [`Diagram::hidden`] counts the rest. A
-    /// diagram within the limit is returned as it is.
+    /// diagram within the limit is returned as it is. (The breadth-first
+    /// walk is hand-written: it works on the diagram's own nodes and keeps
+    /// the first caller reaching each one, part of the layout's rule.)
     #[must_use]
     pub fn focus(self, findings: &[Finding], limit: usize) -> Self {
         let n = self.nodes.len();
@@ -406,7 +408,9 @@ fn links(model: &Model) -> Vec<Link> {
 
 /// The longest path from a root to each node, over every edge but those
 /// that close a cycle (found by a depth-first walk from the entrypoints,
-/// then from any node not reached yet, in model order).
+/// then from any node not reached yet, in model order). Hand-written, as
+/// the rest of the layout: which edges count as closing a cycle is a
+/// choice of the drawing (entrypoints first), not a graph property.
 fn layers(model: &Model, links: &[Link]) -> Vec<usize> {
     let n = model.components.len();
     let mut out_edges: Vec<Vec<usize>> = vec![Vec::new(); n];

@@ -1,15 +1,14 @@
-//! What one event takes down, and how to say it: shared by the
-//! single-point-of-failure and shared-fate checks, which ask the same
-//! question of different events (one instance, one domain, one group).
+//! What one event takes down: shared by the single-point-of-failure and
+//! shared-fate checks, which ask the same question of different events (one
+//! instance, one domain, one group), and say the answer with
+//! `analyze::wording::describe_outage`.
 //!
 //! An entrypoint is taken down by an event when it is up in the empty
 //! scenario and down in the event's scenario ([`scenario::up`]).
 
-use std::fmt::Write as _;
-
-use super::wording::capped_list;
-use crate::engine::scenario::{self, Baseline, Scenario};
-use crate::model::{ComponentId, Model, Plane};
+use super::scenario::{self, Baseline, Scenario};
+use crate::model::graph::ComponentGraph;
+use crate::model::{ComponentId, Model};
 
 /// Names listed in a message before "and N more".
 pub const LISTED: usize = 6;
@@ -32,23 +31,9 @@ pub struct Outage {
 /// Components every entrypoint needs through non-degradable edges (required
 /// targets, `any_of` and `at_least` alike), entrypoints included. Nothing
 /// outside this set can take an entrypoint down.
-pub fn required_closure(model: &Model) -> Vec<bool> {
-    let mut needed = vec![false; model.components.len()];
-    let mut stack: Vec<ComponentId> = model.entrypoints.clone();
-    while let Some(id) = stack.pop() {
-        if std::mem::replace(&mut needed[id.0], true) {
-            continue;
-        }
-        for edge in model
-            .component(id)
-            .depends_on
-            .iter()
-            .filter(|e| !e.degradable)
-        {
-            stack.extend(edge.targets.iter().filter(|t| !needed[t.0]));
-        }
-    }
-    needed
+#[must_use]
+pub fn required_closure(model: &Model, graph: &ComponentGraph) -> Vec<bool> {
+    graph.required_closure(&model.entrypoints)
 }
 
 /// What `event` takes down compared with `baseline` (the components up in
@@ -106,61 +91,6 @@ fn instances_lost(model: &Model, id: ComponentId, event: &Scenario) -> u32 {
         .min(c.instances)
 }
 
-impl Outage {
-    /// "postgres (1 of 1 instances) and with it checkout, lb; entrypoint lb
-    /// goes down".
-    pub fn describe(&self, model: &Model) -> String {
-        let lost: Vec<String> = self
-            .lost
-            .iter()
-            .map(|&(id, n)| {
-                let c = model.component(id);
-                let plane = if c.plane == Plane::Control {
-                    "control plane, "
-                } else {
-                    ""
-                };
-                let needs = if c.min_healthy > 1 {
-                    format!(", needs {}", c.min_healthy)
-                } else {
-                    String::new()
-                };
-                format!(
-                    "{} ({plane}{n} of {} instances{needs})",
-                    c.name, c.instances
-                )
-            })
-            .collect();
-        let mut text = capped_list(&lost, lost.len(), LISTED);
-        if !self.dragged.is_empty() {
-            text.push_str(" and with it ");
-            text.push_str(&capped_list(
-                &names(model, &self.dragged),
-                self.dragged_total,
-                LISTED,
-            ));
-        }
-        let (word, verb) = if self.entrypoints.len() == 1 {
-            ("entrypoint", "goes")
-        } else {
-            ("entrypoints", "go")
-        };
-        let entrypoints = names(model, &self.entrypoints);
-        let _ = write!(
-            text,
-            "; {word} {} {verb} down",
-            capped_list(&entrypoints, entrypoints.len(), LISTED)
-        );
-        text
-    }
-}
-
-fn names(model: &Model, ids: &[ComponentId]) -> Vec<String> {
-    ids.iter()
-        .map(|&id| model.component(id).name.clone())
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -189,10 +119,11 @@ components:
         let outage = outage(&m, &baseline, &lose_a).unwrap();
         // postgres has its only instance in az-a; checkout and lb keep one
         // instance each but need postgres.
-        assert_eq!(
-            outage.describe(&m),
-            "postgres (1 of 1 instances) and with it lb, checkout; entrypoint lb goes down"
-        );
+        let [lb, checkout, postgres] = [0, 1, 2].map(ComponentId);
+        assert_eq!(outage.lost, [(postgres, 1)]);
+        assert_eq!(outage.dragged, [lb, checkout]);
+        assert_eq!(outage.dragged_total, 2);
+        assert_eq!(outage.entrypoints, [lb]);
         let lose_b = Scenario {
             domains: vec![DomainId(1)],
             ..Scenario::default()
@@ -211,15 +142,9 @@ components:
   c: {}
 ",
         );
-        assert_eq!(required_closure(&m), [true, true, true, false]);
-    }
-
-    #[test]
-    fn long_lists_are_cut() {
-        let items: Vec<String> = (0..8).map(|i| format!("c{i}")).collect();
         assert_eq!(
-            capped_list(&items, items.len(), LISTED),
-            "c0, c1, c2, c3, c4, c5 and 2 more"
+            required_closure(&m, &ComponentGraph::new(&m)),
+            [true, true, true, false]
         );
     }
 }

@@ -1,7 +1,8 @@
 //! Escaping of user-supplied text for every output format that is read by
 //! a person: the model, the manifests and the baseline are written by
 //! whoever opens the pull request, and what nines prints is trusted by the
-//! reviewers. One function per target, used by every renderer:
+//! reviewers. One function per target, used by every renderer and by the
+//! MEF export (so it sits below both, importing nothing of the crate):
 //!
 //! - [`terminal`]: control characters (escape sequences, OSC 52 clipboard
 //!   writes, OSC 8 links, screen clears) and bidirectional overrides shown
@@ -322,36 +323,6 @@ pub fn xml_comment(text: &str) -> String {
         out.push('\u{2010}');
     }
     out
-}
-
-/// Every user-supplied string of a report made safe for a terminal (see
-/// [`terminal`]): the system's name, finding ids, messages, help texts and
-/// reasons (which quote kinds), the baseline's fixed ids and the headroom's
-/// lost domains. Names are safe already (validation allows letters, digits,
-/// `.`, `_` and `-`).
-pub fn terminal_audit(audit: &mut super::Audit) {
-    fn clean(text: &mut String) {
-        if let Cow::Owned(safe) = terminal_lines(text) {
-            *text = safe;
-        }
-    }
-    clean(&mut audit.system);
-    for finding in &mut audit.findings {
-        clean(&mut finding.id);
-        clean(&mut finding.message);
-        if let Some(help) = &mut finding.help {
-            clean(help);
-        }
-        if let Some(reason) = &mut finding.justification {
-            clean(reason);
-        }
-    }
-    for id in &mut audit.fixed {
-        clean(id);
-    }
-    for row in &mut audit.headroom {
-        clean(&mut row.lost);
-    }
 }
 
 #[cfg(test)]
