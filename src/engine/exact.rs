@@ -18,6 +18,7 @@ use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 
 use super::events::{self, EventModel, Subject};
+use super::joint;
 use super::structure::Structure;
 use crate::model::{ComponentId, Model};
 
@@ -100,6 +101,8 @@ pub struct Figure {
     /// What the figure assumes that the model does not say (instant
     /// failover where the switchover frequency is unknown).
     pub caveats: Vec<String>,
+    /// Why a bounded figure is not exact (`None` when exact).
+    pub why: Option<String>,
 }
 
 /// Computes the figure of one entrypoint from its structure.
@@ -110,8 +113,15 @@ pub fn evaluate(model: &Model, structure: &Structure) -> Figure {
     }
     let components: Vec<ComponentId> = structure.components().collect();
     let event_model = events::collect(model, &components);
-    let mut run = Run::new(structure, &event_model);
     let n = event_model.events.len();
+    let mut refusal = None;
+    if n > EXACT_EVENTS {
+        match joint::evaluate(structure, &event_model, joint::MAX_JOINT_NODES) {
+            Ok(joint) => return joint_figure(model, structure, &components, &event_model, &joint),
+            Err(r) => refusal = Some(r),
+        }
+    }
+    let mut run = Run::new(structure, &event_model);
     let method = if n <= EXACT_EVENTS {
         run.exhaust();
         Method::Exact
@@ -150,7 +160,93 @@ pub fn evaluate(model: &Model, structure: &Structure) -> Figure {
         quantified: quantified(model, &components),
         switchover: 0.0,
         caveats: Vec::new(),
+        why: (method == Method::Bounded).then(|| {
+            let joint = match refusal {
+                Some(joint::Refusal::WideComponent(k)) => format!(
+                    "one component depends on {k} of them (the joint diagram expands at most {} per component)",
+                    joint::MAX_LEAF_EVENTS
+                ),
+                Some(joint::Refusal::TooLarge(nodes)) => {
+                    format!("their joint diagram with the components exceeded {nodes} nodes")
+                }
+                None => String::new(),
+            };
+            format!(
+                "{n} correlated events: {} of their 2^{n} states visited within the work limit; {joint}",
+                run.states
+            )
+        }),
     }
+}
+
+/// The exact figure from the joint diagram of events and components (see
+/// [`joint`]), with the same improvement rows as conditioning gives.
+fn joint_figure(
+    model: &Model,
+    structure: &Structure,
+    components: &[ComponentId],
+    events: &EventModel,
+    joint: &joint::Joint,
+) -> Figure {
+    let with_rows = structure.series.len() + structure.vars.len();
+    let mut improvement: Vec<(Subject, f64)> = components[..with_rows]
+        .iter()
+        .zip(&joint.leaf_gain)
+        .map(|(&c, &gain)| (Subject::Component(c), gain))
+        .chain(
+            events
+                .events
+                .iter()
+                .zip(&joint.event_gain)
+                .map(|(e, &gain)| (e.subject, gain)),
+        )
+        .chain(
+            events
+                .folded
+                .iter()
+                .zip(&joint.folded_gain)
+                .map(|(e, &gain)| (e.subject, gain)),
+        )
+        .filter(|&(_, gain)| gain > 1e-15)
+        .collect();
+    improvement.sort_by(|a, b| {
+        b.1.total_cmp(&a.1)
+            .then_with(|| a.0.name(model).cmp(b.0.name(model)))
+    });
+    let total = joint.total.clamp(0.0, 1.0);
+    Figure {
+        availability: total,
+        lower: total,
+        upper: total,
+        method: Method::Exact,
+        improvement,
+        states: 1,
+        events: events.events.len(),
+        unquantified: unquantified(model, components),
+        quantified: quantified(model, components),
+        switchover: 0.0,
+        caveats: Vec::new(),
+        why: None,
+    }
+}
+
+/// The exact figure of a structure from the joint diagram alone (see
+/// [`joint`]), for a structure rebuilt with a larger node budget after the
+/// first one was truncated.
+///
+/// # Errors
+/// Why the joint diagram could not be built.
+pub fn evaluate_joint(model: &Model, structure: &Structure) -> Result<Figure, joint::Refusal> {
+    let components: Vec<ComponentId> = structure.components().collect();
+    let event_model = events::collect(model, &components);
+    let joint = joint::evaluate(structure, &event_model, joint::MAX_JOINT_NODES)?;
+    Ok(joint_figure(
+        model,
+        structure,
+        &components,
+        &event_model,
+        &joint,
+    ))
 }
 
 /// Most folded events whose improvement is computed (each costs one more
@@ -221,6 +317,10 @@ fn relaxed(model: &Model, structure: &Structure) -> Figure {
         quantified: low.quantified,
         switchover: 0.0,
         caveats: Vec::new(),
+        why: Some(format!(
+            "the diagram of the `any_of`/`at_least` gates exceeded its node budget ({} correlated events): the bracket counts every alternative as required (lower) or as always up (upper)",
+            low.events
+        )),
     }
 }
 

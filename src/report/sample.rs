@@ -82,6 +82,7 @@ pub(crate) fn report() -> Report {
             unquantified_components: 0,
             switchover: 0.0,
             caveats: Vec::new(),
+            why_bounded: None,
         },
     );
     report.headroom.push(HeadroomRow {
