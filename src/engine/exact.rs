@@ -17,6 +17,8 @@
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 
+use rayon::prelude::*;
+
 use super::events::{self, EventModel, Subject};
 use super::joint;
 use super::structure::Structure;
@@ -30,6 +32,12 @@ pub const BOUND_WIDTH: f64 = 1e-10;
 pub const MAX_STATES: usize = 2_000_000;
 /// Most steps (states × per-state cost) a bounded figure takes.
 pub const MAX_VISIT_WORK: usize = 50_000_000;
+/// Exhaustive enumerations of at least this many states are split across
+/// threads.
+const PARALLEL_STATES: u64 = 1 << 12;
+/// States per chunk of a parallel enumeration (a fixed size, so the sums
+/// are the same whatever the number of threads).
+const CHUNK_STATES: u64 = 1 << 10;
 /// Footprints wider than this are evaluated per state instead of tabled.
 const MAX_TABLE_EVENTS: usize = 16;
 /// Most table entries for the BDD variables and module members of one
@@ -457,35 +465,39 @@ impl<'a> Run<'a> {
 
     /// Evaluates the current state of `down`. Allocates nothing: every
     /// per-state vector lives in `scratch`.
-    #[expect(
-        clippy::too_many_lines,
-        reason = "the hot loop of the exact evaluation, kept in one body on purpose"
-    )]
     fn visit(&mut self) {
-        let events = &self.model.events;
-        let Scratch {
-            p,
-            q,
-            values,
-            derivative,
-            factors,
-            masks,
-            parts,
-            prefix,
-            suffix,
-            d,
-        } = &mut self.scratch;
+        let p_state = self.state_probability();
+        self.states += 1;
+        self.mass += p_state;
+        let series = self.series_part();
+        let gates = self.gates_part();
+        let f = series * gates;
+        self.total += p_state * f;
+        if p_state == 0.0 {
+            return;
+        }
+        self.record_gains(p_state, series, gates, f);
+    }
+
+    /// The probability of the current state of `down`, each event's factor
+    /// kept in `scratch.factors`.
+    fn state_probability(&mut self) -> f64 {
+        let factors = &mut self.scratch.factors;
         factors.clear();
         factors.extend(
-            events
+            self.model
+                .events
                 .iter()
                 .zip(&self.down)
                 .map(|(e, &down)| if down { 1.0 - e.up } else { e.up }),
         );
-        let p_state: f64 = factors.iter().product();
-        self.states += 1;
-        self.mass += p_state;
-        // The series product, footprint by footprint.
+        factors.iter().product()
+    }
+
+    /// The series product, footprint by footprint (each footprint's local
+    /// state in `scratch.masks`, its product in `scratch.parts`).
+    fn series_part(&mut self) -> f64 {
+        let Scratch { masks, parts, .. } = &mut self.scratch;
         masks.clear();
         masks.extend(self.footprints.iter().map(|f| {
             if f.table.is_some() {
@@ -507,8 +519,14 @@ impl<'a> Run<'a> {
                     .product(),
             }
         }));
-        let series: f64 = parts.iter().product();
-        // The alternatives.
+        parts.iter().product()
+    }
+
+    /// The probability the alternatives hold in the current state: each
+    /// BDD variable's health with and without its own failures into
+    /// `scratch.p` and `scratch.q`, each module's tail after them.
+    fn gates_part(&mut self) -> f64 {
+        let Scratch { p, q, values, .. } = &mut self.scratch;
         let series_len = self.structure.series.len();
         p.clear();
         q.clear();
@@ -546,16 +564,26 @@ impl<'a> Run<'a> {
             p.push(held);
             q.push(held);
         }
-        let gates = self
-            .structure
+        self.structure
             .bdd
-            .probability(self.structure.root, p, values);
-        let f = series * gates;
-        self.total += p_state * f;
-        if p_state == 0.0 {
-            return;
-        }
-        // Improvement bookkeeping.
+            .probability(self.structure.root, p, values)
+    }
+
+    /// The improvement bookkeeping of one state of probability `p_state`
+    /// whose series part is `series`, gates `gates` and figure `f`.
+    fn record_gains(&mut self, p_state: f64, series: f64, gates: f64, f: f64) {
+        let Scratch {
+            p,
+            q,
+            values,
+            derivative,
+            factors,
+            masks,
+            parts,
+            prefix,
+            suffix,
+            d,
+        } = &mut self.scratch;
         products_without(parts, prefix, suffix);
         for (i, footprint) in self.footprints.iter_mut().enumerate() {
             let weight = p_state * gates * prefix[i] * suffix[i + 1];
@@ -585,9 +613,85 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// Visits every state of the events.
+    /// A run over the same tables with every sum at zero, for one chunk of
+    /// the states.
+    fn fork(&self) -> Run<'a> {
+        Run {
+            structure: self.structure,
+            model: self.model,
+            footprints: self
+                .footprints
+                .iter()
+                .map(|f| Footprint {
+                    events: f.events.clone(),
+                    members: f.members.clone(),
+                    table: f.table.clone(),
+                    weight: HashMap::new(),
+                    direct_gain: 0.0,
+                })
+                .collect(),
+            down: vec![false; self.down.len()],
+            total: 0.0,
+            mass: 0.0,
+            states: 0,
+            event_up: vec![0.0; self.event_up.len()],
+            var_gain: vec![0.0; self.var_gain.len()],
+            scratch: Scratch::default(),
+            tail: Vec::new(),
+            tables: Arc::clone(&self.tables),
+        }
+    }
+
+    /// Adds the sums of a chunk's run into this one.
+    fn merge(&mut self, part: &Run<'_>) {
+        self.total += part.total;
+        self.mass += part.mass;
+        self.states += part.states;
+        for (sum, x) in self.event_up.iter_mut().zip(&part.event_up) {
+            *sum += x;
+        }
+        for (sum, x) in self.var_gain.iter_mut().zip(&part.var_gain) {
+            *sum += x;
+        }
+        for (mine, theirs) in self.footprints.iter_mut().zip(&part.footprints) {
+            mine.direct_gain += theirs.direct_gain;
+            // In ascending masks, so the sums never depend on a hash
+            // map's iteration order.
+            let mut weights: Vec<(&u64, &f64)> = theirs.weight.iter().collect();
+            weights.sort_unstable_by_key(|(mask, _)| **mask);
+            for (&mask, &w) in weights {
+                *mine.weight.entry(mask).or_insert(0.0) += w;
+            }
+        }
+    }
+
+    /// Visits every state of the events. From [`PARALLEL_STATES`] states
+    /// on, in fixed chunks of [`CHUNK_STATES`] run in parallel and summed
+    /// in chunk order: the figure does not depend on the number of
+    /// threads.
     fn exhaust(&mut self) {
-        for mask in 0..(1u64 << self.down.len()) {
+        let count = 1u64 << self.down.len();
+        if count < PARALLEL_STATES {
+            self.visit_range(0..count);
+            return;
+        }
+        let this = &*self;
+        let parts: Vec<Run<'a>> = (0..count / CHUNK_STATES)
+            .into_par_iter()
+            .map(|chunk| {
+                let mut part = this.fork();
+                part.visit_range(chunk * CHUNK_STATES..(chunk + 1) * CHUNK_STATES);
+                part
+            })
+            .collect();
+        for part in &parts {
+            self.merge(part);
+        }
+    }
+
+    /// Visits the states whose masks are in `masks` (bit i = event i down).
+    fn visit_range(&mut self, masks: std::ops::Range<u64>) {
+        for mask in masks {
             for (i, down) in self.down.iter_mut().enumerate() {
                 *down = mask & (1 << i) != 0;
             }
