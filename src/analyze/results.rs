@@ -92,6 +92,9 @@ pub struct AvailabilityRow {
     /// What the figure assumes that the model does not say, one line each
     /// (instant failover where the switchover frequency is unknown).
     pub caveats: Vec<String>,
+    /// Why a bounded figure is not exact (absent when exact).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why_bounded: Option<String>,
 }
 
 impl AvailabilityRow {

@@ -106,6 +106,22 @@ impl Bdd {
         self.make(var, FALSE, TRUE)
     }
 
+    /// The node "if `var` then `high` else `low`": both children must test
+    /// only variables after `var` (or be terminals).
+    pub fn node(&mut self, var: u32, low: Ref, high: Ref) -> Ref {
+        if self.exceeded {
+            return FALSE;
+        }
+        self.make(var, low, high)
+    }
+
+    /// The variable and the two children of a node (not a terminal).
+    #[must_use]
+    pub fn parts(&self, r: Ref) -> (u32, Ref, Ref) {
+        let n = self.nodes[r as usize];
+        (n.var, n.low, n.high)
+    }
+
     fn top(&self, r: Ref) -> u32 {
         self.nodes[r as usize].var
     }

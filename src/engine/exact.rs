@@ -17,7 +17,10 @@
 use std::collections::{BinaryHeap, HashMap};
 use std::sync::Arc;
 
+use rayon::prelude::*;
+
 use super::events::{self, EventModel, Subject};
+use super::joint;
 use super::structure::Structure;
 use crate::model::{ComponentId, Model};
 
@@ -29,6 +32,12 @@ pub const BOUND_WIDTH: f64 = 1e-10;
 pub const MAX_STATES: usize = 2_000_000;
 /// Most steps (states × per-state cost) a bounded figure takes.
 pub const MAX_VISIT_WORK: usize = 50_000_000;
+/// Exhaustive enumerations of at least this many states are split across
+/// threads.
+const PARALLEL_STATES: u64 = 1 << 12;
+/// States per chunk of a parallel enumeration (a fixed size, so the sums
+/// are the same whatever the number of threads).
+const CHUNK_STATES: u64 = 1 << 10;
 /// Footprints wider than this are evaluated per state instead of tabled.
 const MAX_TABLE_EVENTS: usize = 16;
 /// Most table entries for the BDD variables and module members of one
@@ -100,6 +109,8 @@ pub struct Figure {
     /// What the figure assumes that the model does not say (instant
     /// failover where the switchover frequency is unknown).
     pub caveats: Vec<String>,
+    /// Why a bounded figure is not exact (`None` when exact).
+    pub why: Option<String>,
 }
 
 /// Computes the figure of one entrypoint from its structure.
@@ -110,8 +121,15 @@ pub fn evaluate(model: &Model, structure: &Structure) -> Figure {
     }
     let components: Vec<ComponentId> = structure.components().collect();
     let event_model = events::collect(model, &components);
-    let mut run = Run::new(structure, &event_model);
     let n = event_model.events.len();
+    let mut refusal = None;
+    if n > EXACT_EVENTS {
+        match joint::evaluate(structure, &event_model, joint::MAX_JOINT_NODES) {
+            Ok(joint) => return joint_figure(model, structure, &components, &event_model, &joint),
+            Err(r) => refusal = Some(r),
+        }
+    }
+    let mut run = Run::new(structure, &event_model);
     let method = if n <= EXACT_EVENTS {
         run.exhaust();
         Method::Exact
@@ -150,7 +168,93 @@ pub fn evaluate(model: &Model, structure: &Structure) -> Figure {
         quantified: quantified(model, &components),
         switchover: 0.0,
         caveats: Vec::new(),
+        why: (method == Method::Bounded).then(|| {
+            let joint = match refusal {
+                Some(joint::Refusal::WideComponent(k)) => format!(
+                    "one component depends on {k} of them (the joint diagram expands at most {} per component)",
+                    joint::MAX_LEAF_EVENTS
+                ),
+                Some(joint::Refusal::TooLarge(nodes)) => {
+                    format!("their joint diagram with the components exceeded {nodes} nodes")
+                }
+                None => String::new(),
+            };
+            format!(
+                "{n} correlated events: {} of their 2^{n} states visited within the work limit; {joint}",
+                run.states
+            )
+        }),
     }
+}
+
+/// The exact figure from the joint diagram of events and components (see
+/// [`joint`]), with the same improvement rows as conditioning gives.
+fn joint_figure(
+    model: &Model,
+    structure: &Structure,
+    components: &[ComponentId],
+    events: &EventModel,
+    joint: &joint::Joint,
+) -> Figure {
+    let with_rows = structure.series.len() + structure.vars.len();
+    let mut improvement: Vec<(Subject, f64)> = components[..with_rows]
+        .iter()
+        .zip(&joint.leaf_gain)
+        .map(|(&c, &gain)| (Subject::Component(c), gain))
+        .chain(
+            events
+                .events
+                .iter()
+                .zip(&joint.event_gain)
+                .map(|(e, &gain)| (e.subject, gain)),
+        )
+        .chain(
+            events
+                .folded
+                .iter()
+                .zip(&joint.folded_gain)
+                .map(|(e, &gain)| (e.subject, gain)),
+        )
+        .filter(|&(_, gain)| gain > 1e-15)
+        .collect();
+    improvement.sort_by(|a, b| {
+        b.1.total_cmp(&a.1)
+            .then_with(|| a.0.name(model).cmp(b.0.name(model)))
+    });
+    let total = joint.total.clamp(0.0, 1.0);
+    Figure {
+        availability: total,
+        lower: total,
+        upper: total,
+        method: Method::Exact,
+        improvement,
+        states: 1,
+        events: events.events.len(),
+        unquantified: unquantified(model, components),
+        quantified: quantified(model, components),
+        switchover: 0.0,
+        caveats: Vec::new(),
+        why: None,
+    }
+}
+
+/// The exact figure of a structure from the joint diagram alone (see
+/// [`joint`]), for a structure rebuilt with a larger node budget after the
+/// first one was truncated.
+///
+/// # Errors
+/// Why the joint diagram could not be built.
+pub fn evaluate_joint(model: &Model, structure: &Structure) -> Result<Figure, joint::Refusal> {
+    let components: Vec<ComponentId> = structure.components().collect();
+    let event_model = events::collect(model, &components);
+    let joint = joint::evaluate(structure, &event_model, joint::MAX_JOINT_NODES)?;
+    Ok(joint_figure(
+        model,
+        structure,
+        &components,
+        &event_model,
+        &joint,
+    ))
 }
 
 /// Most folded events whose improvement is computed (each costs one more
@@ -221,6 +325,10 @@ fn relaxed(model: &Model, structure: &Structure) -> Figure {
         quantified: low.quantified,
         switchover: 0.0,
         caveats: Vec::new(),
+        why: Some(format!(
+            "the diagram of the `any_of`/`at_least` gates exceeded its node budget ({} correlated events): the bracket counts every alternative as required (lower) or as always up (upper)",
+            low.events
+        )),
     }
 }
 
@@ -357,35 +465,39 @@ impl<'a> Run<'a> {
 
     /// Evaluates the current state of `down`. Allocates nothing: every
     /// per-state vector lives in `scratch`.
-    #[expect(
-        clippy::too_many_lines,
-        reason = "the hot loop of the exact evaluation, kept in one body on purpose"
-    )]
     fn visit(&mut self) {
-        let events = &self.model.events;
-        let Scratch {
-            p,
-            q,
-            values,
-            derivative,
-            factors,
-            masks,
-            parts,
-            prefix,
-            suffix,
-            d,
-        } = &mut self.scratch;
+        let p_state = self.state_probability();
+        self.states += 1;
+        self.mass += p_state;
+        let series = self.series_part();
+        let gates = self.gates_part();
+        let f = series * gates;
+        self.total += p_state * f;
+        if p_state == 0.0 {
+            return;
+        }
+        self.record_gains(p_state, series, gates, f);
+    }
+
+    /// The probability of the current state of `down`, each event's factor
+    /// kept in `scratch.factors`.
+    fn state_probability(&mut self) -> f64 {
+        let factors = &mut self.scratch.factors;
         factors.clear();
         factors.extend(
-            events
+            self.model
+                .events
                 .iter()
                 .zip(&self.down)
                 .map(|(e, &down)| if down { 1.0 - e.up } else { e.up }),
         );
-        let p_state: f64 = factors.iter().product();
-        self.states += 1;
-        self.mass += p_state;
-        // The series product, footprint by footprint.
+        factors.iter().product()
+    }
+
+    /// The series product, footprint by footprint (each footprint's local
+    /// state in `scratch.masks`, its product in `scratch.parts`).
+    fn series_part(&mut self) -> f64 {
+        let Scratch { masks, parts, .. } = &mut self.scratch;
         masks.clear();
         masks.extend(self.footprints.iter().map(|f| {
             if f.table.is_some() {
@@ -407,8 +519,14 @@ impl<'a> Run<'a> {
                     .product(),
             }
         }));
-        let series: f64 = parts.iter().product();
-        // The alternatives.
+        parts.iter().product()
+    }
+
+    /// The probability the alternatives hold in the current state: each
+    /// BDD variable's health with and without its own failures into
+    /// `scratch.p` and `scratch.q`, each module's tail after them.
+    fn gates_part(&mut self) -> f64 {
+        let Scratch { p, q, values, .. } = &mut self.scratch;
         let series_len = self.structure.series.len();
         p.clear();
         q.clear();
@@ -446,16 +564,26 @@ impl<'a> Run<'a> {
             p.push(held);
             q.push(held);
         }
-        let gates = self
-            .structure
+        self.structure
             .bdd
-            .probability(self.structure.root, p, values);
-        let f = series * gates;
-        self.total += p_state * f;
-        if p_state == 0.0 {
-            return;
-        }
-        // Improvement bookkeeping.
+            .probability(self.structure.root, p, values)
+    }
+
+    /// The improvement bookkeeping of one state of probability `p_state`
+    /// whose series part is `series`, gates `gates` and figure `f`.
+    fn record_gains(&mut self, p_state: f64, series: f64, gates: f64, f: f64) {
+        let Scratch {
+            p,
+            q,
+            values,
+            derivative,
+            factors,
+            masks,
+            parts,
+            prefix,
+            suffix,
+            d,
+        } = &mut self.scratch;
         products_without(parts, prefix, suffix);
         for (i, footprint) in self.footprints.iter_mut().enumerate() {
             let weight = p_state * gates * prefix[i] * suffix[i + 1];
@@ -485,9 +613,85 @@ impl<'a> Run<'a> {
         }
     }
 
-    /// Visits every state of the events.
+    /// A run over the same tables with every sum at zero, for one chunk of
+    /// the states.
+    fn fork(&self) -> Run<'a> {
+        Run {
+            structure: self.structure,
+            model: self.model,
+            footprints: self
+                .footprints
+                .iter()
+                .map(|f| Footprint {
+                    events: f.events.clone(),
+                    members: f.members.clone(),
+                    table: f.table.clone(),
+                    weight: HashMap::new(),
+                    direct_gain: 0.0,
+                })
+                .collect(),
+            down: vec![false; self.down.len()],
+            total: 0.0,
+            mass: 0.0,
+            states: 0,
+            event_up: vec![0.0; self.event_up.len()],
+            var_gain: vec![0.0; self.var_gain.len()],
+            scratch: Scratch::default(),
+            tail: Vec::new(),
+            tables: Arc::clone(&self.tables),
+        }
+    }
+
+    /// Adds the sums of a chunk's run into this one.
+    fn merge(&mut self, part: &Run<'_>) {
+        self.total += part.total;
+        self.mass += part.mass;
+        self.states += part.states;
+        for (sum, x) in self.event_up.iter_mut().zip(&part.event_up) {
+            *sum += x;
+        }
+        for (sum, x) in self.var_gain.iter_mut().zip(&part.var_gain) {
+            *sum += x;
+        }
+        for (mine, theirs) in self.footprints.iter_mut().zip(&part.footprints) {
+            mine.direct_gain += theirs.direct_gain;
+            // In ascending masks, so the sums never depend on a hash
+            // map's iteration order.
+            let mut weights: Vec<(&u64, &f64)> = theirs.weight.iter().collect();
+            weights.sort_unstable_by_key(|(mask, _)| **mask);
+            for (&mask, &w) in weights {
+                *mine.weight.entry(mask).or_insert(0.0) += w;
+            }
+        }
+    }
+
+    /// Visits every state of the events. From [`PARALLEL_STATES`] states
+    /// on, in fixed chunks of [`CHUNK_STATES`] run in parallel and summed
+    /// in chunk order: the figure does not depend on the number of
+    /// threads.
     fn exhaust(&mut self) {
-        for mask in 0..(1u64 << self.down.len()) {
+        let count = 1u64 << self.down.len();
+        if count < PARALLEL_STATES {
+            self.visit_range(0..count);
+            return;
+        }
+        let this = &*self;
+        let parts: Vec<Run<'a>> = (0..count / CHUNK_STATES)
+            .into_par_iter()
+            .map(|chunk| {
+                let mut part = this.fork();
+                part.visit_range(chunk * CHUNK_STATES..(chunk + 1) * CHUNK_STATES);
+                part
+            })
+            .collect();
+        for part in &parts {
+            self.merge(part);
+        }
+    }
+
+    /// Visits the states whose masks are in `masks` (bit i = event i down).
+    fn visit_range(&mut self, masks: std::ops::Range<u64>) {
+        for mask in masks {
             for (i, down) in self.down.iter_mut().enumerate() {
                 *down = mask & (1 << i) != 0;
             }

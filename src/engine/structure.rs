@@ -153,6 +153,44 @@ pub fn build_with(
 /// The node limit of the first round of orders.
 const FIRST_LIMIT: usize = 65_536;
 
+/// How many gates (`any_of`, `at_least`) the series members of
+/// `entrypoint` have: the parts [`build_part`] numbers.
+#[must_use]
+pub fn gate_count(model: &Model, entrypoint: ComponentId) -> usize {
+    series_closure(model, entrypoint)
+        .iter()
+        .map(|&c| {
+            model
+                .component(c)
+                .depends_on
+                .iter()
+                .filter(|e| !e.degradable && e.kind != EdgeKind::Target)
+                .count()
+        })
+        .sum()
+}
+
+/// The structure of `entrypoint` with only its gates `gates` (numbered in
+/// the widest-first order, gates over private leaves as modules), under
+/// `limit` nodes: a part of a structure too large to build whole.
+#[must_use]
+pub fn build_part(
+    model: &Model,
+    entrypoint: ComponentId,
+    gates: std::ops::Range<usize>,
+    limit: usize,
+) -> Structure {
+    let series = series_closure(model, entrypoint);
+    attempt_gates(
+        model,
+        &series,
+        Order::WidestFirst,
+        limit,
+        true,
+        Some(&gates),
+    )
+}
+
 /// One build in `order` under `limit` nodes.
 fn attempt(
     model: &Model,
@@ -160,6 +198,19 @@ fn attempt(
     order: Order,
     limit: usize,
     modules: bool,
+) -> Structure {
+    attempt_gates(model, series, order, limit, modules, None)
+}
+
+/// One build in `order` under `limit` nodes, of the gates numbered in
+/// `gates` only (every gate with `None`).
+fn attempt_gates(
+    model: &Model,
+    series: &[ComponentId],
+    order: Order,
+    limit: usize,
+    modules: bool,
+    gates: Option<&std::ops::Range<usize>>,
 ) -> Structure {
     // Sets, not model-sized vectors: a model has many entrypoints, each
     // with a small closure.
@@ -184,8 +235,13 @@ fn attempt(
         modules: Vec::new(),
     };
     let mut root = TRUE;
+    let mut number = 0;
     for &member in series {
         for (k, targets) in builder.edges(member, true) {
+            number += 1;
+            if gates.is_some_and(|g| !g.contains(&(number - 1))) {
+                continue;
+            }
             let (gate, _) = builder.gate(k, &targets);
             root = builder.bdd.and(root, gate);
             if builder.bdd.too_large() {

@@ -82,6 +82,7 @@ pub(crate) fn audit() -> Audit {
             unquantified_components: 0,
             switchover: 0.0,
             caveats: Vec::new(),
+            why_bounded: None,
         },
     );
     audit.headroom.push(HeadroomRow {

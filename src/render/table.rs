@@ -212,8 +212,21 @@ fn availability(audit: &Audit, style: Style) -> String {
         .iter()
         .filter(|(_, r)| r.method != "exact")
     {
+        let why = row
+            .why_bounded
+            .as_deref()
+            .unwrap_or("the correlated events had too many states to visit within the work limit");
+        let unavailability = 1.0 - row.lower;
+        let relative = if unavailability > 0.0 {
+            format!(
+                ", {:.1}% of the unavailability",
+                100.0 * (row.upper - row.lower) / unavailability
+            )
+        } else {
+            String::new()
+        };
         let note = format!(
-            "{name}: bounded: the truth is between {:.6}% and {:.6}% ({:.2e} wide); the correlated events had too many states to visit within the work limit (docs/performance.md)",
+            "{name}: bounded: the truth is between {:.6}% and {:.6}% ({:.2e} wide{relative}); {why} (docs/performance.md)",
             row.lower * 100.0,
             row.upper * 100.0,
             row.upper - row.lower

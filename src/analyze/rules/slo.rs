@@ -224,6 +224,7 @@ pub fn availability_rows(
                 unquantified_components,
                 switchover: figure.switchover,
                 caveats: figure.caveats.clone(),
+                why_bounded: figure.why.clone(),
             };
             (model.component(*entrypoint).name.clone(), row)
         })
