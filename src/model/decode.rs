@@ -220,8 +220,38 @@ impl<T> Default for Entries<T> {
     }
 }
 
-impl<T: DecodeNamed> Decode for Entries<T> {
+/// Below this many entries a mapping is decoded on the calling thread.
+const PARALLEL_ENTRIES: usize = 4096;
+
+/// One entry of a mapping decoded on its own: its name, the entry (when the
+/// name could be read) and the problems of each, kept apart so that the
+/// merge can drop the entry's problems when the name turns out a duplicate.
+struct Decoded<T> {
+    name: Option<Spanned<String>>,
+    item: Option<T>,
+    name_problems: Vec<Problem>,
+    item_problems: Vec<Problem>,
+}
+
+fn decode_entry<T: DecodeNamed>(key_node: &Node, value: &Node, key: &str, text: &str) -> Decoded<T> {
+    let mut cx = Cx::new(text);
+    let name = Spanned::<super::units::Name>::decode(key_node, key, &mut cx).map(|name| Spanned {
+        value: name.value.0,
+        span: name.span,
+    });
+    let name_problems = std::mem::take(&mut cx.problems);
+    let item = name.as_ref().and_then(|name| T::decode_named(value, name, &mut cx));
+    Decoded {
+        name,
+        item,
+        name_problems,
+        item_problems: cx.problems,
+    }
+}
+
+impl<T: DecodeNamed + Send> Decode for Entries<T> {
     fn decode(node: &Node, key: &str, cx: &mut Cx) -> Option<Self> {
+        use rayon::prelude::*;
         let Value::Map(pairs) = &node.value else {
             return cx.wrong(node, key, "a mapping of names");
         };
@@ -229,21 +259,48 @@ impl<T: DecodeNamed> Decode for Entries<T> {
             span: cx.point(node),
             ..Entries::default()
         };
-        let mut seen: std::collections::HashMap<String, Span> = std::collections::HashMap::new();
-        for (key_node, value) in pairs {
-            let Some(name) = Spanned::<super::units::Name>::decode(key_node, key, cx) else {
+        // Entries are independent: a large mapping (the components of a big
+        // model) is decoded in parallel, then merged in source order with
+        // the problems in the order one pass would report them.
+        let text = cx.text;
+        let decoded: Vec<Decoded<T>> = if pairs.len() < PARALLEL_ENTRIES {
+            pairs
+                .iter()
+                .map(|(k, v)| decode_entry(k, v, key, text))
+                .collect()
+        } else {
+            pairs
+                .par_iter()
+                .map(|(k, v)| decode_entry(k, v, key, text))
+                .collect()
+        };
+        // The first of each name wins; later ones are duplicates.
+        let mut seen: std::collections::HashMap<&str, Span> =
+            std::collections::HashMap::with_capacity(decoded.len());
+        let duplicate_of: Vec<Option<Span>> = decoded
+            .iter()
+            .map(|entry| {
+                let name = entry.name.as_ref()?;
+                if let Some(first) = seen.get(name.value.as_str()) {
+                    return Some(*first);
+                }
+                seen.insert(&name.value, name.span);
+                None
+            })
+            .collect();
+        drop(seen);
+        out.items.reserve(decoded.len());
+        for (entry, duplicate_of) in decoded.into_iter().zip(duplicate_of) {
+            cx.problems.extend(entry.name_problems);
+            let Some(name) = entry.name else {
                 continue;
             };
-            let name = Spanned {
-                value: name.value.0,
-                span: name.span,
-            };
-            if let Some(first) = seen.get(&name.value) {
-                cx.report(Problem::duplicate_key(name.span, &name.value, *first));
+            if let Some(first) = duplicate_of {
+                cx.report(Problem::duplicate_key(name.span, &name.value, first));
                 continue;
             }
-            seen.insert(name.value.clone(), name.span);
-            match T::decode_named(value, &name, cx) {
+            cx.problems.extend(entry.item_problems);
+            match entry.item {
                 Some(item) => out.items.push((name, item)),
                 None => out.unreadable.push(name),
             }
