@@ -223,6 +223,40 @@ impl<T> Default for Entries<T> {
 /// Below this many entries a mapping is decoded on the calling thread.
 const PARALLEL_ENTRIES: usize = 4096;
 
+/// `each` applied to every item, in parallel when there are many; the
+/// problems each reports are added to `cx` in item order, as one pass over
+/// the items would add them.
+pub fn map_in_order<I: Sync, O: Send>(
+    items: &[I],
+    cx: &mut Cx,
+    each: impl Fn(usize, &I, &mut Cx) -> O + Sync,
+) -> Vec<O> {
+    use rayon::prelude::*;
+    if items.len() < PARALLEL_ENTRIES {
+        return items
+            .iter()
+            .enumerate()
+            .map(|(index, item)| each(index, item, cx))
+            .collect();
+    }
+    let text = cx.text;
+    let done: Vec<(O, Vec<Problem>)> = items
+        .par_iter()
+        .enumerate()
+        .map(|(index, item)| {
+            let mut own = Cx::new(text);
+            let out = each(index, item, &mut own);
+            (out, own.problems)
+        })
+        .collect();
+    done.into_iter()
+        .map(|(out, problems)| {
+            cx.problems.extend(problems);
+            out
+        })
+        .collect()
+}
+
 /// One entry of a mapping decoded on its own: its name, the entry (when the
 /// name could be read) and the problems of each, kept apart so that the
 /// merge can drop the entry's problems when the name turns out a duplicate.

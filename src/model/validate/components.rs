@@ -36,11 +36,12 @@ pub(super) fn components(
                 .map_or(Criticality::Critical, |v| v.value)
         })
         .collect();
-    raw.components
-        .items
-        .iter()
-        .enumerate()
-        .map(|(index, (name, component))| {
+    // Each component is built on its own (in parallel for a large model);
+    // its problems are reported in component order.
+    super::super::decode::map_in_order(
+        &raw.components.items,
+        cx,
+        |index, (name, component), cx| {
             let this = ComponentId(index);
             let instances = component.instances.as_ref().map_or(1, |v| {
                 if v.value.0 == 0 {
@@ -104,8 +105,8 @@ pub(super) fn components(
                 span: name.span,
                 fields: Fields(component.keys.clone()),
             }
-        })
-        .collect()
+        },
+    )
 }
 
 fn shares(component: &RawComponent, names: &Names, cx: &mut Cx) -> Vec<super::super::GroupId> {
