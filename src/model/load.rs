@@ -112,42 +112,25 @@ pub fn parse_documents(text: &str) -> Result<Vec<Node>, Problem> {
 /// where the deserializer's locations come from too
 /// (`tests::events_and_deserializer_build_the_same_tree` compares them).
 fn from_events(text: &str) -> Option<Node> {
-    if let Some(root) = super::chunks::from_chunks(text, super::chunks::CHUNK_BYTES) {
-        return Some(root);
-    }
-    part_from_events(text, 0, 0).map(|(root, _)| root)
-}
-
-/// The tree of `part`, a piece of the model text starting at byte `base`
-/// (spans are offsets into the whole text) and nested `depth` levels deep
-/// in it, with its number of values; `None` as for [`from_events`]. A piece
-/// (`base` or `depth` not zero) must not start a document with `---` or a
-/// directive: only the whole text may.
-pub(super) fn part_from_events(part: &str, base: usize, depth: usize) -> Option<(Node, usize)> {
     use serde_saphyr::granit_parser::{Event, Options, Parser};
     let mut options = Options::default();
     options.set_emit_comments(false);
-    let whole = base == 0 && depth == 0;
     let mut stack: Vec<Frame> = Vec::new();
     let mut root: Option<Node> = None;
     let mut nodes = 0usize;
-    for item in Parser::new_from_str_with_options(part, options) {
+    for item in Parser::new_from_str_with_options(text, options) {
         let (event, at) = item.ok()?;
         let start = at.start.byte_offset()?;
-        let span = Span::new(start + base, at.end.byte_offset()?.checked_sub(start)?);
+        let span = Span::new(start, at.end.byte_offset()?.checked_sub(start)?);
         let node = match event {
             Event::StreamStart | Event::StreamEnd | Event::DocumentEnd => continue,
-            Event::DocumentStart(explicit, version)
-                if root.is_none() && (whole || (!explicit && version.is_none())) =>
-            {
-                continue;
-            }
+            Event::DocumentStart(..) if root.is_none() => continue,
             Event::Scalar(value, style, 0, None) => Node {
                 value: scalar(value, style)?,
                 span,
             },
             Event::SequenceStart(_, 0, None) | Event::MappingStart(_, 0, None)
-                if depth + stack.len() + 1 < MAX_DEPTH =>
+                if stack.len() + 1 < MAX_DEPTH =>
             {
                 let map = matches!(event, Event::MappingStart(..));
                 stack.push(Frame {
@@ -176,11 +159,11 @@ pub(super) fn part_from_events(part: &str, base: usize, depth: usize) -> Option<
             },
         }
     }
-    Some((root?, nodes))
+    root
 }
 
 /// The deserializer's node budget (see [`options`]).
-pub(super) const MAX_NODES: usize = MAX_MODEL_BYTES / 2;
+const MAX_NODES: usize = MAX_MODEL_BYTES / 2;
 
 /// A collection being read from the events.
 struct Frame {
@@ -462,7 +445,7 @@ impl<'de> Deserialize<'de> for Value {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+mod tests {
     use super::*;
 
     /// The deserializer's tree, for comparing with the events' one.
@@ -472,7 +455,7 @@ pub(super) mod tests {
             .map(node)
     }
 
-    pub(in crate::model) fn yaml_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    fn yaml_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
             if path.is_dir() {

@@ -9,7 +9,6 @@
 //! Every stage collects all the problems it finds; a model with any problem
 //! is not analysed.
 
-mod chunks;
 pub mod decode;
 pub mod error;
 pub mod load;
