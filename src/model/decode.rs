@@ -524,3 +524,65 @@ pub fn example(key: &str) -> &'static str {
         _ => "KEY: VALUE",
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::model::error::Problem;
+
+    /// `count` components `c0`, `c1` … each depending on the one before;
+    /// `c{bad}` for each `bad` names a dependency that does not exist, and a
+    /// second `c1` follows the last component.
+    fn chain(count: usize, bad: &[usize]) -> String {
+        let mut text = String::from("system: s\ncomponents:\n  c0: {}\n");
+        for i in 1..count {
+            let target = if bad.contains(&i) {
+                format!("missing{i}")
+            } else {
+                format!("c{}", i - 1)
+            };
+            text.push_str(&format!("  c{i}: {{depends_on: [{target}]}}\n"));
+        }
+        text.push_str("  c1: {}\n");
+        text
+    }
+
+    fn problems(text: &str) -> Vec<Problem> {
+        crate::model::parse(text).expect_err("the model has errors")
+    }
+
+    #[test]
+    fn a_mapping_decoded_in_parallel_reports_as_one_pass_does() {
+        // 5,000 components: over PARALLEL_ENTRIES, so decoded and built in
+        // parallel. 200 components: one pass. The same three broken
+        // references and the same duplicate must be reported, in source
+        // order, with the same wording.
+        let bad = [3, 150, 199];
+        let large = problems(&chain(5_000, &bad));
+        let small = problems(&chain(200, &bad));
+        let codes = |ps: &[Problem]| ps.iter().map(|p| p.code).collect::<Vec<_>>();
+        assert_eq!(codes(&large), codes(&small));
+        assert_eq!(
+            codes(&large),
+            [
+                "model::unknown-reference",
+                "model::unknown-reference",
+                "model::unknown-reference",
+                "model::duplicate-key"
+            ]
+        );
+        let texts = |ps: &[Problem], text: &str| {
+            ps.iter()
+                .map(|p| p.span.text(text).to_owned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            texts(&large, &chain(5_000, &bad)),
+            texts(&small, &chain(200, &bad))
+        );
+        assert_eq!(
+            texts(&large, &chain(5_000, &bad)),
+            ["missing3", "missing150", "missing199", "c1"]
+        );
+        assert!(large.windows(2).all(|w| w[0].span.offset < w[1].span.offset));
+    }
+}
