@@ -267,14 +267,21 @@ struct Decoded<T> {
     item_problems: Vec<Problem>,
 }
 
-fn decode_entry<T: DecodeNamed>(key_node: &Node, value: &Node, key: &str, text: &str) -> Decoded<T> {
+fn decode_entry<T: DecodeNamed>(
+    key_node: &Node,
+    value: &Node,
+    key: &str,
+    text: &str,
+) -> Decoded<T> {
     let mut cx = Cx::new(text);
     let name = Spanned::<super::units::Name>::decode(key_node, key, &mut cx).map(|name| Spanned {
         value: name.value.0,
         span: name.span,
     });
     let name_problems = std::mem::take(&mut cx.problems);
-    let item = name.as_ref().and_then(|name| T::decode_named(value, name, &mut cx));
+    let item = name
+        .as_ref()
+        .and_then(|name| T::decode_named(value, name, &mut cx));
     Decoded {
         name,
         item,
@@ -527,6 +534,8 @@ pub fn example(key: &str) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    use std::fmt::Write as _;
+
     use crate::model::error::Problem;
 
     /// `count` components `c0`, `c1` … each depending on the one before;
@@ -540,7 +549,7 @@ mod tests {
             } else {
                 format!("c{}", i - 1)
             };
-            text.push_str(&format!("  c{i}: {{depends_on: [{target}]}}\n"));
+            let _ = writeln!(text, "  c{i}: {{depends_on: [{target}]}}");
         }
         text.push_str("  c1: {}\n");
         text
@@ -583,6 +592,10 @@ mod tests {
             texts(&large, &chain(5_000, &bad)),
             ["missing3", "missing150", "missing199", "c1"]
         );
-        assert!(large.windows(2).all(|w| w[0].span.offset < w[1].span.offset));
+        assert!(
+            large
+                .windows(2)
+                .all(|w| w[0].span.offset < w[1].span.offset)
+        );
     }
 }

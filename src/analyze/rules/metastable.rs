@@ -90,7 +90,11 @@ static DOC: RuleDoc = RuleDoc {
 pub struct Metastable;
 
 /// Every trapped component, with its figures.
-fn traps(model: &Model, waves: &[Vec<ComponentId>], settings: &Settings) -> Vec<(ComponentId, Trap)> {
+fn traps(
+    model: &Model,
+    waves: &[Vec<ComponentId>],
+    settings: &Settings,
+) -> Vec<(ComponentId, Trap)> {
     let net = Network::new(model, waves);
     let intake = net.worst_intake(1.0 + f64::from(settings.client_retries));
     let mut out = Vec::new();

@@ -264,8 +264,14 @@ fn derive_loads(model: &mut Model, cx: &mut Cx) {
 /// Registers every declared name, reporting reuse across kinds and the
 /// reserved word.
 fn declare<'r>(raw: &'r RawModel, cx: &mut Cx) -> Names<'r> {
-    let count = raw.domains.as_ref().map_or(0, |d| d.items.len() + d.unreadable.len())
-        + raw.shared_fate.as_ref().map_or(0, |g| g.items.len() + g.unreadable.len())
+    let count = raw
+        .domains
+        .as_ref()
+        .map_or(0, |d| d.items.len() + d.unreadable.len())
+        + raw
+            .shared_fate
+            .as_ref()
+            .map_or(0, |g| g.items.len() + g.unreadable.len())
         + raw.components.items.len()
         + raw.components.unreadable.len();
     let mut names = Names {
@@ -298,7 +304,8 @@ fn declare<'r>(raw: &'r RawModel, cx: &mut Cx) -> Names<'r> {
     };
     // Each kind in model order; an entry with errors of its own still holds
     // its name, so references to it are not reported a second time.
-    let mut add_all = |items: &mut dyn Iterator<Item = (&'r Spanned<String>, Named)>, cx: &mut Cx| {
+    let mut add_all = |items: &mut dyn Iterator<Item = (&'r Spanned<String>, Named)>,
+                       cx: &mut Cx| {
         for (name, named) in items {
             add(name, named, cx);
         }
