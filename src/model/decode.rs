@@ -260,14 +260,16 @@ pub fn map_in_order<I: Sync, O: Send>(
 /// One entry of a mapping decoded on its own: its name, the entry (when the
 /// name could be read) and the problems of each, kept apart so that the
 /// merge can drop the entry's problems when the name turns out a duplicate.
-struct Decoded<T> {
+pub struct Decoded<T> {
     name: Option<Spanned<String>>,
     item: Option<T>,
     name_problems: Vec<Problem>,
     item_problems: Vec<Problem>,
 }
 
-fn decode_entry<T: DecodeNamed>(
+/// Decodes the entry `key_node: value` of the mapping under `key` on its
+/// own (`text` is the whole model text).
+pub fn decode_entry<T: DecodeNamed>(
     key_node: &Node,
     value: &Node,
     key: &str,
@@ -287,6 +289,42 @@ fn decode_entry<T: DecodeNamed>(
         item,
         name_problems,
         item_problems: cx.problems,
+    }
+}
+
+/// Adds entries decoded on their own, in source order, to `out`: the first
+/// of each name wins, later ones are reported as duplicates (their own
+/// problems dropped), every problem in the order one pass reports it.
+pub fn merge<T>(decoded: Vec<Decoded<T>>, out: &mut Entries<T>, cx: &mut Cx) {
+    let mut seen: std::collections::HashMap<&str, Span> =
+        std::collections::HashMap::with_capacity(decoded.len());
+    let duplicate_of: Vec<Option<Span>> = decoded
+        .iter()
+        .map(|entry| {
+            let name = entry.name.as_ref()?;
+            if let Some(first) = seen.get(name.value.as_str()) {
+                return Some(*first);
+            }
+            seen.insert(&name.value, name.span);
+            None
+        })
+        .collect();
+    drop(seen);
+    out.items.reserve(decoded.len());
+    for (entry, duplicate_of) in decoded.into_iter().zip(duplicate_of) {
+        cx.problems.extend(entry.name_problems);
+        let Some(name) = entry.name else {
+            continue;
+        };
+        if let Some(first) = duplicate_of {
+            cx.report(Problem::duplicate_key(name.span, &name.value, first));
+            continue;
+        }
+        cx.problems.extend(entry.item_problems);
+        match entry.item {
+            Some(item) => out.items.push((name, item)),
+            None => out.unreadable.push(name),
+        }
     }
 }
 
@@ -315,37 +353,7 @@ impl<T: DecodeNamed + Send> Decode for Entries<T> {
                 .map(|(k, v)| decode_entry(k, v, key, text))
                 .collect()
         };
-        // The first of each name wins; later ones are duplicates.
-        let mut seen: std::collections::HashMap<&str, Span> =
-            std::collections::HashMap::with_capacity(decoded.len());
-        let duplicate_of: Vec<Option<Span>> = decoded
-            .iter()
-            .map(|entry| {
-                let name = entry.name.as_ref()?;
-                if let Some(first) = seen.get(name.value.as_str()) {
-                    return Some(*first);
-                }
-                seen.insert(&name.value, name.span);
-                None
-            })
-            .collect();
-        drop(seen);
-        out.items.reserve(decoded.len());
-        for (entry, duplicate_of) in decoded.into_iter().zip(duplicate_of) {
-            cx.problems.extend(entry.name_problems);
-            let Some(name) = entry.name else {
-                continue;
-            };
-            if let Some(first) = duplicate_of {
-                cx.report(Problem::duplicate_key(name.span, &name.value, first));
-                continue;
-            }
-            cx.problems.extend(entry.item_problems);
-            match entry.item {
-                Some(item) => out.items.push((name, item)),
-                None => out.unreadable.push(name),
-            }
-        }
+        merge(decoded, &mut out, cx);
         Some(out)
     }
 }

@@ -8,10 +8,10 @@ mod domains;
 
 use std::collections::HashMap;
 
-use super::decode::{Cx, Spanned};
+use super::decode::{Cx, Decoded, Entries, Spanned, merge};
 use super::error::Problem;
 use super::load::{Node, Value};
-use super::raw::RawModel;
+use super::raw::{RawComponent, RawModel};
 use super::span::Span;
 use super::units::Duration;
 use super::{ComponentId, DomainId, GroupId, Model, Objective, Policy};
@@ -138,7 +138,36 @@ impl Names<'_> {
 /// # Errors
 /// Every problem found, sorted by position.
 pub fn validate(text: &str, root: Node) -> Result<Model, Vec<Problem>> {
+    validate_with(text, root, None)
+}
+
+/// Validates a model read in pieces (`super::chunks`): the tree around the
+/// components, whose `components:` is an empty mapping, and the components'
+/// entries decoded on their own, in source order.
+///
+/// # Errors
+/// Every problem found, sorted by position.
+pub(in crate::model) fn validate_apart(
+    text: &str,
+    root: Node,
+    components: Vec<Decoded<RawComponent>>,
+) -> Result<Model, Vec<Problem>> {
+    validate_with(text, root, Some(components))
+}
+
+fn validate_with(
+    text: &str,
+    root: Node,
+    components: Option<Vec<Decoded<RawComponent>>>,
+) -> Result<Model, Vec<Problem>> {
     let mut cx = Cx::new(text);
+    // The entries' problems lie between the text before the components and
+    // the text after them, so adding them first changes no position.
+    let apart = components.map(|decoded| {
+        let mut entries = Entries::default();
+        merge(decoded, &mut entries, &mut cx);
+        entries
+    });
     let raw = match &root.value {
         Value::Null => {
             cx.report(Problem::empty(Span::new(0, 0).widen_to_token(text)));
@@ -158,6 +187,13 @@ pub fn validate(text: &str, root: Node) -> Result<Model, Vec<Problem>> {
     // The tree is no longer needed: free it before the model is built, so a
     // large model does not hold the tree, the raw model and the model at once.
     free(root, text.len());
+    let raw = raw.map(|mut raw| {
+        if let Some(entries) = apart {
+            raw.components.items = entries.items;
+            raw.components.unreadable = entries.unreadable;
+        }
+        raw
+    });
     let model = raw.map(|raw| {
         let model = build(&raw, &mut cx);
         free(raw, text.len());
