@@ -217,6 +217,8 @@ fn only_comments(text: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use std::fmt::Write as _;
+
     use super::*;
     use crate::model::{Model, error::Problem, load, validate};
 
@@ -264,9 +266,11 @@ mod tests {
     fn texts_that_pieces_would_misread_go_to_one_pass() {
         let name = "x".repeat(40);
         let entries = |n: usize| -> String {
-            (0..n)
-                .map(|i| format!("  c{i}: {{availability: 99.9%, kind: {name}}}\n"))
-                .collect()
+            let mut text = String::new();
+            for i in 0..n {
+                let _ = writeln!(text, "  c{i}: {{availability: 99.9%, kind: {name}}}");
+            }
+            text
         };
         let reads = |text: &str| read(text, 64).is_some();
         // Problems in several pieces, a duplicate across pieces, and a key
