@@ -459,7 +459,7 @@ impl<'de> Deserialize<'de> for Value {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+mod tests {
     use super::*;
 
     /// The deserializer's tree, for comparing with the events' one.
@@ -469,7 +469,7 @@ pub(super) mod tests {
             .map(node)
     }
 
-    pub(in crate::model) fn yaml_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    fn yaml_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
             if path.is_dir() {
