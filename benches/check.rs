@@ -1,7 +1,9 @@
 //! `nines check` on generated microservice models of growing size (four
 //! layers, fan-out about 3, 10% `any_of`, three zones and four shared-fate
 //! groups): the whole pipeline (read, validate, availability, every
-//! analyzer, JSON), and the availability engine alone.
+//! analyzer, JSON), and its phases alone: reading and validating
+//! (`front_end`), the availability engine, and every analyzer on an
+//! already computed availability (`analyzers`).
 //!
 //! Targets on a 2-core machine: 10k components under 1 s, 100k under 10 s.
 //! Run with `cargo bench --bench check`; the 100k size only with
@@ -60,5 +62,50 @@ fn bench_availability(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_check, bench_availability);
+fn bench_front_end(c: &mut Criterion) {
+    let mut group = c.benchmark_group("front_end");
+    group.sample_size(10);
+    for size in sizes() {
+        let text = nines::generate::microservices(size, 42);
+        group.bench_with_input(BenchmarkId::from_parameter(size), &text, |b, text| {
+            b.iter(|| black_box(nines::model::parse(text).expect("valid").components.len()));
+        });
+    }
+    group.finish();
+}
+
+fn bench_analyzers(c: &mut Criterion) {
+    let mut group = c.benchmark_group("analyzers");
+    group.sample_size(10);
+    let today = Date::parse("2026-11-30").expect("a date");
+    for size in sizes() {
+        let text = nines::generate::microservices(size, 42);
+        let model = nines::model::parse(&text).expect("valid");
+        let figures = nines::engine::availability(&model);
+        group.bench_with_input(BenchmarkId::from_parameter(size), &model, |b, model| {
+            b.iter(|| {
+                let options = nines::analyze::Options {
+                    figures: Some(&figures),
+                    ..nines::analyze::Options::new(today)
+                };
+                let report = nines::analyze::audit(
+                    model,
+                    &text,
+                    nines::engine::scenario::Scenario::default(),
+                    options,
+                );
+                black_box(report.findings.len())
+            });
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    bench_check,
+    bench_front_end,
+    bench_availability,
+    bench_analyzers
+);
 criterion_main!(benches);

@@ -13,7 +13,7 @@
 //! not before, without `load_shedding`: losing a cache in front of a store
 //! takes the store down by load even though nothing requires the cache.
 
-use std::cell::RefCell;
+use std::sync::{Arc, OnceLock};
 
 use crate::engine::outage::required_closure;
 use crate::engine::scenario::{Baseline, Scenario};
@@ -21,27 +21,30 @@ use crate::engine::state::{self, Flow, State};
 use crate::engine::switchover;
 use crate::model::{ComponentId, DomainId, GroupId, Model};
 
-/// What one model needs to judge losses: computed once per rule run.
-pub(crate) struct LossJudge<'f> {
+/// What one model needs to judge losses: computed once per run and shared
+/// by the rules that ask (through [`super::Context::loss_judge`]).
+pub(crate) struct LossJudge {
     baseline: Baseline,
-    flow: &'f Flow,
+    flow: Arc<Flow>,
     /// Components an entrypoint requires that can fail by load: running
     /// intact within their capacity, and without `load_shedding`.
     load_sensitive: Vec<ComponentId>,
     /// The active alternatives of the standby edges an entrypoint needs.
     standby_active: Vec<ComponentId>,
-    /// Each domain's answer, once asked (many components share a zone).
-    domains: RefCell<Vec<Option<bool>>>,
+    /// Each domain's answer, once asked (many components share a zone);
+    /// rules running on other threads wait for an answer being computed
+    /// instead of computing it again.
+    domains: Vec<OnceLock<bool>>,
     /// Each group's answer, once asked (many components share a release).
-    groups: RefCell<Vec<Option<bool>>>,
+    groups: Vec<OnceLock<bool>>,
 }
 
-impl<'f> LossJudge<'f> {
+impl LossJudge {
     /// The judge of `model`'s losses, with its load flow.
-    pub(crate) fn new(model: &Model, flow: &'f Flow) -> Self {
+    pub(crate) fn new(model: &Model, flow: Arc<Flow>) -> Self {
         let baseline = Baseline::new(model);
         let needed = required_closure(model, flow.graph());
-        let intact = State::intact(model, flow);
+        let intact = State::intact(model, &flow);
         let load_sensitive = model
             .component_ids()
             .filter(|c| {
@@ -75,8 +78,8 @@ impl<'f> LossJudge<'f> {
             flow,
             load_sensitive,
             standby_active,
-            domains: RefCell::new(vec![None; model.domains.len()]),
-            groups: RefCell::new(vec![None; model.groups.len()]),
+            domains: (0..model.domains.len()).map(|_| OnceLock::new()).collect(),
+            groups: (0..model.groups.len()).map(|_| OnceLock::new()).collect(),
         }
     }
 
@@ -100,7 +103,7 @@ impl<'f> LossJudge<'f> {
         if self.load_sensitive.is_empty() {
             return false;
         }
-        let after = State::new(model, self.flow, loss);
+        let after = State::new(model, &self.flow, loss);
         self.load_sensitive
             .iter()
             .any(|c| after.of(*c).running && state::overloaded(model, &after, *c))
@@ -108,36 +111,28 @@ impl<'f> LossJudge<'f> {
 
     /// Whether losing `domain` breaks an entrypoint.
     pub(crate) fn domain_breaks(&self, model: &Model, domain: DomainId) -> bool {
-        if let Some(known) = self.domains.borrow()[domain.0] {
-            return known;
-        }
-        let breaks = self.breaks_an_entrypoint(
-            model,
-            &Scenario {
-                domains: vec![domain],
-                ..Scenario::default()
-            },
-        );
-        self.domains.borrow_mut()[domain.0] = Some(breaks);
-        breaks
+        *self.domains[domain.0].get_or_init(|| {
+            self.breaks_an_entrypoint(
+                model,
+                &Scenario {
+                    domains: vec![domain],
+                    ..Scenario::default()
+                },
+            )
+        })
     }
-}
 
-impl LossJudge<'_> {
     /// Whether `group` firing breaks an entrypoint.
     pub(crate) fn group_breaks(&self, model: &Model, group: GroupId) -> bool {
-        if let Some(known) = self.groups.borrow()[group.0] {
-            return known;
-        }
-        let breaks = self.breaks_an_entrypoint(
-            model,
-            &Scenario {
-                groups: vec![group],
-                ..Scenario::default()
-            },
-        );
-        self.groups.borrow_mut()[group.0] = Some(breaks);
-        breaks
+        *self.groups[group.0].get_or_init(|| {
+            self.breaks_an_entrypoint(
+                model,
+                &Scenario {
+                    groups: vec![group],
+                    ..Scenario::default()
+                },
+            )
+        })
     }
 }
 

@@ -22,7 +22,7 @@ pub use rules::{ANALYZERS, drift, single_point_of_failure};
 pub use status::{apply_acceptances, today_utc};
 pub use wording::describe_outage;
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use rayon::prelude::*;
 
@@ -48,7 +48,10 @@ pub struct Context<'a> {
     /// The scenario being checked (empty for `check`).
     pub scenario: Scenario,
     /// The dependency order and intact loads (built on first use).
-    flow: OnceLock<Flow>,
+    flow: OnceLock<Arc<Flow>>,
+    /// Whether losing a domain or group breaks an entrypoint, shared by
+    /// `common-cause` and `recovery-access` (built on first use).
+    loss_judge: OnceLock<loss::LossJudge>,
     /// The state of the system in `scenario` (computed on first use).
     state: OnceLock<State>,
 }
@@ -76,13 +79,24 @@ impl<'a> Context<'a> {
             start_order: OnceLock::new(),
             scenario,
             flow: OnceLock::new(),
+            loss_judge: OnceLock::new(),
             state: OnceLock::new(),
         }
     }
 
     /// The dependency order and intact loads of the model.
     pub fn flow(&self) -> &Flow {
-        self.flow.get_or_init(|| Flow::new(self.model))
+        self.shared_flow()
+    }
+
+    fn shared_flow(&self) -> &Arc<Flow> {
+        self.flow.get_or_init(|| Arc::new(Flow::new(self.model)))
+    }
+
+    /// The judge of losses (built on first use, its answers memoised).
+    pub(crate) fn loss_judge(&self) -> &loss::LossJudge {
+        self.loss_judge
+            .get_or_init(|| loss::LossJudge::new(self.model, Arc::clone(self.shared_flow())))
     }
 
     /// The system in the scenario being checked: every structural and load

@@ -220,8 +220,117 @@ impl<T> Default for Entries<T> {
     }
 }
 
-impl<T: DecodeNamed> Decode for Entries<T> {
+/// Below this many entries a mapping is decoded on the calling thread.
+const PARALLEL_ENTRIES: usize = 4096;
+
+/// `each` applied to every item, in parallel when there are many; the
+/// problems each reports are added to `cx` in item order, as one pass over
+/// the items would add them.
+pub fn map_in_order<I: Sync, O: Send>(
+    items: &[I],
+    cx: &mut Cx,
+    each: impl Fn(usize, &I, &mut Cx) -> O + Sync,
+) -> Vec<O> {
+    use rayon::prelude::*;
+    if items.len() < PARALLEL_ENTRIES {
+        return items
+            .iter()
+            .enumerate()
+            .map(|(index, item)| each(index, item, cx))
+            .collect();
+    }
+    let text = cx.text;
+    let done: Vec<(O, Vec<Problem>)> = items
+        .par_iter()
+        .enumerate()
+        .map(|(index, item)| {
+            let mut own = Cx::new(text);
+            let out = each(index, item, &mut own);
+            (out, own.problems)
+        })
+        .collect();
+    done.into_iter()
+        .map(|(out, problems)| {
+            cx.problems.extend(problems);
+            out
+        })
+        .collect()
+}
+
+/// One entry of a mapping decoded on its own: its name, the entry (when the
+/// name could be read) and the problems of each, kept apart so that the
+/// merge can drop the entry's problems when the name turns out a duplicate.
+pub struct Decoded<T> {
+    name: Option<Spanned<String>>,
+    item: Option<T>,
+    name_problems: Vec<Problem>,
+    item_problems: Vec<Problem>,
+}
+
+/// Decodes the entry `key_node: value` of the mapping under `key` on its
+/// own (`text` is the whole model text).
+pub fn decode_entry<T: DecodeNamed>(
+    key_node: &Node,
+    value: &Node,
+    key: &str,
+    text: &str,
+) -> Decoded<T> {
+    let mut cx = Cx::new(text);
+    let name = Spanned::<super::units::Name>::decode(key_node, key, &mut cx).map(|name| Spanned {
+        value: name.value.0,
+        span: name.span,
+    });
+    let name_problems = std::mem::take(&mut cx.problems);
+    let item = name
+        .as_ref()
+        .and_then(|name| T::decode_named(value, name, &mut cx));
+    Decoded {
+        name,
+        item,
+        name_problems,
+        item_problems: cx.problems,
+    }
+}
+
+/// Adds entries decoded on their own, in source order, to `out`: the first
+/// of each name wins, later ones are reported as duplicates (their own
+/// problems dropped), every problem in the order one pass reports it.
+pub fn merge<T>(decoded: Vec<Decoded<T>>, out: &mut Entries<T>, cx: &mut Cx) {
+    let mut seen: std::collections::HashMap<&str, Span> =
+        std::collections::HashMap::with_capacity(decoded.len());
+    let duplicate_of: Vec<Option<Span>> = decoded
+        .iter()
+        .map(|entry| {
+            let name = entry.name.as_ref()?;
+            if let Some(first) = seen.get(name.value.as_str()) {
+                return Some(*first);
+            }
+            seen.insert(&name.value, name.span);
+            None
+        })
+        .collect();
+    drop(seen);
+    out.items.reserve(decoded.len());
+    for (entry, duplicate_of) in decoded.into_iter().zip(duplicate_of) {
+        cx.problems.extend(entry.name_problems);
+        let Some(name) = entry.name else {
+            continue;
+        };
+        if let Some(first) = duplicate_of {
+            cx.report(Problem::duplicate_key(name.span, &name.value, first));
+            continue;
+        }
+        cx.problems.extend(entry.item_problems);
+        match entry.item {
+            Some(item) => out.items.push((name, item)),
+            None => out.unreadable.push(name),
+        }
+    }
+}
+
+impl<T: DecodeNamed + Send> Decode for Entries<T> {
     fn decode(node: &Node, key: &str, cx: &mut Cx) -> Option<Self> {
+        use rayon::prelude::*;
         let Value::Map(pairs) = &node.value else {
             return cx.wrong(node, key, "a mapping of names");
         };
@@ -229,25 +338,22 @@ impl<T: DecodeNamed> Decode for Entries<T> {
             span: cx.point(node),
             ..Entries::default()
         };
-        let mut seen: std::collections::HashMap<String, Span> = std::collections::HashMap::new();
-        for (key_node, value) in pairs {
-            let Some(name) = Spanned::<super::units::Name>::decode(key_node, key, cx) else {
-                continue;
-            };
-            let name = Spanned {
-                value: name.value.0,
-                span: name.span,
-            };
-            if let Some(first) = seen.get(&name.value) {
-                cx.report(Problem::duplicate_key(name.span, &name.value, *first));
-                continue;
-            }
-            seen.insert(name.value.clone(), name.span);
-            match T::decode_named(value, &name, cx) {
-                Some(item) => out.items.push((name, item)),
-                None => out.unreadable.push(name),
-            }
-        }
+        // Entries are independent: a large mapping (the components of a big
+        // model) is decoded in parallel, then merged in source order with
+        // the problems in the order one pass would report them.
+        let text = cx.text;
+        let decoded: Vec<Decoded<T>> = if pairs.len() < PARALLEL_ENTRIES {
+            pairs
+                .iter()
+                .map(|(k, v)| decode_entry(k, v, key, text))
+                .collect()
+        } else {
+            pairs
+                .par_iter()
+                .map(|(k, v)| decode_entry(k, v, key, text))
+                .collect()
+        };
+        merge(decoded, &mut out, cx);
         Some(out)
     }
 }
@@ -431,5 +537,73 @@ pub fn example(key: &str) -> &'static str {
         "kind" => "kind: zone",
         "of" => "of: [zk-1, zk-2, zk-3]",
         _ => "KEY: VALUE",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fmt::Write as _;
+
+    use crate::model::error::Problem;
+
+    /// `count` components `c0`, `c1` … each depending on the one before;
+    /// `c{bad}` for each `bad` names a dependency that does not exist, and a
+    /// second `c1` follows the last component.
+    fn chain(count: usize, bad: &[usize]) -> String {
+        let mut text = String::from("system: s\ncomponents:\n  c0: {}\n");
+        for i in 1..count {
+            let target = if bad.contains(&i) {
+                format!("missing{i}")
+            } else {
+                format!("c{}", i - 1)
+            };
+            let _ = writeln!(text, "  c{i}: {{depends_on: [{target}]}}");
+        }
+        text.push_str("  c1: {}\n");
+        text
+    }
+
+    fn problems(text: &str) -> Vec<Problem> {
+        crate::model::parse(text).expect_err("the model has errors")
+    }
+
+    #[test]
+    fn a_mapping_decoded_in_parallel_reports_as_one_pass_does() {
+        // 5,000 components: over PARALLEL_ENTRIES, so decoded and built in
+        // parallel. 200 components: one pass. The same three broken
+        // references and the same duplicate must be reported, in source
+        // order, with the same wording.
+        let bad = [3, 150, 199];
+        let large = problems(&chain(5_000, &bad));
+        let small = problems(&chain(200, &bad));
+        let codes = |ps: &[Problem]| ps.iter().map(|p| p.code).collect::<Vec<_>>();
+        assert_eq!(codes(&large), codes(&small));
+        assert_eq!(
+            codes(&large),
+            [
+                "model::unknown-reference",
+                "model::unknown-reference",
+                "model::unknown-reference",
+                "model::duplicate-key"
+            ]
+        );
+        let texts = |ps: &[Problem], text: &str| {
+            ps.iter()
+                .map(|p| p.span.text(text).to_owned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            texts(&large, &chain(5_000, &bad)),
+            texts(&small, &chain(200, &bad))
+        );
+        assert_eq!(
+            texts(&large, &chain(5_000, &bad)),
+            ["missing3", "missing150", "missing199", "c1"]
+        );
+        assert!(
+            large
+                .windows(2)
+                .all(|w| w[0].span.offset < w[1].span.offset)
+        );
     }
 }

@@ -112,25 +112,39 @@ pub fn parse_documents(text: &str) -> Result<Vec<Node>, Problem> {
 /// where the deserializer's locations come from too
 /// (`tests::events_and_deserializer_build_the_same_tree` compares them).
 fn from_events(text: &str) -> Option<Node> {
+    part_from_events(text, 0, 0).map(|(root, _)| root)
+}
+
+/// The tree of `part`, a piece of the model text starting at byte `base`
+/// (spans are offsets into the whole text) and nested `depth` levels deep
+/// in it, with its number of values; `None` as for [`from_events`]. A piece
+/// (`base` or `depth` not zero) must not start a document with `---` or a
+/// directive: only the whole text may.
+pub(super) fn part_from_events(part: &str, base: usize, depth: usize) -> Option<(Node, usize)> {
     use serde_saphyr::granit_parser::{Event, Options, Parser};
     let mut options = Options::default();
     options.set_emit_comments(false);
+    let whole = base == 0 && depth == 0;
     let mut stack: Vec<Frame> = Vec::new();
     let mut root: Option<Node> = None;
     let mut nodes = 0usize;
-    for item in Parser::new_from_str_with_options(text, options) {
+    for item in Parser::new_from_str_with_options(part, options) {
         let (event, at) = item.ok()?;
         let start = at.start.byte_offset()?;
-        let span = Span::new(start, at.end.byte_offset()?.checked_sub(start)?);
+        let span = Span::new(start + base, at.end.byte_offset()?.checked_sub(start)?);
         let node = match event {
             Event::StreamStart | Event::StreamEnd | Event::DocumentEnd => continue,
-            Event::DocumentStart(..) if root.is_none() => continue,
+            Event::DocumentStart(explicit, version)
+                if root.is_none() && (whole || (!explicit && version.is_none())) =>
+            {
+                continue;
+            }
             Event::Scalar(value, style, 0, None) => Node {
                 value: scalar(value, style)?,
                 span,
             },
             Event::SequenceStart(_, 0, None) | Event::MappingStart(_, 0, None)
-                if stack.len() + 1 < MAX_DEPTH =>
+                if depth + stack.len() + 1 < MAX_DEPTH =>
             {
                 let map = matches!(event, Event::MappingStart(..));
                 stack.push(Frame {
@@ -159,11 +173,11 @@ fn from_events(text: &str) -> Option<Node> {
             },
         }
     }
-    root
+    Some((root?, nodes))
 }
 
 /// The deserializer's node budget (see [`options`]).
-const MAX_NODES: usize = MAX_MODEL_BYTES / 2;
+pub(super) const MAX_NODES: usize = MAX_MODEL_BYTES / 2;
 
 /// A collection being read from the events.
 struct Frame {

@@ -10,6 +10,7 @@
 //! Every stage collects all the problems it finds; a model with any problem
 //! is not analysed.
 
+mod chunks;
 pub mod decode;
 pub mod error;
 pub mod graph;
@@ -377,6 +378,9 @@ impl Model {
 /// # Errors
 /// Every problem found, in source order.
 pub fn parse(text: &str) -> Result<Model, Vec<Problem>> {
+    if let Some(read) = chunks::read(text, chunks::CHUNK_BYTES) {
+        return validate::validate_apart(text, read.root, read.components);
+    }
     let root = load::parse(text).map_err(|problem| vec![problem])?;
     validate::validate(text, root)
 }

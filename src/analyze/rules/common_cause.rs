@@ -178,9 +178,9 @@ impl Analyzer for CommonCauseFailure {
     }
 
     fn check(&self, cx: &Context, audit: &mut Audit) {
-        let judge = LossJudge::new(cx.model, cx.flow());
+        let judge = cx.loss_judge();
         for id in cx.model.component_ids() {
-            if let Some(risk) = common_cause(cx.model, &judge, id) {
+            if let Some(risk) = common_cause(cx.model, judge, id) {
                 audit
                     .findings
                     .push(dominated(cx.model.component(id), &risk));

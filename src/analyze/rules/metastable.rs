@@ -90,8 +90,12 @@ static DOC: RuleDoc = RuleDoc {
 pub struct Metastable;
 
 /// Every trapped component, with its figures.
-fn traps(model: &Model, settings: &Settings) -> Vec<(ComponentId, Trap)> {
-    let net = Network::new(model, &crate::engine::start_order::waves(model));
+fn traps(
+    model: &Model,
+    waves: &[Vec<ComponentId>],
+    settings: &Settings,
+) -> Vec<(ComponentId, Trap)> {
+    let net = Network::new(model, waves);
     let intake = net.worst_intake(1.0 + f64::from(settings.client_retries));
     let mut out = Vec::new();
     for id in model.component_ids() {
@@ -128,7 +132,7 @@ impl Analyzer for Metastable {
 
     fn check(&self, cx: &Context, audit: &mut Audit) {
         let settings = Settings::of(cx.model, 3600.0);
-        for (id, trap) in traps(cx.model, &settings) {
+        for (id, trap) in traps(cx.model, &cx.start_order().waves, &settings) {
             audit
                 .findings
                 .push(trapped(cx.model, id, &trap, &settings));

@@ -111,7 +111,7 @@ impl Analyzer for RecoveryAccess {
 
     fn check(&self, cx: &Context, audit: &mut Audit) {
         let model = cx.model;
-        let judge = super::loss::LossJudge::new(model, cx.flow());
+        let judge = cx.loss_judge();
         // The narrowest event first: a zone says more than its region.
         let mut domains: Vec<usize> = (0..model.domains.len()).collect();
         domains.sort_by_key(|&d| std::cmp::Reverse(model.domains[d].ancestors.len()));
@@ -122,7 +122,7 @@ impl Analyzer for RecoveryAccess {
             // As for spof: only losses that break an entrypoint (redundancy
             // one level up counts), and no domain of a kind the model has
             // only one of (a single-region design is on purpose).
-            .filter(|event| event.judged(model, &judge))
+            .filter(|event| event.judged(model, judge))
             .collect();
         for component in &model.components {
             let Some(recovery) = &component.recovery else {

@@ -57,7 +57,7 @@ fn subject_is_known(
     }
     for piece in pieces {
         if names.get(piece).is_none() {
-            let candidates = names.entries.iter().map(|(n, _)| n.as_str());
+            let candidates = names.entries.iter().map(|(n, _)| *n);
             cx.report(Problem::unknown_reference(
                 span,
                 piece,

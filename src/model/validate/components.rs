@@ -36,76 +36,71 @@ pub(super) fn components(
                 .map_or(Criticality::Critical, |v| v.value)
         })
         .collect();
-    raw.components
-        .items
-        .iter()
-        .enumerate()
-        .map(|(index, (name, component))| {
-            let this = ComponentId(index);
-            let instances = component.instances.as_ref().map_or(1, |v| {
-                if v.value.0 == 0 {
-                    cx.report(Problem::zero_count(v.span, "instances"));
-                }
-                v.value.0.max(1)
-            });
-            let min_healthy = min_healthy(component, instances, cx);
-            let failover_to = component.failover_to.as_ref().and_then(|target| {
-                let id = names.component(target, cx)?;
-                if id == this {
-                    cx.report(Problem::self_reference(
-                        target.span,
-                        &name.value,
-                        "failover_to",
-                    ));
-                    return None;
-                }
-                Some(id)
-            });
-            let depends_on = component
-                .depends_on
-                .iter()
-                .flatten()
-                .filter_map(|dependency| {
-                    edge(dependency, this, &name.value, names, &criticality, cx)
-                })
-                .collect();
-            Component {
-                name: name.value.clone(),
-                kind: component.kind.as_ref().map(|k| k.value.clone()),
-                plane: component
-                    .plane
-                    .as_ref()
-                    .map(|p| p.value)
-                    .unwrap_or_default(),
-                criticality: criticality[index],
-                instances,
-                placement: placement(component, instances, names, domains, cx),
-                min_healthy,
-                availability: availability(component, cx),
-                mttr: component.mttr.as_ref().map(|v| v.value),
-                capacity: capacity(component, cx),
-                load_shedding: component.load_shedding.as_ref().is_some_and(|v| v.value),
-                warmup: component.warmup.as_ref().map(|v| v.value),
-                shares: shares(component, names, cx),
-                failover_to,
-                timeout: component.timeout.as_ref().map(|v| v.value),
-                objective: component.objective.as_ref().map(|v| (v.value.0, v.span)),
-                managed: component.managed.as_ref().map_or_else(
-                    || {
-                        component
-                            .kind
-                            .as_ref()
-                            .is_some_and(|k| MANAGED_KINDS.contains(&k.value.as_str()))
-                    },
-                    |v| v.value,
-                ),
-                depends_on,
-                recovery: component.recovery.as_ref().map(|r| recovery(r, names, cx)),
-                span: name.span,
-                fields: Fields(component.keys.clone()),
+    // Each component is built on its own (in parallel for a large model);
+    // its problems are reported in component order.
+    super::super::decode::map_in_order(&raw.components.items, cx, |index, (name, component), cx| {
+        let this = ComponentId(index);
+        let instances = component.instances.as_ref().map_or(1, |v| {
+            if v.value.0 == 0 {
+                cx.report(Problem::zero_count(v.span, "instances"));
             }
-        })
-        .collect()
+            v.value.0.max(1)
+        });
+        let min_healthy = min_healthy(component, instances, cx);
+        let failover_to = component.failover_to.as_ref().and_then(|target| {
+            let id = names.component(target, cx)?;
+            if id == this {
+                cx.report(Problem::self_reference(
+                    target.span,
+                    &name.value,
+                    "failover_to",
+                ));
+                return None;
+            }
+            Some(id)
+        });
+        let depends_on = component
+            .depends_on
+            .iter()
+            .flatten()
+            .filter_map(|dependency| edge(dependency, this, &name.value, names, &criticality, cx))
+            .collect();
+        Component {
+            name: name.value.clone(),
+            kind: component.kind.as_ref().map(|k| k.value.clone()),
+            plane: component
+                .plane
+                .as_ref()
+                .map(|p| p.value)
+                .unwrap_or_default(),
+            criticality: criticality[index],
+            instances,
+            placement: placement(component, instances, names, domains, cx),
+            min_healthy,
+            availability: availability(component, cx),
+            mttr: component.mttr.as_ref().map(|v| v.value),
+            capacity: capacity(component, cx),
+            load_shedding: component.load_shedding.as_ref().is_some_and(|v| v.value),
+            warmup: component.warmup.as_ref().map(|v| v.value),
+            shares: shares(component, names, cx),
+            failover_to,
+            timeout: component.timeout.as_ref().map(|v| v.value),
+            objective: component.objective.as_ref().map(|v| (v.value.0, v.span)),
+            managed: component.managed.as_ref().map_or_else(
+                || {
+                    component
+                        .kind
+                        .as_ref()
+                        .is_some_and(|k| MANAGED_KINDS.contains(&k.value.as_str()))
+                },
+                |v| v.value,
+            ),
+            depends_on,
+            recovery: component.recovery.as_ref().map(|r| recovery(r, names, cx)),
+            span: name.span,
+            fields: Fields(component.keys.clone()),
+        }
+    })
 }
 
 fn shares(component: &RawComponent, names: &Names, cx: &mut Cx) -> Vec<super::super::GroupId> {

@@ -8,12 +8,12 @@ mod domains;
 
 use std::collections::HashMap;
 
-use super::decode::{Cx, Spanned};
+use super::decode::{Cx, Decoded, Entries, Spanned, merge};
 use super::error::Problem;
 use super::graph::ComponentGraph;
 use super::intact::{self, DependencyOrder};
 use super::load::{Node, Value};
-use super::raw::RawModel;
+use super::raw::{RawComponent, RawModel};
 use super::span::Span;
 use super::units::Duration;
 use super::{ComponentId, DomainId, GroupId, Model, Objective, Policy};
@@ -42,13 +42,14 @@ impl Named {
     }
 }
 
-/// The shared namespace of components, domains and groups.
-pub struct Names {
-    entries: Vec<(String, Named)>,
-    index: HashMap<String, usize>,
+/// The shared namespace of components, domains and groups: the names are
+/// borrowed from the raw model, not copied.
+pub struct Names<'r> {
+    entries: Vec<(&'r str, Named)>,
+    index: HashMap<&'r str, usize>,
 }
 
-impl Names {
+impl Names<'_> {
     fn get(&self, name: &str) -> Option<Named> {
         self.index.get(name).map(|&i| self.entries[i].1)
     }
@@ -57,7 +58,7 @@ impl Names {
         self.entries
             .iter()
             .filter(move |(_, named)| named.noun() == noun)
-            .map(|(name, _)| name.as_str())
+            .map(|(name, _)| *name)
     }
 
     /// Resolves a reference that must name something of one kind; reports
@@ -139,7 +140,36 @@ impl Names {
 /// # Errors
 /// Every problem found, sorted by position.
 pub fn validate(text: &str, root: Node) -> Result<Model, Vec<Problem>> {
+    validate_with(text, root, None)
+}
+
+/// Validates a model read in pieces (`super::chunks`): the tree around the
+/// components, whose `components:` is an empty mapping, and the components'
+/// entries decoded on their own, in source order.
+///
+/// # Errors
+/// Every problem found, sorted by position.
+pub(in crate::model) fn validate_apart(
+    text: &str,
+    root: Node,
+    components: Vec<Decoded<RawComponent>>,
+) -> Result<Model, Vec<Problem>> {
+    validate_with(text, root, Some(components))
+}
+
+fn validate_with(
+    text: &str,
+    root: Node,
+    components: Option<Vec<Decoded<RawComponent>>>,
+) -> Result<Model, Vec<Problem>> {
     let mut cx = Cx::new(text);
+    // The entries' problems lie between the text before the components and
+    // the text after them, so adding them first changes no position.
+    let apart = components.map(|decoded| {
+        let mut entries = Entries::default();
+        merge(decoded, &mut entries, &mut cx);
+        entries
+    });
     let raw = match &root.value {
         Value::Null => {
             cx.report(Problem::empty(Span::new(0, 0).widen_to_token(text)));
@@ -158,14 +188,44 @@ pub fn validate(text: &str, root: Node) -> Result<Model, Vec<Problem>> {
     };
     // The tree is no longer needed: free it before the model is built, so a
     // large model does not hold the tree, the raw model and the model at once.
-    drop(root);
-    let model = raw.map(|raw| build(&raw, &mut cx));
+    free(root, text.len());
+    let raw = raw.map(|mut raw| {
+        if let Some(entries) = apart {
+            raw.components.items = entries.items;
+            raw.components.unreadable = entries.unreadable;
+        }
+        raw
+    });
+    let model = raw.map(|raw| {
+        let model = build(&raw, &mut cx);
+        free(raw, text.len());
+        model
+    });
     let mut problems = cx.problems;
     problems.sort_by_key(|p| (p.span.offset, p.code));
     problems.dedup();
     match model {
         Some(model) if problems.is_empty() => Ok(model),
         _ => Err(problems),
+    }
+}
+
+/// Above this many bytes of model text, a tree is freed on a thread of its
+/// own: freeing the spanned tree of a 30 MB model takes longer than building
+/// the model from the raw one, and nothing waits for it.
+const FREE_APART_BYTES: usize = 1 << 20;
+
+/// Frees `value` (the spanned tree or the raw model of a `len`-byte text),
+/// on another thread when it is large.
+fn free<T: Send + 'static>(value: T, len: usize) {
+    if len < FREE_APART_BYTES {
+        drop(value);
+    } else {
+        // When no thread can be started, the failed spawn drops its closure,
+        // and the value with it, here.
+        let _ = std::thread::Builder::new()
+            .name("nines-free".to_owned())
+            .spawn(move || drop(value));
     }
 }
 
@@ -240,17 +300,27 @@ fn derive_loads(model: &mut Model, cx: &mut Cx) {
 
 /// Registers every declared name, reporting reuse across kinds and the
 /// reserved word.
-fn declare(raw: &RawModel, cx: &mut Cx) -> Names {
+fn declare<'r>(raw: &'r RawModel, cx: &mut Cx) -> Names<'r> {
+    let count = raw
+        .domains
+        .as_ref()
+        .map_or(0, |d| d.items.len() + d.unreadable.len())
+        + raw
+            .shared_fate
+            .as_ref()
+            .map_or(0, |g| g.items.len() + g.unreadable.len())
+        + raw.components.items.len()
+        + raw.components.unreadable.len();
     let mut names = Names {
-        entries: Vec::new(),
-        index: HashMap::new(),
+        entries: Vec::with_capacity(count),
+        index: HashMap::with_capacity(count),
     };
-    let mut spans: Vec<Span> = Vec::new();
-    let mut add = |name: &Spanned<String>, named: Named, cx: &mut Cx| {
+    let mut spans: Vec<Span> = Vec::with_capacity(count);
+    let mut add = |name: &'r Spanned<String>, named: Named, cx: &mut Cx| {
         if name.value == "instance" {
             cx.report(Problem::reserved_name(name.span, &name.value));
         }
-        if let Some(&index) = names.index.get(&name.value) {
+        if let Some(&index) = names.index.get(name.value.as_str()) {
             let first = names.entries[index].1;
             if !matches!(first, Named::Unreadable(_)) {
                 cx.report(Problem::duplicate_name(
@@ -265,13 +335,14 @@ fn declare(raw: &RawModel, cx: &mut Cx) -> Names {
             names.entries[index].1 = Named::Unreadable(first.noun());
             return;
         }
-        names.index.insert(name.value.clone(), names.entries.len());
-        names.entries.push((name.value.clone(), named));
+        names.index.insert(&name.value, names.entries.len());
+        names.entries.push((&name.value, named));
         spans.push(name.span);
     };
     // Each kind in model order; an entry with errors of its own still holds
     // its name, so references to it are not reported a second time.
-    let mut add_all = |items: &mut dyn Iterator<Item = (&Spanned<String>, Named)>, cx: &mut Cx| {
+    let mut add_all = |items: &mut dyn Iterator<Item = (&'r Spanned<String>, Named)>,
+                       cx: &mut Cx| {
         for (name, named) in items {
             add(name, named, cx);
         }

@@ -1,0 +1,342 @@
+//! Reading a large model in pieces, in parallel, each piece decoded and
+//! freed as soon as it is read. The YAML parser is serial, and on a model
+//! of 100,000 components reading is the largest serial part of `check`. A
+//! model is almost all `components:`, one entry per component, each
+//! beginning on a line of its own at the same indentation, so the text is
+//! cut at those lines: the text before the components (with `components:`
+//! itself), pieces of about [`CHUNK_BYTES`] holding whole components, and
+//! the top-level keys after them. Each piece is read from the parser's
+//! events (spans into the whole text), its components decoded into raw
+//! components, and its tree dropped, all on the thread that read it: the
+//! whole tree never exists, and each thread frees what it allocated (a
+//! tree built on one thread and freed later left the system allocator's
+//! arenas of the pool's threads full of freed values, and the availability
+//! work that runs there next 30% slower).
+//!
+//! A piece begins at a line the parser reads as a key of the components
+//! mapping, or reading the piece before it fails (an unclosed quote or
+//! bracket, a block that does not end): any piece that the event builder
+//! cannot read, that is not a mapping, or that starts a document, hands the
+//! whole text back to the one-pass reader, which then reads it (or reports
+//! its problem) exactly as before. The depth and node limits are counted
+//! as in one pass, and the entries' problems are merged in source order
+//! (`tests::pieces_give_the_model_and_problems_of_one_pass` checks the
+//! result equals one pass on every model and fixture).
+
+use rayon::prelude::*;
+
+use super::decode::{Decoded, decode_entry};
+use super::load::{MAX_MODEL_BYTES, MAX_NODES, Node, Value, part_from_events};
+use super::raw::RawComponent;
+use super::span::Span;
+
+/// The size of a piece; a text under twice this size is read in one pass.
+pub(super) const CHUNK_BYTES: usize = 1 << 20;
+
+/// A model read in pieces.
+pub(super) struct Read {
+    /// The tree of the text around the components; `components:` holds an
+    /// empty mapping with the span the entries' mapping has in one pass.
+    pub root: Node,
+    /// Every entry of `components:`, decoded, in source order.
+    pub components: Vec<Decoded<RawComponent>>,
+}
+
+/// Where the text is cut.
+struct Cuts {
+    /// Where the components' entries begin (after the `components:` line).
+    body: usize,
+    /// Where each piece of the entries begins, the first at `body`.
+    pieces: Vec<usize>,
+    /// Where the entries end (the next top-level key, or the end).
+    end: usize,
+}
+
+/// What one part of the text gave.
+enum Part {
+    /// The text before or after the components: its tree and value count.
+    Around(Node, usize),
+    /// A piece of the components: its mapping's span, its entries and its
+    /// value count.
+    Entries(Span, Vec<Decoded<RawComponent>>, usize),
+}
+
+/// `text` read in pieces of about `chunk` bytes, or `None` when the text is
+/// small, over the size cap, or not cut this way (the caller reads it in
+/// one pass).
+pub(super) fn read(text: &str, chunk: usize) -> Option<Read> {
+    if text.len() < 2 * chunk || text.len() > MAX_MODEL_BYTES {
+        return None;
+    }
+    let cuts = cut(text, chunk)?;
+    // (start, end, depth): the text before, the pieces, the text after.
+    let mut parts = vec![(0, cuts.body, 0)];
+    let ends = cuts.pieces.iter().skip(1).copied().chain([cuts.end]);
+    parts.extend(cuts.pieces.iter().zip(ends).map(|(&s, e)| (s, e, 1)));
+    let after = !only_comments(&text[cuts.end..]);
+    if after {
+        parts.push((cuts.end, text.len(), 0));
+    }
+    let read: Vec<Option<Part>> = parts
+        .par_iter()
+        .map(|&(start, end, depth)| read_part(text, start, end, depth))
+        .collect();
+    let mut read = read.into_iter().collect::<Option<Vec<_>>>()?.into_iter();
+    let Some(Part::Around(mut root, mut nodes)) = read.next() else {
+        return None;
+    };
+    let suffix = if after { read.next_back() } else { None };
+    let mut components = Vec::new();
+    let mut span = None;
+    for part in read {
+        let Part::Entries(piece, entries, count) = part else {
+            return None;
+        };
+        span.get_or_insert(piece);
+        components.extend(entries);
+        // The piece's own mapping stands for the one components mapping,
+        // counted in the text before as `components:`'s empty value.
+        nodes += count - 1;
+    }
+    let Value::Map(top) = &mut root.value else {
+        return None;
+    };
+    let (key, value) = top.last_mut()?;
+    if key.value != Value::Str("components".to_owned())
+        || key.span.offset != components_line(text, cuts.body)?
+        || value.value != Value::Null
+    {
+        return None;
+    }
+    *value = Node {
+        value: Value::Map(Vec::new()),
+        span: span?,
+    };
+    if let Some(suffix) = suffix {
+        let Part::Around(suffix, count) = suffix else {
+            return None;
+        };
+        let Value::Map(pairs) = suffix.value else {
+            return None;
+        };
+        top.extend(pairs);
+        nodes += count - 1;
+    }
+    (nodes <= MAX_NODES).then_some(Read { root, components })
+}
+
+/// Reads the part `start..end` of `text` nested `depth` levels deep: the
+/// text around the components as a tree, a piece of them decoded (its
+/// tree dropped here, on the thread that built it).
+fn read_part(text: &str, start: usize, end: usize, depth: usize) -> Option<Part> {
+    let (tree, count) = part_from_events(&text[start..end], start, depth)?;
+    if depth == 0 {
+        return Some(Part::Around(tree, count));
+    }
+    let Value::Map(pairs) = &tree.value else {
+        return None;
+    };
+    let entries = pairs
+        .iter()
+        .map(|(key, value)| decode_entry(key, value, "components", text))
+        .collect();
+    Some(Part::Entries(tree.span, entries, count))
+}
+
+/// Where the components' entries are cut, or `None` when the text is not
+/// laid out as one column-0 `components:` line followed by entries at one
+/// indentation, each beginning with a name.
+fn cut(text: &str, chunk: usize) -> Option<Cuts> {
+    let mut body = None;
+    for (at, line) in lines(text) {
+        if let Some(rest) = line.strip_prefix("components:") {
+            let rest = rest.trim_start_matches(' ');
+            if body.is_some() || !(rest.is_empty() || rest.starts_with('#')) {
+                return None;
+            }
+            body = Some(at + line.len() + 1);
+        }
+    }
+    let body = body.filter(|&b| b <= text.len())?;
+    let mut indent = None;
+    let mut pieces = vec![body];
+    let mut end = text.len();
+    for (at, line) in lines(&text[body..]) {
+        let at = body + at;
+        if line.ends_with('\r') || line.trim_start_matches(' ').starts_with('\t') {
+            return None;
+        }
+        let content = line.trim_start_matches(' ');
+        if content.is_empty() || content.starts_with('#') {
+            continue;
+        }
+        let depth = line.len() - content.len();
+        let indent = *indent.get_or_insert(depth);
+        if depth == 0 {
+            end = at;
+            break;
+        }
+        if depth > indent {
+            continue;
+        }
+        let starts_a_name = content
+            .starts_with(|c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '"' | '\''));
+        if depth < indent || !starts_a_name {
+            return None;
+        }
+        if at - pieces.last().copied().unwrap_or(body) >= chunk {
+            pieces.push(at);
+        }
+    }
+    indent.filter(|&i| i > 0)?;
+    Some(Cuts { body, pieces, end })
+}
+
+/// The offset of the `components:` line that ends at `body`.
+fn components_line(text: &str, body: usize) -> Option<usize> {
+    let before = text.get(..body.checked_sub(1)?)?;
+    Some(before.rfind('\n').map_or(0, |at| at + 1))
+}
+
+/// Each line of `text` with its offset, without its line break.
+fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.split_inclusive('\n').scan(0, |at, line| {
+        let start = *at;
+        *at += line.len();
+        Some((start, line.strip_suffix('\n').unwrap_or(line)))
+    })
+}
+
+/// Whether `text` holds only blank lines and comments.
+fn only_comments(text: &str) -> bool {
+    text.lines().all(|line| {
+        let line = line.trim_start_matches(' ');
+        line.is_empty() || line.starts_with('#')
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fmt::Write as _;
+
+    use super::*;
+    use crate::model::{Model, error::Problem, load, validate};
+
+    fn one_pass(text: &str) -> Result<Model, Vec<Problem>> {
+        let root = load::parse(text).map_err(|p| vec![p])?;
+        validate::validate(text, root)
+    }
+
+    fn in_pieces(text: &str, chunk: usize) -> Option<Result<Model, Vec<Problem>>> {
+        let read = read(text, chunk)?;
+        Some(validate::validate_apart(text, read.root, read.components))
+    }
+
+    fn yaml_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                yaml_files(&path, out);
+            } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
+                out.push(path);
+            }
+        }
+    }
+
+    #[test]
+    fn pieces_give_the_model_and_problems_of_one_pass() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+        let mut files = Vec::new();
+        for dir in ["models", "tests/fixtures"] {
+            yaml_files(&root.join(dir), &mut files);
+        }
+        let mut texts: Vec<String> = files
+            .iter()
+            .map(|f| std::fs::read_to_string(f).unwrap())
+            .collect();
+        texts.push(crate::generate::microservices(400, 7));
+        texts.push(crate::generate::layered(300, 3));
+        let mut cut_up = 0;
+        let mut invalid = 0;
+        for text in &texts {
+            // Pieces of 64 bytes: nearly every component is a piece.
+            if let Some(result) = in_pieces(text, 64) {
+                cut_up += 1;
+                invalid += usize::from(result.is_err());
+                assert_eq!(result, one_pass(text), "{text}");
+            }
+        }
+        assert!(cut_up > 50, "most models are cut into pieces ({cut_up})");
+        assert!(invalid > 10, "invalid models too ({invalid})");
+        let text = &texts[texts.len() - 2];
+        let cuts = cut(text, 64).unwrap();
+        assert!(cuts.pieces.len() > 300, "{}", cuts.pieces.len());
+    }
+
+    #[test]
+    fn texts_that_pieces_would_misread_go_to_one_pass() {
+        let name = "x".repeat(40);
+        let entries = |n: usize| -> String {
+            let mut text = String::new();
+            for i in 0..n {
+                let _ = writeln!(text, "  c{i}: {{availability: 99.9%, kind: {name}}}");
+            }
+            text
+        };
+        let reads = |text: &str| read(text, 64).is_some();
+        // Problems in several pieces, a duplicate across pieces, and a key
+        // after the components: as one pass reports them.
+        let plain = format!(
+            "system: s\ncomponents:\n{}  c1: {{}}\n  d: {{depends_on: [nowhere]}}\nother: 1\n",
+            entries(8)
+        );
+        assert!(reads(&plain));
+        assert_eq!(in_pieces(&plain, 64), Some(one_pass(&plain)));
+        let codes: Vec<&str> = one_pass(&plain)
+            .unwrap_err()
+            .iter()
+            .map(|p| p.code)
+            .collect();
+        assert_eq!(
+            codes,
+            [
+                "model::duplicate-key",
+                "model::unknown-reference",
+                "model::unknown-key"
+            ]
+        );
+        // A quote left open across a cut: the piece before it cannot be read.
+        let quoted = format!("system: s\ncomponents:\n  a: \"open\n{}\"\n", entries(8));
+        assert!(!reads(&quoted));
+        // A second document after the components.
+        let second = format!("system: s\ncomponents:\n{}---\nb: 1\n", entries(8));
+        assert!(!reads(&second));
+        // An alias into another piece (the one-pass reader hands aliases over).
+        let alias = format!(
+            "system: s\ncomponents:\n  a: &x {{}}\n{}  b: *x\n",
+            entries(8)
+        );
+        assert!(!reads(&alias));
+        // Entries at a smaller indentation than the first one.
+        let ragged = format!("system: s\ncomponents:\n    a: {{}}\n{}", entries(8));
+        assert!(!reads(&ragged));
+        // Two `components:` keys: validation reports the duplicate.
+        let twice = format!("components:\n{}components:\n{}", entries(4), entries(4));
+        assert!(!reads(&twice));
+        // A flow mapping for the components.
+        assert!(!reads(&format!(
+            "system: s\ncomponents: {{}}\n{}",
+            "#\n".repeat(80)
+        )));
+        // Nested within one level of the depth limit: the event builder hands
+        // it over in pieces as in one pass, and the deserializer reads it.
+        let deep = format!(
+            "system: s\ncomponents:\n{}  z: {}{}\n",
+            entries(8),
+            "[".repeat(62),
+            "]".repeat(62)
+        );
+        assert!(!reads(&deep));
+        assert!(load::parse(&deep).is_ok());
+    }
+}
