@@ -178,7 +178,10 @@ pub fn main() -> ExitCode {
     );
     // Buffered: reports are written in many small pieces (one per JSON token).
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    let mut err = stderr.lock();
+    // Not locked for the whole run: the progress bar of `simulate` is drawn
+    // from the worker threads, which would wait forever for a lock held
+    // here while this thread waits for them.
+    let mut err = std::io::stderr();
     let mut terminal = Terminal {
         out: &mut out,
         err: &mut err,

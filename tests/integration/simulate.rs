@@ -233,3 +233,55 @@ fn no_exact_skips_the_analytic_figure_and_keeps_the_simulation() {
     assert!(with["lb"]["analytic"].is_f64());
     assert!(without["lb"]["analytic"].is_null());
 }
+
+/// On a terminal `simulate` draws a progress bar from the worker threads.
+/// The CLI once held the lock on stderr for the whole run, so the first
+/// draw waited for the main thread, which waited for the workers: the run
+/// never ended. `script` gives the binary a pseudo-terminal; without it the
+/// test says so and passes.
+#[test]
+fn simulate_on_a_terminal_draws_its_progress_and_ends() {
+    let Ok(status) = std::process::Command::new("script")
+        .arg("--version")
+        .output()
+    else {
+        eprintln!("skipped: `script` (util-linux) is not installed, so no pseudo-terminal");
+        return;
+    };
+    if !status.status.success() {
+        eprintln!("skipped: `script --version` failed, so no pseudo-terminal");
+        return;
+    }
+    let binary = insta_cmd::get_cargo_bin("nines");
+    let command = format!(
+        "{} simulate models/url-shortener.yaml --trials 2000000 --no-exact",
+        binary.display()
+    );
+    let mut child = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Two million trials of three components take milliseconds; a minute
+    // means the run is stuck (this is a hang guard, not a timing).
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("`nines simulate` on a terminal did not end within a minute");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let mut out = String::new();
+    std::io::Read::read_to_string(&mut child.stdout.take().unwrap(), &mut out).unwrap();
+    assert!(status.success(), "{out}");
+    // 2,000,000 trials at seed 1: 5 redirects fail, fewer than the 10 an
+    // interval needs, and that line comes after the bar.
+    assert!(out.contains("5 down in 2000000 trials"), "{out}");
+}
