@@ -245,11 +245,11 @@ fn simulate_on_a_terminal_draws_its_progress_and_ends() {
         .arg("--version")
         .output()
     else {
-        eprintln!("skipped: `script` (util-linux) is not installed, so no pseudo-terminal");
+        crate::skip("`script` (util-linux) is not installed, so no pseudo-terminal");
         return;
     };
     if !status.status.success() {
-        eprintln!("skipped: `script --version` failed, so no pseudo-terminal");
+        crate::skip("`script --version` failed, so no pseudo-terminal");
         return;
     }
     let binary = insta_cmd::get_cargo_bin("nines");
