@@ -127,9 +127,13 @@ impl Bdd {
         // deep would overflow a worker thread's stack. The steps (memo
         // look-ups and inserts, nodes made) come in the recursive order, so
         // node numbers and every result are the same.
-        let mut tasks = vec![Task::Visit(a, b)];
+        // `next` is the task to run at once (the first pair, then each low
+        // cofactor pair), so a call answered by a terminal or the memo
+        // allocates nothing.
+        let mut next = Some(Task::Visit(a, b));
+        let mut tasks: Vec<Task> = Vec::new();
         let mut results: Vec<Ref> = Vec::new();
-        while let Some(task) = tasks.pop() {
+        while let Some(task) = next.take().or_else(|| tasks.pop()) {
             let (key, var) = match task {
                 Task::Visit(a, b) => {
                     let shortcut = if self.exceeded {
@@ -144,6 +148,9 @@ impl Bdd {
                         self.memo.get(&(op, a.min(b), a.max(b))).copied()
                     };
                     if let Some(r) = shortcut {
+                        if tasks.is_empty() {
+                            return r;
+                        }
                         results.push(r);
                         continue;
                     }
@@ -161,7 +168,7 @@ impl Bdd {
                     };
                     tasks.push(Task::Make((op, a.min(b), a.max(b)), var));
                     tasks.push(Task::Visit(a_high, b_high));
-                    tasks.push(Task::Visit(a_low, b_low));
+                    next = Some(Task::Visit(a_low, b_low));
                     continue;
                 }
                 Task::Make(key, var) => (key, var),
@@ -177,9 +184,12 @@ impl Bdd {
                 }
                 self.memo.insert(key, r);
             }
+            if tasks.is_empty() {
+                return r;
+            }
             results.push(r);
         }
-        results.pop().unwrap_or(FALSE)
+        FALSE
     }
 
     /// Conjunction.
