@@ -127,51 +127,85 @@ impl Bdd {
     }
 
     fn apply(&mut self, op: Op, a: Ref, b: Ref) -> Ref {
-        if self.exceeded {
-            return FALSE;
+        /// A step of the walk: a pair to combine, or the node to make from
+        /// the two results on top of `results` (low below high).
+        enum Task {
+            Visit(Ref, Ref),
+            Make((Op, Ref, Ref), u32),
         }
         // The absorbing terminal decides; the neutral one leaves the other side.
         let (absorbing, neutral) = match op {
             Op::And => (FALSE, TRUE),
             Op::Or => (TRUE, FALSE),
         };
-        if a == absorbing || b == absorbing {
-            return absorbing;
-        }
-        if a == neutral || a == b {
-            return b;
-        }
-        if b == neutral {
-            return a;
-        }
-        let key = (op, a.min(b), a.max(b));
-        if let Some(&r) = self.memo.get(&key) {
-            return r;
-        }
-        let (va, vb) = (self.top(a), self.top(b));
-        let var = va.min(vb);
-        let (a_low, a_high) = if va == var {
-            (self.nodes[a as usize].low, self.nodes[a as usize].high)
-        } else {
-            (a, a)
-        };
-        let (b_low, b_high) = if vb == var {
-            (self.nodes[b as usize].low, self.nodes[b as usize].high)
-        } else {
-            (b, b)
-        };
-        let low = self.apply(op, a_low, b_low);
-        let high = self.apply(op, a_high, b_high);
-        let r = self.make(var, low, high);
-        if !self.exceeded {
-            // The memo is a cache: dropping it when it outgrows the node
-            // budget keeps memory bounded without changing any result.
-            if self.memo.len() >= 4 * self.limit {
-                self.memo.clear();
+        // The recursion "low cofactors, then high, then make" walked with
+        // an explicit stack on the heap: a diagram thousands of variables
+        // deep would overflow a worker thread's stack. The steps (memo
+        // look-ups and inserts, nodes made) come in the recursive order, so
+        // node numbers and every result are the same.
+        // `next` is the task to run at once (the first pair, then each low
+        // cofactor pair), so a call answered by a terminal or the memo
+        // allocates nothing.
+        let mut next = Some(Task::Visit(a, b));
+        let mut tasks: Vec<Task> = Vec::new();
+        let mut results: Vec<Ref> = Vec::new();
+        while let Some(task) = next.take().or_else(|| tasks.pop()) {
+            let (key, var) = match task {
+                Task::Visit(a, b) => {
+                    let shortcut = if self.exceeded {
+                        Some(FALSE)
+                    } else if a == absorbing || b == absorbing {
+                        Some(absorbing)
+                    } else if a == neutral || a == b {
+                        Some(b)
+                    } else if b == neutral {
+                        Some(a)
+                    } else {
+                        self.memo.get(&(op, a.min(b), a.max(b))).copied()
+                    };
+                    if let Some(r) = shortcut {
+                        if tasks.is_empty() {
+                            return r;
+                        }
+                        results.push(r);
+                        continue;
+                    }
+                    let (va, vb) = (self.top(a), self.top(b));
+                    let var = va.min(vb);
+                    let (a_low, a_high) = if va == var {
+                        (self.nodes[a as usize].low, self.nodes[a as usize].high)
+                    } else {
+                        (a, a)
+                    };
+                    let (b_low, b_high) = if vb == var {
+                        (self.nodes[b as usize].low, self.nodes[b as usize].high)
+                    } else {
+                        (b, b)
+                    };
+                    tasks.push(Task::Make((op, a.min(b), a.max(b)), var));
+                    tasks.push(Task::Visit(a_high, b_high));
+                    next = Some(Task::Visit(a_low, b_low));
+                    continue;
+                }
+                Task::Make(key, var) => (key, var),
+            };
+            let high = results.pop().unwrap_or(FALSE);
+            let low = results.pop().unwrap_or(FALSE);
+            let r = self.make(var, low, high);
+            if !self.exceeded {
+                // The memo is a cache: dropping it when it outgrows the node
+                // budget keeps memory bounded without changing any result.
+                if self.memo.len() >= 4 * self.limit {
+                    self.memo.clear();
+                }
+                self.memo.insert(key, r);
             }
-            self.memo.insert(key, r);
+            if tasks.is_empty() {
+                return r;
+            }
+            results.push(r);
         }
-        r
+        FALSE
     }
 
     /// Conjunction.

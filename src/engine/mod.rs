@@ -15,6 +15,7 @@
 //! - [`mef`]: the model as an Open-PSA MEF fault tree, for SCRAM.
 
 pub mod bdd;
+mod beta;
 pub mod events;
 pub mod exact;
 pub mod joint;

@@ -480,13 +480,8 @@ impl Builder<'_> {
     /// "At least `k` of `targets` are up"; also returns the lowest stack
     /// depth the result depends on (for memoisation).
     fn gate(&mut self, k: usize, targets: &[ComponentId]) -> (Ref, usize) {
-        if targets.len() > 1 && targets.iter().all(|t| self.private.contains(t)) {
-            let index = u32::try_from(self.modules.len()).unwrap_or(u32::MAX);
-            self.modules.push(Module {
-                k,
-                members: targets.to_vec(),
-            });
-            return (self.bdd.var(MODULE_BASE + index), usize::MAX);
+        if let Some(module) = self.module(k, targets) {
+            return (module, usize::MAX);
         }
         let mut low = usize::MAX;
         let mut items = Vec::with_capacity(targets.len());
@@ -495,23 +490,125 @@ impl Builder<'_> {
             low = low.min(l);
             items.push(r);
         }
-        let r = self.bdd.at_least(k, &items);
+        (self.at_least(k, &items), low)
+    }
+
+    /// The variable of a new module when every one of `targets` (more
+    /// than one) is a private leaf.
+    fn module(&mut self, k: usize, targets: &[ComponentId]) -> Option<Ref> {
+        if targets.len() > 1 && targets.iter().all(|t| self.private.contains(t)) {
+            let index = u32::try_from(self.modules.len()).unwrap_or(u32::MAX);
+            self.modules.push(Module {
+                k,
+                members: targets.to_vec(),
+            });
+            return Some(self.bdd.var(MODULE_BASE + index));
+        }
+        None
+    }
+
+    /// "At least `k` of `items`", noting a diagram grown too large.
+    fn at_least(&mut self, k: usize, items: &[Ref]) -> Ref {
+        let r = self.bdd.at_least(k, items);
         if self.bdd.too_large() {
             self.truncated = true;
         }
-        (r, low)
+        r
     }
 
-    /// The function "component `c` is up".
+    /// The function "component `c` is up", with the lowest stack depth it
+    /// depends on.
+    ///
+    /// A depth-first walk down the dependencies, kept on the heap (`open`,
+    /// one frame per component being built) rather than on the thread's
+    /// stack: a chain of thousands of `any_of` edges would otherwise
+    /// overflow a worker thread's stack. The frames do the work of the
+    /// recursion "value → gate → value" in its order, so the diagram, its
+    /// node numbering and every figure are the same.
     fn value(&mut self, c: ComponentId) -> (Ref, usize) {
+        let mut open: Vec<Frame> = Vec::new();
+        match self.enter(c) {
+            Entered::Known(r, l) => return (r, l),
+            Entered::Opened(frame) => open.push(frame),
+        }
+        loop {
+            let Some(frame) = open.last_mut() else {
+                unreachable!("the walk returns when its last frame closes")
+            };
+            // The gate being built: open its next target.
+            if let Some(gate) = &mut frame.gate {
+                if let Some(&t) = gate.targets.get(gate.next) {
+                    gate.next += 1;
+                    match self.enter(t) {
+                        Entered::Known(r, l) => {
+                            gate.low = gate.low.min(l);
+                            gate.items.push(r);
+                        }
+                        Entered::Opened(child) => open.push(child),
+                    }
+                    continue;
+                }
+                let gate = frame.gate.take().unwrap_or_default();
+                let r = self.at_least(gate.k, &gate.items);
+                frame.low = frame.low.min(gate.low);
+                self.conjoin(frame, r);
+                continue;
+            }
+            // The next required edge of the component.
+            if let Some((k, targets)) = frame.edges.get_mut(frame.next).map(std::mem::take) {
+                frame.next += 1;
+                if let Some(module) = self.module(k, &targets) {
+                    self.conjoin(frame, module);
+                } else {
+                    frame.gate = Some(GateFrame {
+                        k,
+                        items: Vec::with_capacity(targets.len()),
+                        targets,
+                        next: 0,
+                        low: usize::MAX,
+                    });
+                }
+                continue;
+            }
+            // Every edge done: close the component.
+            let Some(done) = open.pop() else {
+                unreachable!("a frame was just inspected")
+            };
+            self.stack.pop();
+            if done.low >= done.depth {
+                self.memo.insert(done.c, done.result);
+            }
+            let Some(parent) = open.last_mut() else {
+                return (done.result, done.low);
+            };
+            if let Some(gate) = &mut parent.gate {
+                gate.low = gate.low.min(done.low);
+                gate.items.push(done.result);
+            }
+        }
+    }
+
+    /// `frame.result ∧ gate`; a diagram grown too large ends the frame's
+    /// edges (and, through `truncated`, the whole build).
+    fn conjoin(&mut self, frame: &mut Frame, gate: Ref) {
+        frame.result = self.bdd.and(frame.result, gate);
+        if self.bdd.too_large() {
+            self.truncated = true;
+            frame.next = frame.edges.len();
+        }
+    }
+
+    /// The start of "component `c` is up": known at once (in the series
+    /// set, on the path, memoised) or a new frame with `c` on the path.
+    fn enter(&mut self, c: ComponentId) -> Entered {
         if self.in_series.contains(&c) || self.truncated {
-            return (TRUE, usize::MAX);
+            return Entered::Known(TRUE, usize::MAX);
         }
         if let Some(depth) = self.stack.iter().position(|&s| s == c) {
-            return (TRUE, depth); // greatest fixed point: on the path counts as up
+            return Entered::Known(TRUE, depth); // greatest fixed point: on the path counts as up
         }
         if let Some(&r) = self.memo.get(&c) {
-            return (r, usize::MAX);
+            return Entered::Known(r, usize::MAX);
         }
         let next = u32::try_from(self.vars.len()).unwrap_or(u32::MAX);
         let var = *self.var_of.entry(c).or_insert(next);
@@ -520,23 +617,51 @@ impl Builder<'_> {
         }
         let depth = self.stack.len();
         self.stack.push(c);
-        let mut result = self.bdd.var(var);
-        let mut low = usize::MAX;
-        for (k, targets) in self.edges(c, false) {
-            let (gate, l) = self.gate(k, &targets);
-            low = low.min(l);
-            result = self.bdd.and(result, gate);
-            if self.bdd.too_large() {
-                self.truncated = true;
-                break;
-            }
-        }
-        self.stack.pop();
-        if low >= depth {
-            self.memo.insert(c, result);
-        }
-        (result, low)
+        let result = self.bdd.var(var);
+        Entered::Opened(Frame {
+            c,
+            depth,
+            result,
+            low: usize::MAX,
+            edges: self.edges(c, false),
+            next: 0,
+            gate: None,
+        })
     }
+}
+
+/// What [`Builder::enter`] found.
+enum Entered {
+    /// The value and the lowest stack depth it depends on.
+    Known(Ref, usize),
+    /// A component to build.
+    Opened(Frame),
+}
+
+/// A component being built by [`Builder::value`].
+struct Frame {
+    c: ComponentId,
+    /// Its position on the path.
+    depth: usize,
+    /// Its variable and the gates done so far.
+    result: Ref,
+    /// The lowest path depth the gates done so far depend on.
+    low: usize,
+    edges: Vec<Gate>,
+    /// The next edge to build.
+    next: usize,
+    /// The edge being built.
+    gate: Option<GateFrame>,
+}
+
+/// An edge being built: the values of its first `next` targets.
+#[derive(Default)]
+struct GateFrame {
+    k: usize,
+    targets: Vec<ComponentId>,
+    next: usize,
+    items: Vec<Ref>,
+    low: usize,
 }
 
 #[cfg(test)]

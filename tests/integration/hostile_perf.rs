@@ -354,3 +354,98 @@ fn one_value_listing_two_hundred_thousand_addresses_is_read_once() {
     assert_eq!(found[0].name, "svc0");
     assert_eq!(found[199_999].name, "svc199999");
 }
+
+/// `c0 → c1 → … → c_{n−1}`, each link an `any_of` of the next component
+/// and a spare `s_i`, under two entrypoints `e0` and `e1`: every component
+/// at 99.9%, the entrypoints at 100%.
+fn any_of_chain(n: usize) -> String {
+    let mut text = String::from(
+        r"system: s
+components:
+  e0: {availability: 100%, depends_on: [c0]}
+  e1: {availability: 100%, depends_on: [c0]}
+",
+    );
+    for i in 0..n - 1 {
+        let _ = writeln!(
+            text,
+            "  c{i}: {{availability: 99.9%, depends_on: [{{any_of: [c{}, s{i}]}}]}}\n  s{i}: {{availability: 99.9%}}",
+            i + 1
+        );
+    }
+    let _ = writeln!(text, "  c{}: {{availability: 99.9%}}", n - 1);
+    text
+}
+
+/// The figure of both entrypoints of [`any_of_chain`]: with a = 0.999,
+/// `A_i = a × (1 − (1 − A_{i+1}) × (1 − a))`, a contraction by
+/// a(1 − a) ≈ 1e-3 per link, so a long chain sits at the fixed point
+/// A = a² / (1 − a + a²) = 0.998001 / 0.999001 = 0.998999000001001.
+fn assert_chain_figures(model: &Model) {
+    let figures = engine::availability(model);
+    assert_eq!(figures.len(), 2);
+    for (_, figure) in figures {
+        assert_eq!(figure.method, Method::Exact);
+        assert!(
+            (figure.availability - 0.998_999_000_001_001).abs() < 1e-12,
+            "{}",
+            figure.availability
+        );
+    }
+}
+
+#[test]
+fn a_five_thousand_long_any_of_chain_under_two_entrypoints_does_not_overflow() {
+    // Two entrypoints are evaluated on rayon's worker threads (2 MiB
+    // stacks): building the structure recursively, one frame per link and
+    // per diagram level, overflowed them at 5,000 links in a debug build
+    // (20,000 in release). The walks keep their stacks on the heap now.
+    let text = any_of_chain(5_000);
+    assert_chain_figures(&parse(&text));
+    // And the whole of `check` (exit 1: the SPOF errors on c0, e0, e1).
+    let path = std::env::temp_dir().join(format!("nines-chain-{}.yaml", std::process::id()));
+    std::fs::write(&path, &text).unwrap();
+    let out = crate::binary().arg("check").arg(&path).output().unwrap();
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("99.899900%"), "{stdout}");
+}
+
+#[test]
+#[ignore = "slow: a 20,000-long chain (about a minute in a debug build)"]
+fn a_twenty_thousand_long_any_of_chain_under_two_entrypoints_does_not_overflow() {
+    assert_chain_figures(&parse(&any_of_chain(20_000)));
+}
+
+#[test]
+fn combining_diagrams_a_hundred_thousand_levels_deep_does_not_overflow() {
+    // x0 ∧ … ∧ x_{n−1} built from the end (each step one level), then
+    // ∨ x_n: x_n is the last variable, so the disjunction walks all n
+    // levels before reaching it (a recursive apply needed n frames).
+    let n: u32 = 100_000;
+    let mut bdd = nines::engine::bdd::Bdd::new();
+    let mut all = nines::engine::bdd::TRUE;
+    for v in (0..n).rev() {
+        let x = bdd.var(v);
+        all = bdd.and(x, all);
+    }
+    let last = bdd.var(n);
+    let root = bdd.or(all, last);
+    let root = bdd.retain(root);
+    // Kept: the terminals, x_n, and one node per level whose low branch
+    // is x_n instead of false.
+    assert_eq!(bdd.len(), 2 + 1 + n as usize);
+    let mut p = vec![1.0 - 1e-6; n as usize];
+    p.push(0.5);
+    // P(all) = (1 − 1e-6)^100000 = e^(−0.10000005) = 0.904837372794060;
+    // P(all ∨ x_n) = 1 − (1 − 0.904837…) × 0.5 = 0.952418686397030.
+    let got = bdd.probability(root, &p, &mut Vec::new());
+    // (10^5 roundings of about 1e-16 each: agreement to 1e-10.)
+    assert!((got - 0.952_418_686_397_030).abs() < 1e-10, "{got}");
+}

@@ -7,15 +7,13 @@
 //! iteration starts no lower than 1e-4 while the answer is 2e-6, and its
 //! incomplete beta stops after 140 continued-fraction terms, unconverged
 //! when both parameters are large). Here the incomplete beta runs its
-//! continued fraction to convergence (at most [`MAX_TERMS`] terms, about
-//! √n of them are needed), and the quantile is a Newton iteration kept
+//! continued fraction to convergence (`engine::beta`, about √n terms are
+//! needed), and the quantile is a Newton iteration kept
 //! inside a shrinking bracket (at most [`MAX_STEPS`] evaluations).
 
 use statrs::function::gamma::ln_gamma;
 
-/// Most continued-fraction terms of one incomplete beta: the fraction needs
-/// on the order of √max(a, b) terms, about 10^4 at 10^8 trials.
-const MAX_TERMS: u32 = 1_000_000;
+use crate::engine::beta::beta_reg;
 
 /// Most evaluations of one quantile: bisection alone would need 64 steps to
 /// reach 2^-64 of the bracket, safeguarded Newton a handful.
@@ -72,53 +70,6 @@ pub(super) fn beta_quantile(a: f64, b: f64, target: f64) -> (f64, u32) {
         p = next;
     }
     (p, MAX_STEPS)
-}
-
-/// The regularized incomplete beta `I_x(a, b)` by Lentz's evaluation of
-/// its continued fraction (Numerical Recipes §6.4), on the side of the
-/// mean where the fraction converges fast.
-fn beta_reg(a: f64, b: f64, x: f64, ln_beta: f64) -> f64 {
-    if x <= 0.0 {
-        return 0.0;
-    }
-    if x >= 1.0 {
-        return 1.0;
-    }
-    // x^a (1 − x)^b / (a B(a, b)), with ln(1 − x) exact for tiny x.
-    let front = (a * x.ln() + b * (-x).ln_1p() - ln_beta).exp();
-    if x < (a + 1.0) / (a + b + 2.0) {
-        front * fraction(a, b, x) / a
-    } else {
-        1.0 - front * fraction(b, a, 1.0 - x) / b
-    }
-}
-
-/// The continued fraction of the incomplete beta, to relative precision
-/// 1e-15 or [`MAX_TERMS`] terms.
-fn fraction(a: f64, b: f64, x: f64) -> f64 {
-    const TINY: f64 = 1e-300;
-    let clamp = |v: f64| if v.abs() < TINY { TINY } else { v };
-    let (sum, plus, minus) = (a + b, a + 1.0, a - 1.0);
-    let mut c = 1.0;
-    let mut d = 1.0 / clamp(1.0 - sum * x / plus);
-    let mut h = d;
-    for m in 1..=MAX_TERMS {
-        let m = f64::from(m);
-        let twice = 2.0 * m;
-        let even = m * (b - m) * x / ((minus + twice) * (a + twice));
-        d = 1.0 / clamp(1.0 + even * d);
-        c = clamp(1.0 + even / c);
-        h *= d * c;
-        let odd = -(a + m) * (sum + m) * x / ((a + twice) * (plus + twice));
-        d = 1.0 / clamp(1.0 + odd * d);
-        c = clamp(1.0 + odd / c);
-        let delta = d * c;
-        h *= delta;
-        if (delta - 1.0).abs() < 1e-15 {
-            break;
-        }
-    }
-    h
 }
 
 #[cfg(test)]
