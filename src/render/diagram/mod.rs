@@ -87,7 +87,17 @@ impl Diagram {
     /// Builds the diagram of `model`, marking the SPOFs found in `findings`.
     #[must_use]
     pub fn new(model: &Model, findings: &[Finding]) -> Self {
-        let spof = |name: &str| findings.iter().any(|f| f.id == format!("spof/{name}"));
+        // The names the `spof` rule flags, looked up once per component and
+        // domain: one pass over the findings, not one per name.
+        let flagged: std::collections::HashSet<&str> = findings
+            .iter()
+            .filter_map(|f| f.id.strip_prefix("spof/"))
+            .collect();
+        let spof = |name: &str| flagged.contains(name);
+        let mut entrypoint = vec![false; model.components.len()];
+        for id in &model.entrypoints {
+            entrypoint[id.0] = true;
+        }
         let home: Vec<Option<DomainId>> = model
             .component_ids()
             .map(|id| innermost_domain(model, id))
@@ -142,7 +152,7 @@ impl Diagram {
                         .join(", "),
                     cluster: home[id.0].and_then(|d| index[d.0]),
                     spof: spof(&c.name),
-                    entrypoint: model.entrypoints.contains(&id),
+                    entrypoint: entrypoint[id.0],
                     layer: layers[id.0],
                     shares: c
                         .shares
@@ -466,6 +476,8 @@ fn layers(model: &Model, links: &[Link]) -> Vec<usize> {
 
 #[cfg(test)]
 mod tests {
+    use std::fmt::Write as _;
+
     use super::*;
 
     fn diagram(text: &str) -> Diagram {
@@ -507,6 +519,48 @@ components:
         );
         let layers: Vec<usize> = d.nodes.iter().map(|n| n.layer).collect();
         assert_eq!(layers, [0, 1]);
+    }
+
+    #[test]
+    fn spof_marks_are_one_pass_over_the_findings() {
+        // Issue 16: each node used to scan every finding, formatting
+        // `spof/<name>` anew for each: 20,000 nodes x 20,000 findings is
+        // 4 x 10^8 formatted strings, minutes in a debug build, where one
+        // set of the flagged names takes milliseconds. A chain c0 -> c1 ->
+        // ... -> c19999 with every component flagged, plus one finding
+        // that names no component.
+        const N: usize = 20_000;
+        let mut text = String::from("system: s\nentrypoints: [c0]\ncomponents:\n");
+        for i in 0..N - 1 {
+            let _ = writeln!(text, "  c{i}: {{depends_on: [c{}]}}", i + 1);
+        }
+        let _ = writeln!(text, "  c{}: {{}}", N - 1);
+        let model = crate::model::parse(&text).unwrap();
+        let base = crate::analyze::Finding::new(
+            crate::model::Rule::Spof,
+            "c0",
+            crate::analyze::Severity::Error,
+            crate::model::Span::default(),
+            String::new(),
+        );
+        let mut findings: Vec<Finding> = (0..N)
+            .map(|i| Finding {
+                id: format!("spof/c{i}"),
+                ..base.clone()
+            })
+            .collect();
+        // `spof/c1x` names no component.
+        findings.push(Finding {
+            id: "spof/c1x".to_owned(),
+            ..base.clone()
+        });
+        let d = Diagram::new(&model, &findings[1..]);
+        // Every node but c0 (its finding left out above) is marked, in a
+        // chain layered 0, 1, 2, ...
+        assert!(!d.nodes[0].spof);
+        assert_eq!(d.nodes.iter().filter(|n| n.spof).count(), N - 1);
+        assert_eq!(d.nodes[N - 1].layer, N - 1);
+        assert!(d.nodes[0].entrypoint && !d.nodes[1].entrypoint);
     }
 
     #[test]
