@@ -40,39 +40,95 @@ use crate::model::{ComponentId, Model};
 /// The figure of every entrypoint, in the model's entrypoint order.
 /// Entrypoints are independent computations, run in parallel; the result
 /// does not depend on the number of threads.
+///
+/// A structure that passed the node budget gets a second, costlier try (a
+/// larger budget through the joint diagram, then a bracket by parts): up to
+/// seconds each. Only the first [`MAX_RETRIES`] such entrypoints in model
+/// order get it, so the work of a model does not grow with its entrypoints
+/// (the choice is made after the first pass, hence the same on any number
+/// of threads); the others keep the relaxed bracket and say why.
 #[must_use]
 pub fn availability(model: &Model) -> Vec<(ComponentId, Figure)> {
-    model
+    let mut figures: Vec<(ComponentId, Figure, bool)> = model
         .entrypoints
         .par_iter()
         .map(|&entrypoint| {
             let structure =
                 structure::build_with(model, entrypoint, |components| states(model, components));
             let mut figure = exact::evaluate(model, &structure);
-            if structure.truncated && figure.events > exact::EXACT_EVENTS {
-                // The node budget was divided by the states conditioning
-                // would visit; the joint diagram visits none, so the
-                // alternatives get a larger budget of their own.
-                let larger = structure::build_with(model, entrypoint, |_| JOINT_RETRY_STATES);
-                if !larger.truncated
-                    && let Ok(exact) = exact::evaluate_joint(model, &larger)
-                {
-                    figure = exact;
-                }
-            }
-            if figure.method == Method::Bounded && structure.truncated {
-                bracket_by_parts(model, entrypoint, PART_NODES, &mut figure);
-            }
-            // Switchover time is an additive term on top of the static figure.
+            // Switchover time is an additive term on top of the static
+            // figure, applied below once the static figure is final.
             let cost = switchover::cost(model, structure.components());
             figure.switchover = cost.unavailability;
-            figure.availability = (figure.availability - cost.unavailability).max(0.0);
-            figure.lower = (figure.lower - cost.unavailability).max(0.0);
-            figure.upper = (figure.upper - cost.unavailability).max(0.0);
             figure.caveats = cost.caveats;
+            (entrypoint, figure, structure.truncated)
+        })
+        .collect();
+    let retried: Vec<usize> = figures
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, _, truncated))| *truncated)
+        .map(|(i, _)| i)
+        .collect();
+    let better: Vec<(usize, Figure)> = retried
+        .par_iter()
+        .take(MAX_RETRIES)
+        .map(|&i| {
+            let (entrypoint, figure, _) = &figures[i];
+            (i, retry(model, *entrypoint, figure.clone()))
+        })
+        .collect();
+    for (i, figure) in better {
+        figures[i].1 = figure;
+    }
+    for &i in retried.iter().skip(MAX_RETRIES) {
+        let figure = &mut figures[i].1;
+        if figure.method == Method::Bounded
+            && let Some(why) = &mut figure.why
+        {
+            let _ = write!(
+                why,
+                "; not narrowed further: only the first {MAX_RETRIES} entrypoints whose structure passed the node budget get a larger one (a bound on the work of one run)"
+            );
+        }
+    }
+    figures
+        .into_iter()
+        .map(|(entrypoint, mut figure, _)| {
+            let cost = figure.switchover;
+            figure.availability = (figure.availability - cost).max(0.0);
+            figure.lower = (figure.lower - cost).max(0.0);
+            figure.upper = (figure.upper - cost).max(0.0);
             (entrypoint, figure)
         })
         .collect()
+}
+
+/// How many entrypoints whose structure passed the node budget get the
+/// costlier second try (see [`availability`]).
+pub const MAX_RETRIES: usize = 4;
+
+/// The second try of an entrypoint whose structure passed the node budget:
+/// the joint diagram under a larger budget when conditioning would visit
+/// too many states, else (or when that fails too) a bracket by parts.
+fn retry(model: &Model, entrypoint: ComponentId, mut figure: Figure) -> Figure {
+    if figure.events > exact::EXACT_EVENTS {
+        // The node budget was divided by the states conditioning would
+        // visit; the joint diagram visits none, so the alternatives get a
+        // larger budget of their own.
+        let larger = structure::build_with(model, entrypoint, |_| JOINT_RETRY_STATES);
+        if !larger.truncated
+            && let Ok(mut exact) = exact::evaluate_joint(model, &larger)
+        {
+            exact.switchover = figure.switchover;
+            exact.caveats = std::mem::take(&mut figure.caveats);
+            return exact;
+        }
+    }
+    if figure.method == Method::Bounded {
+        bracket_by_parts(model, entrypoint, PART_NODES, &mut figure);
+    }
+    figure
 }
 
 /// Node limit of each part of a structure too large to build whole.
@@ -123,10 +179,14 @@ fn bracket_by_parts(model: &Model, entrypoint: ComponentId, limit: usize, figure
         figure.lower = figure.lower.max(lower.min(upper));
         figure.upper = figure.upper.min(upper).max(figure.lower);
         figure.availability = figure.lower;
+        // The gains came from the relaxed figure (every alternative
+        // required): a different system, whose gains can exceed all the
+        // downtime the narrowed bracket leaves. The parts give none.
+        figure.improvement.clear();
         if let Some(why) = &mut figure.why {
             let _ = write!(
                 why,
-                "; narrowed by {} parts of the gates (Harris's inequality)",
+                "; narrowed by {} parts of the gates (Harris's inequality), which give no improvement potential",
                 parts.len()
             );
         }

@@ -825,7 +825,7 @@ fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 /// User text made safe to echo into a terminal or CI log: control characters
-/// are escaped, and very long text is cut.
+/// and bidirectional overrides are escaped, and very long text is cut.
 pub fn printable(text: &str) -> String {
     let mut out = String::new();
     for (index, c) in text.chars().enumerate() {
@@ -833,7 +833,9 @@ pub fn printable(text: &str) -> String {
             out.push('…');
             break;
         }
-        if c.is_control() {
+        // Control characters, and the bidirectional overrides that would
+        // reorder what the reader sees around them.
+        if crate::escape::is_unsafe_char(c) {
             let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
         } else {
             out.push(c);

@@ -55,8 +55,11 @@ pub fn render(audit: &Audit, target: &Target, out: &mut dyn Write) -> io::Result
         let [errors, warnings, notices] = per_level;
         writeln!(
             out,
-            "nines: {} findings ({errors} error, {warnings} warning and {notices} notice annotations); GitHub shows {SHOWN_PER_LEVEL} of each level per step, so the rest are only in the full report (`nines check {file} --format sarif` or `--format markdown`).",
-            audit.findings.len()
+            "nines: {} findings ({errors} error, {warnings} warning and {notices} notice annotations); GitHub shows {SHOWN_PER_LEVEL} of each level per step, so the rest are only in the full report (`nines check {} --format sarif` or `--format markdown`).",
+            audit.findings.len(),
+            // A plain log line: a newline in the path would start a forged
+            // workflow command.
+            crate::render::escape::terminal(file)
         )?;
     }
     Ok(())

@@ -124,7 +124,12 @@ fn peaks_table(style: Style, runs: &[&RunSummary]) -> String {
 
 /// The plan for a terminal.
 pub fn render_table(plan: &Plan, style: Style, out: &mut dyn Write) -> io::Result<()> {
-    writeln!(out, "Recovery of {} after a {}", plan.system, plan.scenario)?;
+    writeln!(
+        out,
+        "Recovery of {} after a {}",
+        crate::render::escape::terminal_lines(&plan.system),
+        crate::render::escape::terminal_lines(&plan.scenario)
+    )?;
     writeln!(out)?;
     for (w, wave) in plan.waves.iter().enumerate() {
         let line = format!(

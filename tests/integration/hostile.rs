@@ -1016,3 +1016,32 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn recover_and_diagnostics_escape_hostile_names() {
+    // The system's name reached `nines recover`'s heading raw: an OSC 52
+    // clipboard write (ESC ] 52 … BEL) and a right-to-left override worked
+    // on the reader's terminal.
+    let dir = std::env::temp_dir().join(format!("nines-hostile-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("m.yaml");
+    std::fs::write(
+        &path,
+        "system: \"s\\e]52;c;aGk=\\a\\u202e<x>\"\ncomponents:\n  web: {depends_on: [db]}\n  db: {instances: 2}\n",
+    )
+    .unwrap();
+    let out = crate::binary().arg("recover").arg(&path).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.starts_with("Recovery of s"), "{stdout}");
+    assert!(terminal_controls(&stdout).is_empty(), "{stdout:?}");
+    assert!(!stdout.contains('\u{202e}'), "{stdout:?}");
+    // A bidirectional override in a name the validator refuses is shown
+    // escaped in the diagnostic, not applied.
+    std::fs::write(&path, "components:\n  \"db\\u202e*x*\": {}\n").unwrap();
+    let out = crate::binary().arg("check").arg(&path).output().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(!stderr.contains('\u{202e}'), "{stderr:?}");
+    assert!(stderr.contains("\\u{202e}"), "{stderr}");
+}

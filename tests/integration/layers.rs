@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[(&str, &[&str])] = &[
     ("human", &[]),
     ("escape", &[]),
-    ("model", &["human"]),
+    ("model", &["human", "escape"]),
     ("generate", &["model"]),
     ("engine", &["model", "human", "escape"]),
     ("import", &["model", "human"]),
