@@ -232,16 +232,7 @@ mod tests {
         Some(validate::validate_apart(text, read.root, read.components))
     }
 
-    fn yaml_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
-        for entry in std::fs::read_dir(dir).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                yaml_files(&path, out);
-            } else if path.extension().is_some_and(|e| e == "yaml" || e == "yml") {
-                out.push(path);
-            }
-        }
-    }
+    use crate::model::load::tests::yaml_files;
 
     #[test]
     fn pieces_give_the_model_and_problems_of_one_pass() {
