@@ -65,16 +65,23 @@ pub fn render(
     today: crate::model::Date,
     format: ReviewFormat,
 ) -> String {
-    let audit = crate::analyze::audit(
-        model,
-        text,
-        crate::engine::scenario::Scenario::default(),
-        crate::analyze::Options::new(today),
+    // The audit and the recovery plan are independent: side by side.
+    let (audit, plan) = rayon::join(
+        || {
+            crate::analyze::audit(
+                model,
+                text,
+                crate::engine::scenario::Scenario::default(),
+                crate::analyze::Options::new(today),
+            )
+        },
+        || {
+            let settings = crate::recover::Settings::of(model, RECOVERY_HORIZON_S);
+            let scenario = crate::recover::Scenario::full_outage(model, RECOVERY_OUTAGE_S);
+            crate::recover::plan(model, &scenario, &settings, None)
+        },
     );
     let diagram = Diagram::new(model, &audit.findings).focus(&audit.findings, DIAGRAM_LIMIT);
-    let settings = crate::recover::Settings::of(model, RECOVERY_HORIZON_S);
-    let scenario = crate::recover::Scenario::full_outage(model, RECOVERY_OUTAGE_S);
-    let plan = crate::recover::plan(model, &scenario, &settings, None);
     let document = review::document(&audit, name, &diagram, Some(&plan));
     match format {
         ReviewFormat::Markdown => markdown::render(&document),

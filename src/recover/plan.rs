@@ -4,6 +4,9 @@
 //! and the admission ramp with its schedule. Figures are in the model's
 //! units (a relative load times the component's steady `load`).
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rayon::prelude::*;
 use serde::Serialize;
 
 use super::network::Network;
@@ -191,25 +194,90 @@ fn rounded(schedule: &[(f64, Option<f64>)]) -> Vec<(f64, Option<f64>)> {
         .collect()
 }
 
+/// The denominator of the shares the bisection tries.
+const SHARE_STEPS: u32 = 1024;
+
 /// The largest share held at the entrypoints until warm that converges,
-/// by bisection to 1/1024; `None` when 1/1024 does not.
-fn largest_safe_share(net: &Network, scenario: &Scenario, settings: &Settings) -> Option<f64> {
-    let converges =
-        |share: f64| simulate(net, scenario, settings, Admission::Hold(share)).converged;
-    let (mut lo, mut hi) = (0u32, 1024u32);
-    if !converges(1.0 / 1024.0) {
+/// by bisection to 1/1024; `None` when 1/1024 does not, or when
+/// `cancelled` is set before the search ends (the caller then has no use
+/// for the answer).
+///
+/// The search is the sequential bisection (probe 1/1024, then the midpoint
+/// of the bracket, kept when it converges), but each round simulates the
+/// next `depth` levels of midpoints the search could visit at once, in
+/// parallel, then follows the path the sequential search takes through
+/// them: the same shares decide, so the answer is the same for any number
+/// of threads. With `threads` threads a round simulates `2^depth - 1`
+/// shares, `depth` the most that fits (1 on two threads: one share a round).
+fn largest_safe_share(
+    net: &Network,
+    scenario: &Scenario,
+    settings: &Settings,
+    cancelled: &AtomicBool,
+) -> Option<f64> {
+    let threads = rayon::current_num_threads().max(1);
+    // The deepest tree of midpoints whose 2^depth - 1 shares fit the threads.
+    let depth = (usize::BITS - 1 - (threads + 1).leading_zeros()).max(1);
+    let converges = |shares: &[u32]| -> Option<Vec<(u32, bool)>> {
+        if cancelled.load(Ordering::Relaxed) {
+            return None;
+        }
+        Some(
+            shares
+                .par_iter()
+                .map(|&k| {
+                    let share = f64::from(k) / f64::from(SHARE_STEPS);
+                    let run = simulate(net, scenario, settings, Admission::Hold(share));
+                    (k, run.converged)
+                })
+                .collect(),
+        )
+    };
+    // Round one: the probe, and the levels below it that fit.
+    let mut shares = vec![1];
+    midpoints(1, SHARE_STEPS, depth - 1, &mut shares);
+    let mut known = converges(&shares)?;
+    if !decided(&known, 1) {
         return None;
     }
-    lo = lo.max(1);
-    while hi - lo > 1 {
-        let mid = u32::midpoint(lo, hi);
-        if converges(f64::from(mid) / 1024.0) {
-            lo = mid;
-        } else {
-            hi = mid;
+    let (mut lo, mut hi) = (1u32, SHARE_STEPS);
+    loop {
+        // Follow the sequential search through the shares simulated.
+        while hi - lo > 1 {
+            let mid = u32::midpoint(lo, hi);
+            let Some(&(_, ok)) = known.iter().find(|&&(k, _)| k == mid) else {
+                break;
+            };
+            if ok {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
         }
+        if hi - lo <= 1 {
+            return Some(f64::from(lo) / f64::from(SHARE_STEPS));
+        }
+        let mut shares = Vec::new();
+        midpoints(lo, hi, depth, &mut shares);
+        known = converges(&shares)?;
     }
-    Some(f64::from(lo) / 1024.0)
+}
+
+/// Whether `share` converged, among the simulated.
+fn decided(known: &[(u32, bool)], share: u32) -> bool {
+    known.iter().any(|&(k, ok)| k == share && ok)
+}
+
+/// The midpoints the bisection of (`lo`, `hi`) visits in its next `depth`
+/// steps, whichever way each goes: `2^depth - 1` at most.
+fn midpoints(lo: u32, hi: u32, depth: u32, out: &mut Vec<u32>) {
+    if depth == 0 || hi - lo <= 1 {
+        return;
+    }
+    let mid = u32::midpoint(lo, hi);
+    out.push(mid);
+    midpoints(lo, mid, depth - 1, out);
+    midpoints(mid, hi, depth - 1, out);
 }
 
 /// Simulates the recovery from `scenario` every way and returns the plan.
@@ -217,17 +285,36 @@ fn largest_safe_share(net: &Network, scenario: &Scenario, settings: &Settings) -
 pub fn plan(model: &Model, scenario: &Scenario, settings: &Settings, admit: Option<f64>) -> Plan {
     let order = crate::engine::start_order::waves(model);
     let net = Network::new(model, &order);
-    let open = simulate(&net, scenario, settings, Admission::Open);
-    let largest = if open.converged {
-        Some(1.0)
-    } else {
-        largest_safe_share(&net, scenario, settings)
-    };
-    let admitted = admit.map(|share| {
-        let run = simulate(&net, scenario, settings, Admission::Hold(share));
-        summarize(&net, &run, Admission::Hold(share))
-    });
-    let ramp = simulate(&net, scenario, settings, Admission::Ramp);
+    // The runs are independent: everything at once, the ramp, the
+    // `--admit` share and the bisection run side by side. The bisection
+    // only matters when everything at once does not converge, so it starts
+    // at once and stops as soon as that run converges.
+    let open_converged = AtomicBool::new(false);
+    let ((open, (ramp, admitted)), search) = rayon::join(
+        || {
+            rayon::join(
+                || {
+                    let open = simulate(&net, scenario, settings, Admission::Open);
+                    open_converged.store(open.converged, Ordering::Relaxed);
+                    open
+                },
+                || {
+                    rayon::join(
+                        || simulate(&net, scenario, settings, Admission::Ramp),
+                        || {
+                            admit.map(|share| {
+                                let run =
+                                    simulate(&net, scenario, settings, Admission::Hold(share));
+                                summarize(&net, &run, Admission::Hold(share))
+                            })
+                        },
+                    )
+                },
+            )
+        },
+        || largest_safe_share(&net, scenario, settings, &open_converged),
+    );
+    let largest = if open.converged { Some(1.0) } else { search };
     let waves = ramp
         .waves
         .iter()

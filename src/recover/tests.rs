@@ -291,3 +291,27 @@ fn stopping_at_a_fixed_point_changes_nothing() {
         }
     }
 }
+
+#[test]
+fn the_plan_is_the_same_on_any_number_of_threads() {
+    // The runs go side by side and the bisection simulates up to
+    // 2^depth - 1 shares a round (depth 1 on 1 or 2 threads, 2 on 3 to 6,
+    // 3 on 7 or more); it follows the sequential search's path, so the
+    // plan must not move. The trap converges from 1000 × 4 × share ≤ 1000,
+    // share ≤ 1/4: 256/1024.
+    let plans: Vec<Plan> = [1, 2, 3, 4, 7, 8]
+        .into_iter()
+        .map(|threads| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .expect("a thread pool")
+                .install(|| plan_of(RETRY_TRAP, 600.0, Some(0.5)))
+        })
+        .collect();
+    assert_eq!(plans[0].largest_safe_share, Some(0.25));
+    assert!(!plans[0].without_ramp.converges);
+    for other in &plans[1..] {
+        assert_eq!(*other, plans[0]);
+    }
+}
