@@ -106,9 +106,12 @@ fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
     let end = (0..lines.len())
         .find(|&i| {
             lines[i].trim_start().starts_with("#[cfg(test)]")
-                && lines
-                    .get(i + 1)
-                    .is_some_and(|next| next.trim_start().starts_with("mod "))
+                && lines.get(i + 1).is_some_and(|next| {
+                    let next = next.trim_start();
+                    // `mod tests`, or one other test modules reach
+                    // (`pub(super) mod tests`).
+                    next.starts_with("mod ") || (next.starts_with("pub") && next.contains(" mod "))
+                })
         })
         .unwrap_or(lines.len());
     text.lines()
