@@ -296,16 +296,14 @@ fn interleaved(n: usize) -> String {
 
 /// `nines check --format json` on `text` with `threads` rayon threads.
 fn json_with_threads(text: &str, threads: &str, tag: &str) -> Vec<u8> {
-    let dir = std::env::temp_dir().join(format!("nines-bounds-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{tag}.yaml"));
+    let dir = crate::Scratch::new(&format!("bounds-{tag}-{threads}"));
+    let path = dir.join("m.yaml");
     std::fs::write(&path, text).unwrap();
-    let out = std::process::Command::new(insta_cmd::get_cargo_bin("nines"))
+    let out = crate::binary()
         .args(["check", path.to_str().unwrap(), "--format", "json"])
         .env("RAYON_NUM_THREADS", threads)
         .output()
         .unwrap();
-    let _ = std::fs::remove_file(&path);
     assert!(!out.stdout.is_empty(), "{tag}: no output");
     out.stdout
 }

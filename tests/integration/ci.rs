@@ -3,19 +3,16 @@
 //! with exactly its finding marked new, an acceptance fails again once it
 //! expires, and a baseline that cannot be used is a clear error.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 
 use serde_json::Value;
 
 const WEB_SHOP: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/models/web-shop.yaml");
 
-/// A fresh folder for one test's files.
-fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("nines-ci-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh folder for one test's files, removed when the test ends.
+fn scratch(test: &str) -> crate::Scratch {
+    crate::Scratch::new(&format!("ci-{test}"))
 }
 
 fn nines(args: &[&str]) -> Output {

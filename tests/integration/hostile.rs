@@ -5,7 +5,7 @@
 //! are generated here, never committed. docs/security.md is the contract.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 
 use nines::cli::{Format, Outcome, ReviewFormat};
@@ -13,12 +13,9 @@ use proptest::prelude::*;
 
 use crate::{Run, check, nines};
 
-/// A fresh folder under the system's temporary folder for one test.
-fn scratch(test: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("nines-hostile-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh folder for one test's files, removed when the test ends.
+fn scratch(test: &str) -> crate::Scratch {
+    crate::Scratch::new(&format!("hostile-{test}"))
 }
 
 fn path(p: &Path) -> &str {
@@ -1022,8 +1019,7 @@ fn recover_and_diagnostics_escape_hostile_names() {
     // The system's name reached `nines recover`'s heading raw: an OSC 52
     // clipboard write (ESC ] 52 … BEL) and a right-to-left override worked
     // on the reader's terminal.
-    let dir = std::env::temp_dir().join(format!("nines-hostile-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("recover-names");
     let path = dir.join("m.yaml");
     std::fs::write(
         &path,
@@ -1039,7 +1035,6 @@ fn recover_and_diagnostics_escape_hostile_names() {
     // escaped in the diagnostic, not applied.
     std::fs::write(&path, "components:\n  \"db\\u202e*x*\": {}\n").unwrap();
     let out = crate::binary().arg("check").arg(&path).output().unwrap();
-    let _ = std::fs::remove_dir_all(&dir);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(!stderr.contains('\u{202e}'), "{stderr:?}");

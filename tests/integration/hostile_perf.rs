@@ -174,15 +174,13 @@ domains:
 }
 
 fn check_exit(text: &str) -> (i32, String) {
-    let dir = std::env::temp_dir().join(format!("nines-hostile-perf-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("m{}.yaml", text.len()));
+    let dir = crate::Scratch::new(&format!("hostile-perf-{}", text.len()));
+    let path = dir.join("m.yaml");
     std::fs::write(&path, text).unwrap();
     let out = crate::binary()
         .args(["check", path.to_str().unwrap(), "--format", "json"])
         .output()
         .unwrap();
-    let _ = std::fs::remove_file(&path);
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stderr).into_owned(),
@@ -408,10 +406,10 @@ fn a_five_thousand_long_any_of_chain_under_two_entrypoints_does_not_overflow() {
 fn check_on_a_five_thousand_long_any_of_chain_under_two_entrypoints_does_not_overflow() {
     let text = any_of_chain(5_000);
     // The whole of `check` (exit 1: the SPOF errors on c0, e0, e1).
-    let path = std::env::temp_dir().join(format!("nines-chain-{}.yaml", std::process::id()));
+    let dir = crate::Scratch::new("any-of-chain");
+    let path = dir.join("m.yaml");
     std::fs::write(&path, &text).unwrap();
     let out = crate::binary().arg("check").arg(&path).output().unwrap();
-    let _ = std::fs::remove_file(&path);
     assert_eq!(
         out.status.code(),
         Some(1),

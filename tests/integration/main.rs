@@ -28,6 +28,39 @@ mod traces;
 use clap::Parser;
 use nines::cli::{CheckArgs, Cli, FailOn, Format, Outcome, Terminal, check_source, run};
 
+/// A fresh folder under the system's temporary folder for one test
+/// (`nines-<test>-<pid>`), removed when dropped, also when the test fails.
+/// It reads as the folder's path (`dir.join("m.yaml")`).
+pub(crate) struct Scratch(std::path::PathBuf);
+
+impl Scratch {
+    pub(crate) fn new(test: &str) -> Self {
+        let dir = std::env::temp_dir().join(format!("nines-{test}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Self(dir)
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::path::Path> for Scratch {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// The built `nines` binary, for the tests that need a real process (exit
 /// codes, standard input, environment, threads): run from the crate root,
 /// without colour and without a `COLUMNS` from the caller's shell.

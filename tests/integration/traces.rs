@@ -169,8 +169,7 @@ fn entrypoint_overrides_the_roots() {
 fn merged() -> (String, Run) {
     let skeleton = nines(&["import", "k8s", &format!("{FIXTURES}/hotrod-k8s.yaml")]);
     assert_eq!(skeleton.outcome, Outcome::Pass, "{}", skeleton.stderr);
-    let dir = std::env::temp_dir().join(format!("nines-merge-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::Scratch::new("merge");
     let file = dir.join("hotrod.yaml");
     std::fs::write(&file, &skeleton.stdout).unwrap();
     let run = nines(&[
@@ -180,7 +179,6 @@ fn merged() -> (String, Run) {
         "--merge",
         file.to_str().unwrap(),
     ]);
-    std::fs::remove_dir_all(&dir).unwrap();
     (skeleton.stdout, run)
 }
 
@@ -271,8 +269,7 @@ fn diff(before: &str, after: &str) -> String {
 #[test]
 fn merging_twice_changes_nothing_more() {
     let (_, first) = merged();
-    let dir = std::env::temp_dir().join(format!("nines-merge2-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::Scratch::new("merge2");
     let file = dir.join("hotrod.yaml");
     std::fs::write(&file, &first.stdout).unwrap();
     let again = nines(&[
@@ -282,7 +279,6 @@ fn merging_twice_changes_nothing_more() {
         "--merge",
         file.to_str().unwrap(),
     ]);
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(again.outcome, Outcome::Pass, "{}", again.stderr);
     // The loads are rewritten in place with the same text; no edge is added.
     assert_eq!(again.stdout, first.stdout);
@@ -295,8 +291,7 @@ fn merging_twice_changes_nothing_more() {
 
 #[test]
 fn merge_keeps_one_line_lists_and_reports_differing_loads() {
-    let dir = std::env::temp_dir().join(format!("nines-merge3-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::Scratch::new("merge3");
     let file = dir.join("m.yaml");
     std::fs::write(
         &file,
@@ -320,7 +315,6 @@ components:
         "--merge",
         file.to_str().unwrap(),
     ]);
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(run.outcome, Outcome::Pass, "{}", run.stderr);
     assert!(run.stdout.starts_with("# hand-written\n"));
     // The flow list gets the names; the measurements go on a comment above.
@@ -369,8 +363,7 @@ components:
 #[test]
 fn check_observed_reports_drift() {
     let (skeleton, _) = merged();
-    let dir = std::env::temp_dir().join(format!("nines-drift-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::Scratch::new("drift");
     let file = dir.join("hotrod.yaml");
     std::fs::write(&file, &skeleton).unwrap();
     let run = nines(&[
@@ -383,7 +376,6 @@ fn check_observed_reports_drift() {
         "--format",
         "json",
     ]);
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(run.outcome, Outcome::Fail, "{}", run.stderr);
     let audit: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     let ids: Vec<(&str, &str)> = audit["findings"]
@@ -434,8 +426,7 @@ fn bad_inputs_are_located_and_exit_2() {
         ),
         ("other.txt", "hello: world\n", "not a dependency list"),
     ];
-    let dir = std::env::temp_dir().join(format!("nines-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::Scratch::new("bad");
     settings().bind(|| {
         for (name, text, expected) in cases {
             let file = dir.join(name);
@@ -448,7 +439,6 @@ fn bad_inputs_are_located_and_exit_2() {
             insta::assert_snapshot!(format!("import-traces-error@{name}"), stderr);
         }
     });
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 // ---- properties ----
@@ -636,8 +626,7 @@ fn bad_options_are_refused_before_reading() {
 
 #[test]
 fn a_file_with_no_call_imports_nothing() {
-    let dir = std::env::temp_dir().join(format!("nines-empty-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::Scratch::new("empty");
     let file = dir.join("deps.json");
     // Jaeger answers `"data": null` when it saw no dependency; a self-call
     // is no dependency either.
@@ -655,15 +644,13 @@ fn a_file_with_no_call_imports_nothing() {
     )
     .unwrap();
     let run = nines(&["import", "traces", file.to_str().unwrap()]);
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(run.outcome, Outcome::Invalid);
     assert!(run.stderr.contains("`a` calls itself"), "{}", run.stderr);
 }
 
 #[test]
 fn drift_findings_can_be_accepted() {
-    let dir = std::env::temp_dir().join(format!("nines-accept-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = crate::Scratch::new("accept");
     let file = dir.join("m.yaml");
     // The traces have frontend → customer → mysql, not frontend → backup.
     std::fs::write(
@@ -698,7 +685,6 @@ accepted:
         "--format",
         "json",
     ]);
-    std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(run.outcome, Outcome::Pass, "{}", run.stderr);
     let audit: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
     let findings = audit["findings"].as_array().unwrap();
