@@ -282,6 +282,20 @@ pub(crate) fn table(style: Style, header: &[&str]) -> Table {
     table
 }
 
+/// The columns of a retry path (the review's table too): the path, its
+/// worst-case attempts, the failure rate from which retries alone overload
+/// the last hop, its capacity, and its load at four failure rates.
+pub(crate) const RETRY_COLUMNS: [&str; 8] = [
+    "call path",
+    "A",
+    "critical f",
+    "capacity",
+    "1%",
+    "5%",
+    "25%",
+    "100%",
+];
+
 pub(crate) fn align_right(table: &mut Table, columns: std::ops::RangeInclusive<usize>) {
     for column in columns {
         if let Some(c) = table.column_mut(column) {
@@ -300,18 +314,9 @@ fn retries(audit: &Audit, style: Style, out: &mut dyn Write) -> io::Result<()> {
     // The storm columns only when a shown path has the figures for them.
     let storm = shown.iter().any(|row| !row.storm_load.is_empty());
     let header: &[&str] = if storm {
-        &[
-            "call path",
-            "A",
-            "critical f",
-            "capacity",
-            "1%",
-            "5%",
-            "25%",
-            "100%",
-        ]
+        &RETRY_COLUMNS
     } else {
-        &["call path", "A"]
+        &RETRY_COLUMNS[..2]
     };
     writeln!(
         out,

@@ -425,16 +425,7 @@ fn retries(audit: &Audit) -> Section<'static> {
     let mut blocks = vec![
         Block::Text("Worst-case attempts reaching the last hop (A), the failure rate from which retries alone overload it, and its load at failure rate f: L × (1 − f) + L × f × A.".to_owned()),
         Block::Table {
-            header: vec![
-                "call path",
-                "A",
-                "critical f",
-                "capacity",
-                "1%",
-                "5%",
-                "25%",
-                "100%",
-            ],
+            header: crate::render::table::RETRY_COLUMNS.to_vec(),
             rows: audit.retries.iter().map(retry_cells).collect(),
             right: vec![1, 2, 3, 4, 5, 6, 7],
         },
