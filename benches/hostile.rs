@@ -12,38 +12,7 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-
-fn interleaved(n: usize, swap: bool) -> String {
-    let mut text = String::from("system: s\ndomains:\n");
-    for z in 0..14 {
-        let _ = writeln!(text, "  z{z}: {{kind: zone, availability: 99%}}");
-    }
-    let list = |p: &str| {
-        (0..n)
-            .map(|i| format!("{p}{i}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let (g1, g2) = (
-        format!("{{any_of: [{}]}}", list("x")),
-        format!("{{any_of: [{}]}}", list("p")),
-    );
-    let gates = if swap { [g2, g1] } else { [g1, g2] };
-    let _ = writeln!(
-        text,
-        "components:\n  e: {{depends_on: [{}]}}",
-        gates.join(", ")
-    );
-    for i in 0..n {
-        let _ = writeln!(
-            text,
-            "  x{i}: {{availability: 99%, placement: [z{}]}}\n  p{i}: {{availability: 99%, depends_on: [x{i}, y{i}]}}\n  y{i}: {{availability: 99%, placement: [z{}]}}",
-            i % 14,
-            (i + 7) % 14
-        );
-    }
-    text
-}
+use nines::generate::{interleaved, shared_zones};
 
 fn at_least(k: usize, n: usize) -> String {
     let names: Vec<String> = (0..n).map(|i| format!("t{i}")).collect();
@@ -54,20 +23,6 @@ fn at_least(k: usize, n: usize) -> String {
     for name in &names {
         let _ = writeln!(text, "  {name}: {{availability: 50%}}");
     }
-    text
-}
-
-fn shared_zones(n: usize) -> String {
-    let mut text = String::from("system: s\ndomains:\n");
-    for z in 0..n {
-        let _ = writeln!(text, "  z{z}: {{kind: zone, availability: 99%}}");
-    }
-    let zones: Vec<String> = (0..n).map(|z| format!("z{z}")).collect();
-    let zones = zones.join(", ");
-    let _ = writeln!(
-        text,
-        "components:\n  a: {{instances: {n}, placement: [{zones}], depends_on: [b]}}\n  b: {{instances: {n}, placement: [{zones}]}}"
-    );
     text
 }
 
@@ -91,9 +46,16 @@ fn parse(text: &str) -> nines::model::Model {
 fn bench_hostile(c: &mut Criterion) {
     let mut group = c.benchmark_group("hostile");
     group.sample_size(10);
+    let keys: Vec<usize> = (0..16).collect();
     for (name, text) in [
-        ("any_of-interleaved-bad-order", interleaved(16, false)),
-        ("any_of-interleaved-good-order", interleaved(16, true)),
+        (
+            "any_of-interleaved-bad-order",
+            interleaved(16, false, &keys, false),
+        ),
+        (
+            "any_of-interleaved-good-order",
+            interleaved(16, true, &keys, false),
+        ),
         ("at_least-2500-of-5000", at_least(2500, 5000)),
         ("256-shared-zones", shared_zones(256)),
     ] {

@@ -2,7 +2,8 @@
 //! `#[doc(hidden)]`, not API): microservice-
 //! shaped systems of any size, and small random models that exercise every
 //! structural feature (zones, groups, k-of-n, `any_of`, `at_least`, shared
-//! dependencies, cycles). Deterministic for a given seed.
+//! dependencies, cycles), and the small hostile shapes the engine's tests
+//! and benches share. Deterministic for a given seed.
 
 use std::fmt::Write as _;
 
@@ -246,6 +247,68 @@ pub fn random_small(seed: u64) -> String {
             let _ = writeln!(text, "    depends_on: [{}]", edges.join(", "));
         }
     }
+    text
+}
+
+/// Two `any_of` gates over interleaved pairs, in 14 zones at 99%: `e`
+/// needs any of `x_i` and any of `p_i`, where `p_i` needs `x_i` and `y_i`.
+/// Visiting the `x` gate first puts every `x` before every `p`/`y` (a
+/// diagram of 2^n nodes); visiting the `p` gate first (`swap_gates`) keeps
+/// each triple together (linear). The components are written in `keys`
+/// order and each list in `flip` order.
+#[must_use]
+pub fn interleaved(n: usize, swap_gates: bool, keys: &[usize], flip: bool) -> String {
+    let mut text = String::from("system: s\ndomains:\n");
+    for z in 0..14 {
+        let _ = writeln!(text, "  z{z}: {{kind: zone, availability: 99%}}");
+    }
+    let list = |prefix: &str| {
+        let mut items: Vec<String> = (0..n).map(|i| format!("{prefix}{i}")).collect();
+        if flip {
+            items.reverse();
+        }
+        items.join(", ")
+    };
+    let (g1, g2) = (
+        format!("{{any_of: [{}]}}", list("x")),
+        format!("{{any_of: [{}]}}", list("p")),
+    );
+    let gates = if swap_gates { [g2, g1] } else { [g1, g2] };
+    let _ = writeln!(
+        text,
+        "components:\n  e: {{depends_on: [{}]}}",
+        gates.join(", ")
+    );
+    for &i in keys {
+        let deps = if flip {
+            format!("y{i}, x{i}")
+        } else {
+            format!("x{i}, y{i}")
+        };
+        let _ = writeln!(
+            text,
+            "  x{i}: {{availability: 99%, placement: [z{}]}}\n  p{i}: {{availability: 99%, depends_on: [{deps}]}}\n  y{i}: {{availability: 99%, placement: [z{}]}}",
+            i % 14,
+            (i + 7) % 14
+        );
+    }
+    text
+}
+
+/// Two components spread over `n` zones at 99%, one instance in each, `a`
+/// depending on `b`.
+#[must_use]
+pub fn shared_zones(n: usize) -> String {
+    let mut text = String::from("system: s\ndomains:\n");
+    for z in 0..n {
+        let _ = writeln!(text, "  z{z}: {{kind: zone, availability: 99%}}");
+    }
+    let zones: Vec<String> = (0..n).map(|z| format!("z{z}")).collect();
+    let zones = zones.join(", ");
+    let _ = writeln!(
+        text,
+        "components:\n  a: {{instances: {n}, placement: [{zones}], depends_on: [b]}}\n  b: {{instances: {n}, placement: [{zones}]}}"
+    );
     text
 }
 

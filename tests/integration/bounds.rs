@@ -7,6 +7,7 @@
 use std::fmt::Write as _;
 
 use nines::engine::{self, Figure, Method};
+use nines::generate::shared_zones;
 use nines::model::Model;
 
 pub(crate) fn parse(text: &str) -> Model {
@@ -36,22 +37,6 @@ pub(crate) fn ring(n: usize, k: usize, z: &str, t: &str, d: &str, shift: usize) 
             (i + shift) % n
         );
     }
-    text
-}
-
-/// Two components spread over `n` zones at 99%, one instance in each, `a`
-/// depending on `b`.
-pub(crate) fn shared_zones(n: usize) -> String {
-    let mut text = String::from("system: s\ndomains:\n");
-    for z in 0..n {
-        let _ = writeln!(text, "  z{z}: {{kind: zone, availability: 99%}}");
-    }
-    let zones: Vec<String> = (0..n).map(|z| format!("z{z}")).collect();
-    let zones = zones.join(", ");
-    let _ = writeln!(
-        text,
-        "components:\n  a: {{instances: {n}, placement: [{zones}], depends_on: [b]}}\n  b: {{instances: {n}, placement: [{zones}]}}"
-    );
     text
 }
 
@@ -264,36 +249,6 @@ fn at_least_over_a_ring_of_zones_is_exact() {
     );
 }
 
-/// `e` needs any of `x_i` and any of `p_i`; `p_i` needs `x_i` and `y_i`,
-/// which run in two of 14 zones: 2^14 states, enumerated in parallel chunks.
-fn interleaved(n: usize) -> String {
-    let mut text = String::from("system: s\ndomains:\n");
-    for z in 0..14 {
-        let _ = writeln!(text, "  z{z}: {{kind: zone, availability: 99%}}");
-    }
-    let list = |prefix: &str| {
-        (0..n)
-            .map(|i| format!("{prefix}{i}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    };
-    let _ = writeln!(
-        text,
-        "components:\n  e: {{depends_on: [{{any_of: [{}]}}, {{any_of: [{}]}}]}}",
-        list("p"),
-        list("x")
-    );
-    for i in 0..n {
-        let _ = writeln!(
-            text,
-            "  x{i}: {{availability: 99%, placement: [z{}]}}\n  p{i}: {{availability: 99%, depends_on: [x{i}, y{i}]}}\n  y{i}: {{availability: 99%, placement: [z{}]}}",
-            i % 14,
-            (i + 7) % 14
-        );
-    }
-    text
-}
-
 /// `nines check --format json` on `text` with `threads` rayon threads.
 fn json_with_threads(text: &str, threads: &str, tag: &str) -> Vec<u8> {
     let dir = crate::Scratch::new(&format!("bounds-{tag}-{threads}"));
@@ -315,7 +270,7 @@ fn figures_are_the_same_bytes_on_one_thread_and_on_two() {
     // interleaved shape enumerates 2^14 states in 16 chunks; the hostile
     // shapes have an ignored test of their own (two runs of the binary
     // each, seconds in a debug build).
-    let mut inputs = vec![("interleaved".to_owned(), interleaved(16))];
+    let mut inputs = vec![("interleaved".to_owned(), interleaved16())];
     let models = concat!(env!("CARGO_MANIFEST_DIR"), "/models");
     let mut paths: Vec<_> = std::fs::read_dir(models)
         .unwrap()
@@ -332,7 +287,7 @@ fn figures_are_the_same_bytes_on_one_thread_and_on_two() {
         assert!(one == two, "{tag}: the output depends on the thread count");
     }
     // The interleaved shape does enumerate 2^14 states (in 16 chunks).
-    let f = engine::availability(&parse(&interleaved(16))).remove(0).1;
+    let f = engine::availability(&parse(&interleaved16())).remove(0).1;
     assert_eq!((f.method, f.events, f.states), (Method::Exact, 14, 1 << 14));
 }
 
@@ -407,4 +362,11 @@ fn the_costly_second_try_is_bounded_per_model_and_gives_no_relaxed_gains() {
     // The narrowed bracket is inside the relaxed one of e4 and e5.
     let (narrowed, relaxed) = (&figures[0].1, &figures[5].1);
     assert!(narrowed.lower >= relaxed.lower && narrowed.upper <= relaxed.upper);
+}
+
+/// `e` needs any of `x_i` and any of `p_i`; `p_i` needs `x_i` and `y_i`,
+/// which run in two of 14 zones: 2^14 states, enumerated in parallel chunks.
+fn interleaved16() -> String {
+    let keys: Vec<usize> = (0..16).collect();
+    nines::generate::interleaved(16, true, &keys, false)
 }

@@ -7,59 +7,11 @@
 use std::fmt::Write as _;
 
 use nines::engine::{self, Method, montecarlo, structure};
+use nines::generate::interleaved;
 use nines::model::Model;
 
 fn parse(text: &str) -> Model {
     nines::model::parse(text).unwrap_or_else(|p| panic!("{p:#?}"))
-}
-
-/// Two `any_of` gates over interleaved pairs: `e` needs any of `x_i` and
-/// any of `p_i`, where `p_i` needs `x_i` and `y_i`. Visiting the `x` gate
-/// first puts every `x` before every `p`/`y` (a diagram of 2^n nodes);
-/// visiting the `p` gate first keeps each triple together (linear). The
-/// components are written in `keys` order and each list in `flip` order.
-fn interleaved(n: usize, swap_gates: bool, keys: &[usize], flip: bool) -> String {
-    let mut text = String::from(
-        r"system: s
-domains:
-",
-    );
-    for z in 0..14 {
-        let _ = writeln!(text, "  z{z}: {{kind: zone, availability: 99%}}");
-    }
-    let list = |prefix: &str| {
-        let mut items: Vec<String> = (0..n).map(|i| format!("{prefix}{i}")).collect();
-        if flip {
-            items.reverse();
-        }
-        items.join(", ")
-    };
-    let (g1, g2) = (
-        format!("{{any_of: [{}]}}", list("x")),
-        format!("{{any_of: [{}]}}", list("p")),
-    );
-    let gates = if swap_gates { [g2, g1] } else { [g1, g2] };
-    let _ = writeln!(
-        text,
-        "components:\n  e: {{depends_on: [{}]}}",
-        gates.join(", ")
-    );
-    for &i in keys {
-        let deps = if flip {
-            format!("y{i}, x{i}")
-        } else {
-            format!("x{i}, y{i}")
-        };
-        let _ = writeln!(
-            text,
-            r"  x{i}: {{availability: 99%, placement: [z{}]}}
-  p{i}: {{availability: 99%, depends_on: [{deps}]}}
-  y{i}: {{availability: 99%, placement: [z{}]}}",
-            i % 14,
-            (i + 7) % 14
-        );
-    }
-    text
 }
 
 fn nodes(model: &Model) -> usize {
