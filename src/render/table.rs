@@ -412,6 +412,22 @@ pub(crate) fn compact(value: f64) -> String {
     }
 }
 
+/// A component behind caches (the terminal table and the review): its
+/// steady and cold load, its capacity, and the share to admit first.
+pub(crate) fn stampede_cells(row: &super::Stampede) -> Vec<String> {
+    vec![
+        row.component.clone(),
+        number(row.steady_load),
+        number(row.cold_load),
+        number(row.capacity),
+        if row.overloaded {
+            percent(row.admit_fraction)
+        } else {
+            "all".to_owned()
+        },
+    ]
+}
+
 pub(crate) fn retry_cells(row: &RetryPath) -> Vec<String> {
     let dash = || "-".to_owned();
     let critical = row.critical_failure_rate.map_or_else(dash, |f| {
@@ -496,17 +512,7 @@ fn cold_start(section: &ColdStart, style: Style, out: &mut dyn Write) -> io::Res
             &["behind caches", "steady", "cold", "capacity", "admit first"],
         );
         for row in &section.stampedes {
-            table.add_row([
-                row.component.clone(),
-                number(row.steady_load),
-                number(row.cold_load),
-                number(row.capacity),
-                if row.overloaded {
-                    percent(row.admit_fraction)
-                } else {
-                    "all".to_owned()
-                },
-            ]);
+            table.add_row(stampede_cells(row));
         }
         align_right(&mut table, 1..=4);
         writeln!(out, "{table}")?;

@@ -9,9 +9,11 @@ pub mod markdown;
 mod recovery;
 
 use super::diagram::Diagram;
-use super::table::{cascade_line, downtime, recovery_cells, retry_cells, row_downtime, seconds};
+use super::table::{
+    cascade_line, downtime, recovery_cells, retry_cells, row_downtime, seconds, stampede_cells,
+};
 use super::{Audit, HeadroomRow};
-use crate::analyze::wording::{number, percent, whole_percent};
+use crate::analyze::wording::whole_percent;
 use crate::analyze::{Finding, Severity, Status, by_severity};
 
 /// Improvement rows shown per entrypoint; the JSON report has them all.
@@ -505,23 +507,7 @@ fn recovery_order(audit: &Audit) -> Section<'static> {
         ));
         blocks.push(Block::Table {
             header: vec!["component", "steady", "cold", "capacity", "admit first"],
-            rows: section
-                .stampedes
-                .iter()
-                .map(|row| {
-                    vec![
-                        row.component.clone(),
-                        number(row.steady_load),
-                        number(row.cold_load),
-                        number(row.capacity),
-                        if row.overloaded {
-                            percent(row.admit_fraction)
-                        } else {
-                            "all".to_owned()
-                        },
-                    ]
-                })
-                .collect(),
+            rows: section.stampedes.iter().map(stampede_cells).collect(),
             right: vec![1, 2, 3, 4],
         });
     }
