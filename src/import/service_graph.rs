@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 
 use super::draft::{is_database_image, sanitize};
 use super::traces::Observed;
-use super::writer::{line, scalar, wrapped};
+use super::writer::{line, preamble, scalar, wrapped};
 
 /// The service graph in the model's names and units.
 #[derive(Debug, Clone, PartialEq)]
@@ -238,20 +238,7 @@ pub fn write(graph: &Graph, header: &Header) -> String {
 
 ",
     );
-    line(&mut out, 0, "version: 1", "");
-    line(
-        &mut out,
-        0,
-        &format!("system: {}", scalar(&header.system)),
-        "",
-    );
-    line(
-        &mut out,
-        0,
-        "# objective: {availability: 99.9%, window: 30d}",
-        "fill in: what the system promises",
-    );
-    out.push('\n');
+    preamble(&mut out, &header.system);
 
     let roots = graph.roots();
     let entrypoints = if !header.entrypoints.is_empty() {

@@ -15,20 +15,7 @@ const COMMENT_COLUMN: usize = 40;
 pub fn write(draft: &Draft) -> String {
     let mut out = String::new();
     header(&mut out, draft);
-    line(&mut out, 0, "version: 1", "");
-    line(
-        &mut out,
-        0,
-        &format!("system: {}", scalar(&draft.system)),
-        "",
-    );
-    line(
-        &mut out,
-        0,
-        "# objective: {availability: 99.9%, window: 30d}",
-        "fill in: what the system promises",
-    );
-    out.push('\n');
+    preamble(&mut out, &draft.system);
 
     for (index, reason) in draft.entry_reasons.iter().enumerate() {
         if index == 0 {
@@ -210,6 +197,20 @@ fn component(out: &mut String, part: &Part) {
 
 /// One line: `indent` spaces, the content, and a comment at
 /// [`COMMENT_COLUMN`] when there is one.
+/// The lines every imported model begins with: the format version, the
+/// system's name, and the objective left for the user to fill in.
+pub(super) fn preamble(out: &mut String, system: &str) {
+    line(out, 0, "version: 1", "");
+    line(out, 0, &format!("system: {}", scalar(system)), "");
+    line(
+        out,
+        0,
+        "# objective: {availability: 99.9%, window: 30d}",
+        "fill in: what the system promises",
+    );
+    out.push('\n');
+}
+
 pub(super) fn line(out: &mut String, indent: usize, content: &str, why: &str) {
     let start = out.len();
     out.push_str(&" ".repeat(indent));
