@@ -130,21 +130,4 @@ components:
         };
         assert_eq!(super::outage(&m, &baseline, &lose_b), None);
     }
-
-    #[test]
-    fn the_closure_skips_degradable_edges() {
-        let m = model(
-            r"system: s
-components:
-  web: {depends_on: [{any_of: [a, b]}, {target: c, degradable: true}]}
-  a: {}
-  b: {}
-  c: {}
-",
-        );
-        assert_eq!(
-            required_closure(&m, &ComponentGraph::new(&m)),
-            [true, true, true, false]
-        );
-    }
 }
