@@ -1,4 +1,5 @@
-//! Times the phases of `check` on one model: `cargo run --release --example phases -- model.yaml`.
+//! Times the phases of `check` on one model: `cargo run --release --example phases -- model.yaml`
+//! (`NINES_PHASES_REPEAT=n` runs the availability phase n more times, each timed).
 
 #![allow(
     clippy::disallowed_macros,
@@ -17,6 +18,19 @@ fn main() {
     let validated = start.elapsed();
     let figures = nines::engine::availability(&model);
     let computed = start.elapsed();
+    // NINES_PHASES_REPEAT=n: the availability phase n more times, each
+    // timed (a profile of that phase alone, and a minimum of several runs).
+    let repeat: usize = std::env::var("NINES_PHASES_REPEAT")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    for _ in 0..repeat {
+        let again = Instant::now();
+        let more = nines::engine::availability(&model);
+        eprintln!("availability again {:?}", again.elapsed());
+        assert_eq!(more, figures, "the same figures every time");
+    }
+    let start = start + start.elapsed().saturating_sub(computed);
     let today = nines::model::Date::parse("2026-11-30").expect("a date");
     let audit = nines::analyze::audit(
         &model,

@@ -15,9 +15,8 @@
 //! (νx.f(x) = f(true) for one boolean variable, and Bekić's lemma for
 //! several).
 
-use std::collections::{HashMap, HashSet};
-
 use super::bdd::{Bdd, MAX_NODES, Ref, TRUE};
+use super::fasthash::{FastMap, FastSet};
 use crate::model::{ComponentId, EdgeKind, Model};
 
 /// One entrypoint's structure.
@@ -214,23 +213,23 @@ fn attempt_gates(
 ) -> Structure {
     // Sets, not model-sized vectors: a model has many entrypoints, each
     // with a small closure.
-    let in_series: HashSet<ComponentId> = series.iter().copied().collect();
+    let in_series: FastSet<ComponentId> = series.iter().copied().collect();
     let private = if modules {
         private_leaves(model, series, &in_series)
     } else {
-        HashSet::new()
+        FastSet::default()
     };
     let mut builder = Builder {
         model,
         in_series,
         bdd: Bdd::with_limit(limit),
-        var_of: HashMap::new(),
+        var_of: FastMap::default(),
         vars: Vec::new(),
-        memo: HashMap::new(),
+        memo: FastMap::default(),
         stack: Vec::new(),
         truncated: false,
         order,
-        reach: HashMap::new(),
+        reach: FastMap::default(),
         private,
         modules: Vec::new(),
     };
@@ -297,7 +296,7 @@ const MODULE_BASE: u32 = 1 << 30;
 /// a petgraph walker allocates a visit map of the whole graph each time;
 /// and the breadth-first order is the order of the BDD's variables.
 fn series_closure(model: &Model, entrypoint: ComponentId) -> Vec<ComponentId> {
-    let mut seen: HashSet<ComponentId> = HashSet::from([entrypoint]);
+    let mut seen: FastSet<ComponentId> = std::iter::once(entrypoint).collect();
     let mut order = vec![entrypoint];
     let mut next = 0;
     while let Some(&c) = order.get(next) {
@@ -320,7 +319,7 @@ fn series_closure(model: &Model, entrypoint: ComponentId) -> Vec<ComponentId> {
 
 /// Every component reached from `series` through required edges.
 fn reachable(model: &Model, series: &[ComponentId]) -> Vec<ComponentId> {
-    let mut seen: HashSet<ComponentId> = series.iter().copied().collect();
+    let mut seen: FastSet<ComponentId> = series.iter().copied().collect();
     let mut order = series.to_vec();
     let mut next = 0;
     while let Some(&c) = order.get(next) {
@@ -346,9 +345,9 @@ fn reachable(model: &Model, series: &[ComponentId]) -> Vec<ComponentId> {
 fn private_leaves(
     model: &Model,
     series: &[ComponentId],
-    in_series: &HashSet<ComponentId>,
-) -> HashSet<ComponentId> {
-    let mut uses: HashMap<ComponentId, usize> = HashMap::new();
+    in_series: &FastSet<ComponentId>,
+) -> FastSet<ComponentId> {
+    let mut uses: FastMap<ComponentId, usize> = FastMap::default();
     for c in reachable(model, series) {
         for edge in model
             .component(c)
@@ -376,18 +375,18 @@ type Gate = (usize, Vec<ComponentId>);
 
 struct Builder<'a> {
     model: &'a Model,
-    in_series: HashSet<ComponentId>,
+    in_series: FastSet<ComponentId>,
     bdd: Bdd,
-    var_of: HashMap<ComponentId, u32>,
+    var_of: FastMap<ComponentId, u32>,
     vars: Vec<ComponentId>,
-    memo: HashMap<ComponentId, Ref>,
+    memo: FastMap<ComponentId, Ref>,
     stack: Vec<ComponentId>,
     truncated: bool,
     order: Order,
     /// How many components each one reaches (capped), for the orders.
-    reach: HashMap<ComponentId, usize>,
+    reach: FastMap<ComponentId, usize>,
     /// Private leaves (only when building with modules).
-    private: HashSet<ComponentId>,
+    private: FastSet<ComponentId>,
     modules: Vec<Module>,
 }
 
@@ -452,7 +451,7 @@ impl Builder<'_> {
         if let Some(&n) = self.reach.get(&c) {
             return n;
         }
-        let mut seen: HashSet<ComponentId> = HashSet::from([c]);
+        let mut seen: FastSet<ComponentId> = std::iter::once(c).collect();
         let mut stack = vec![c];
         while let Some(x) = stack.pop() {
             if seen.len() >= REACH_CAP {
