@@ -14,6 +14,7 @@
 //! probability of the unvisited ones is below [`BOUND_WIDTH`]; the figure is
 //! then the interval `[visited, visited + unvisited mass]`.
 
+use std::cell::RefCell;
 use std::collections::BinaryHeap;
 use std::sync::Arc;
 
@@ -422,6 +423,50 @@ struct Scratch {
     suffix: Vec<f64>,
     /// Derivative per BDD variable.
     d: Vec<f64>,
+    /// The running-instance distribution of a leaf evaluated per state.
+    running: events::Running,
+}
+
+thread_local! {
+    /// Buffers of runs that ended on this thread, for its next runs: a
+    /// model evaluates thousands of small entrypoints, and each would
+    /// otherwise grow its ten buffers afresh.
+    static SPARE: RefCell<Vec<Scratch>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Spare buffers kept per thread.
+const SPARE_RUNS: usize = 4;
+/// Most `f64`s a spare's largest buffer may hold (a run over a large BDD
+/// gives its buffers back to the allocator instead).
+const SPARE_LEN: usize = 1 << 16;
+
+impl Scratch {
+    /// Buffers left by an earlier run on this thread, or new ones. Every
+    /// buffer is cleared before it is read, so what they held is never
+    /// seen.
+    fn reuse() -> Self {
+        SPARE
+            .with(|spare| spare.borrow_mut().pop())
+            .unwrap_or_default()
+    }
+
+    /// Keeps these buffers for the next run on this thread.
+    fn give_back(self) {
+        if self.values.capacity().max(self.derivative.capacity()) <= SPARE_LEN {
+            SPARE.with(|spare| {
+                let mut spare = spare.borrow_mut();
+                if spare.len() < SPARE_RUNS {
+                    spare.push(self);
+                }
+            });
+        }
+    }
+}
+
+impl Drop for Run<'_> {
+    fn drop(&mut self) {
+        std::mem::take(&mut self.scratch).give_back();
+    }
 }
 
 impl<'a> Run<'a> {
@@ -528,7 +573,7 @@ impl<'a> Run<'a> {
             states: 0,
             event_up: vec![0.0; model.events.len()],
             var_gain: vec![0.0; structure.vars.len() + structure.modules.len()],
-            scratch: Scratch::default(),
+            scratch: Scratch::reuse(),
             tail: Vec::new(),
         }
     }
@@ -567,7 +612,12 @@ impl<'a> Run<'a> {
     /// The series product, footprint by footprint (each footprint's local
     /// state in `scratch.masks`, its product in `scratch.parts`).
     fn series_part(&mut self) -> f64 {
-        let Scratch { masks, parts, .. } = &mut self.scratch;
+        let Scratch {
+            masks,
+            parts,
+            running,
+            ..
+        } = &mut self.scratch;
         masks.clear();
         masks.extend(self.footprints.iter().map(|f| {
             if f.table.is_some() {
@@ -584,7 +634,12 @@ impl<'a> Run<'a> {
                     .members
                     .iter()
                     .map(|&m| {
-                        self.model.leaves[m].healthy(|e| self.down[e], &self.model.folded, false)
+                        self.model.leaves[m].healthy_in(
+                            |e| self.down[e],
+                            &self.model.folded,
+                            false,
+                            running,
+                        )
                     })
                     .product(),
             }
@@ -596,7 +651,13 @@ impl<'a> Run<'a> {
     /// BDD variable's health with and without its own failures into
     /// `scratch.p` and `scratch.q`, each module's tail after them.
     fn gates_part(&mut self) -> f64 {
-        let Scratch { p, q, values, .. } = &mut self.scratch;
+        let Scratch {
+            p,
+            q,
+            values,
+            running,
+            ..
+        } = &mut self.scratch;
         let series_len = self.structure.series.len();
         p.clear();
         q.clear();
@@ -612,8 +673,8 @@ impl<'a> Run<'a> {
                 p.push(t.health.p[mask]);
                 q.push(t.health.q[mask]);
             } else {
-                p.push(leaf.healthy(|e| down[e], folded, false));
-                q.push(leaf.healthy(|e| down[e], folded, true));
+                p.push(leaf.healthy_in(|e| down[e], folded, false, running));
+                q.push(leaf.healthy_in(|e| down[e], folded, true, running));
             }
         }
         let mut start = vars_end;
@@ -626,7 +687,7 @@ impl<'a> Run<'a> {
                 module.k,
                 members.iter().zip(tables).map(|(leaf, table)| match table {
                     Some(t) => t.health.p[usize::try_from(mask_of(&t.events, down)).unwrap_or(0)],
-                    None => leaf.healthy(|e| down[e], folded, false),
+                    None => leaf.healthy_in(|e| down[e], folded, false, running),
                 }),
                 &mut self.tail,
             );
@@ -653,6 +714,7 @@ impl<'a> Run<'a> {
             prefix,
             suffix,
             d,
+            running,
         } = &mut self.scratch;
         products_without(parts, prefix, suffix);
         for (i, footprint) in self.footprints.iter_mut().enumerate() {
@@ -661,7 +723,7 @@ impl<'a> Run<'a> {
                 footprint.weight[usize::try_from(masks[i]).unwrap_or(0)] += weight;
             } else {
                 let leaf = &self.model.leaves[footprint.members[0]];
-                let q = leaf.healthy(|e| self.down[e], &self.model.folded, true);
+                let q = leaf.healthy_in(|e| self.down[e], &self.model.folded, true, running);
                 footprint.direct_gain += weight * (q - parts[i]);
             }
         }
@@ -706,7 +768,7 @@ impl<'a> Run<'a> {
             states: 0,
             event_up: vec![0.0; self.event_up.len()],
             var_gain: vec![0.0; self.var_gain.len()],
-            scratch: Scratch::default(),
+            scratch: Scratch::reuse(),
             tail: Vec::new(),
             tables: Arc::clone(&self.tables),
             health: Arc::clone(&self.health),

@@ -97,3 +97,51 @@ impl Shared {
             .clone()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::{events, exact, structure};
+
+    #[test]
+    fn a_component_table_holds_its_health_per_state_of_its_zones() {
+        // a: two 90% instances, one in z1 and one in z2, one needed.
+        // Both zones up: 1 − 0.1² = 0.99; one zone down: 0.9; both: 0.
+        // Perfect instances: 1, 1, 1, 0.
+        let model = crate::model::parse(
+            r"system: s
+domains: {z1: {kind: zone, availability: 99%}, z2: {kind: zone, availability: 99%}}
+components:
+  e: {depends_on: [a]}
+  a: {instances: 2, availability: 90%, placement: [z1, z2]}
+",
+        )
+        .unwrap();
+        let a = ComponentId(1);
+        let leaf = &events::collect(&model, &[a]).leaves[0];
+        let shared = Shared::new(&model);
+        let health = shared.health(a, leaf).unwrap();
+        let expected = [0.99, 0.9, 0.9, 0.0];
+        for (got, want) in health.p.iter().zip(expected) {
+            assert!((got - want).abs() < 1e-15, "{:?}", health.p);
+        }
+        assert_eq!(health.q, [1.0, 1.0, 1.0, 0.0]);
+        // The second entrypoint to ask reads the same table.
+        assert!(Arc::ptr_eq(&health, &shared.health(a, leaf).unwrap()));
+    }
+
+    #[test]
+    fn sharing_gives_the_same_bits_as_each_entrypoint_alone() {
+        // 150 entrypoints of the layered generator share their services,
+        // backends and datastores; every figure, bound and improvement row
+        // must be the one the entrypoint computes on its own.
+        let model = crate::model::parse(&crate::generate::layered(500, 42)).unwrap();
+        let shared = Shared::new(&model);
+        for &entrypoint in &model.entrypoints {
+            let structure = structure::build(&model, entrypoint);
+            let alone = exact::evaluate(&model, &structure);
+            let with = exact::evaluate_shared(&model, &structure, Some(&shared));
+            assert_eq!(alone, with, "{}", model.component(entrypoint).name);
+        }
+    }
+}
