@@ -15,6 +15,8 @@
 //! (νx.f(x) = f(true) for one boolean variable, and Bekić's lemma for
 //! several).
 
+use std::borrow::Cow;
+
 use super::bdd::{Bdd, MAX_NODES, Ref, TRUE};
 use super::fasthash::{FastMap, FastSet};
 use crate::model::{ComponentId, EdgeKind, Model};
@@ -370,8 +372,10 @@ fn private_leaves(
         .collect()
 }
 
-/// A required edge as (how many targets must be up, the targets).
-type Gate = (usize, Vec<ComponentId>);
+/// A required edge as (how many targets must be up, the targets): borrowed
+/// from the model in the written order (no copy per edge and entrypoint),
+/// owned when sorted.
+type Gate<'a> = (usize, Cow<'a, [ComponentId]>);
 
 struct Builder<'a> {
     model: &'a Model,
@@ -390,12 +394,12 @@ struct Builder<'a> {
     modules: Vec<Module>,
 }
 
-impl Builder<'_> {
+impl<'a> Builder<'a> {
     /// The required edges of `c` as (k, targets), in the builder's order;
     /// with `gates_only`, single-target edges are left out.
-    fn edges(&mut self, c: ComponentId, gates_only: bool) -> Vec<(usize, Vec<ComponentId>)> {
-        let mut edges: Vec<(usize, Vec<ComponentId>)> = self
-            .model
+    fn edges(&mut self, c: ComponentId, gates_only: bool) -> Vec<Gate<'a>> {
+        let model: &'a Model = self.model;
+        let mut edges: Vec<Gate<'a>> = model
             .component(c)
             .depends_on
             .iter()
@@ -407,7 +411,7 @@ impl Builder<'_> {
                 } else {
                     e.at_least as usize
                 };
-                (k, e.targets.clone())
+                (k, Cow::Borrowed(e.targets.as_slice()))
             })
             .collect();
         if self.order == Order::Written {
@@ -417,14 +421,13 @@ impl Builder<'_> {
         for (_, targets) in &mut edges {
             let mut keyed: Vec<(usize, ComponentId)> =
                 targets.iter().map(|&t| (self.reach_of(t), t)).collect();
-            let model = self.model;
             keyed.sort_by(|a, b| {
                 let by_size = if widest { b.0.cmp(&a.0) } else { a.0.cmp(&b.0) };
                 by_size.then_with(|| model.component(a.1).name.cmp(&model.component(b.1).name))
             });
-            *targets = keyed.into_iter().map(|(_, t)| t).collect();
+            *targets = keyed.into_iter().map(|(_, t)| t).collect::<Vec<_>>().into();
         }
-        let mut keyed: Vec<(usize, Vec<&str>, Gate)> = edges
+        let mut keyed: Vec<(usize, Vec<&str>, Gate<'a>)> = edges
             .into_iter()
             .map(|edge| {
                 let size = edge.1.iter().map(|&t| self.reach_of(t)).sum::<usize>();
@@ -525,7 +528,7 @@ impl Builder<'_> {
     /// recursion "value → gate → value" in its order, so the diagram, its
     /// node numbering and every figure are the same.
     fn value(&mut self, c: ComponentId) -> (Ref, usize) {
-        let mut open: Vec<Frame> = Vec::new();
+        let mut open: Vec<Frame<'a>> = Vec::new();
         match self.enter(c) {
             Entered::Known(r, l) => return (r, l),
             Entered::Opened(frame) => open.push(frame),
@@ -589,7 +592,7 @@ impl Builder<'_> {
 
     /// `frame.result ∧ gate`; a diagram grown too large ends the frame's
     /// edges (and, through `truncated`, the whole build).
-    fn conjoin(&mut self, frame: &mut Frame, gate: Ref) {
+    fn conjoin(&mut self, frame: &mut Frame<'a>, gate: Ref) {
         frame.result = self.bdd.and(frame.result, gate);
         if self.bdd.too_large() {
             self.truncated = true;
@@ -599,7 +602,7 @@ impl Builder<'_> {
 
     /// The start of "component `c` is up": known at once (in the series
     /// set, on the path, memoised) or a new frame with `c` on the path.
-    fn enter(&mut self, c: ComponentId) -> Entered {
+    fn enter(&mut self, c: ComponentId) -> Entered<'a> {
         if self.in_series.contains(&c) || self.truncated {
             return Entered::Known(TRUE, usize::MAX);
         }
@@ -630,15 +633,15 @@ impl Builder<'_> {
 }
 
 /// What [`Builder::enter`] found.
-enum Entered {
+enum Entered<'a> {
     /// The value and the lowest stack depth it depends on.
     Known(Ref, usize),
     /// A component to build.
-    Opened(Frame),
+    Opened(Frame<'a>),
 }
 
 /// A component being built by [`Builder::value`].
-struct Frame {
+struct Frame<'a> {
     c: ComponentId,
     /// Its position on the path.
     depth: usize,
@@ -646,18 +649,18 @@ struct Frame {
     result: Ref,
     /// The lowest path depth the gates done so far depend on.
     low: usize,
-    edges: Vec<Gate>,
+    edges: Vec<Gate<'a>>,
     /// The next edge to build.
     next: usize,
     /// The edge being built.
-    gate: Option<GateFrame>,
+    gate: Option<GateFrame<'a>>,
 }
 
 /// An edge being built: the values of its first `next` targets.
 #[derive(Default)]
-struct GateFrame {
+struct GateFrame<'a> {
     k: usize,
-    targets: Vec<ComponentId>,
+    targets: Cow<'a, [ComponentId]>,
     next: usize,
     items: Vec<Ref>,
     low: usize,
