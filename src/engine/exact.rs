@@ -524,16 +524,16 @@ impl<'a> Run<'a> {
                     .map(|&m| shared_health(m))
                     .collect();
                 let table = (0..size)
-                    .map(|mask| match &tables {
-                        Some(tables) => tables.iter().map(|t| t.p[mask]).product(),
-                        None => {
-                            let down = |e: usize| local_down(&footprint.events, mask as u64, e);
-                            footprint
-                                .members
-                                .iter()
-                                .map(|&m| model.leaves[m].healthy(down, &model.folded, false))
-                                .product()
+                    .map(|mask| {
+                        if let Some(tables) = &tables {
+                            return tables.iter().map(|t| t.p[mask]).product();
                         }
+                        let down = |e: usize| local_down(&footprint.events, mask as u64, e);
+                        footprint
+                            .members
+                            .iter()
+                            .map(|&m| model.leaves[m].healthy(down, &model.folded, false))
+                            .product()
                     })
                     .collect();
                 footprint.table = Some(Arc::new(table));

@@ -1,8 +1,8 @@
 //! A fast hasher for the engine's maps keyed by small integers (BDD nodes,
-//! component ids, event masks), in place of the standard library's SipHash.
+//! component ids, event masks), in place of the standard library's `SipHash`.
 //!
 //! The engine builds one small BDD and a few maps per entrypoint, tens of
-//! thousands of times in a large model; SipHash, which resists collision
+//! thousands of times in a large model; `SipHash`, which resists collision
 //! attacks on keys an adversary chooses, was about a tenth of that time.
 //! The keys here are indices the engine numbers itself, and no result
 //! depends on a map's iteration order (they are only looked up), so the
