@@ -1,4 +1,5 @@
-//! Writes a generated microservice model: `cargo run --example generate -- 10000 > big.yaml`.
+//! Writes a generated microservice model: `cargo run --example generate -- 10000 > big.yaml`
+//! (add `layered` for the layered generator with many small entrypoints).
 
 #![allow(
     clippy::disallowed_macros,
@@ -6,9 +7,14 @@
 )]
 
 fn main() {
+    let layered = std::env::args().any(|a| a == "layered");
     let size = std::env::args()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
+        .skip(1)
+        .find_map(|s| s.parse().ok())
         .unwrap_or(1000);
-    print!("{}", nines::generate::microservices(size, 42));
+    if layered {
+        print!("{}", nines::generate::layered(size, 42));
+    } else {
+        print!("{}", nines::generate::microservices(size, 42));
+    }
 }

@@ -6,7 +6,7 @@
 //! Nodes are created children first, so their indices are a topological
 //! order: probabilities are one forward pass, derivatives one backward pass.
 
-use std::collections::HashMap;
+use super::fasthash::FastMap;
 
 /// A node index; 0 is false, 1 is true.
 pub type Ref = u32;
@@ -32,8 +32,8 @@ enum Op {
 #[derive(Default)]
 pub struct Bdd {
     nodes: Vec<Node>,
-    unique: HashMap<Node, Ref>,
-    memo: HashMap<(Op, Ref, Ref), Ref>,
+    unique: FastMap<Node, Ref>,
+    memo: FastMap<(Op, Ref, Ref), Ref>,
     /// Most nodes this manager may hold; creating one more sets `exceeded`.
     limit: usize,
     /// Whether an operation stopped at `limit` (every result since is
@@ -56,8 +56,8 @@ impl Bdd {
         };
         Self {
             nodes: vec![terminal, terminal],
-            unique: HashMap::new(),
-            memo: HashMap::new(),
+            unique: FastMap::default(),
+            memo: FastMap::default(),
             limit: MAX_NODES,
             exceeded: false,
         }

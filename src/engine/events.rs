@@ -257,11 +257,33 @@ pub fn tail(k: usize, p: impl Iterator<Item = f64>, row: &mut Vec<f64>) -> f64 {
     row[k]
 }
 
+/// The buffers of [`Leaf::healthy_in`]: the distribution of running
+/// instances (count, probability) and the next one.
+#[derive(Debug, Default)]
+pub struct Running {
+    running: Vec<(u64, f64)>,
+    next: Vec<(u64, f64)>,
+}
+
 impl Leaf {
     /// Probability the component is healthy given which conditioned events
     /// are down, integrating its folded events (`folded` gives their up
     /// probabilities); with `perfect`, its instances never fail on their own.
     pub fn healthy(&self, down: impl Fn(usize) -> bool, folded: &[Event], perfect: bool) -> f64 {
+        self.healthy_in(down, folded, perfect, &mut Running::default())
+    }
+
+    /// [`Leaf::healthy`] with the distribution of running instances kept in
+    /// `running`, reused from call to call (a leaf with folded events is
+    /// evaluated per state when it is too wide to table; it then allocates
+    /// nothing).
+    pub fn healthy_in(
+        &self,
+        down: impl Fn(usize) -> bool,
+        folded: &[Event],
+        perfect: bool,
+        buffers: &mut Running,
+    ) -> f64 {
         if self.private.iter().all(Vec::is_empty) {
             return self.probability(down, perfect);
         }
@@ -270,14 +292,16 @@ impl Leaf {
         }
         // The distribution of running instances, entry by entry: an entry
         // whose folded domains are all up (probability Π up) adds its count.
-        let mut running: Vec<(u64, f64)> = vec![(0, 1.0)];
+        let Running { running, next } = buffers;
+        running.clear();
+        running.push((0, 1.0));
         for ((count, needs), private) in self.entries.iter().zip(&self.private) {
             if needs.iter().any(|&e| down(e)) {
                 continue;
             }
             let up: f64 = private.iter().map(|&f| folded[f].up).product();
-            let mut next: Vec<(u64, f64)> = Vec::with_capacity(running.len() * 2);
-            for &(m, p) in &running {
+            next.clear();
+            for &(m, p) in running.iter() {
                 next.push((m + u64::from(*count), p * up));
                 if up < 1.0 {
                     next.push((m, p * (1.0 - up)));
@@ -292,7 +316,7 @@ impl Leaf {
                     false
                 }
             });
-            running = next;
+            std::mem::swap(running, next);
         }
         let availability = if perfect { 1.0 } else { self.availability };
         running

@@ -14,13 +14,16 @@
 //! probability of the unvisited ones is below [`BOUND_WIDTH`]; the figure is
 //! then the interval `[visited, visited + unvisited mass]`.
 
-use std::collections::{BinaryHeap, HashMap};
+use std::cell::RefCell;
+use std::collections::BinaryHeap;
 use std::sync::Arc;
 
 use rayon::prelude::*;
 
 use super::events::{self, EventModel, Subject};
+use super::fasthash::FastMap;
 use super::joint;
+use super::shared::{Health, Shared};
 use super::structure::Structure;
 use crate::model::{ComponentId, Model};
 
@@ -50,13 +53,22 @@ const MAX_VAR_TABLE: usize = 1 << 22;
 /// `mask` = `events[i]` down).
 struct VarTable {
     events: Vec<usize>,
-    p: Vec<f64>,
-    q: Vec<f64>,
+    /// The table, shared with other entrypoints when it can be (see
+    /// [`Shared`]).
+    health: Arc<Health>,
 }
 
 impl VarTable {
-    fn new(leaf: &events::Leaf, folded: &[events::Event], with_q: bool) -> Self {
+    fn new(
+        leaf: &events::Leaf,
+        folded: &[events::Event],
+        with_q: bool,
+        shared: Option<Arc<Health>>,
+    ) -> Self {
         let events = leaf.footprint.clone();
+        if let Some(health) = shared {
+            return VarTable { events, health };
+        }
         let size = 1usize << events.len();
         let mut p = Vec::with_capacity(size);
         let mut q = Vec::with_capacity(if with_q { size } else { 0 });
@@ -67,7 +79,10 @@ impl VarTable {
                 q.push(leaf.healthy(down, folded, true));
             }
         }
-        VarTable { events, p, q }
+        VarTable {
+            events,
+            health: Arc::new(Health { p, q }),
+        }
     }
 }
 
@@ -116,8 +131,16 @@ pub struct Figure {
 /// Computes the figure of one entrypoint from its structure.
 #[must_use]
 pub fn evaluate(model: &Model, structure: &Structure) -> Figure {
+    evaluate_shared(model, structure, None)
+}
+
+/// [`evaluate`], reading and filling the per-component tables that the
+/// entrypoints of one model share (see [`Shared`]): the same figure, less
+/// work when entrypoints share components.
+#[must_use]
+pub fn evaluate_shared(model: &Model, structure: &Structure, shared: Option<&Shared>) -> Figure {
     if structure.truncated {
-        return relaxed(model, structure);
+        return relaxed(model, structure, shared);
     }
     let components: Vec<ComponentId> = structure.components().collect();
     let event_model = events::collect(model, &components);
@@ -129,7 +152,7 @@ pub fn evaluate(model: &Model, structure: &Structure) -> Figure {
             Err(r) => refusal = Some(r),
         }
     }
-    let mut run = Run::new(structure, &event_model);
+    let mut run = Run::with_shared(structure, &event_model, &components, shared);
     let method = if n <= EXACT_EVENTS {
         run.exhaust();
         Method::Exact
@@ -151,7 +174,13 @@ pub fn evaluate(model: &Model, structure: &Structure) -> Figure {
         upper = upper.min(high).max(lower);
     }
     let mut improvement = run.improvement(model, &components);
-    improvement.extend(folded_gains(structure, &event_model, method, run.total));
+    improvement.extend(folded_gains(
+        structure,
+        &event_model,
+        method,
+        run.total,
+        (&components, shared),
+    ));
     improvement.sort_by(|a, b| {
         b.1.total_cmp(&a.1)
             .then_with(|| a.0.name(model).cmp(b.0.name(model)))
@@ -268,6 +297,7 @@ fn folded_gains(
     events: &EventModel,
     method: Method,
     total: f64,
+    (components, shared): (&[ComponentId], Option<&Shared>),
 ) -> Vec<(Subject, f64)> {
     // A bounded figure already spent its work bound once: one more bounded
     // run per folded domain would multiply it (40 zones and 16 entrypoints
@@ -279,7 +309,7 @@ fn folded_gains(
         .filter_map(|i| {
             let mut perfect = events.clone();
             perfect.folded[i].up = 1.0;
-            let mut run = Run::new(structure, &perfect);
+            let mut run = Run::with_shared(structure, &perfect, components, shared);
             match method {
                 Method::Exact => run.exhaust(),
                 Method::Bounded => run.best_first(),
@@ -294,7 +324,7 @@ fn folded_gains(
 /// structure function is monotone, so requiring every component at all
 /// (alternatives as series) bounds it from below, and ignoring the
 /// alternatives (gates always hold) bounds it from above.
-fn relaxed(model: &Model, structure: &Structure) -> Figure {
+fn relaxed(model: &Model, structure: &Structure, shared: Option<&Shared>) -> Figure {
     let all = Structure {
         series: structure.components().collect(),
         bdd: super::bdd::Bdd::new(),
@@ -311,8 +341,8 @@ fn relaxed(model: &Model, structure: &Structure) -> Figure {
         modules: Vec::new(),
         truncated: false,
     };
-    let low = evaluate(model, &all);
-    let high = evaluate(model, &series_only);
+    let low = evaluate_shared(model, &all, shared);
+    let high = evaluate_shared(model, &series_only, shared);
     Figure {
         availability: low.lower,
         lower: low.lower,
@@ -340,8 +370,9 @@ struct Footprint {
     /// i down); `None` when too wide to table.
     table: Option<Arc<Vec<f64>>>,
     /// Σ P(s) × P(gates | s) × (product of the other footprints), per state
-    /// of `events` (for the improvement of the members).
-    weight: HashMap<u64, f64>,
+    /// of `events` (for the improvement of the members), indexed like
+    /// `table` (empty when there is no table).
+    weight: Vec<f64>,
     /// For a footprint too wide to table (one member): its gain, summed
     /// state by state.
     direct_gain: f64,
@@ -365,6 +396,9 @@ struct Run<'a> {
     /// Per leaf after the series part (BDD variables, then module
     /// members): its health per state of its events, when small enough.
     tables: Arc<Vec<Option<VarTable>>>,
+    /// Per series leaf: its health table shared across entrypoints, when
+    /// there is one (see [`Shared`]).
+    health: Arc<Vec<Option<Arc<Health>>>>,
 }
 
 /// Buffers reused from state to state.
@@ -389,11 +423,72 @@ struct Scratch {
     suffix: Vec<f64>,
     /// Derivative per BDD variable.
     d: Vec<f64>,
+    /// The running-instance distribution of a leaf evaluated per state.
+    running: events::Running,
+}
+
+thread_local! {
+    /// Buffers of runs that ended on this thread, for its next runs: a
+    /// model evaluates thousands of small entrypoints, and each would
+    /// otherwise grow its ten buffers afresh.
+    static SPARE: RefCell<Vec<Scratch>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Spare buffers kept per thread.
+const SPARE_RUNS: usize = 4;
+/// Most `f64`s a spare's largest buffer may hold (a run over a large BDD
+/// gives its buffers back to the allocator instead).
+const SPARE_LEN: usize = 1 << 16;
+
+impl Scratch {
+    /// Buffers left by an earlier run on this thread, or new ones. Every
+    /// buffer is cleared before it is read, so what they held is never
+    /// seen.
+    fn reuse() -> Self {
+        SPARE
+            .with(|spare| spare.borrow_mut().pop())
+            .unwrap_or_default()
+    }
+
+    /// Keeps these buffers for the next run on this thread.
+    fn give_back(self) {
+        if self.values.capacity().max(self.derivative.capacity()) <= SPARE_LEN {
+            SPARE.with(|spare| {
+                let mut spare = spare.borrow_mut();
+                if spare.len() < SPARE_RUNS {
+                    spare.push(self);
+                }
+            });
+        }
+    }
+}
+
+impl Drop for Run<'_> {
+    fn drop(&mut self) {
+        std::mem::take(&mut self.scratch).give_back();
+    }
 }
 
 impl<'a> Run<'a> {
-    fn new(structure: &'a Structure, model: &'a EventModel) -> Self {
-        let mut by_events: HashMap<&[usize], usize> = HashMap::new();
+    /// A run over `model`, whose leaves are those of `components`, reading
+    /// the tables `shared` across entrypoints when given.
+    fn with_shared(
+        structure: &'a Structure,
+        model: &'a EventModel,
+        components: &[ComponentId],
+        shared: Option<&Shared>,
+    ) -> Self {
+        let health: Vec<Option<Arc<Health>>> = match shared {
+            Some(shared) => model
+                .leaves
+                .iter()
+                .zip(components)
+                .map(|(leaf, &c)| shared.health(c, leaf))
+                .collect(),
+            None => Vec::new(),
+        };
+        let shared_health = |index: usize| health.get(index).and_then(Option::as_ref);
+        let mut by_events: FastMap<&[usize], usize> = FastMap::default();
         let mut footprints: Vec<Footprint> = Vec::new();
         for (index, leaf) in model.leaves.iter().enumerate().take(structure.series.len()) {
             let wide = leaf.footprint.len() > MAX_TABLE_EVENTS;
@@ -412,7 +507,7 @@ impl<'a> Run<'a> {
                     events: leaf.footprint.clone(),
                     members: vec![index],
                     table: None,
-                    weight: HashMap::new(),
+                    weight: Vec::new(),
                     direct_gain: 0.0,
                 });
             }
@@ -420,8 +515,19 @@ impl<'a> Run<'a> {
         for footprint in &mut footprints {
             if footprint.events.len() <= MAX_TABLE_EVENTS {
                 let size = 1usize << footprint.events.len();
+                // The members' shared tables when they all have one: the
+                // same products of the same values, without a `healthy`
+                // call per member and state.
+                let tables: Option<Vec<&Arc<Health>>> = footprint
+                    .members
+                    .iter()
+                    .map(|&m| shared_health(m))
+                    .collect();
                 let table = (0..size)
                     .map(|mask| {
+                        if let Some(tables) = &tables {
+                            return tables.iter().map(|t| t.p[mask]).product();
+                        }
                         let down = |e: usize| local_down(&footprint.events, mask as u64, e);
                         footprint
                             .members
@@ -431,6 +537,7 @@ impl<'a> Run<'a> {
                     })
                     .collect();
                 footprint.table = Some(Arc::new(table));
+                footprint.weight = vec![0.0; size];
             }
         }
         let series_len = structure.series.len();
@@ -443,22 +550,30 @@ impl<'a> Run<'a> {
                 let size = 1usize << leaf.footprint.len().min(MAX_TABLE_EVENTS + 1);
                 (leaf.footprint.len() <= MAX_TABLE_EVENTS && size <= budget).then(|| {
                     budget -= size;
-                    VarTable::new(leaf, &model.folded, series_len + i < vars_end)
+                    VarTable::new(
+                        leaf,
+                        &model.folded,
+                        series_len + i < vars_end,
+                        shared_health(series_len + i).cloned(),
+                    )
                 })
             })
             .collect();
+        let mut health = health;
+        health.truncate(series_len);
         Run {
             structure,
             model,
             footprints,
             tables: Arc::new(tables),
+            health: Arc::new(health),
             down: vec![false; model.events.len()],
             total: 0.0,
             mass: 0.0,
             states: 0,
             event_up: vec![0.0; model.events.len()],
             var_gain: vec![0.0; structure.vars.len() + structure.modules.len()],
-            scratch: Scratch::default(),
+            scratch: Scratch::reuse(),
             tail: Vec::new(),
         }
     }
@@ -497,7 +612,12 @@ impl<'a> Run<'a> {
     /// The series product, footprint by footprint (each footprint's local
     /// state in `scratch.masks`, its product in `scratch.parts`).
     fn series_part(&mut self) -> f64 {
-        let Scratch { masks, parts, .. } = &mut self.scratch;
+        let Scratch {
+            masks,
+            parts,
+            running,
+            ..
+        } = &mut self.scratch;
         masks.clear();
         masks.extend(self.footprints.iter().map(|f| {
             if f.table.is_some() {
@@ -514,7 +634,12 @@ impl<'a> Run<'a> {
                     .members
                     .iter()
                     .map(|&m| {
-                        self.model.leaves[m].healthy(|e| self.down[e], &self.model.folded, false)
+                        self.model.leaves[m].healthy_in(
+                            |e| self.down[e],
+                            &self.model.folded,
+                            false,
+                            running,
+                        )
                     })
                     .product(),
             }
@@ -526,7 +651,13 @@ impl<'a> Run<'a> {
     /// BDD variable's health with and without its own failures into
     /// `scratch.p` and `scratch.q`, each module's tail after them.
     fn gates_part(&mut self) -> f64 {
-        let Scratch { p, q, values, .. } = &mut self.scratch;
+        let Scratch {
+            p,
+            q,
+            values,
+            running,
+            ..
+        } = &mut self.scratch;
         let series_len = self.structure.series.len();
         p.clear();
         q.clear();
@@ -539,11 +670,11 @@ impl<'a> Run<'a> {
         {
             if let Some(t) = table {
                 let mask = usize::try_from(mask_of(&t.events, down)).unwrap_or(0);
-                p.push(t.p[mask]);
-                q.push(t.q[mask]);
+                p.push(t.health.p[mask]);
+                q.push(t.health.q[mask]);
             } else {
-                p.push(leaf.healthy(|e| down[e], folded, false));
-                q.push(leaf.healthy(|e| down[e], folded, true));
+                p.push(leaf.healthy_in(|e| down[e], folded, false, running));
+                q.push(leaf.healthy_in(|e| down[e], folded, true, running));
             }
         }
         let mut start = vars_end;
@@ -555,8 +686,8 @@ impl<'a> Run<'a> {
             let held = events::tail(
                 module.k,
                 members.iter().zip(tables).map(|(leaf, table)| match table {
-                    Some(t) => t.p[usize::try_from(mask_of(&t.events, down)).unwrap_or(0)],
-                    None => leaf.healthy(|e| down[e], folded, false),
+                    Some(t) => t.health.p[usize::try_from(mask_of(&t.events, down)).unwrap_or(0)],
+                    None => leaf.healthy_in(|e| down[e], folded, false, running),
                 }),
                 &mut self.tail,
             );
@@ -583,15 +714,16 @@ impl<'a> Run<'a> {
             prefix,
             suffix,
             d,
+            running,
         } = &mut self.scratch;
         products_without(parts, prefix, suffix);
         for (i, footprint) in self.footprints.iter_mut().enumerate() {
             let weight = p_state * gates * prefix[i] * suffix[i + 1];
             if footprint.table.is_some() {
-                *footprint.weight.entry(masks[i]).or_insert(0.0) += weight;
+                footprint.weight[usize::try_from(masks[i]).unwrap_or(0)] += weight;
             } else {
                 let leaf = &self.model.leaves[footprint.members[0]];
-                let q = leaf.healthy(|e| self.down[e], &self.model.folded, true);
+                let q = leaf.healthy_in(|e| self.down[e], &self.model.folded, true, running);
                 footprint.direct_gain += weight * (q - parts[i]);
             }
         }
@@ -626,7 +758,7 @@ impl<'a> Run<'a> {
                     events: f.events.clone(),
                     members: f.members.clone(),
                     table: f.table.clone(),
-                    weight: HashMap::new(),
+                    weight: vec![0.0; f.weight.len()],
                     direct_gain: 0.0,
                 })
                 .collect(),
@@ -636,9 +768,10 @@ impl<'a> Run<'a> {
             states: 0,
             event_up: vec![0.0; self.event_up.len()],
             var_gain: vec![0.0; self.var_gain.len()],
-            scratch: Scratch::default(),
+            scratch: Scratch::reuse(),
             tail: Vec::new(),
             tables: Arc::clone(&self.tables),
+            health: Arc::clone(&self.health),
         }
     }
 
@@ -655,12 +788,10 @@ impl<'a> Run<'a> {
         }
         for (mine, theirs) in self.footprints.iter_mut().zip(&part.footprints) {
             mine.direct_gain += theirs.direct_gain;
-            // In ascending masks, so the sums never depend on a hash
-            // map's iteration order.
-            let mut weights: Vec<(&u64, &f64)> = theirs.weight.iter().collect();
-            weights.sort_unstable_by_key(|(mask, _)| **mask);
-            for (&mask, &w) in weights {
-                *mine.weight.entry(mask).or_insert(0.0) += w;
+            // Adding the zero of a state the chunk did not visit changes
+            // nothing (every weight is a sum of non-negative products).
+            for (sum, &w) in mine.weight.iter_mut().zip(&theirs.weight) {
+                *sum += w;
             }
         }
     }
@@ -887,6 +1018,8 @@ impl<'a> Run<'a> {
     /// The improvement table: components, then events, by gain.
     fn improvement(&self, model: &Model, components: &[ComponentId]) -> Vec<(Subject, f64)> {
         let mut gains: Vec<(Subject, f64)> = Vec::new();
+        let (mut p, mut q, mut prefix, mut suffix) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for footprint in &self.footprints {
             if footprint.table.is_none() {
                 gains.push((
@@ -896,20 +1029,29 @@ impl<'a> Run<'a> {
                 continue;
             }
             let mut per_member = vec![0.0; footprint.members.len()];
-            let mut states: Vec<(&u64, &f64)> = footprint.weight.iter().collect();
-            states.sort_by_key(|(mask, _)| **mask);
-            for (&mask, &weight) in states {
-                let down = |e: usize| local_down(&footprint.events, mask, e);
-                let p: Vec<f64> = footprint
-                    .members
-                    .iter()
-                    .map(|&m| self.model.leaves[m].healthy(down, &self.model.folded, false))
-                    .collect();
-                let (mut prefix, mut suffix) = (Vec::new(), Vec::new());
+            // The states visited, in ascending masks. A state of weight
+            // zero would add nothing (zero times a probability), so the
+            // dense table skips what a map of the visited states held.
+            for (mask, &weight) in footprint.weight.iter().enumerate() {
+                if weight == 0.0 {
+                    continue;
+                }
+                let down = |e: usize| local_down(&footprint.events, mask as u64, e);
+                p.clear();
+                q.clear();
+                for &m in &footprint.members {
+                    if let Some(health) = self.health.get(m).and_then(Option::as_ref) {
+                        p.push(health.p[mask]);
+                        q.push(health.q[mask]);
+                    } else {
+                        let leaf = &self.model.leaves[m];
+                        p.push(leaf.healthy(down, &self.model.folded, false));
+                        q.push(leaf.healthy(down, &self.model.folded, true));
+                    }
+                }
                 products_without(&p, &mut prefix, &mut suffix);
-                for (i, &m) in footprint.members.iter().enumerate() {
-                    let q = self.model.leaves[m].healthy(down, &self.model.folded, true);
-                    per_member[i] += weight * prefix[i] * suffix[i + 1] * (q - p[i]);
+                for i in 0..footprint.members.len() {
+                    per_member[i] += weight * prefix[i] * suffix[i + 1] * (q[i] - p[i]);
                 }
             }
             for (i, &m) in footprint.members.iter().enumerate() {
@@ -1025,7 +1167,9 @@ fn expected_health(leaf: &events::Leaf, model: &EventModel) -> Option<f64> {
     Some(groups * integrated.healthy(|_| false, &folded, false))
 }
 
-fn local_down(events: &[usize], mask: u64, event: usize) -> bool {
+/// Whether `event` is down in the state `mask` of `events` (bit i = the
+/// i-th of `events` down).
+pub(super) fn local_down(events: &[usize], mask: u64, event: usize) -> bool {
     events
         .iter()
         .position(|&e| e == event)

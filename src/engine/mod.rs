@@ -18,11 +18,13 @@ pub mod bdd;
 mod beta;
 pub mod events;
 pub mod exact;
+mod fasthash;
 pub mod joint;
 pub mod mef;
 pub mod montecarlo;
 pub mod outage;
 pub mod scenario;
+pub mod shared;
 pub mod start_order;
 pub mod state;
 pub mod structure;
@@ -49,13 +51,16 @@ use crate::model::{ComponentId, Model};
 /// of threads); the others keep the relaxed bracket and say why.
 #[must_use]
 pub fn availability(model: &Model) -> Vec<(ComponentId, Figure)> {
+    // Each component's health table, built once for every entrypoint
+    // whose closure holds it.
+    let shared = shared::Shared::new(model);
     let mut figures: Vec<(ComponentId, Figure, bool)> = model
         .entrypoints
         .par_iter()
         .map(|&entrypoint| {
             let structure =
                 structure::build_with(model, entrypoint, |components| states(model, components));
-            let mut figure = exact::evaluate(model, &structure);
+            let mut figure = exact::evaluate_shared(model, &structure, Some(&shared));
             // Switchover time is an additive term on top of the static
             // figure, applied below once the static figure is final.
             let cost = switchover::cost(model, structure.components());

@@ -15,9 +15,10 @@
 //! (νx.f(x) = f(true) for one boolean variable, and Bekić's lemma for
 //! several).
 
-use std::collections::{HashMap, HashSet};
+use std::borrow::Cow;
 
 use super::bdd::{Bdd, MAX_NODES, Ref, TRUE};
+use super::fasthash::{FastMap, FastSet};
 use crate::model::{ComponentId, EdgeKind, Model};
 
 /// One entrypoint's structure.
@@ -214,23 +215,23 @@ fn attempt_gates(
 ) -> Structure {
     // Sets, not model-sized vectors: a model has many entrypoints, each
     // with a small closure.
-    let in_series: HashSet<ComponentId> = series.iter().copied().collect();
+    let in_series: FastSet<ComponentId> = series.iter().copied().collect();
     let private = if modules {
         private_leaves(model, series, &in_series)
     } else {
-        HashSet::new()
+        FastSet::default()
     };
     let mut builder = Builder {
         model,
         in_series,
         bdd: Bdd::with_limit(limit),
-        var_of: HashMap::new(),
+        var_of: FastMap::default(),
         vars: Vec::new(),
-        memo: HashMap::new(),
+        memo: FastMap::default(),
         stack: Vec::new(),
         truncated: false,
         order,
-        reach: HashMap::new(),
+        reach: FastMap::default(),
         private,
         modules: Vec::new(),
     };
@@ -297,7 +298,7 @@ const MODULE_BASE: u32 = 1 << 30;
 /// a petgraph walker allocates a visit map of the whole graph each time;
 /// and the breadth-first order is the order of the BDD's variables.
 fn series_closure(model: &Model, entrypoint: ComponentId) -> Vec<ComponentId> {
-    let mut seen: HashSet<ComponentId> = HashSet::from([entrypoint]);
+    let mut seen: FastSet<ComponentId> = std::iter::once(entrypoint).collect();
     let mut order = vec![entrypoint];
     let mut next = 0;
     while let Some(&c) = order.get(next) {
@@ -320,7 +321,7 @@ fn series_closure(model: &Model, entrypoint: ComponentId) -> Vec<ComponentId> {
 
 /// Every component reached from `series` through required edges.
 fn reachable(model: &Model, series: &[ComponentId]) -> Vec<ComponentId> {
-    let mut seen: HashSet<ComponentId> = series.iter().copied().collect();
+    let mut seen: FastSet<ComponentId> = series.iter().copied().collect();
     let mut order = series.to_vec();
     let mut next = 0;
     while let Some(&c) = order.get(next) {
@@ -346,9 +347,9 @@ fn reachable(model: &Model, series: &[ComponentId]) -> Vec<ComponentId> {
 fn private_leaves(
     model: &Model,
     series: &[ComponentId],
-    in_series: &HashSet<ComponentId>,
-) -> HashSet<ComponentId> {
-    let mut uses: HashMap<ComponentId, usize> = HashMap::new();
+    in_series: &FastSet<ComponentId>,
+) -> FastSet<ComponentId> {
+    let mut uses: FastMap<ComponentId, usize> = FastMap::default();
     for c in reachable(model, series) {
         for edge in model
             .component(c)
@@ -371,32 +372,34 @@ fn private_leaves(
         .collect()
 }
 
-/// A required edge as (how many targets must be up, the targets).
-type Gate = (usize, Vec<ComponentId>);
+/// A required edge as (how many targets must be up, the targets): borrowed
+/// from the model in the written order (no copy per edge and entrypoint),
+/// owned when sorted.
+type Gate<'a> = (usize, Cow<'a, [ComponentId]>);
 
 struct Builder<'a> {
     model: &'a Model,
-    in_series: HashSet<ComponentId>,
+    in_series: FastSet<ComponentId>,
     bdd: Bdd,
-    var_of: HashMap<ComponentId, u32>,
+    var_of: FastMap<ComponentId, u32>,
     vars: Vec<ComponentId>,
-    memo: HashMap<ComponentId, Ref>,
+    memo: FastMap<ComponentId, Ref>,
     stack: Vec<ComponentId>,
     truncated: bool,
     order: Order,
     /// How many components each one reaches (capped), for the orders.
-    reach: HashMap<ComponentId, usize>,
+    reach: FastMap<ComponentId, usize>,
     /// Private leaves (only when building with modules).
-    private: HashSet<ComponentId>,
+    private: FastSet<ComponentId>,
     modules: Vec<Module>,
 }
 
-impl Builder<'_> {
+impl<'a> Builder<'a> {
     /// The required edges of `c` as (k, targets), in the builder's order;
     /// with `gates_only`, single-target edges are left out.
-    fn edges(&mut self, c: ComponentId, gates_only: bool) -> Vec<(usize, Vec<ComponentId>)> {
-        let mut edges: Vec<(usize, Vec<ComponentId>)> = self
-            .model
+    fn edges(&mut self, c: ComponentId, gates_only: bool) -> Vec<Gate<'a>> {
+        let model: &'a Model = self.model;
+        let mut edges: Vec<Gate<'a>> = model
             .component(c)
             .depends_on
             .iter()
@@ -408,7 +411,7 @@ impl Builder<'_> {
                 } else {
                     e.at_least as usize
                 };
-                (k, e.targets.clone())
+                (k, Cow::Borrowed(e.targets.as_slice()))
             })
             .collect();
         if self.order == Order::Written {
@@ -418,14 +421,13 @@ impl Builder<'_> {
         for (_, targets) in &mut edges {
             let mut keyed: Vec<(usize, ComponentId)> =
                 targets.iter().map(|&t| (self.reach_of(t), t)).collect();
-            let model = self.model;
             keyed.sort_by(|a, b| {
                 let by_size = if widest { b.0.cmp(&a.0) } else { a.0.cmp(&b.0) };
                 by_size.then_with(|| model.component(a.1).name.cmp(&model.component(b.1).name))
             });
-            *targets = keyed.into_iter().map(|(_, t)| t).collect();
+            *targets = keyed.into_iter().map(|(_, t)| t).collect::<Vec<_>>().into();
         }
-        let mut keyed: Vec<(usize, Vec<&str>, Gate)> = edges
+        let mut keyed: Vec<(usize, Vec<&str>, Gate<'a>)> = edges
             .into_iter()
             .map(|edge| {
                 let size = edge.1.iter().map(|&t| self.reach_of(t)).sum::<usize>();
@@ -452,7 +454,7 @@ impl Builder<'_> {
         if let Some(&n) = self.reach.get(&c) {
             return n;
         }
-        let mut seen: HashSet<ComponentId> = HashSet::from([c]);
+        let mut seen: FastSet<ComponentId> = std::iter::once(c).collect();
         let mut stack = vec![c];
         while let Some(x) = stack.pop() {
             if seen.len() >= REACH_CAP {
@@ -526,7 +528,7 @@ impl Builder<'_> {
     /// recursion "value → gate → value" in its order, so the diagram, its
     /// node numbering and every figure are the same.
     fn value(&mut self, c: ComponentId) -> (Ref, usize) {
-        let mut open: Vec<Frame> = Vec::new();
+        let mut open: Vec<Frame<'a>> = Vec::new();
         match self.enter(c) {
             Entered::Known(r, l) => return (r, l),
             Entered::Opened(frame) => open.push(frame),
@@ -590,7 +592,7 @@ impl Builder<'_> {
 
     /// `frame.result ∧ gate`; a diagram grown too large ends the frame's
     /// edges (and, through `truncated`, the whole build).
-    fn conjoin(&mut self, frame: &mut Frame, gate: Ref) {
+    fn conjoin(&mut self, frame: &mut Frame<'a>, gate: Ref) {
         frame.result = self.bdd.and(frame.result, gate);
         if self.bdd.too_large() {
             self.truncated = true;
@@ -600,7 +602,7 @@ impl Builder<'_> {
 
     /// The start of "component `c` is up": known at once (in the series
     /// set, on the path, memoised) or a new frame with `c` on the path.
-    fn enter(&mut self, c: ComponentId) -> Entered {
+    fn enter(&mut self, c: ComponentId) -> Entered<'a> {
         if self.in_series.contains(&c) || self.truncated {
             return Entered::Known(TRUE, usize::MAX);
         }
@@ -631,15 +633,15 @@ impl Builder<'_> {
 }
 
 /// What [`Builder::enter`] found.
-enum Entered {
+enum Entered<'a> {
     /// The value and the lowest stack depth it depends on.
     Known(Ref, usize),
     /// A component to build.
-    Opened(Frame),
+    Opened(Frame<'a>),
 }
 
 /// A component being built by [`Builder::value`].
-struct Frame {
+struct Frame<'a> {
     c: ComponentId,
     /// Its position on the path.
     depth: usize,
@@ -647,18 +649,18 @@ struct Frame {
     result: Ref,
     /// The lowest path depth the gates done so far depend on.
     low: usize,
-    edges: Vec<Gate>,
+    edges: Vec<Gate<'a>>,
     /// The next edge to build.
     next: usize,
     /// The edge being built.
-    gate: Option<GateFrame>,
+    gate: Option<GateFrame<'a>>,
 }
 
 /// An edge being built: the values of its first `next` targets.
 #[derive(Default)]
-struct GateFrame {
+struct GateFrame<'a> {
     k: usize,
-    targets: Vec<ComponentId>,
+    targets: Cow<'a, [ComponentId]>,
     next: usize,
     items: Vec<Ref>,
     low: usize,
