@@ -24,7 +24,7 @@ use crate::model::{ComponentId, DomainId, GroupId, Model};
 /// What one model needs to judge losses: computed once per run and shared
 /// by the rules that ask (through [`super::Context::loss_judge`]).
 pub(crate) struct LossJudge {
-    baseline: Baseline,
+    baseline: Arc<Baseline>,
     flow: Arc<Flow>,
     /// Components an entrypoint requires that can fail by load: running
     /// intact within their capacity, and without `load_shedding`.
@@ -40,9 +40,9 @@ pub(crate) struct LossJudge {
 }
 
 impl LossJudge {
-    /// The judge of `model`'s losses, with its load flow.
-    pub(crate) fn new(model: &Model, flow: Arc<Flow>) -> Self {
-        let baseline = Baseline::new(model);
+    /// The judge of `model`'s losses, with its load flow and the empty
+    /// scenario's [`Baseline`].
+    pub(crate) fn new(model: &Model, flow: Arc<Flow>, baseline: Arc<Baseline>) -> Self {
         let needed = required_closure(model, flow.graph());
         let intact = State::intact(model, &flow);
         let load_sensitive = model

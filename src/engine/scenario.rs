@@ -153,7 +153,9 @@ pub fn callers(model: &Model) -> Vec<Vec<ComponentId>> {
             .filter(|e| !e.degradable)
         {
             for t in &edge.targets {
-                if !callers[t.0].contains(&id) {
+                // Callers are visited in id order, so a repeat can only be
+                // the last one pushed (a hub's list is not searched).
+                if callers[t.0].last() != Some(&id) {
                     callers[t.0].push(id);
                 }
             }
@@ -192,9 +194,10 @@ impl Baseline {
     /// (pass `scenario.and(event)` to [`Baseline::down_under`]).
     #[must_use]
     pub fn under(model: &Model, scenario: &Scenario) -> Self {
+        let callers = callers(model);
         Self {
-            up: up(model, scenario),
-            callers: callers(model),
+            up: up_given_with(model, &callers, locally_up(model, scenario)),
+            callers,
         }
     }
 

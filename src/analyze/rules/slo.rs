@@ -141,6 +141,10 @@ impl Analyzer for Slo {
         &DOC
     }
 
+    fn reads_figures(&self) -> bool {
+        true
+    }
+
     fn check(&self, cx: &Context, audit: &mut Audit) {
         for (entrypoint, figure) in cx.figures {
             let Some(objective) = &cx.model.objective_of(*entrypoint) else {
