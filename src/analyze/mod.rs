@@ -22,7 +22,8 @@ pub use rules::{ANALYZERS, drift, single_point_of_failure};
 pub use status::{apply_acceptances, today_utc};
 pub use wording::describe_outage;
 
-use std::sync::{Arc, OnceLock};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use rayon::prelude::*;
 
@@ -31,7 +32,7 @@ use crate::engine::Figure;
 use crate::engine::scenario::{Baseline, Scenario};
 use crate::engine::start_order::{self, StartOrder};
 use crate::engine::state::{Flow, State};
-use crate::model::{ComponentId, Date, Model, Rule};
+use crate::model::{ComponentId, Date, DomainId, Model, Rule};
 
 /// What an analyzer sees.
 pub struct Context<'a> {
@@ -58,6 +59,9 @@ pub struct Context<'a> {
     /// `shared-fate` and the loss judge walk single events (built on first
     /// use).
     baseline: OnceLock<Arc<Baseline>>,
+    /// The state with some domains lost too, by the domains lost: built
+    /// once per loss for `headroom` and the loss judge.
+    loss_states: Mutex<BTreeMap<Vec<DomainId>, Arc<OnceLock<Arc<State>>>>>,
 }
 
 impl<'a> Context<'a> {
@@ -86,6 +90,7 @@ impl<'a> Context<'a> {
             loss_judge: OnceLock::new(),
             state: OnceLock::new(),
             baseline: OnceLock::new(),
+            loss_states: Mutex::new(BTreeMap::new()),
         }
     }
 
@@ -133,6 +138,22 @@ impl<'a> Context<'a> {
     /// The state of the checked scenario with `event` happening too.
     pub fn state_with(&self, event: &Scenario) -> State {
         State::new(self.model, self.flow(), &self.scenario.and(event))
+    }
+
+    /// The state of the checked scenario with `domains` lost too: built
+    /// once per set of domains and shared (a rule on another thread that
+    /// asks for the same loss waits for it instead of building it again).
+    pub(crate) fn state_losing(&self, domains: &[DomainId]) -> Arc<State> {
+        let cell = {
+            let mut states = self.loss_states.lock().unwrap_or_else(PoisonError::into_inner);
+            Arc::clone(states.entry(domains.to_vec()).or_default())
+        };
+        Arc::clone(cell.get_or_init(|| {
+            Arc::new(self.state_with(&Scenario {
+                domains: domains.to_vec(),
+                ..Scenario::default()
+            }))
+        }))
     }
 
     /// Every call path from the entrypoints (walked on first use).
