@@ -15,11 +15,11 @@
 
 use std::sync::{Arc, OnceLock};
 
+use super::Context;
 use crate::engine::outage::required_closure;
 use crate::engine::scenario::{Baseline, Scenario};
 use crate::engine::state::{self, Flow, State};
 use crate::engine::switchover;
-use super::Context;
 use crate::model::{ComponentId, DomainId, GroupId, Model};
 
 /// What one model needs to judge losses: computed once per run and shared

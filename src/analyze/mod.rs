@@ -34,6 +34,9 @@ use crate::engine::start_order::{self, StartOrder};
 use crate::engine::state::{Flow, State};
 use crate::model::{ComponentId, Date, DomainId, Model, Rule};
 
+/// The state after one loss, built by the first rule that asks for it.
+type LossState = Arc<OnceLock<Arc<State>>>;
+
 /// What an analyzer sees.
 pub struct Context<'a> {
     /// The validated model.
@@ -61,7 +64,7 @@ pub struct Context<'a> {
     baseline: OnceLock<Arc<Baseline>>,
     /// The state with some domains lost too, by the domains lost: built
     /// once per loss for `headroom` and the loss judge.
-    loss_states: Mutex<BTreeMap<Vec<DomainId>, Arc<OnceLock<Arc<State>>>>>,
+    loss_states: Mutex<BTreeMap<Vec<DomainId>, LossState>>,
 }
 
 impl<'a> Context<'a> {
@@ -145,7 +148,10 @@ impl<'a> Context<'a> {
     /// asks for the same loss waits for it instead of building it again).
     pub(crate) fn state_losing(&self, domains: &[DomainId]) -> Arc<State> {
         let cell = {
-            let mut states = self.loss_states.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut states = self
+                .loss_states
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
             Arc::clone(states.entry(domains.to_vec()).or_default())
         };
         Arc::clone(cell.get_or_init(|| {
