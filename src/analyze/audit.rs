@@ -69,14 +69,23 @@ pub fn audit(model: &Model, text: &str, scenario: Scenario, options: Options) ->
         parts.extend(run_parts(&cx, chosen(true)));
         parts
     };
-    let mut audit = Audit::new(model.system.clone(), Vec::new());
-    audit.availability = availability_rows(model, cx.figures);
-    merge(parts, &mut audit);
-    audit
-        .findings
-        .extend(options.extra.into_iter().filter(|f| selected(f.rule)));
-    audit.findings.sort_by(|a, b| a.id.cmp(&b.id));
-    apply_acceptances(&cx, &mut audit.findings, selected);
-    audit.locate(text);
+    // The rows of the availability section while the findings are merged,
+    // sorted and matched with acceptances; then the shared analyses are
+    // freed while the findings are located.
+    let (availability, mut audit) = rayon::join(
+        || availability_rows(model, cx.figures),
+        || {
+            let mut audit = Audit::new(model.system.clone(), Vec::new());
+            merge(parts, &mut audit);
+            audit
+                .findings
+                .extend(options.extra.into_iter().filter(|f| selected(f.rule)));
+            audit.findings.sort_by(|a, b| a.id.cmp(&b.id));
+            apply_acceptances(&cx, &mut audit.findings, selected);
+            audit
+        },
+    );
+    audit.availability = availability;
+    rayon::join(|| drop(cx), || audit.locate(text));
     audit
 }
