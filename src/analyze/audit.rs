@@ -5,7 +5,7 @@
 //! into [`Options`] and renders what comes back.
 
 use super::results::Audit;
-use super::{Context, Finding, apply_acceptances, availability_rows, run};
+use super::{Analyzer, Context, Finding, apply_acceptances, availability_rows, merge, run_parts};
 use crate::engine::scenario::Scenario;
 use crate::engine::{self, Figure};
 use crate::model::{ComponentId, Date, Model};
@@ -43,25 +43,49 @@ impl Options<'_> {
 
 /// The audit of a valid `model` judged in `scenario` (the empty scenario
 /// for `check`); `text` is the model text the findings are located in.
+///
+/// The analyzers that do not read the availability figures run while the
+/// engine computes them; the others (`slo`) after.
 #[must_use]
 pub fn audit(model: &Model, text: &str, scenario: Scenario, options: Options) -> Audit {
-    let computed;
-    let figures = if let Some(figures) = options.figures {
-        figures
-    } else {
-        computed = engine::availability(model);
-        &computed
-    };
     let selected = options.selected;
-    let cx = Context::under(model, options.today, figures, scenario);
-    let mut audit = Audit::new(model.system.clone(), Vec::new());
-    audit.availability = availability_rows(model, figures);
-    run(&cx, selected, &mut audit);
-    audit
-        .findings
-        .extend(options.extra.into_iter().filter(|f| selected(f.rule)));
-    audit.findings.sort_by(|a, b| a.id.cmp(&b.id));
-    apply_acceptances(&cx, &mut audit.findings, selected);
-    audit.locate(text);
+    let chosen = |reading: bool| {
+        move |analyzer: &dyn Analyzer| {
+            analyzer.reads_figures() == reading && selected(analyzer.doc().name())
+        }
+    };
+    let computed: Vec<(ComponentId, Figure)>;
+    let mut cx = Context::under(model, options.today, &[], scenario);
+    let parts = if let Some(figures) = options.figures {
+        cx.figures = figures;
+        run_parts(&cx, |analyzer| selected(analyzer.doc().name()))
+    } else {
+        let (figures, mut parts) = rayon::join(
+            || engine::availability(model),
+            || run_parts(&cx, chosen(false)),
+        );
+        computed = figures;
+        cx.figures = &computed;
+        parts.extend(run_parts(&cx, chosen(true)));
+        parts
+    };
+    // The rows of the availability section while the findings are merged,
+    // sorted and matched with acceptances; then the shared analyses are
+    // freed while the findings are located.
+    let (availability, mut audit) = rayon::join(
+        || availability_rows(model, cx.figures),
+        || {
+            let mut audit = Audit::new(model.system.clone(), Vec::new());
+            merge(parts, &mut audit);
+            audit
+                .findings
+                .extend(options.extra.into_iter().filter(|f| selected(f.rule)));
+            audit.findings.sort_by(|a, b| a.id.cmp(&b.id));
+            apply_acceptances(&cx, &mut audit.findings, selected);
+            audit
+        },
+    );
+    audit.availability = availability;
+    rayon::join(|| drop(cx), || audit.locate(text));
     audit
 }

@@ -15,6 +15,7 @@
 
 use std::sync::{Arc, OnceLock};
 
+use super::Context;
 use crate::engine::outage::required_closure;
 use crate::engine::scenario::{Baseline, Scenario};
 use crate::engine::state::{self, Flow, State};
@@ -24,7 +25,7 @@ use crate::model::{ComponentId, DomainId, GroupId, Model};
 /// What one model needs to judge losses: computed once per run and shared
 /// by the rules that ask (through [`super::Context::loss_judge`]).
 pub(crate) struct LossJudge {
-    baseline: Baseline,
+    baseline: Arc<Baseline>,
     flow: Arc<Flow>,
     /// Components an entrypoint requires that can fail by load: running
     /// intact within their capacity, and without `load_shedding`.
@@ -40,9 +41,9 @@ pub(crate) struct LossJudge {
 }
 
 impl LossJudge {
-    /// The judge of `model`'s losses, with its load flow.
-    pub(crate) fn new(model: &Model, flow: Arc<Flow>) -> Self {
-        let baseline = Baseline::new(model);
+    /// The judge of `model`'s losses, with its load flow and the empty
+    /// scenario's [`Baseline`].
+    pub(crate) fn new(model: &Model, flow: Arc<Flow>, baseline: Arc<Baseline>) -> Self {
         let needed = required_closure(model, flow.graph());
         let intact = State::intact(model, &flow);
         let load_sensitive = model
@@ -83,8 +84,14 @@ impl LossJudge {
         }
     }
 
-    /// Whether `loss` (domains lost, groups fired) breaks an entrypoint.
-    pub(crate) fn breaks_an_entrypoint(&self, model: &Model, loss: &Scenario) -> bool {
+    /// Whether `loss` (domains lost, groups fired) breaks an entrypoint;
+    /// `after` gives the state after it, when the load flow must be asked.
+    fn breaks_an_entrypoint(
+        &self,
+        model: &Model,
+        loss: &Scenario,
+        after: impl FnOnce() -> Arc<State>,
+    ) -> bool {
         let down = self.baseline.down_under(model, loss);
         if model
             .entrypoints
@@ -103,35 +110,40 @@ impl LossJudge {
         if self.load_sensitive.is_empty() {
             return false;
         }
-        let after = State::new(model, &self.flow, loss);
+        let after = after();
         self.load_sensitive
             .iter()
             .any(|c| after.of(*c).running && state::overloaded(model, &after, *c))
     }
 
-    /// Whether losing `domain` breaks an entrypoint.
-    pub(crate) fn domain_breaks(&self, model: &Model, domain: DomainId) -> bool {
+    /// Whether losing `domain` breaks an entrypoint. The state after the
+    /// loss is the one `headroom` reads when `cx` checks the empty scenario.
+    pub(crate) fn domain_breaks(&self, cx: &Context, domain: DomainId) -> bool {
         *self.domains[domain.0].get_or_init(|| {
-            self.breaks_an_entrypoint(
-                model,
-                &Scenario {
-                    domains: vec![domain],
-                    ..Scenario::default()
-                },
-            )
+            let loss = Scenario {
+                domains: vec![domain],
+                ..Scenario::default()
+            };
+            self.breaks_an_entrypoint(cx.model, &loss, || {
+                if cx.scenario == Scenario::default() {
+                    cx.state_losing(&[domain])
+                } else {
+                    Arc::new(State::new(cx.model, &self.flow, &loss))
+                }
+            })
         })
     }
 
     /// Whether `group` firing breaks an entrypoint.
     pub(crate) fn group_breaks(&self, model: &Model, group: GroupId) -> bool {
         *self.groups[group.0].get_or_init(|| {
-            self.breaks_an_entrypoint(
-                model,
-                &Scenario {
-                    groups: vec![group],
-                    ..Scenario::default()
-                },
-            )
+            let loss = Scenario {
+                groups: vec![group],
+                ..Scenario::default()
+            };
+            self.breaks_an_entrypoint(model, &loss, || {
+                Arc::new(State::new(model, &self.flow, &loss))
+            })
         })
     }
 }

@@ -22,16 +22,20 @@ pub use rules::{ANALYZERS, drift, single_point_of_failure};
 pub use status::{apply_acceptances, today_utc};
 pub use wording::describe_outage;
 
-use std::sync::{Arc, OnceLock};
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use rayon::prelude::*;
 
 use crate::analyze::results::Audit;
 use crate::engine::Figure;
-use crate::engine::scenario::Scenario;
+use crate::engine::scenario::{Baseline, Scenario};
 use crate::engine::start_order::{self, StartOrder};
 use crate::engine::state::{Flow, State};
-use crate::model::{ComponentId, Date, Model, Rule};
+use crate::model::{ComponentId, Date, DomainId, Model, Rule};
+
+/// The state after one loss, built by the first rule that asks for it.
+type LossState = Arc<OnceLock<Arc<State>>>;
 
 /// What an analyzer sees.
 pub struct Context<'a> {
@@ -54,6 +58,13 @@ pub struct Context<'a> {
     loss_judge: OnceLock<loss::LossJudge>,
     /// The state of the system in `scenario` (computed on first use).
     state: OnceLock<State>,
+    /// What is up in `scenario` and who calls whom, from which `spof`,
+    /// `shared-fate` and the loss judge walk single events (built on first
+    /// use).
+    baseline: OnceLock<Arc<Baseline>>,
+    /// The state with some domains lost too, by the domains lost: built
+    /// once per loss for `headroom` and the loss judge.
+    loss_states: Mutex<BTreeMap<Vec<DomainId>, LossState>>,
 }
 
 impl<'a> Context<'a> {
@@ -81,6 +92,8 @@ impl<'a> Context<'a> {
             flow: OnceLock::new(),
             loss_judge: OnceLock::new(),
             state: OnceLock::new(),
+            baseline: OnceLock::new(),
+            loss_states: Mutex::new(BTreeMap::new()),
         }
     }
 
@@ -93,10 +106,29 @@ impl<'a> Context<'a> {
         self.flow.get_or_init(|| Arc::new(Flow::new(self.model)))
     }
 
-    /// The judge of losses (built on first use, its answers memoised).
+    /// The judge of losses (built on first use, its answers memoised). It
+    /// judges from the empty scenario: it shares the checked scenario's
+    /// baseline when that is the empty one (as for `check`).
     pub(crate) fn loss_judge(&self) -> &loss::LossJudge {
-        self.loss_judge
-            .get_or_init(|| loss::LossJudge::new(self.model, Arc::clone(self.shared_flow())))
+        self.loss_judge.get_or_init(|| {
+            let baseline = if self.scenario == Scenario::default() {
+                Arc::clone(self.shared_baseline())
+            } else {
+                Arc::new(Baseline::new(self.model))
+            };
+            loss::LossJudge::new(self.model, Arc::clone(self.shared_flow()), baseline)
+        })
+    }
+
+    /// What is up in the checked scenario, and who calls whom: where
+    /// single-event checks start (built on first use).
+    pub fn baseline(&self) -> &Baseline {
+        self.shared_baseline()
+    }
+
+    fn shared_baseline(&self) -> &Arc<Baseline> {
+        self.baseline
+            .get_or_init(|| Arc::new(Baseline::under(self.model, &self.scenario)))
     }
 
     /// The system in the scenario being checked: every structural and load
@@ -109,6 +141,25 @@ impl<'a> Context<'a> {
     /// The state of the checked scenario with `event` happening too.
     pub fn state_with(&self, event: &Scenario) -> State {
         State::new(self.model, self.flow(), &self.scenario.and(event))
+    }
+
+    /// The state of the checked scenario with `domains` lost too: built
+    /// once per set of domains and shared (a rule on another thread that
+    /// asks for the same loss waits for it instead of building it again).
+    pub(crate) fn state_losing(&self, domains: &[DomainId]) -> Arc<State> {
+        let cell = {
+            let mut states = self
+                .loss_states
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            Arc::clone(states.entry(domains.to_vec()).or_default())
+        };
+        Arc::clone(cell.get_or_init(|| {
+            Arc::new(self.state_with(&Scenario {
+                domains: domains.to_vec(),
+                ..Scenario::default()
+            }))
+        }))
     }
 
     /// Every call path from the entrypoints (walked on first use).
@@ -160,6 +211,12 @@ pub trait Analyzer: Sync {
     /// Adds its findings to `report.findings`, and its figures (headroom
     /// rows, cascade walks, retry paths …) to the report's sections.
     fn check(&self, cx: &Context, audit: &mut Audit);
+    /// Whether it reads the availability figures (`Context::figures`).
+    /// Those that do not run while the engine computes them
+    /// ([`audit()`](audit::audit)), the others after.
+    fn reads_figures(&self) -> bool {
+        false
+    }
 }
 
 /// The documentation of every implemented rule, in report order.
@@ -188,16 +245,32 @@ pub fn analyzer(rule: &str) -> Option<&'static dyn Analyzer> {
 /// parallel, and the parts are merged in registry order
 /// ([`Audit::absorb`]), so the result does not depend on the threads.
 pub fn run(cx: &Context, selected: impl Fn(&str) -> bool + Sync, audit: &mut Audit) {
-    let parts: Vec<Audit> = ANALYZERS
+    let parts = run_parts(cx, |analyzer| selected(analyzer.doc().name()));
+    merge(parts, audit);
+}
+
+/// One analyzer's part of an audit, with its place in the registry.
+pub(crate) type Part = (usize, Audit);
+
+/// Runs the analyzers `chosen` picks, in parallel, each into a part of its own.
+pub(crate) fn run_parts(cx: &Context, chosen: impl Fn(&dyn Analyzer) -> bool + Sync) -> Vec<Part> {
+    ANALYZERS
         .par_iter()
-        .filter(|analyzer| selected(analyzer.doc().name()))
-        .map(|analyzer| {
+        .enumerate()
+        .filter(|(_, analyzer)| chosen(**analyzer))
+        .map(|(index, analyzer)| {
             let mut part = Audit::new(String::new(), Vec::new());
             analyzer.check(cx, &mut part);
-            part
+            (index, part)
         })
-        .collect();
-    for part in parts {
+        .collect()
+}
+
+/// Merges `parts` into `audit` in registry order, then sorts its findings
+/// by id (dropping repeats).
+pub(crate) fn merge(mut parts: Vec<Part>, audit: &mut Audit) {
+    parts.sort_by_key(|(index, _)| *index);
+    for (_, part) in parts {
         audit.absorb(part);
     }
     audit.findings.sort_by(|a, b| a.id.cmp(&b.id));

@@ -202,7 +202,9 @@ pub fn check_source(name: &str, text: &str, args: &CheckArgs, terminal: &mut Ter
 pub(super) fn run(args: &CheckArgs, terminal: &mut Terminal) -> Result<Outcome, CliError> {
     let config = CheckConfig::resolve(args, terminal)?;
     let source = input::read(&args.model)?;
-    check_text(&source, &config, terminal)
+    let outcome = check_text(&source, &config, terminal);
+    super::discard(source);
+    outcome
 }
 
 /// Checks a model already read, with resolved arguments.
@@ -246,9 +248,11 @@ fn check_text(
         },
     };
     render(&audit, &target, terminal.out)?;
-    if audit.failing(config.threshold).next().is_some() {
-        Ok(Outcome::Fail)
+    let outcome = if audit.failing(config.threshold).next().is_some() {
+        Outcome::Fail
     } else {
-        Ok(Outcome::Pass)
-    }
+        Outcome::Pass
+    };
+    super::discard((model, audit));
+    Ok(outcome)
 }

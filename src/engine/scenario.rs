@@ -153,7 +153,9 @@ pub fn callers(model: &Model) -> Vec<Vec<ComponentId>> {
             .filter(|e| !e.degradable)
         {
             for t in &edge.targets {
-                if !callers[t.0].contains(&id) {
+                // Callers are visited in id order, so a repeat can only be
+                // the last one pushed (a hub's list is not searched).
+                if callers[t.0].last() != Some(&id) {
                     callers[t.0].push(id);
                 }
             }
@@ -192,9 +194,10 @@ impl Baseline {
     /// (pass `scenario.and(event)` to [`Baseline::down_under`]).
     #[must_use]
     pub fn under(model: &Model, scenario: &Scenario) -> Self {
+        let callers = callers(model);
         Self {
-            up: up(model, scenario),
-            callers: callers(model),
+            up: up_given_with(model, &callers, locally_up(model, scenario)),
+            callers,
         }
     }
 
@@ -211,26 +214,32 @@ impl Baseline {
     /// descends to exactly that fixed point.
     #[must_use]
     pub fn down_under(&self, model: &Model, event: &Scenario) -> Vec<ComponentId> {
-        let mut down: std::collections::BTreeSet<ComponentId> = std::collections::BTreeSet::new();
-        let mut work: Vec<ComponentId> = Vec::new();
+        // One flag per component, not a set searched per edge: a zone's
+        // loss takes down a good part of a large model.
+        let mut is_down = vec![false; self.up.len()];
+        let mut down: Vec<ComponentId> = Vec::new();
         for id in touched(model, event) {
-            if self.up[id.0] && !survives(model, id, event) && down.insert(id) {
-                work.push(id);
+            if self.up[id.0] && !is_down[id.0] && !survives(model, id, event) {
+                is_down[id.0] = true;
+                down.push(id);
             }
         }
+        let mut work = down.clone();
         while let Some(id) = work.pop() {
             for &caller in &self.callers[id.0] {
-                if !self.up[caller.0] || down.contains(&caller) {
+                if !self.up[caller.0] || is_down[caller.0] {
                     continue;
                 }
-                let is_up = |c: ComponentId| self.up[c.0] && !down.contains(&c);
+                let is_up = |c: ComponentId| self.up[c.0] && !is_down[c.0];
                 if !holds(model, caller, is_up) {
-                    down.insert(caller);
+                    is_down[caller.0] = true;
+                    down.push(caller);
                     work.push(caller);
                 }
             }
         }
-        down.into_iter().collect()
+        down.sort_unstable();
+        down
     }
 }
 

@@ -23,6 +23,8 @@ pub(crate) mod sample;
 use std::borrow::Cow;
 use std::io::{self, Write};
 
+use rayon::prelude::*;
+
 pub use crate::escape;
 
 use crate::analyze::Severity;
@@ -82,7 +84,8 @@ pub fn terminal_audit(audit: &mut Audit) {
         }
     }
     clean(&mut audit.system);
-    for finding in &mut audit.findings {
+    // Tens of thousands of findings on a large model: in parallel.
+    audit.findings.par_iter_mut().for_each(|finding| {
         clean(&mut finding.id);
         clean(&mut finding.message);
         if let Some(help) = &mut finding.help {
@@ -91,11 +94,12 @@ pub fn terminal_audit(audit: &mut Audit) {
         if let Some(reason) = &mut finding.justification {
             clean(reason);
         }
-    }
+    });
     for id in &mut audit.fixed {
         clean(id);
     }
-    for row in &mut audit.headroom {
-        clean(&mut row.lost);
-    }
+    audit
+        .headroom
+        .par_iter_mut()
+        .for_each(|row| clean(&mut row.lost));
 }

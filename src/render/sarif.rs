@@ -37,7 +37,28 @@ struct Run<'a> {
     tool: Tool<'a>,
     /// Columns count characters, as in every other output.
     column_kind: &'static str,
-    results: Vec<SarifResult<'a>>,
+    results: Results<'a>,
+}
+
+/// One result per finding, each built as it is written: a large model's
+/// 50,000 results are never held at once.
+struct Results<'a> {
+    audit: &'a Audit,
+    /// The rules that fired, sorted (a result names its rule's index).
+    rule_ids: &'a [&'static str],
+    /// The model file's URI.
+    uri: &'a str,
+}
+
+impl Serialize for Results<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(
+            self.audit
+                .findings
+                .iter()
+                .map(|finding| sarif_result(self.audit, self.rule_ids, self.uri, finding)),
+        )
+    }
 }
 
 #[derive(Serialize)]
@@ -139,39 +160,11 @@ pub fn render(audit: &Audit, target: &Target, out: &mut dyn Write) -> io::Result
     rule_ids.sort_unstable();
     rule_ids.dedup();
     let rules = rule_ids.iter().map(|&id| rule(id)).collect();
-    let results = audit
-        .findings
-        .iter()
-        .map(|finding| SarifResult {
-            rule_id: finding.rule,
-            rule_index: rule_ids.binary_search(&finding.rule).unwrap_or(0),
-            level: level(finding.severity),
-            message: OwnedText {
-                text: message(finding),
-            },
-            locations: [Location {
-                physical_location: PhysicalLocation {
-                    artifact_location: ArtifactLocation { uri: &uri },
-                    region: Region {
-                        start_line: finding.location.line.max(1),
-                        start_column: finding.location.column.max(1),
-                    },
-                },
-            }],
-            partial_fingerprints: BTreeMap::from([(FINGERPRINT, finding.id.as_str())]),
-            baseline_state: audit
-                .in_baseline(&finding.id)
-                .map(|known| if known { "unchanged" } else { "new" }),
-            suppressions: match (finding.status, &finding.justification) {
-                (Status::Accepted, Some(reason)) => vec![Suppression {
-                    kind: "inSource",
-                    status: "accepted",
-                    justification: reason,
-                }],
-                _ => Vec::new(),
-            },
-        })
-        .collect();
+    let results = Results {
+        audit,
+        rule_ids: &rule_ids,
+        uri: &uri,
+    };
     let log = Log {
         schema: SCHEMA,
         version: "2.1.0",
@@ -190,6 +183,44 @@ pub fn render(audit: &Audit, target: &Target, out: &mut dyn Write) -> io::Result
     };
     serde_json::to_writer_pretty(&mut *out, &log)?;
     out.write_all(b"\n")
+}
+
+/// The result of one finding.
+fn sarif_result<'a>(
+    audit: &Audit,
+    rule_ids: &[&'static str],
+    uri: &'a str,
+    finding: &'a Finding,
+) -> SarifResult<'a> {
+    SarifResult {
+        rule_id: finding.rule,
+        rule_index: rule_ids.binary_search(&finding.rule).unwrap_or(0),
+        level: level(finding.severity),
+        message: OwnedText {
+            text: message(finding),
+        },
+        locations: [Location {
+            physical_location: PhysicalLocation {
+                artifact_location: ArtifactLocation { uri },
+                region: Region {
+                    start_line: finding.location.line.max(1),
+                    start_column: finding.location.column.max(1),
+                },
+            },
+        }],
+        partial_fingerprints: BTreeMap::from([(FINGERPRINT, finding.id.as_str())]),
+        baseline_state: audit
+            .in_baseline(&finding.id)
+            .map(|known| if known { "unchanged" } else { "new" }),
+        suppressions: match (finding.status, &finding.justification) {
+            (Status::Accepted, Some(reason)) => vec![Suppression {
+                kind: "inSource",
+                status: "accepted",
+                justification: reason,
+            }],
+            _ => Vec::new(),
+        },
+    }
 }
 
 /// A rule's descriptor, from the documentation `nines explain` prints.

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
+use rayon::prelude::*;
 
 use super::baseline::refresh_command;
 use super::{Audit, Cascade, ColdStart, RecoveryRow, RetryPath, Target};
@@ -109,13 +110,36 @@ fn findings(group: &[&Finding], style: Style, out: &mut dyn Write) -> io::Result
             Some(doc) if end - at >= GROUP_FROM && group[at].severity != Severity::Error => {
                 grouped(&group[at..end], doc, style, out)?;
             }
-            _ => {
-                for finding in &group[at..end] {
-                    finding_block(finding, style, out)?;
-                }
-            }
+            _ => blocks(&group[at..end], style, out)?,
         }
         at = end;
+    }
+    Ok(())
+}
+
+/// One [`finding_block`] per finding, in order. Tens of thousands of them
+/// (a large model) are wrapped in parallel, a chunk at a time, and the
+/// chunks written in order: the same text.
+fn blocks(findings: &[&Finding], style: Style, out: &mut dyn Write) -> io::Result<()> {
+    const CHUNK: usize = 256;
+    if findings.len() <= CHUNK {
+        for finding in findings {
+            finding_block(finding, style, out)?;
+        }
+        return Ok(());
+    }
+    let texts = findings
+        .par_chunks(CHUNK)
+        .map(|chunk| {
+            let mut text = Vec::new();
+            for finding in chunk {
+                finding_block(finding, style, &mut text)?;
+            }
+            Ok(text)
+        })
+        .collect::<io::Result<Vec<Vec<u8>>>>()?;
+    for text in texts {
+        out.write_all(&text)?;
     }
     Ok(())
 }
@@ -563,7 +587,7 @@ pub(crate) fn recovery_cells(row: &RecoveryRow) -> Vec<String> {
 
 /// The N-k contingencies, highest utilization first, each named by its loss.
 fn headroom(audit: &Audit, style: Style) -> String {
-    let rows = super::review::worst_first(&audit.headroom);
+    let rows = super::review::worst_n(&audit.headroom, HEADROOM_ROWS);
     let mut table = table(
         style,
         &[

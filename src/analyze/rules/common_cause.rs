@@ -7,7 +7,7 @@ use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use crate::analyze::results::Audit;
 use crate::engine::scenario::surviving_instances;
 use crate::model::Rule;
-use crate::model::{Component, ComponentId, DomainId, Model};
+use crate::model::{Component, ComponentId, DomainId};
 
 // ---- finding constructors ----
 
@@ -90,7 +90,8 @@ struct CommonCause {
     independent: f64,
 }
 
-fn common_cause(model: &Model, judge: &LossJudge, id: ComponentId) -> Option<CommonCause> {
+fn common_cause(cx: &Context, judge: &LossJudge, id: ComponentId) -> Option<CommonCause> {
+    let model = cx.model;
     let c = model.component(id);
     let availability = c.availability?;
     if c.instances <= c.min_healthy || availability >= 1.0 {
@@ -109,7 +110,7 @@ fn common_cause(model: &Model, judge: &LossJudge, id: ComponentId) -> Option<Com
             // A loss an entrypoint survives (redundancy one level up, such
             // as an `any_of` between regions) is no common cause for it.
             if let Some(a) = d.availability
-                && judge.domain_breaks(model, DomainId(index))
+                && judge.domain_breaks(cx, DomainId(index))
             {
                 all_up *= a;
                 causes.push(format!("{} ({})", d.name, d.kind));
@@ -180,7 +181,7 @@ impl Analyzer for CommonCauseFailure {
     fn check(&self, cx: &Context, audit: &mut Audit) {
         let judge = cx.loss_judge();
         for id in cx.model.component_ids() {
-            if let Some(risk) = common_cause(cx.model, judge, id) {
+            if let Some(risk) = common_cause(cx, judge, id) {
                 audit
                     .findings
                     .push(dominated(cx.model.component(id), &risk));

@@ -11,6 +11,7 @@
 use super::wording::{amount, percent_against, whole_percent};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use crate::analyze::results::{HeadroomRow, Audit};
 use crate::engine::scenario::{self, Scenario, surviving_instances};
@@ -265,19 +266,17 @@ fn at_peak(per_instance: f64, load: f64, max_utilization: f64) -> u32 {
     n.max(1)
 }
 
-/// The states after each domain loss, computed once per loss and shared by
+/// The states after each domain loss, computed once per loss (by the
+/// [`Context`], which shares them with the loss judge) and kept at hand for
 /// every component that loses instances in it.
 #[derive(Default)]
-struct LossStates(BTreeMap<Vec<DomainId>, State>);
+struct LossStates(BTreeMap<Vec<DomainId>, Arc<State>>);
 
 impl LossStates {
     fn get(&mut self, cx: &Context, domains: &[DomainId]) -> &State {
-        self.0.entry(domains.to_vec()).or_insert_with(|| {
-            cx.state_with(&Scenario {
-                domains: domains.to_vec(),
-                ..Scenario::default()
-            })
-        })
+        self.0
+            .entry(domains.to_vec())
+            .or_insert_with(|| cx.state_losing(domains))
     }
 }
 

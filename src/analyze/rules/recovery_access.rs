@@ -86,10 +86,10 @@ impl Event {
         lost > 0 && component.instances.saturating_sub(lost) < component.min_healthy
     }
 
-    fn judged(&self, model: &Model, judge: &super::loss::LossJudge) -> bool {
+    fn judged(&self, cx: &Context, judge: &super::loss::LossJudge) -> bool {
         match *self {
-            Event::Domain(d) => super::loss::judged_kind(model, d) && judge.domain_breaks(model, d),
-            Event::Group(g) => judge.group_breaks(model, g),
+            Event::Domain(d) => super::loss::judged_kind(cx.model, d) && judge.domain_breaks(cx, d),
+            Event::Group(g) => judge.group_breaks(cx.model, g),
         }
     }
 
@@ -122,7 +122,7 @@ impl Analyzer for RecoveryAccess {
             // As for spof: only losses that break an entrypoint (redundancy
             // one level up counts), and no domain of a kind the model has
             // only one of (a single-region design is on purpose).
-            .filter(|event| event.judged(model, judge))
+            .filter(|event| event.judged(cx, judge))
             .collect();
         for component in &model.components {
             let Some(recovery) = &component.recovery else {

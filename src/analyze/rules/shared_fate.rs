@@ -5,7 +5,7 @@ use super::wording::describe_outage;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use crate::analyze::results::Audit;
 use crate::engine::outage::{Outage, outage};
-use crate::engine::scenario::{Baseline, Scenario};
+use crate::engine::scenario::Scenario;
 use crate::model::Rule;
 use crate::model::{GroupId, Model};
 
@@ -75,7 +75,7 @@ impl Analyzer for SharedFate {
     }
 
     fn check(&self, cx: &Context, audit: &mut Audit) {
-        let baseline = Baseline::under(cx.model, &cx.scenario);
+        let baseline = cx.baseline();
         for index in 0..cx.model.groups.len() {
             let id = GroupId(index);
             if cx.scenario.groups.contains(&id) {
@@ -85,7 +85,7 @@ impl Analyzer for SharedFate {
                 groups: vec![id],
                 ..Scenario::default()
             });
-            if let Some(outage) = outage(cx.model, &baseline, &event) {
+            if let Some(outage) = outage(cx.model, baseline, &event) {
                 audit
                     .findings
                     .push(group_takes_down(cx.model, id, &outage));

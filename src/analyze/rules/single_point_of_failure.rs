@@ -152,9 +152,20 @@ pub fn single_events(model: &Model) -> Vec<(Event, Outage)> {
 /// losing z2 is one).
 pub fn single_events_under(model: &Model, scenario: &Scenario) -> Vec<(Event, Outage)> {
     let baseline = Baseline::under(model, scenario);
-    let needed = required_closure(model, &ComponentGraph::new(model));
+    single_events_from(model, scenario, &baseline, &ComponentGraph::new(model))
+}
+
+/// [`single_events_under`] with the scenario's baseline and the model's
+/// component graph already built (the analyzers' [`Context`] shares them).
+fn single_events_from(
+    model: &Model,
+    scenario: &Scenario,
+    baseline: &Baseline,
+    graph: &ComponentGraph,
+) -> Vec<(Event, Outage)> {
+    let needed = required_closure(model, graph);
     let mut events = Vec::new();
-    let mut effects = Effects::new(model, &baseline);
+    let mut effects = Effects::new(model, baseline);
     for id in model.component_ids().filter(|id| needed[id.0]) {
         let c = model.component(id);
         if c.availability.is_some_and(|a| a >= 1.0) {
@@ -170,10 +181,10 @@ pub fn single_events_under(model: &Model, scenario: &Scenario) -> Vec<(Event, Ou
         let found = if effects.sole_caller[id.0].is_some() {
             let up = crate::engine::scenario::instances_up(model, id, scenario);
             (baseline.is_up(id) && up.saturating_sub(1) < c.min_healthy)
-                .then(|| effects.outage(model, &baseline, id))
+                .then(|| effects.outage(model, baseline, id))
                 .flatten()
         } else {
-            outage(model, &baseline, &event)
+            outage(model, baseline, &event)
         };
         if let Some(outage) = found {
             events.push((Event::Instance(id), outage));
@@ -187,7 +198,7 @@ pub fn single_events_under(model: &Model, scenario: &Scenario) -> Vec<(Event, Ou
             domains: vec![id],
             ..Scenario::default()
         });
-        if let Some(outage) = outage(model, &baseline, &event) {
+        if let Some(outage) = outage(model, baseline, &event) {
             events.push((Event::Domain(id), outage));
         }
     }
@@ -381,7 +392,13 @@ impl Analyzer for SinglePointOfFailure {
     }
 
     fn check(&self, cx: &Context, audit: &mut Audit) {
-        for (event, outage) in single_events_under(cx.model, &cx.scenario) {
+        let events = single_events_from(
+            cx.model,
+            &cx.scenario,
+            cx.baseline(),
+            cx.flow().graph(),
+        );
+        for (event, outage) in events {
             audit.findings.push(match event {
                 Event::Instance(id) => instance_spof(cx.model, id, &outage),
                 Event::Domain(id) => domain_spof(cx.model, id, &outage),

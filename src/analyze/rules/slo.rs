@@ -4,6 +4,8 @@
 
 use std::collections::BTreeMap;
 
+use rayon::prelude::*;
+
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
 use crate::analyze::results::{AvailabilityRow, Improvement, Audit};
 use crate::engine::{Figure, Method, Subject};
@@ -141,6 +143,10 @@ impl Analyzer for Slo {
         &DOC
     }
 
+    fn reads_figures(&self) -> bool {
+        true
+    }
+
     fn check(&self, cx: &Context, audit: &mut Audit) {
         for (entrypoint, figure) in cx.figures {
             let Some(objective) = &cx.model.objective_of(*entrypoint) else {
@@ -174,8 +180,10 @@ pub fn availability_rows(
     model: &Model,
     figures: &[(ComponentId, Figure)],
 ) -> BTreeMap<String, AvailabilityRow> {
-    figures
-        .iter()
+    // One row per entrypoint, built in parallel (5,000 entrypoints in a
+    // large model), then ordered by name.
+    let rows: Vec<(String, AvailabilityRow)> = figures
+        .par_iter()
         .map(|(entrypoint, figure)| {
             let unquantified_components = figure
                 .unquantified
@@ -228,7 +236,8 @@ pub fn availability_rows(
             };
             (model.component(*entrypoint).name.clone(), row)
         })
-        .collect()
+        .collect();
+    rows.into_iter().collect()
 }
 
 // ---- tests ----

@@ -303,13 +303,34 @@ fn findings(audit: &Audit) -> Section<'_> {
 #[must_use]
 pub fn worst_first(rows: &[HeadroomRow]) -> Vec<&HeadroomRow> {
     let mut rows: Vec<&HeadroomRow> = rows.iter().collect();
-    rows.sort_by(|a, b| {
-        b.utilization
-            .total_cmp(&a.utilization)
-            .then_with(|| a.component.cmp(&b.component))
-            .then_with(|| a.lost.cmp(&b.lost))
-    });
+    rows.sort_by(|a, b| worse(a, b));
     rows
+}
+
+/// The first `n` rows of [`worst_first`], without sorting the others (a
+/// large model has hundreds of thousands of rows).
+#[must_use]
+pub fn worst_n(rows: &[HeadroomRow], n: usize) -> Vec<&HeadroomRow> {
+    let mut rows: Vec<&HeadroomRow> = rows.iter().collect();
+    if n == 0 {
+        return Vec::new();
+    }
+    if n < rows.len() {
+        rows.select_nth_unstable_by(n - 1, |a, b| worse(a, b));
+        rows.truncate(n);
+    }
+    // A component and a loss name one row: no two rows compare equal, so
+    // an unstable sort gives the order of the stable one.
+    rows.sort_unstable_by(|a, b| worse(a, b));
+    rows
+}
+
+/// Higher utilization first, then by component and loss.
+fn worse(a: &HeadroomRow, b: &HeadroomRow) -> std::cmp::Ordering {
+    b.utilization
+        .total_cmp(&a.utilization)
+        .then_with(|| a.component.cmp(&b.component))
+        .then_with(|| a.lost.cmp(&b.lost))
 }
 
 /// The sizing that would pass: `6 (2 per domain), 42%` or `4, 63%`.
