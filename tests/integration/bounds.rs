@@ -14,31 +14,7 @@ pub(crate) fn parse(text: &str) -> Model {
     nines::model::parse(text).unwrap_or_else(|p| panic!("{p:#?}"))
 }
 
-/// `e` needs `at_least: k` of `t0..t{n-1}`; `t_i` (availability `t`) runs
-/// in zone `z_i` and depends on `d_i` (availability `d`), which runs in
-/// zone `z_{i+shift}` (mod n). Zones have availability `z`. With shift 0
-/// every zone holds two components (nothing folds: n events); with shift
-/// 1 neighbours share a zone (a ring).
-pub(crate) fn ring(n: usize, k: usize, z: &str, t: &str, d: &str, shift: usize) -> String {
-    let mut text = String::from("system: s\ndomains:\n");
-    for i in 0..n {
-        let _ = writeln!(text, "  z{i}: {{kind: zone, availability: {z}}}");
-    }
-    let targets: Vec<String> = (0..n).map(|i| format!("t{i}")).collect();
-    let _ = writeln!(
-        text,
-        "components:\n  e: {{depends_on: [{{at_least: {k}, of: [{}]}}]}}",
-        targets.join(", ")
-    );
-    for i in 0..n {
-        let _ = writeln!(
-            text,
-            "  t{i}: {{availability: {t}, placement: [z{i}], depends_on: [d{i}]}}\n  d{i}: {{availability: {d}, placement: [z{}]}}",
-            (i + shift) % n
-        );
-    }
-    text
-}
+pub(crate) use nines::generate::ring;
 
 /// 16 entrypoints, each `any_of` 20 of 40 components; component `c_i` runs
 /// three 60% instances in zones `z_i`, `z_{i+1}`, `z_{i+2}` (70% each).
