@@ -312,6 +312,24 @@ pub fn shared_zones(n: usize) -> String {
     text
 }
 
+/// Two components `a` (depending on `b`) and `b`, each one 99% instance
+/// in each of `n` zones at 99%, each needing `min_healthy` of its `n`
+/// instances: the zones correlate them, and each depends on all `n`.
+#[must_use]
+pub fn zone_pairs(n: usize, min_healthy: usize) -> String {
+    let mut text = String::from("system: s\ndomains:\n");
+    for z in 0..n {
+        let _ = writeln!(text, "  z{z}: {{kind: zone, availability: 99%}}");
+    }
+    let zones: Vec<String> = (0..n).map(|z| format!("z{z}")).collect();
+    let zones = zones.join(", ");
+    let _ = writeln!(
+        text,
+        "components:\n  a: {{instances: {n}, min_healthy: {min_healthy}, availability: 99%, placement: [{zones}], depends_on: [b]}}\n  b: {{instances: {n}, min_healthy: {min_healthy}, availability: 99%, placement: [{zones}]}}"
+    );
+    text
+}
+
 /// `e` needs `at_least: k` of `t0..t{n-1}`; `t_i` (availability `t`) runs
 /// in zone `z_i` and depends on `d_i` (availability `d`), which runs in
 /// zone `z_{i+shift}` (mod n). Zones have availability `z`. With shift 0
@@ -450,6 +468,11 @@ pub fn hostile_corpus() -> Vec<(&'static str, String)> {
         ),
         ("60 shared zones", shared_zones(60)),
         ("256 shared zones", shared_zones(256)),
+        (
+            "256 zones, 2 components needing 250 each",
+            zone_pairs(256, 250),
+        ),
+        ("40 zones, 2 components needing 36 each", zone_pairs(40, 36)),
         (
             "20 of 40, same zone, 99.9%",
             ring(40, 20, "99.9%", "99.9%", "99.9%", 0),
