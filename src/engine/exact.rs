@@ -38,6 +38,11 @@ const PARALLEL_STATES: u64 = 1 << 12;
 /// States per chunk of a parallel enumeration (a fixed size, so the sums
 /// are the same whatever the number of threads).
 const CHUNK_STATES: u64 = 1 << 10;
+/// States listed at a time by the best-first search before they are
+/// evaluated (a fixed number, so the sums do not depend on the threads).
+const BATCH_STATES: usize = 1 << 12;
+/// States per chunk of a best-first batch.
+const CHUNK_BEST_FIRST: usize = 1 << 8;
 /// Footprints wider than this are evaluated per state instead of tabled.
 const MAX_TABLE_EVENTS: usize = 16;
 /// Most table entries for the BDD variables and module members of one
@@ -116,6 +121,40 @@ pub struct Figure {
 /// Computes the figure of one entrypoint from its structure.
 #[must_use]
 pub fn evaluate(model: &Model, structure: &Structure) -> Figure {
+    evaluate_within(model, structure, MAX_VISIT_WORK)
+}
+
+/// Computes the figure of one entrypoint from its structure, a bounded
+/// figure visiting states for at most about `work` steps.
+#[must_use]
+pub fn evaluate_within(model: &Model, structure: &Structure, work: usize) -> Figure {
+    evaluate_by(model, structure, work, Conditioning::Usual)
+}
+
+/// How [`evaluate_by`] conditions on the events.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Conditioning {
+    /// Every state up to [`EXACT_EVENTS`] events, else the joint diagram,
+    /// else best-first.
+    Usual,
+    /// Best-first past [`EXACT_EVENTS`] events, without the joint diagram
+    /// (for tests of the bracket).
+    BestFirst,
+    /// Every state up to 24 events (for tests: 2^events), else best-first.
+    Exhaustive,
+}
+
+/// [`evaluate_within`] with a choice of method, for tests that compare
+/// the bracket of one method with the figure of another.
+#[doc(hidden)]
+#[must_use]
+pub fn evaluate_by(
+    model: &Model,
+    structure: &Structure,
+    work: usize,
+    conditioning: Conditioning,
+) -> Figure {
     if structure.truncated {
         return relaxed(model, structure);
     }
@@ -123,18 +162,18 @@ pub fn evaluate(model: &Model, structure: &Structure) -> Figure {
     let event_model = events::collect(model, &components);
     let n = event_model.events.len();
     let mut refusal = None;
-    if n > EXACT_EVENTS {
+    if n > EXACT_EVENTS && conditioning == Conditioning::Usual {
         match joint::evaluate(structure, &event_model, joint::MAX_JOINT_NODES) {
             Ok(joint) => return joint_figure(model, structure, &components, &event_model, &joint),
             Err(r) => refusal = Some(r),
         }
     }
     let mut run = Run::new(structure, &event_model);
-    let method = if n <= EXACT_EVENTS {
+    let method = if n <= EXACT_EVENTS || (conditioning == Conditioning::Exhaustive && n <= 24) {
         run.exhaust();
         Method::Exact
     } else {
-        run.best_first();
+        run.best_first(work);
         Method::Bounded
     };
     let mut lower = run.total.clamp(0.0, 1.0);
@@ -282,7 +321,7 @@ fn folded_gains(
             let mut run = Run::new(structure, &perfect);
             match method {
                 Method::Exact => run.exhaust(),
-                Method::Bounded => run.best_first(),
+                Method::Bounded => run.best_first(MAX_VISIT_WORK),
             }
             let gain = run.total - total;
             (gain > 1e-15).then_some((events.folded[i].subject, gain))
@@ -700,8 +739,13 @@ impl<'a> Run<'a> {
     }
 
     /// Visits states most probable first until the rest weighs less than
-    /// [`BOUND_WIDTH`] or [`MAX_STATES`] are done.
-    fn best_first(&mut self) {
+    /// [`BOUND_WIDTH`] or the state limit (see [`Run::state_limit`]) is
+    /// reached. Which states are visited depends only on the events'
+    /// probabilities, so they are listed first, in batches of
+    /// [`BATCH_STATES`], and each batch is evaluated in fixed chunks of
+    /// [`CHUNK_BEST_FIRST`] across threads and summed in chunk order: the
+    /// figure does not depend on the number of threads.
+    fn best_first(&mut self, work: usize) {
         let events = &self.model.events;
         // Base: each event at its likelier value; flipping i multiplies the
         // probability by ratio[i] <= 1. Events sorted by ratio, largest first.
@@ -719,8 +763,23 @@ impl<'a> Run<'a> {
             })
             .collect();
         order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        self.down.clone_from(&base);
-        self.visit();
+        let events_of = |flipped: &[usize]| -> Vec<usize> {
+            flipped.iter().map(|&k| order[k].1).collect()
+        };
+        let probability = |flipped: &[usize]| -> f64 {
+            let mut down = base.clone();
+            for &k in flipped {
+                down[order[k].1] = !down[order[k].1];
+            }
+            events
+                .iter()
+                .zip(&down)
+                .map(|(e, &d)| if d { 1.0 - e.up } else { e.up })
+                .product()
+        };
+        let mut batch: Vec<Vec<usize>> = vec![Vec::new()];
+        let mut mass = probability(&[]);
+        let mut listed = 1;
         let mut heap = BinaryHeap::new();
         let mut flips: Vec<Vec<usize>> = Vec::new();
         if !order.is_empty() {
@@ -730,18 +789,19 @@ impl<'a> Run<'a> {
                 sequence: 0,
             });
         }
-        let limit = self.state_limit();
+        let limit = self.state_limit(work);
         while let Some(Candidate { weight, sequence }) = heap.pop() {
-            if 1.0 - self.mass <= BOUND_WIDTH || self.states >= limit {
+            if 1.0 - mass <= BOUND_WIDTH || listed >= limit {
                 break;
             }
             let flipped = std::mem::take(&mut flips[sequence]);
-            self.down.clone_from(&base);
-            for &k in &flipped {
-                let e = order[k].1;
-                self.down[e] = !self.down[e];
+            mass += probability(&flipped);
+            listed += 1;
+            batch.push(events_of(&flipped));
+            if batch.len() == BATCH_STATES {
+                self.visit_flipped(&base, &batch);
+                batch.clear();
             }
-            self.visit();
             let last = *flipped.last().unwrap_or(&0);
             if last + 1 < order.len() {
                 let mut extended = flipped.clone();
@@ -766,6 +826,40 @@ impl<'a> Run<'a> {
                 });
                 flips.push(moved);
             }
+        }
+        self.visit_flipped(&base, &batch);
+    }
+
+    /// Visits the states `base` with the events of each item of `batch`
+    /// flipped, in chunks of [`CHUNK_BEST_FIRST`] (in parallel when there
+    /// are several), summed in chunk order.
+    fn visit_flipped(&mut self, base: &[bool], batch: &[Vec<usize>]) {
+        let visit_chunk = |run: &mut Run<'_>, chunk: &[Vec<usize>]| {
+            for flipped in chunk {
+                run.down.copy_from_slice(base);
+                for &e in flipped {
+                    run.down[e] = !run.down[e];
+                }
+                run.visit();
+            }
+        };
+        if batch.len() <= CHUNK_BEST_FIRST {
+            let mut part = self.fork();
+            visit_chunk(&mut part, batch);
+            self.merge(&part);
+            return;
+        }
+        let this = &*self;
+        let parts: Vec<Run<'a>> = batch
+            .par_chunks(CHUNK_BEST_FIRST)
+            .map(|chunk| {
+                let mut part = this.fork();
+                visit_chunk(&mut part, chunk);
+                part
+            })
+            .collect();
+        for part in &parts {
+            self.merge(part);
         }
     }
 
@@ -860,7 +954,7 @@ impl<'a> Run<'a> {
     /// state costs much (many events, footprints or BDD nodes), so that a
     /// bounded figure costs at most about [`MAX_VISIT_WORK`] steps (about a
     /// second of one core).
-    fn state_limit(&self) -> usize {
+    fn state_limit(&self, work: usize) -> usize {
         // A BDD variable's health is worked out per state (twice, with and
         // without its own failures): it weighs more than a node.
         // Tabled, it is a mask and two look-ups.
@@ -881,7 +975,7 @@ impl<'a> Run<'a> {
                 .map(|m| m.members.len() * m.k)
                 .sum::<usize>()
             + 1;
-        (MAX_VISIT_WORK / per_state).clamp(1_000, MAX_STATES)
+        (work / per_state).clamp(1_000, MAX_STATES)
     }
 
     /// The improvement table: components, then events, by gain.
