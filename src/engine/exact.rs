@@ -763,9 +763,8 @@ impl<'a> Run<'a> {
             })
             .collect();
         order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        let events_of = |flipped: &[usize]| -> Vec<usize> {
-            flipped.iter().map(|&k| order[k].1).collect()
-        };
+        let events_of =
+            |flipped: &[usize]| -> Vec<usize> { flipped.iter().map(|&k| order[k].1).collect() };
         let probability = |flipped: &[usize]| -> f64 {
             let mut down = base.clone();
             for &k in flipped {
