@@ -189,6 +189,9 @@ pub fn evaluate_by(
         lower = lower.max(low.min(upper));
         upper = upper.min(high).max(lower);
     }
+    if method == Method::Bounded {
+        lower = honest_lower(lower);
+    }
     let mut improvement = run.improvement(model, &components);
     improvement.extend(folded_gains(structure, &event_model, method, run.total));
     improvement.sort_by(|a, b| {
@@ -219,11 +222,24 @@ pub fn evaluate_by(
                 None => String::new(),
             };
             format!(
-                "{n} correlated events: {} of their 2^{n} states visited within the work limit; {joint}",
-                run.states
+                "{n} correlated events: {} of their 2^{n} states visited within the work limit, the others weighing {:.1e} together; {joint}",
+                run.states,
+                (1.0 - run.mass).max(0.0)
             )
         }),
     }
+}
+
+/// The largest `f64` below 1.
+const BELOW_ONE: f64 = 1.0 - f64::EPSILON / 2.0;
+
+/// A bounded figure's lower bound, never 1: the truth of a bounded figure
+/// may be below 1 by less than an `f64` resolves there (a grid whose
+/// unavailability is 1e-20), and a bracket printed as [1, 1] would not hold
+/// it.
+#[must_use]
+pub fn honest_lower(lower: f64) -> f64 {
+    lower.min(BELOW_ONE)
 }
 
 /// The exact figure from the joint diagram of events and components (see
@@ -352,9 +368,10 @@ fn relaxed(model: &Model, structure: &Structure) -> Figure {
     };
     let low = evaluate(model, &all);
     let high = evaluate(model, &series_only);
+    let lower = honest_lower(low.lower);
     Figure {
-        availability: low.lower,
-        lower: low.lower,
+        availability: lower,
+        lower,
         upper: high.upper,
         method: Method::Bounded,
         improvement: low.improvement,

@@ -199,7 +199,7 @@ fn bracket_by_parts(model: &Model, entrypoint: ComponentId, limit: usize, figure
         }
     }
     if lower > figure.lower || upper < figure.upper {
-        figure.lower = figure.lower.max(lower.min(upper));
+        figure.lower = exact::honest_lower(figure.lower.max(lower.min(upper)));
         figure.upper = figure.upper.min(upper).max(figure.lower);
         figure.availability = figure.lower;
         // The gains came from the relaxed figure (every alternative
