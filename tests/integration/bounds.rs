@@ -539,7 +539,7 @@ fn a_bounded_grid_is_the_same_on_one_thread_and_two() {
 }
 
 #[test]
-#[ignore = "slow: every shape of the hostile corpus (a minute in a debug build); .ci/run runs it with --include-ignored"]
+#[ignore = "slow: every shape of the hostile corpus (two minutes in a debug build); .ci/run runs it with --include-ignored"]
 fn every_corpus_shape_is_exact_narrow_or_says_why() {
     // The shapes whose unavailability is far below the weight of the
     // states conditioning cannot visit (about 1e-20 for the 14 x 14 grids,
