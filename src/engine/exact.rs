@@ -176,6 +176,7 @@ pub fn evaluate_by(
         run.best_first(work);
         Method::Bounded
     };
+    run.settle();
     let mut lower = run.total.clamp(0.0, 1.0);
     let mut upper = match method {
         Method::Exact => lower,
@@ -190,7 +191,14 @@ pub fn evaluate_by(
         upper = upper.min(high).max(lower);
     }
     if method == Method::Bounded {
-        lower = honest_lower(lower);
+        // Each state's term is a product of about this many roundings,
+        // and the BDD pass adds one per level: widen the bracket by that
+        // much so rounding cannot take it off the truth.
+        let roundings =
+            n + run.footprints.len() + structure.vars.len() + structure.modules.len() + 8;
+        let allowance = roundings as f64 * f64::EPSILON;
+        lower = honest_lower((lower - allowance).max(0.0));
+        upper = (upper + allowance).min(1.0);
     }
     let mut improvement = run.improvement(model, &components);
     improvement.extend(folded_gains(structure, &event_model, method, run.total));
@@ -339,6 +347,7 @@ fn folded_gains(
                 Method::Exact => run.exhaust(),
                 Method::Bounded => run.best_first(MAX_VISIT_WORK),
             }
+            run.settle();
             let gain = run.total - total;
             (gain > 1e-15).then_some((events.folded[i].subject, gain))
         })
@@ -410,6 +419,13 @@ struct Run<'a> {
     down: Vec<bool>,
     total: f64,
     mass: f64,
+    /// What rounding took off `total` and `mass` (Neumaier's compensated
+    /// summation: a sum of millions of states would otherwise drift by
+    /// 1e-12, enough to lift a lower bound above the truth).
+    carry: (f64, f64),
+    /// Whether sums are compensated (best-first only: an exhaustive
+    /// enumeration keeps its plain sums, and so its figures to the bit).
+    compensated: bool,
     states: usize,
     /// Per event: Σ over states where it is up of P(s)/u × f(s).
     event_up: Vec<f64>,
@@ -511,6 +527,8 @@ impl<'a> Run<'a> {
             down: vec![false; model.events.len()],
             total: 0.0,
             mass: 0.0,
+            carry: (0.0, 0.0),
+            compensated: false,
             states: 0,
             event_up: vec![0.0; model.events.len()],
             var_gain: vec![0.0; structure.vars.len() + structure.modules.len()],
@@ -524,11 +542,19 @@ impl<'a> Run<'a> {
     fn visit(&mut self) {
         let p_state = self.state_probability();
         self.states += 1;
-        self.mass += p_state;
+        if self.compensated {
+            add_compensated(&mut self.mass, &mut self.carry.1, p_state);
+        } else {
+            self.mass += p_state;
+        }
         let series = self.series_part();
         let gates = self.gates_part();
         let f = series * gates;
-        self.total += p_state * f;
+        if self.compensated {
+            add_compensated(&mut self.total, &mut self.carry.0, p_state * f);
+        } else {
+            self.total += p_state * f;
+        }
         if p_state == 0.0 {
             return;
         }
@@ -689,6 +715,8 @@ impl<'a> Run<'a> {
             down: vec![false; self.down.len()],
             total: 0.0,
             mass: 0.0,
+            carry: (0.0, 0.0),
+            compensated: self.compensated,
             states: 0,
             event_up: vec![0.0; self.event_up.len()],
             var_gain: vec![0.0; self.var_gain.len()],
@@ -698,10 +726,23 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// Folds the rounding carried aside back into `total` and `mass`.
+    fn settle(&mut self) {
+        self.total += std::mem::take(&mut self.carry.0);
+        self.mass += std::mem::take(&mut self.carry.1);
+    }
+
     /// Adds the sums of a chunk's run into this one.
     fn merge(&mut self, part: &Run<'_>) {
-        self.total += part.total;
-        self.mass += part.mass;
+        if self.compensated {
+            add_compensated(&mut self.total, &mut self.carry.0, part.total);
+            add_compensated(&mut self.total, &mut self.carry.0, part.carry.0);
+            add_compensated(&mut self.mass, &mut self.carry.1, part.mass);
+            add_compensated(&mut self.mass, &mut self.carry.1, part.carry.1);
+        } else {
+            self.total += part.total;
+            self.mass += part.mass;
+        }
         self.states += part.states;
         for (sum, x) in self.event_up.iter_mut().zip(&part.event_up) {
             *sum += x;
@@ -763,6 +804,7 @@ impl<'a> Run<'a> {
     /// [`CHUNK_BEST_FIRST`] across threads and summed in chunk order: the
     /// figure does not depend on the number of threads.
     fn best_first(&mut self, work: usize) {
+        self.compensated = true;
         let events = &self.model.events;
         // Base: each event at its likelier value; flipping i multiplies the
         // probability by ratio[i] <= 1. Events sorted by ratio, largest first.
@@ -1147,6 +1189,17 @@ fn mask_of(events: &[usize], down: &[bool]) -> u64 {
         0,
         |mask, (i, &e)| if down[e] { mask | (1 << i) } else { mask },
     )
+}
+
+/// Adds `x` to `sum`, keeping what rounding lost in `carry` (Neumaier).
+fn add_compensated(sum: &mut f64, carry: &mut f64, x: f64) {
+    let t = *sum + x;
+    if sum.abs() >= x.abs() {
+        *carry += (*sum - t) + x;
+    } else {
+        *carry += (x - t) + *sum;
+    }
+    *sum = t;
 }
 
 /// Prefix and suffix products into `prefix` and `suffix`, so
