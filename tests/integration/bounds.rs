@@ -130,15 +130,10 @@ fn ring_truth(n: usize, k: usize, z: f64, own: f64) -> f64 {
 
 #[test]
 fn every_hostile_shape_is_exact_or_narrow() {
-    // The 256-zone shape is seconds of best-first search in a debug build:
-    // it has an ignored test of its own, run by .ci/run.
-    shapes_are_exact_or_narrow(|name| !name.starts_with("256"));
-}
-
-#[test]
-#[ignore = "slow: 256 shared zones are seconds of best-first search in a debug build; .ci/run runs it with --include-ignored"]
-fn two_hundred_fifty_six_shared_zones_are_exact_or_narrow() {
-    shapes_are_exact_or_narrow(|name| name.starts_with("256"));
+    // (The 256-zone shape was seconds of best-first search in a debug
+    // build; its components now enter the joint diagram instance by
+    // instance, exact in milliseconds.)
+    shapes_are_exact_or_narrow(|_| true);
 }
 
 fn shapes_are_exact_or_narrow(keep: impl Fn(&str) -> bool) {
@@ -270,11 +265,7 @@ fn figures_are_the_same_bytes_on_one_thread_and_on_two() {
 #[test]
 #[ignore = "slow: two debug runs of the binary per hostile shape; .ci/run runs it with --include-ignored"]
 fn hostile_figures_are_the_same_bytes_on_one_thread_and_on_two() {
-    // (The 256-zone shape is left out: its best-first search is sequential.)
-    for (name, text) in shapes()
-        .into_iter()
-        .filter(|(name, _)| !name.starts_with("256"))
-    {
+    for (name, text) in shapes() {
         let tag = name.replace([' ', ','], "-");
         let one = json_with_threads(&text, "1", &tag);
         let two = json_with_threads(&text, "2", &tag);
