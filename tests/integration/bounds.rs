@@ -304,7 +304,7 @@ fn grid(side: usize, entrypoints: usize) -> String {
 }
 
 #[test]
-#[ignore = "slow: six 7 x 7 grids over 20 zones, each bracketed by parts (seconds in a debug build); .ci/run runs it with --include-ignored"]
+#[ignore = "slow: six 7 x 7 grids over 20 zones, four of them searched again (seconds in a debug build); .ci/run runs it with --include-ignored"]
 fn the_costly_second_try_is_bounded_per_model_and_gives_no_relaxed_gains() {
     let figures = engine::availability(&parse(&grid(7, 6)));
     assert_eq!(figures.len(), 6);
@@ -320,8 +320,11 @@ fn the_costly_second_try_is_bounded_per_model_and_gives_no_relaxed_gains() {
         let why = f.why.as_deref().unwrap();
         if i < engine::MAX_RETRIES {
             // The same gates, the same work: the first four are narrowed.
-            assert!(why.contains("Harris"), "e{i}: {why}");
-            assert!(f.improvement.is_empty(), "e{i}: {:?}", f.improvement);
+            // Their structure fits the larger budget of the second try, so
+            // it is conditioned on whole (best-first), not bracketed by
+            // parts: no relaxed figure, no relaxed gains.
+            assert!(why.contains("states visited"), "e{i}: {why}");
+            assert!(!why.contains("required (lower)"), "e{i}: {why}");
         } else {
             assert!(why.contains("not narrowed further"), "e{i}: {why}");
         }
