@@ -1,7 +1,9 @@
 //! Small hostile shapes (issue 16 section 1, issue 12 item 4), each of
 //! which used to take from seconds to minutes: the availability engine on
 //! interleaved `any_of` gates in the bad and the good written order,
-//! `at_least: 2500` of 5,000, two components over 256 shared zones, and the
+//! `at_least: 2500` of 5,000, two components over 256 shared zones (any
+//! one instance, or 250 of 256, needed), a 10 x 10 grid of `any_of` rows
+//! and columns over 20 zones (bounded, within 1%), and the
 //! `spof` rule on a 20,000-component chain. Targets: every one in seconds
 //! (see docs/performance.md, "Hostile shapes").
 //!
@@ -12,7 +14,7 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use nines::generate::{interleaved, shared_zones};
+use nines::generate::{Grid, grid, interleaved, shared_zones, zone_pairs};
 
 fn at_least(k: usize, n: usize) -> String {
     let names: Vec<String> = (0..n).map(|i| format!("t{i}")).collect();
@@ -58,6 +60,11 @@ fn bench_hostile(c: &mut Criterion) {
         ),
         ("at_least-2500-of-5000", at_least(2500, 5000)),
         ("256-shared-zones", shared_zones(256)),
+        ("256-zones-2-components-needing-250", zone_pairs(256, 250)),
+        (
+            "grid-10x10-rows-and-columns-20-zones",
+            grid(10, 20, Grid::RowsAndColumns),
+        ),
     ] {
         let model = parse(&text);
         group.bench_function(name, |b| {

@@ -312,6 +312,187 @@ pub fn shared_zones(n: usize) -> String {
     text
 }
 
+/// Two components `a` (depending on `b`) and `b`, each one 99% instance
+/// in each of `n` zones at 99%, each needing `min_healthy` of its `n`
+/// instances: the zones correlate them, and each depends on all `n`.
+#[must_use]
+pub fn zone_pairs(n: usize, min_healthy: usize) -> String {
+    let mut text = String::from("system: s\ndomains:\n");
+    for z in 0..n {
+        let _ = writeln!(text, "  z{z}: {{kind: zone, availability: 99%}}");
+    }
+    let zones: Vec<String> = (0..n).map(|z| format!("z{z}")).collect();
+    let zones = zones.join(", ");
+    let _ = writeln!(
+        text,
+        "components:\n  a: {{instances: {n}, min_healthy: {min_healthy}, availability: 99%, placement: [{zones}], depends_on: [b]}}\n  b: {{instances: {n}, min_healthy: {min_healthy}, availability: 99%, placement: [{zones}]}}"
+    );
+    text
+}
+
+/// `e` needs `at_least: k` of `t0..t{n-1}`; `t_i` (availability `t`) runs
+/// in zone `z_i` and depends on `d_i` (availability `d`), which runs in
+/// zone `z_{i+shift}` (mod n). Zones have availability `z`. With shift 0
+/// every zone holds two components (nothing folds: n events); with shift
+/// 1 neighbours share a zone (a ring).
+#[must_use]
+pub fn ring(n: usize, k: usize, z: &str, t: &str, d: &str, shift: usize) -> String {
+    let mut text = String::from("system: s\ndomains:\n");
+    for i in 0..n {
+        let _ = writeln!(text, "  z{i}: {{kind: zone, availability: {z}}}");
+    }
+    let targets: Vec<String> = (0..n).map(|i| format!("t{i}")).collect();
+    let _ = writeln!(
+        text,
+        "components:\n  e: {{depends_on: [{{at_least: {k}, of: [{}]}}]}}",
+        targets.join(", ")
+    );
+    for i in 0..n {
+        let _ = writeln!(
+            text,
+            "  t{i}: {{availability: {t}, placement: [z{i}], depends_on: [d{i}]}}\n  d{i}: {{availability: {d}, placement: [z{}]}}",
+            (i + shift) % n
+        );
+    }
+    text
+}
+
+/// How the cells of a [`grid`] are wired to its entrypoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grid {
+    /// `any_of` every row and `any_of` every column: one cell up in each.
+    RowsAndColumns,
+    /// `any_of` the rows, each row needing all of its cells (parallel of
+    /// series).
+    AnyRow,
+    /// Every row needed, each `any_of` its cells (series of parallel).
+    EveryRow,
+}
+
+/// A `side` × `side` grid of one-instance cells at 99%, cell `k` (row
+/// major) in zone `k mod zones` (zones at 99.9%), under one entrypoint `e`
+/// wired as `shape` says.
+#[must_use]
+pub fn grid(side: usize, zones: usize, shape: Grid) -> String {
+    let mut text = String::from("system: grid\ndomains:\n");
+    for z in 0..zones {
+        let _ = writeln!(text, "  z{z}: {{kind: zone, availability: 99.9%}}");
+    }
+    let cell = |r: usize, c: usize| format!("x{r}_{c}");
+    let any_of = |cells: Vec<String>| format!("{{any_of: [{}]}}", cells.join(", "));
+    text.push_str("components:\n");
+    match shape {
+        Grid::RowsAndColumns => {
+            let mut gates: Vec<String> = (0..side)
+                .map(|r| any_of((0..side).map(|c| cell(r, c)).collect()))
+                .collect();
+            gates.extend((0..side).map(|c| any_of((0..side).map(|r| cell(r, c)).collect())));
+            let _ = writeln!(text, "  e: {{depends_on: [{}]}}", gates.join(", "));
+        }
+        Grid::AnyRow => {
+            let rows: Vec<String> = (0..side).map(|r| format!("r{r}")).collect();
+            let _ = writeln!(text, "  e: {{depends_on: [{}]}}", any_of(rows));
+            for r in 0..side {
+                let cells: Vec<String> = (0..side).map(|c| cell(r, c)).collect();
+                let _ = writeln!(text, "  r{r}: {{depends_on: [{}]}}", cells.join(", "));
+            }
+        }
+        Grid::EveryRow => {
+            let gates: Vec<String> = (0..side)
+                .map(|r| any_of((0..side).map(|c| cell(r, c)).collect()))
+                .collect();
+            let _ = writeln!(text, "  e: {{depends_on: [{}]}}", gates.join(", "));
+        }
+    }
+    for k in 0..side * side {
+        let _ = writeln!(
+            text,
+            "  {}: {{availability: 99%, placement: [z{}]}}",
+            cell(k / side, k % side),
+            k % zones
+        );
+    }
+    text
+}
+
+/// `e` needs `any_of` `groups` gates, gate `g` needing `at_least: k` of
+/// its `n` members; member `i` of gate `g` runs one 95% instance in zone
+/// `(g × n + i) mod zones` (zones at 99%), so the gates share zones.
+#[must_use]
+pub fn nested_at_least(groups: usize, k: usize, n: usize, zones: usize) -> String {
+    let mut text = String::from("system: nested\ndomains:\n");
+    for z in 0..zones {
+        let _ = writeln!(text, "  z{z}: {{kind: zone, availability: 99%}}");
+    }
+    let gates: Vec<String> = (0..groups).map(|g| format!("g{g}")).collect();
+    let _ = writeln!(
+        text,
+        "components:\n  e: {{depends_on: [{{any_of: [{}]}}]}}",
+        gates.join(", ")
+    );
+    for g in 0..groups {
+        let members: Vec<String> = (0..n).map(|i| format!("m{g}_{i}")).collect();
+        let _ = writeln!(
+            text,
+            "  g{g}: {{depends_on: [{{at_least: {k}, of: [{}]}}]}}",
+            members.join(", ")
+        );
+        for (i, m) in members.iter().enumerate() {
+            let _ = writeln!(
+                text,
+                "  {m}: {{availability: 95%, placement: [z{}]}}",
+                (g * n + i) % zones
+            );
+        }
+    }
+    text
+}
+
+/// The hostile shapes under 200 components the bounds are measured on
+/// (`examples/hostile_corpus.rs`, `tests/integration/bounds.rs`), by name.
+#[must_use]
+pub fn hostile_corpus() -> Vec<(&'static str, String)> {
+    vec![
+        (
+            "grid 10x10 rows and columns, 20 zones",
+            grid(10, 20, Grid::RowsAndColumns),
+        ),
+        (
+            "grid 14x14 rows and columns, 20 zones",
+            grid(14, 20, Grid::RowsAndColumns),
+        ),
+        ("grid 13x13 any row, 20 zones", grid(13, 20, Grid::AnyRow)),
+        (
+            "grid 14x14 every row, 20 zones",
+            grid(14, 20, Grid::EveryRow),
+        ),
+        ("60 shared zones", shared_zones(60)),
+        ("256 shared zones", shared_zones(256)),
+        (
+            "256 zones, 2 components needing 250 each",
+            zone_pairs(256, 250),
+        ),
+        ("40 zones, 2 components needing 36 each", zone_pairs(40, 36)),
+        (
+            "20 of 40, same zone, 99.9%",
+            ring(40, 20, "99.9%", "99.9%", "99.9%", 0),
+        ),
+        (
+            "20 of 40, ring, 99%",
+            ring(40, 20, "99%", "99%", "99.9%", 1),
+        ),
+        ("30 of 40, ring, 95%", ring(40, 30, "95%", "95%", "99%", 1)),
+        (
+            "interleaved any_of, 16 pairs",
+            interleaved(16, false, &(0..16).collect::<Vec<_>>(), false),
+        ),
+        (
+            "any_of 6 of at_least 5 of 8, 30 zones",
+            nested_at_least(6, 5, 8, 30),
+        ),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

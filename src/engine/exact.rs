@@ -41,6 +41,11 @@ const PARALLEL_STATES: u64 = 1 << 12;
 /// States per chunk of a parallel enumeration (a fixed size, so the sums
 /// are the same whatever the number of threads).
 const CHUNK_STATES: u64 = 1 << 10;
+/// States listed at a time by the best-first search before they are
+/// evaluated (a fixed number, so the sums do not depend on the threads).
+const BATCH_STATES: usize = 1 << 12;
+/// States per chunk of a best-first batch.
+const CHUNK_BEST_FIRST: usize = 1 << 8;
 /// Footprints wider than this are evaluated per state instead of tabled.
 const MAX_TABLE_EVENTS: usize = 16;
 /// Most table entries for the BDD variables and module members of one
@@ -139,6 +144,52 @@ pub fn evaluate(model: &Model, structure: &Structure) -> Figure {
 /// work when entrypoints share components.
 #[must_use]
 pub fn evaluate_shared(model: &Model, structure: &Structure, shared: Option<&Shared>) -> Figure {
+    evaluate_with(model, structure, MAX_VISIT_WORK, Conditioning::Usual, shared)
+}
+
+/// Computes the figure of one entrypoint from its structure, a bounded
+/// figure visiting states for at most about `work` steps.
+#[must_use]
+pub fn evaluate_within(model: &Model, structure: &Structure, work: usize) -> Figure {
+    evaluate_with(model, structure, work, Conditioning::Usual, None)
+}
+
+/// How [`evaluate_by`] conditions on the events.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Conditioning {
+    /// Every state up to [`EXACT_EVENTS`] events, else the joint diagram,
+    /// else best-first.
+    Usual,
+    /// Best-first past [`EXACT_EVENTS`] events, without the joint diagram
+    /// (for tests of the bracket).
+    BestFirst,
+    /// Every state up to 24 events (for tests: 2^events), else best-first.
+    Exhaustive,
+}
+
+/// [`evaluate_within`] with a choice of method, for tests that compare
+/// the bracket of one method with the figure of another.
+#[doc(hidden)]
+#[must_use]
+pub fn evaluate_by(
+    model: &Model,
+    structure: &Structure,
+    work: usize,
+    conditioning: Conditioning,
+) -> Figure {
+    evaluate_with(model, structure, work, conditioning, None)
+}
+
+/// The one evaluation behind [`evaluate`], [`evaluate_shared`],
+/// [`evaluate_within`] and [`evaluate_by`].
+fn evaluate_with(
+    model: &Model,
+    structure: &Structure,
+    work: usize,
+    conditioning: Conditioning,
+    shared: Option<&Shared>,
+) -> Figure {
     if structure.truncated {
         return relaxed(model, structure, shared);
     }
@@ -146,20 +197,21 @@ pub fn evaluate_shared(model: &Model, structure: &Structure, shared: Option<&Sha
     let event_model = events::collect(model, &components);
     let n = event_model.events.len();
     let mut refusal = None;
-    if n > EXACT_EVENTS {
+    if n > EXACT_EVENTS && conditioning == Conditioning::Usual {
         match joint::evaluate(structure, &event_model, joint::MAX_JOINT_NODES) {
             Ok(joint) => return joint_figure(model, structure, &components, &event_model, &joint),
             Err(r) => refusal = Some(r),
         }
     }
     let mut run = Run::with_shared(structure, &event_model, &components, shared);
-    let method = if n <= EXACT_EVENTS {
+    let method = if n <= EXACT_EVENTS || (conditioning == Conditioning::Exhaustive && n <= 24) {
         run.exhaust();
         Method::Exact
     } else {
-        run.best_first();
+        run.best_first(work);
         Method::Bounded
     };
+    run.settle();
     let mut lower = run.total.clamp(0.0, 1.0);
     let mut upper = match method {
         Method::Exact => lower,
@@ -172,6 +224,16 @@ pub fn evaluate_shared(model: &Model, structure: &Structure, shared: Option<&Sha
         let (low, high) = run.factor_bounds();
         lower = lower.max(low.min(upper));
         upper = upper.min(high).max(lower);
+    }
+    if method == Method::Bounded {
+        // Each state's term is a product of about this many roundings,
+        // and the BDD pass adds one per level: widen the bracket by that
+        // much so rounding cannot take it off the truth.
+        let roundings =
+            n + run.footprints.len() + structure.vars.len() + structure.modules.len() + 8;
+        let allowance = roundings as f64 * f64::EPSILON;
+        lower = honest_lower((lower - allowance).max(0.0));
+        upper = (upper + allowance).min(1.0);
     }
     let mut improvement = run.improvement(model, &components);
     improvement.extend(folded_gains(
@@ -209,11 +271,24 @@ pub fn evaluate_shared(model: &Model, structure: &Structure, shared: Option<&Sha
                 None => String::new(),
             };
             format!(
-                "{n} correlated events: {} of their 2^{n} states visited within the work limit; {joint}",
-                run.states
+                "{n} correlated events: {} of their 2^{n} states visited within the work limit, the others weighing {:.1e} together; {joint}",
+                run.states,
+                (1.0 - run.mass).max(0.0)
             )
         }),
     }
+}
+
+/// The largest `f64` below 1.
+const BELOW_ONE: f64 = 1.0 - f64::EPSILON / 2.0;
+
+/// A bounded figure's lower bound, never 1: the truth of a bounded figure
+/// may be below 1 by less than an `f64` resolves there (a grid whose
+/// unavailability is 1e-20), and a bracket printed as [1, 1] would not hold
+/// it.
+#[must_use]
+pub fn honest_lower(lower: f64) -> f64 {
+    lower.min(BELOW_ONE)
 }
 
 /// The exact figure from the joint diagram of events and components (see
@@ -312,8 +387,9 @@ fn folded_gains(
             let mut run = Run::with_shared(structure, &perfect, components, shared);
             match method {
                 Method::Exact => run.exhaust(),
-                Method::Bounded => run.best_first(),
+                Method::Bounded => run.best_first(MAX_VISIT_WORK),
             }
+            run.settle();
             let gain = run.total - total;
             (gain > 1e-15).then_some((events.folded[i].subject, gain))
         })
@@ -343,9 +419,10 @@ fn relaxed(model: &Model, structure: &Structure, shared: Option<&Shared>) -> Fig
     };
     let low = evaluate_shared(model, &all, shared);
     let high = evaluate_shared(model, &series_only, shared);
+    let lower = honest_lower(low.lower);
     Figure {
-        availability: low.lower,
-        lower: low.lower,
+        availability: lower,
+        lower,
         upper: high.upper,
         method: Method::Bounded,
         improvement: low.improvement,
@@ -385,6 +462,13 @@ struct Run<'a> {
     down: Vec<bool>,
     total: f64,
     mass: f64,
+    /// What rounding took off `total` and `mass` (Neumaier's compensated
+    /// summation: a sum of millions of states would otherwise drift by
+    /// 1e-12, enough to lift a lower bound above the truth).
+    carry: (f64, f64),
+    /// Whether sums are compensated (best-first only: an exhaustive
+    /// enumeration keeps its plain sums, and so its figures to the bit).
+    compensated: bool,
     states: usize,
     /// Per event: Σ over states where it is up of P(s)/u × f(s).
     event_up: Vec<f64>,
@@ -570,6 +654,8 @@ impl<'a> Run<'a> {
             down: vec![false; model.events.len()],
             total: 0.0,
             mass: 0.0,
+            carry: (0.0, 0.0),
+            compensated: false,
             states: 0,
             event_up: vec![0.0; model.events.len()],
             var_gain: vec![0.0; structure.vars.len() + structure.modules.len()],
@@ -583,11 +669,19 @@ impl<'a> Run<'a> {
     fn visit(&mut self) {
         let p_state = self.state_probability();
         self.states += 1;
-        self.mass += p_state;
+        if self.compensated {
+            add_compensated(&mut self.mass, &mut self.carry.1, p_state);
+        } else {
+            self.mass += p_state;
+        }
         let series = self.series_part();
         let gates = self.gates_part();
         let f = series * gates;
-        self.total += p_state * f;
+        if self.compensated {
+            add_compensated(&mut self.total, &mut self.carry.0, p_state * f);
+        } else {
+            self.total += p_state * f;
+        }
         if p_state == 0.0 {
             return;
         }
@@ -765,6 +859,8 @@ impl<'a> Run<'a> {
             down: vec![false; self.down.len()],
             total: 0.0,
             mass: 0.0,
+            carry: (0.0, 0.0),
+            compensated: self.compensated,
             states: 0,
             event_up: vec![0.0; self.event_up.len()],
             var_gain: vec![0.0; self.var_gain.len()],
@@ -775,10 +871,23 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// Folds the rounding carried aside back into `total` and `mass`.
+    fn settle(&mut self) {
+        self.total += std::mem::take(&mut self.carry.0);
+        self.mass += std::mem::take(&mut self.carry.1);
+    }
+
     /// Adds the sums of a chunk's run into this one.
     fn merge(&mut self, part: &Run<'_>) {
-        self.total += part.total;
-        self.mass += part.mass;
+        if self.compensated {
+            add_compensated(&mut self.total, &mut self.carry.0, part.total);
+            add_compensated(&mut self.total, &mut self.carry.0, part.carry.0);
+            add_compensated(&mut self.mass, &mut self.carry.1, part.mass);
+            add_compensated(&mut self.mass, &mut self.carry.1, part.carry.1);
+        } else {
+            self.total += part.total;
+            self.mass += part.mass;
+        }
         self.states += part.states;
         for (sum, x) in self.event_up.iter_mut().zip(&part.event_up) {
             *sum += x;
@@ -831,8 +940,14 @@ impl<'a> Run<'a> {
     }
 
     /// Visits states most probable first until the rest weighs less than
-    /// [`BOUND_WIDTH`] or [`MAX_STATES`] are done.
-    fn best_first(&mut self) {
+    /// [`BOUND_WIDTH`] or the state limit (see [`Run::state_limit`]) is
+    /// reached. Which states are visited depends only on the events'
+    /// probabilities, so they are listed first, in batches of
+    /// [`BATCH_STATES`], and each batch is evaluated in fixed chunks of
+    /// [`CHUNK_BEST_FIRST`] across threads and summed in chunk order: the
+    /// figure does not depend on the number of threads.
+    fn best_first(&mut self, work: usize) {
+        self.compensated = true;
         let events = &self.model.events;
         // Base: each event at its likelier value; flipping i multiplies the
         // probability by ratio[i] <= 1. Events sorted by ratio, largest first.
@@ -850,8 +965,22 @@ impl<'a> Run<'a> {
             })
             .collect();
         order.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-        self.down.clone_from(&base);
-        self.visit();
+        let events_of =
+            |flipped: &[usize]| -> Vec<usize> { flipped.iter().map(|&k| order[k].1).collect() };
+        let probability = |flipped: &[usize]| -> f64 {
+            let mut down = base.clone();
+            for &k in flipped {
+                down[order[k].1] = !down[order[k].1];
+            }
+            events
+                .iter()
+                .zip(&down)
+                .map(|(e, &d)| if d { 1.0 - e.up } else { e.up })
+                .product()
+        };
+        let mut batch: Vec<Vec<usize>> = vec![Vec::new()];
+        let mut mass = probability(&[]);
+        let mut listed = 1;
         let mut heap = BinaryHeap::new();
         let mut flips: Vec<Vec<usize>> = Vec::new();
         if !order.is_empty() {
@@ -861,18 +990,19 @@ impl<'a> Run<'a> {
                 sequence: 0,
             });
         }
-        let limit = self.state_limit();
+        let limit = self.state_limit(work);
         while let Some(Candidate { weight, sequence }) = heap.pop() {
-            if 1.0 - self.mass <= BOUND_WIDTH || self.states >= limit {
+            if 1.0 - mass <= BOUND_WIDTH || listed >= limit {
                 break;
             }
             let flipped = std::mem::take(&mut flips[sequence]);
-            self.down.clone_from(&base);
-            for &k in &flipped {
-                let e = order[k].1;
-                self.down[e] = !self.down[e];
+            mass += probability(&flipped);
+            listed += 1;
+            batch.push(events_of(&flipped));
+            if batch.len() == BATCH_STATES {
+                self.visit_flipped(&base, &batch);
+                batch.clear();
             }
-            self.visit();
             let last = *flipped.last().unwrap_or(&0);
             if last + 1 < order.len() {
                 let mut extended = flipped.clone();
@@ -897,6 +1027,40 @@ impl<'a> Run<'a> {
                 });
                 flips.push(moved);
             }
+        }
+        self.visit_flipped(&base, &batch);
+    }
+
+    /// Visits the states `base` with the events of each item of `batch`
+    /// flipped, in chunks of [`CHUNK_BEST_FIRST`] (in parallel when there
+    /// are several), summed in chunk order.
+    fn visit_flipped(&mut self, base: &[bool], batch: &[Vec<usize>]) {
+        let visit_chunk = |run: &mut Run<'_>, chunk: &[Vec<usize>]| {
+            for flipped in chunk {
+                run.down.copy_from_slice(base);
+                for &e in flipped {
+                    run.down[e] = !run.down[e];
+                }
+                run.visit();
+            }
+        };
+        if batch.len() <= CHUNK_BEST_FIRST {
+            let mut part = self.fork();
+            visit_chunk(&mut part, batch);
+            self.merge(&part);
+            return;
+        }
+        let this = &*self;
+        let parts: Vec<Run<'a>> = batch
+            .par_chunks(CHUNK_BEST_FIRST)
+            .map(|chunk| {
+                let mut part = this.fork();
+                visit_chunk(&mut part, chunk);
+                part
+            })
+            .collect();
+        for part in &parts {
+            self.merge(part);
         }
     }
 
@@ -991,7 +1155,7 @@ impl<'a> Run<'a> {
     /// state costs much (many events, footprints or BDD nodes), so that a
     /// bounded figure costs at most about [`MAX_VISIT_WORK`] steps (about a
     /// second of one core).
-    fn state_limit(&self) -> usize {
+    fn state_limit(&self, work: usize) -> usize {
         // A BDD variable's health is worked out per state (twice, with and
         // without its own failures): it weighs more than a node.
         // Tabled, it is a mask and two look-ups.
@@ -1012,7 +1176,7 @@ impl<'a> Run<'a> {
                 .map(|m| m.members.len() * m.k)
                 .sum::<usize>()
             + 1;
-        (MAX_VISIT_WORK / per_state).clamp(1_000, MAX_STATES)
+        (work / per_state).clamp(1_000, MAX_STATES)
     }
 
     /// The improvement table: components, then events, by gain.
@@ -1181,6 +1345,17 @@ fn mask_of(events: &[usize], down: &[bool]) -> u64 {
         0,
         |mask, (i, &e)| if down[e] { mask | (1 << i) } else { mask },
     )
+}
+
+/// Adds `x` to `sum`, keeping what rounding lost in `carry` (Neumaier).
+fn add_compensated(sum: &mut f64, carry: &mut f64, x: f64) {
+    let t = *sum + x;
+    if sum.abs() >= x.abs() {
+        *carry += (*sum - t) + x;
+    } else {
+        *carry += (x - t) + *sum;
+    }
+    *sum = t;
 }
 
 /// Prefix and suffix products into `prefix` and `suffix`, so

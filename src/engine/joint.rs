@@ -21,6 +21,18 @@
 //! failures)` can share a variable: they sit on disjoint sets of event
 //! assignments.
 //!
+//! A component that depends on more events than a tree can expand
+//! ([`MAX_LEAF_EVENTS`], e.g. one instance in each of 256 zones) enters
+//! instance by instance instead: instance `i` of entry `j` is up when the
+//! entry's events are up, its folded domains are (one variable per entry,
+//! true with the product of their figures) and the instance itself is (one
+//! variable each), and the component is healthy when at least
+//! `min_healthy` instances are, and its groups are up. The variables are
+//! independent, so this is the same function. Those variables are placed
+//! first, event by event, each entry's right after the last of its events,
+//! so two components spread over the same zones interleave (a diagram of a
+//! few nodes per zone, not 2^zones).
+//!
 //! The gates come from the structure's own diagram over component
 //! variables: each node `v ? hi : lo` becomes `(H_v ∧ hi) ∨ lo`, which is
 //! the same function because the gates are monotone (`lo ≤ hi`).
@@ -38,11 +50,18 @@ pub const MAX_LEAF_EVENTS: usize = 12;
 /// diagram that does not fit costs about a second to give up on).
 pub const MAX_JOINT_NODES: usize = 1 << 19;
 
+/// Most instances of one component entered instance by instance, and most
+/// `instances × min(min_healthy, instances − min_healthy + 1)` (the size
+/// of its counting diagram).
+pub const MAX_WIDE_INSTANCES: usize = 1 << 12;
+const MAX_WIDE_COUNT: usize = 1 << 18;
+
 /// Why the joint diagram was not built.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Refusal {
     /// A component depends on this many events (more than
-    /// [`MAX_LEAF_EVENTS`]).
+    /// [`MAX_LEAF_EVENTS`]) and has too many instances to enter one by one
+    /// ([`MAX_WIDE_INSTANCES`]).
     WideComponent(usize),
     /// The diagram needed more than this many nodes.
     TooLarge(usize),
@@ -84,6 +103,17 @@ struct Builder<'a> {
     copies: HashMap<u32, Copy>,
     /// Each leaf's events in diagram order.
     local: Vec<Vec<usize>>,
+    /// Per wide leaf (entered instance by instance), per entry: the
+    /// variable of its folded domains and those of its instances.
+    wide: HashMap<usize, Vec<WideEntry>>,
+}
+
+/// One entry of a wide leaf: the variable of its folded domains (`None`
+/// when it has none) and one variable per instance (none when the
+/// instances never fail on their own).
+struct WideEntry {
+    folded: Option<u32>,
+    instances: Vec<u32>,
 }
 
 /// Builds and evaluates the joint diagram of `structure` (not truncated)
@@ -92,13 +122,11 @@ struct Builder<'a> {
 /// # Errors
 /// When a component has too many events, or the diagram too many nodes.
 pub fn evaluate(structure: &Structure, model: &EventModel, limit: usize) -> Result<Joint, Refusal> {
-    if let Some(wide) = model
-        .leaves
-        .iter()
-        .map(|l| l.footprint.len())
-        .find(|&n| n > MAX_LEAF_EVENTS)
-    {
-        return Err(Refusal::WideComponent(wide));
+    let wide: Vec<usize> = (0..model.leaves.len())
+        .filter(|&i| model.leaves[i].footprint.len() > MAX_LEAF_EVENTS)
+        .collect();
+    if let Some(&i) = wide.iter().find(|&&i| !countable(&model.leaves[i])) {
+        return Err(Refusal::WideComponent(model.leaves[i].footprint.len()));
     }
     let mut b = Builder {
         model,
@@ -107,7 +135,9 @@ pub fn evaluate(structure: &Structure, model: &EventModel, limit: usize) -> Resu
         event_var: vec![None; model.events.len()],
         copies: HashMap::new(),
         local: vec![Vec::new(); model.leaves.len()],
+        wide: HashMap::new(),
     };
+    b.place_wide(&wide);
     // Every leaf's function, in the structure's order: series, BDD
     // variables (in their order), module members.
     let health: Vec<Ref> = (0..model.leaves.len()).map(|i| b.leaf(i)).collect();
@@ -130,6 +160,17 @@ pub fn evaluate(structure: &Structure, model: &EventModel, limit: usize) -> Resu
     }
     let root = b.bdd.retain(root);
     Ok(b.finish(root, structure))
+}
+
+/// Whether a leaf's instances are few enough to enter one by one.
+fn countable(leaf: &Leaf) -> bool {
+    let n: usize = leaf
+        .entries
+        .iter()
+        .map(|&(count, _)| usize::try_from(count).unwrap_or(usize::MAX))
+        .fold(0, usize::saturating_add);
+    let k = usize::try_from(leaf.min_healthy).unwrap_or(usize::MAX);
+    n <= MAX_WIDE_INSTANCES && n.saturating_mul(k.min((n + 1).saturating_sub(k))) <= MAX_WIDE_COUNT
 }
 
 /// `root` of `gates` (over component variables) with variable `v`
@@ -162,6 +203,9 @@ impl Builder<'_> {
     fn leaf(&mut self, index: usize) -> Ref {
         let model = self.model;
         let leaf = &model.leaves[index];
+        if self.wide.contains_key(&index) {
+            return self.wide_leaf(index);
+        }
         for &e in &leaf.footprint {
             if self.event_var[e].is_none() {
                 let up = model.events[e].up;
@@ -177,6 +221,97 @@ impl Builder<'_> {
         let r = self.expand(index, leaf, &local, 0, 0, merge, &mut by_value);
         self.local[index] = local;
         r
+    }
+
+    /// Places the variables of the wide leaves: events in index order,
+    /// each followed by the variables of the entries whose last event it
+    /// is (entries that need no event first).
+    fn place_wide(&mut self, wide: &[usize]) {
+        if wide.is_empty() {
+            return;
+        }
+        let model = self.model;
+        let mut entries: Vec<Vec<Option<WideEntry>>> = wide
+            .iter()
+            .map(|&i| model.leaves[i].entries.iter().map(|_| None).collect())
+            .collect();
+        let mut anchored: Vec<Vec<(usize, usize)>> = vec![Vec::new(); model.events.len() + 1];
+        let mut used = vec![false; model.events.len()];
+        for (w, &i) in wide.iter().enumerate() {
+            let leaf = &model.leaves[i];
+            for (j, (_, needs)) in leaf.entries.iter().enumerate() {
+                let slot = needs.iter().max().map_or(0, |&e| e + 1);
+                anchored[slot].push((w, j));
+            }
+            for &e in &leaf.footprint {
+                used[e] = true;
+            }
+        }
+        for (slot, members) in anchored.iter().enumerate() {
+            if slot > 0 && used[slot - 1] && self.event_var[slot - 1].is_none() {
+                let up = model.events[slot - 1].up;
+                self.event_var[slot - 1] = Some(self.new_var(up));
+            }
+            for &(w, j) in members {
+                let leaf = &model.leaves[wide[w]];
+                let private = &leaf.private[j];
+                let folded = (!private.is_empty()).then(|| {
+                    let up: f64 = private.iter().map(|&f| model.folded[f].up).product();
+                    self.new_var(up)
+                });
+                let instances = if leaf.availability < 1.0 {
+                    (0..leaf.entries[j].0)
+                        .map(|_| self.new_var(leaf.availability))
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                entries[w][j] = Some(WideEntry { folded, instances });
+            }
+        }
+        for (w, &i) in wide.iter().enumerate() {
+            let list = std::mem::take(&mut entries[w])
+                .into_iter()
+                .flatten()
+                .collect();
+            self.wide.insert(i, list);
+        }
+    }
+
+    /// A wide leaf instance by instance: at least `min_healthy` of the
+    /// instances whose entry's events, folded domains and own variable are
+    /// up, and every group up.
+    fn wide_leaf(&mut self, index: usize) -> Ref {
+        let leaf = &self.model.leaves[index];
+        let entries = self.wide.remove(&index).unwrap_or_default();
+        let mut items = Vec::new();
+        for ((count, needs), entry) in leaf.entries.iter().zip(&entries) {
+            let mut up = TRUE;
+            for &e in needs.iter().rev() {
+                let v = self.bdd.var(self.event_var[e].unwrap_or(u32::MAX));
+                up = self.bdd.and(v, up);
+            }
+            if let Some(f) = entry.folded {
+                let v = self.bdd.var(f);
+                up = self.bdd.and(up, v);
+            }
+            if entry.instances.is_empty() {
+                items.extend((0..*count).map(|_| up));
+            } else {
+                for &i in &entry.instances {
+                    let v = self.bdd.var(i);
+                    items.push(self.bdd.and(up, v));
+                }
+            }
+        }
+        let k = usize::try_from(leaf.min_healthy).unwrap_or(usize::MAX);
+        let mut health = self.bdd.at_least(k, &items);
+        for &g in &leaf.groups {
+            let v = self.bdd.var(self.event_var[g].unwrap_or(u32::MAX));
+            health = self.bdd.and(health, v);
+        }
+        self.wide.insert(index, entries);
+        health
     }
 
     #[expect(clippy::too_many_arguments, reason = "one recursion's state")]
@@ -262,6 +397,39 @@ impl Builder<'_> {
                 perfect[f].up = 1.0;
                 let lifted = leaf.healthy(|e| down_in(local, copy.mask, e), &perfect, false);
                 folded_gain[f] += slope * (lifted - copy.p);
+            }
+        }
+        // A wide leaf's instance variables meet on one path: its gains are
+        // the figure again with them lifted, minus the figure.
+        let mut wide: Vec<(&usize, &Vec<WideEntry>)> = self.wide.iter().collect();
+        wide.sort_unstable_by_key(|(i, _)| **i);
+        let mut lifted = self.p.clone();
+        for (&i, entries) in wide {
+            if i < with_rows {
+                for entry in entries {
+                    for &v in &entry.instances {
+                        lifted[v as usize] = 1.0;
+                    }
+                }
+                leaf_gain[i] = self.bdd.probability(root, &lifted, &mut values) - total;
+                lifted.clone_from(&self.p);
+            }
+            let leaf = &self.model.leaves[i];
+            let mut private: Vec<usize> = leaf.private.iter().flatten().copied().collect();
+            private.sort_unstable();
+            private.dedup();
+            for f in private {
+                for (entry, list) in entries.iter().zip(&leaf.private) {
+                    if let (Some(v), true) = (entry.folded, list.contains(&f)) {
+                        lifted[v as usize] = list
+                            .iter()
+                            .filter(|&&g| g != f)
+                            .map(|&g| self.model.folded[g].up)
+                            .product();
+                    }
+                }
+                folded_gain[f] += self.bdd.probability(root, &lifted, &mut values) - total;
+                lifted.clone_from(&self.p);
             }
         }
         Joint {

@@ -72,15 +72,15 @@ pub fn availability(model: &Model) -> Vec<(ComponentId, Figure)> {
     let retried: Vec<usize> = figures
         .iter()
         .enumerate()
-        .filter(|(_, (_, _, truncated))| *truncated)
+        .filter(|(_, (_, figure, truncated))| *truncated || figure.method == Method::Bounded)
         .map(|(i, _)| i)
         .collect();
     let better: Vec<(usize, Figure)> = retried
         .par_iter()
         .take(MAX_RETRIES)
         .map(|&i| {
-            let (entrypoint, figure, _) = &figures[i];
-            (i, retry(model, *entrypoint, figure.clone()))
+            let (entrypoint, figure, truncated) = &figures[i];
+            (i, retry(model, *entrypoint, *truncated, figure.clone()))
         })
         .collect();
     for (i, figure) in better {
@@ -93,7 +93,7 @@ pub fn availability(model: &Model) -> Vec<(ComponentId, Figure)> {
         {
             let _ = write!(
                 why,
-                "; not narrowed further: only the first {MAX_RETRIES} entrypoints whose structure passed the node budget get a larger one (a bound on the work of one run)"
+                "; not narrowed further: only the first {MAX_RETRIES} bounded entrypoints get a costlier second try (a bound on the work of one run)"
             );
         }
     }
@@ -113,28 +113,51 @@ pub fn availability(model: &Model) -> Vec<(ComponentId, Figure)> {
 /// costlier second try (see [`availability`]).
 pub const MAX_RETRIES: usize = 4;
 
-/// The second try of an entrypoint whose structure passed the node budget:
-/// the joint diagram under a larger budget when conditioning would visit
-/// too many states, else (or when that fails too) a bracket by parts.
-fn retry(model: &Model, entrypoint: ComponentId, mut figure: Figure) -> Figure {
+/// The second try of a bounded entrypoint. When conditioning would visit
+/// too many states: for a structure that passed the node budget, the joint
+/// diagram under a larger budget, else the best-first search over that
+/// larger structure with [`RETRY_VISIT_WORK`] steps; for one that did not,
+/// the same search with the larger work. The narrower bracket is kept. A
+/// structure that passed the budget is then bracketed by parts too.
+fn retry(model: &Model, entrypoint: ComponentId, truncated: bool, mut figure: Figure) -> Figure {
     if figure.events > exact::EXACT_EVENTS {
         // The node budget was divided by the states conditioning would
         // visit; the joint diagram visits none, so the alternatives get a
         // larger budget of their own.
-        let larger = structure::build_with(model, entrypoint, |_| JOINT_RETRY_STATES);
-        if !larger.truncated
+        let larger = if truncated {
+            structure::build_with(model, entrypoint, |_| JOINT_RETRY_STATES)
+        } else {
+            structure::build_with(model, entrypoint, |components| states(model, components))
+        };
+        if truncated
+            && !larger.truncated
             && let Ok(mut exact) = exact::evaluate_joint(model, &larger)
         {
             exact.switchover = figure.switchover;
             exact.caveats = std::mem::take(&mut figure.caveats);
             return exact;
         }
+        if !larger.truncated {
+            let mut visited = exact::evaluate_within(model, &larger, RETRY_VISIT_WORK);
+            if visited.upper - visited.lower < figure.upper - figure.lower {
+                visited.switchover = figure.switchover;
+                visited.caveats = std::mem::take(&mut figure.caveats);
+                figure = visited;
+            }
+            // The whole structure was conditioned on: parts would only
+            // give a wider bracket.
+            return figure;
+        }
     }
-    if figure.method == Method::Bounded {
+    if truncated && figure.method == Method::Bounded {
         bracket_by_parts(model, entrypoint, PART_NODES, &mut figure);
     }
     figure
 }
+
+/// Steps of the best-first search in a second try (four times the first:
+/// a few seconds of one core, split across the threads).
+pub const RETRY_VISIT_WORK: usize = 4 * exact::MAX_VISIT_WORK;
 
 /// Node limit of each part of a structure too large to build whole.
 const PART_NODES: usize = 1 << 16;
@@ -181,7 +204,7 @@ fn bracket_by_parts(model: &Model, entrypoint: ComponentId, limit: usize, figure
         }
     }
     if lower > figure.lower || upper < figure.upper {
-        figure.lower = figure.lower.max(lower.min(upper));
+        figure.lower = exact::honest_lower(figure.lower.max(lower.min(upper)));
         figure.upper = figure.upper.min(upper).max(figure.lower);
         figure.availability = figure.lower;
         // The gains came from the relaxed figure (every alternative

@@ -14,31 +14,7 @@ pub(crate) fn parse(text: &str) -> Model {
     nines::model::parse(text).unwrap_or_else(|p| panic!("{p:#?}"))
 }
 
-/// `e` needs `at_least: k` of `t0..t{n-1}`; `t_i` (availability `t`) runs
-/// in zone `z_i` and depends on `d_i` (availability `d`), which runs in
-/// zone `z_{i+shift}` (mod n). Zones have availability `z`. With shift 0
-/// every zone holds two components (nothing folds: n events); with shift
-/// 1 neighbours share a zone (a ring).
-pub(crate) fn ring(n: usize, k: usize, z: &str, t: &str, d: &str, shift: usize) -> String {
-    let mut text = String::from("system: s\ndomains:\n");
-    for i in 0..n {
-        let _ = writeln!(text, "  z{i}: {{kind: zone, availability: {z}}}");
-    }
-    let targets: Vec<String> = (0..n).map(|i| format!("t{i}")).collect();
-    let _ = writeln!(
-        text,
-        "components:\n  e: {{depends_on: [{{at_least: {k}, of: [{}]}}]}}",
-        targets.join(", ")
-    );
-    for i in 0..n {
-        let _ = writeln!(
-            text,
-            "  t{i}: {{availability: {t}, placement: [z{i}], depends_on: [d{i}]}}\n  d{i}: {{availability: {d}, placement: [z{}]}}",
-            (i + shift) % n
-        );
-    }
-    text
-}
+pub(crate) use nines::generate::ring;
 
 /// 16 entrypoints, each `any_of` 20 of 40 components; component `c_i` runs
 /// three 60% instances in zones `z_i`, `z_{i+1}`, `z_{i+2}` (70% each).
@@ -154,15 +130,10 @@ fn ring_truth(n: usize, k: usize, z: f64, own: f64) -> f64 {
 
 #[test]
 fn every_hostile_shape_is_exact_or_narrow() {
-    // The 256-zone shape is seconds of best-first search in a debug build:
-    // it has an ignored test of its own, run by .ci/run.
-    shapes_are_exact_or_narrow(|name| !name.starts_with("256"));
-}
-
-#[test]
-#[ignore = "slow: 256 shared zones are seconds of best-first search in a debug build; .ci/run runs it with --include-ignored"]
-fn two_hundred_fifty_six_shared_zones_are_exact_or_narrow() {
-    shapes_are_exact_or_narrow(|name| name.starts_with("256"));
+    // (The 256-zone shape was seconds of best-first search in a debug
+    // build; its components now enter the joint diagram instance by
+    // instance, exact in milliseconds.)
+    shapes_are_exact_or_narrow(|_| true);
 }
 
 fn shapes_are_exact_or_narrow(keep: impl Fn(&str) -> bool) {
@@ -294,11 +265,7 @@ fn figures_are_the_same_bytes_on_one_thread_and_on_two() {
 #[test]
 #[ignore = "slow: two debug runs of the binary per hostile shape; .ci/run runs it with --include-ignored"]
 fn hostile_figures_are_the_same_bytes_on_one_thread_and_on_two() {
-    // (The 256-zone shape is left out: its best-first search is sequential.)
-    for (name, text) in shapes()
-        .into_iter()
-        .filter(|(name, _)| !name.starts_with("256"))
-    {
+    for (name, text) in shapes() {
         let tag = name.replace([' ', ','], "-");
         let one = json_with_threads(&text, "1", &tag);
         let two = json_with_threads(&text, "2", &tag);
@@ -337,7 +304,7 @@ fn grid(side: usize, entrypoints: usize) -> String {
 }
 
 #[test]
-#[ignore = "slow: six 7 x 7 grids over 20 zones, each bracketed by parts (seconds in a debug build); .ci/run runs it with --include-ignored"]
+#[ignore = "slow: six 7 x 7 grids over 20 zones, four of them searched again (seconds in a debug build); .ci/run runs it with --include-ignored"]
 fn the_costly_second_try_is_bounded_per_model_and_gives_no_relaxed_gains() {
     let figures = engine::availability(&parse(&grid(7, 6)));
     assert_eq!(figures.len(), 6);
@@ -353,8 +320,11 @@ fn the_costly_second_try_is_bounded_per_model_and_gives_no_relaxed_gains() {
         let why = f.why.as_deref().unwrap();
         if i < engine::MAX_RETRIES {
             // The same gates, the same work: the first four are narrowed.
-            assert!(why.contains("Harris"), "e{i}: {why}");
-            assert!(f.improvement.is_empty(), "e{i}: {:?}", f.improvement);
+            // Their structure fits the larger budget of the second try, so
+            // it is conditioned on whole (best-first), not bracketed by
+            // parts: no relaxed figure, no relaxed gains.
+            assert!(why.contains("states visited"), "e{i}: {why}");
+            assert!(!why.contains("required (lower)"), "e{i}: {why}");
         } else {
             assert!(why.contains("not narrowed further"), "e{i}: {why}");
         }
@@ -369,4 +339,248 @@ fn the_costly_second_try_is_bounded_per_model_and_gives_no_relaxed_gains() {
 fn interleaved16() -> String {
     let keys: Vec<usize> = (0..16).collect();
     nines::generate::interleaved(16, true, &keys, false)
+}
+
+/// A random model over `zones` zones (15 to 17, so more events than the
+/// exhaustive limit of 14): a chain of components with three to five instances in
+/// distinct zones, `any_of` and `at_least` edges to later components, and
+/// now and then one component with an instance in each of 14 zones (wider
+/// than the joint diagram expands, so entered instance by instance).
+fn random_zoned(seed: u64, zones: usize) -> String {
+    let mut state = seed;
+    let mut next = move |n: usize| -> usize {
+        // SplitMix64, as in nines::generate.
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        usize::try_from((z ^ (z >> 31)) % n as u64).unwrap()
+    };
+    let mut text = String::from("system: random\ndomains:\n");
+    for z in 0..zones {
+        let _ = writeln!(
+            text,
+            "  z{z}: {{kind: zone, availability: {}%}}",
+            90.0 + next(990) as f64 / 100.0
+        );
+    }
+    let count = 12 + next(4);
+    text.push_str("entrypoints: [c0]\ncomponents:\n");
+    for c in 0..count {
+        let wide = c == 1 && next(2) == 0;
+        let instances = if wide { 14 } else { 3 + next(3) };
+        let start = c * 5 + next(3);
+        let placement: Vec<String> = (0..instances)
+            .map(|i| format!("z{}", (start + i * 7) % zones))
+            .collect();
+        let _ = writeln!(
+            text,
+            "  c{c}:\n    instances: {instances}\n    min_healthy: {}\n    availability: {}%\n    placement: [{}]",
+            1 + next(instances),
+            95.0 + next(499) as f64 / 100.0,
+            placement.join(", ")
+        );
+        let later: Vec<usize> = (c + 1..count).collect();
+        // A chain through every component keeps them all in the closure.
+        let mut edges: Vec<String> = later.first().map(|n| format!("c{n}")).into_iter().collect();
+        for _ in 0..next(3) {
+            if later.len() < 3 {
+                break;
+            }
+            let mut pick: Vec<usize> = later.clone();
+            let a = pick.remove(next(pick.len()));
+            let b = pick.remove(next(pick.len()));
+            let d = pick.remove(next(pick.len()));
+            edges.push(match next(3) {
+                0 => format!("{{any_of: [c{a}, c{b}]}}"),
+                1 => format!("{{at_least: 2, of: [c{a}, c{b}, c{d}]}}"),
+                _ => format!("c{a}"),
+            });
+        }
+        if !edges.is_empty() {
+            let _ = writeln!(text, "    depends_on: [{}]", edges.join(", "));
+        }
+    }
+    text
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(6))]
+
+    /// Past 14 events the figure comes from the joint diagram (exact) or
+    /// from best-first search (a bracket): either way it must hold the
+    /// figure of every state enumerated (up to 2^17 of them), and a
+    /// best-first search cut short after 1,000 states must too.
+    #[test]
+    fn the_bracket_holds_the_exhaustive_figure(seed in 0u64..1_000_000, zones in 15usize..18) {
+        use nines::engine::exact::{self, Conditioning};
+        let model = parse(&random_zoned(seed, zones));
+        let structure = nines::engine::structure::build(&model, model.entrypoints[0]);
+        let all = exact::evaluate_by(&model, &structure, exact::MAX_VISIT_WORK, Conditioning::Exhaustive);
+        let truth = all.availability;
+        for conditioning in [Conditioning::Usual, Conditioning::BestFirst] {
+            for work in [1, exact::MAX_VISIT_WORK] {
+                let f = exact::evaluate_by(&model, &structure, work, conditioning);
+                proptest::prop_assert!(
+                    f.lower - 1e-12 <= truth && truth <= f.upper + 1e-12,
+                    "{conditioning:?} {work}: [{}, {}] against {truth} ({} events, {:?})",
+                    f.lower, f.upper, f.events, f.method
+                );
+                if f.method == Method::Exact {
+                    proptest::prop_assert!((f.availability - truth).abs() < 1e-12);
+                }
+            }
+        }
+    }
+}
+
+/// `P(up)` of [`nines::generate::zone_pairs`] by walking the zones with
+/// the distribution of (instances of `a` up, instances of `b` up), each
+/// capped at `m`: independent of the engine.
+fn zone_pairs_truth(n: usize, m: usize) -> f64 {
+    let (zone, own) = (0.99, 0.99);
+    let mut dist = vec![vec![0.0; m + 1]; m + 1];
+    dist[0][0] = 1.0;
+    for _ in 0..n {
+        let mut next = vec![vec![0.0; m + 1]; m + 1];
+        for (a, row) in dist.iter().enumerate() {
+            for (b, &p) in row.iter().enumerate() {
+                // Zone down: neither instance counts.
+                next[a][b] += p * (1.0 - zone);
+                for (da, pa) in [(1, own), (0, 1.0 - own)] {
+                    for (db, pb) in [(1, own), (0, 1.0 - own)] {
+                        next[(a + da).min(m)][(b + db).min(m)] += p * zone * pa * pb;
+                    }
+                }
+            }
+        }
+        dist = next;
+    }
+    dist[m][m]
+}
+
+#[test]
+fn components_over_many_shared_zones_are_exact() {
+    // a and b each run one 99% instance in each of n 99% zones and need m
+    // of them; a depends on b. Every zone holds both, so nothing folds, and
+    // each component depends on n events: more than a tree expands (12),
+    // so they enter the joint diagram instance by instance.
+    for (n, m) in [(40, 36), (256, 250)] {
+        let f = engine::availability(&parse(&nines::generate::zone_pairs(n, m)))
+            .remove(0)
+            .1;
+        assert_eq!(f.method, Method::Exact, "{n} {m}: {:?}", f.why);
+        let truth = zone_pairs_truth(n, m);
+        assert!(
+            (f.availability - truth).abs() < 1e-12,
+            "{n} {m}: {} {truth}",
+            f.availability
+        );
+    }
+    // Hand check of the small one: each instance runs with 0.99 × 0.99 =
+    // 0.9801, so one component alone is P(Binomial(40, 0.9801) ≥ 36) ≈
+    // 0.998851; the two share the zones, so together they are a little
+    // above the square 0.997703 (the walk above gives 0.99783031426; SCRAM
+    // does not finish on it within a minute: tests/integration/scram.rs
+    // compares the 16-zone one).
+    let truth = zone_pairs_truth(40, 36);
+    assert!((truth - 0.997_830_314_26).abs() < 1e-10, "{truth}");
+    assert!((binomial_at_least(40, 36, 0.9801) - 0.998_851).abs() < 1e-6);
+    // The 256 zones holding two components (one instance each,
+    // any one needed): 1 − 0.01^256, exact.
+    let f = engine::availability(&parse(&shared_zones(256))).remove(0).1;
+    assert_eq!(f.method, Method::Exact);
+    assert!((f.availability - 1.0).abs() < 1e-15);
+}
+
+#[test]
+#[ignore = "slow: two best-first searches of an 8 x 8 grid (20 s in a debug build); .ci/run runs it with --include-ignored"]
+fn a_bounded_grid_is_the_same_on_one_thread_and_two() {
+    // 8 x 8 grid, any_of every row and every column, cells at 99% in 20
+    // zones at 99.9%: 20 events, the joint diagram too large, so the
+    // best-first search runs, its states listed in fixed batches and
+    // evaluated in fixed chunks across the threads. The figure must not
+    // depend on the thread count, bit for bit.
+    let model = parse(&nines::generate::grid(
+        8,
+        20,
+        nines::generate::Grid::RowsAndColumns,
+    ));
+    let on = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| engine::availability(&model).remove(0).1)
+    };
+    let (one, two) = (on(1), on(2));
+    assert_eq!(one.lower.to_bits(), two.lower.to_bits());
+    assert_eq!(one.upper.to_bits(), two.upper.to_bits());
+    assert_eq!(one.states, two.states);
+    // A column is down when its 8 cells are; cell (r, c) is in zone
+    // (8r + c) mod 20, so a column's cells use 5 zones and a cut needs
+    // several zones: the unavailability is about 1e-10, below the mass of
+    // the states not visited, so the bracket is [1 − 1.0e-10, 1 − 1e-12]:
+    // honest, under 1e-9 wide, but not within 1% (said in `why`).
+    let f = one;
+    assert_eq!(f.method, Method::Bounded);
+    assert!(f.lower <= f.upper && f.upper - f.lower < 1e-9, "{f:?}");
+    assert!(
+        f.why
+            .as_deref()
+            .is_some_and(|w| w.contains("states visited"))
+    );
+}
+
+#[test]
+#[ignore = "slow: every shape of the hostile corpus (two minutes in a debug build); .ci/run runs it with --include-ignored"]
+fn every_corpus_shape_is_exact_narrow_or_says_why() {
+    // The shapes whose unavailability is far below the weight of the
+    // states conditioning cannot visit (about 1e-20 for the 14 x 14 grids,
+    // 1e-12 for the nested gates: a row of 14 cells at 1.1% each fails
+    // with 0.011^14 ≈ 4e-28) stay bounded: their bracket must hold the
+    // truth (its lower bound below 1) and say why.
+    let unreachable = [
+        "grid 14x14 rows and columns, 20 zones",
+        "grid 14x14 every row, 20 zones",
+        "any_of 6 of at_least 5 of 8, 30 zones",
+    ];
+    for (name, text) in nines::generate::hostile_corpus() {
+        let model = parse(&text);
+        assert!(model.components.len() < 200, "{name}");
+        let f = engine::availability(&model).remove(0).1;
+        assert!(f.lower <= f.upper, "{name}: {f:?}");
+        assert_eq!(f.why.is_some(), f.method == Method::Bounded, "{name}");
+        if f.method == Method::Bounded {
+            assert!(f.lower < 1.0, "{name}: a bounded figure at 1");
+        }
+        if !unreachable.contains(&name) {
+            assert!(narrow(&f), "{name}: [{}, {}]", f.lower, f.upper);
+        }
+    }
+}
+
+#[test]
+fn a_long_best_first_sum_stays_below_the_truth() {
+    // Two components over 40 shared zones needing 36 of 40 each, by
+    // best-first search alone: 279,329 states summed. The exact figure is
+    // 0.9978303142597268 (the walk of `zone_pairs_truth` in exact rational
+    // arithmetic, rounded once). A plain running sum drifted 8.3e-13 above
+    // it (lower bound 0.9978303142605593: a bracket without the truth);
+    // compensated sums and a rounding allowance keep it below.
+    use nines::engine::exact::{self, Conditioning};
+    let model = parse(&nines::generate::zone_pairs(40, 36));
+    let structure = nines::engine::structure::build(&model, model.entrypoints[0]);
+    let f = exact::evaluate_by(
+        &model,
+        &structure,
+        exact::MAX_VISIT_WORK,
+        Conditioning::BestFirst,
+    );
+    let truth = 0.997_830_314_259_726_8;
+    assert_eq!(f.method, Method::Bounded);
+    assert!(f.lower <= truth && truth <= f.upper, "{f:?}");
+    // The bracket is 3.7e-5 wide (the states not visited): 1.7% of the
+    // unavailability by this method alone; the joint diagram is exact.
+    assert!(f.upper - f.lower < 4e-5, "{f:?}");
 }

@@ -1,0 +1,94 @@
+//! The bracket of every hostile shape under 200 components, with SCRAM's
+//! figure beside it where SCRAM finishes: `cargo run --release --example
+//! hostile_corpus` (add `scram` to run SCRAM too, `SHAPE` text to keep only
+//! the shapes whose name contains it).
+//!
+//! Prints one markdown row per shape: components, correlated events, how
+//! the figure was obtained, the bracket, its width relative to the
+//! unavailability, the wall time of `engine::availability`, and SCRAM's
+//! unavailability.
+
+#![allow(
+    clippy::disallowed_macros,
+    reason = "a command-line example: printing is its job"
+)]
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use nines::generate;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let scram = args.iter().any(|a| a == "scram");
+    let filter: Vec<&String> = args.iter().filter(|a| *a != "scram").collect();
+    let dir = std::env::temp_dir().join("nines-hostile-corpus");
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    println!(
+        "| shape | components | events | method | lower | upper | width / unavailability | time | SCRAM unavailability |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for (name, text) in generate::hostile_corpus() {
+        if !filter.is_empty() && !filter.iter().any(|f| name.contains(f.as_str())) {
+            continue;
+        }
+        let model = nines::model::parse(&text).expect("a valid generated model");
+        let start = Instant::now();
+        let figures = nines::engine::availability(&model);
+        let elapsed = start.elapsed();
+        let (_, f) = &figures[0];
+        let unavailability = 1.0 - f.lower;
+        let relative = if unavailability > 0.0 {
+            (f.upper - f.lower) / unavailability
+        } else {
+            0.0
+        };
+        let theirs = if scram {
+            let file = dir.join(format!("{}.xml", name.replace([' ', ','], "-")));
+            std::fs::write(&file, nines::engine::mef::export(&model)).expect("writable");
+            run_scram(&file)
+        } else {
+            String::from("-")
+        };
+        println!(
+            "| {name} | {} | {} | {:?} | {:.12} | {:.12} | {relative:.2e} | {:.2} s | {theirs} |",
+            model.components.len(),
+            f.events,
+            f.method,
+            f.lower,
+            f.upper,
+            elapsed.as_secs_f64(),
+        );
+        if let Some(why) = &f.why {
+            println!("|  why: {why} |||||||||");
+        }
+    }
+}
+
+/// SCRAM's probability of the first top gate, or why there is none (60 s
+/// at most).
+fn run_scram(file: &std::path::Path) -> String {
+    let child = Command::new("timeout")
+        .args(["60", "scram", "--bdd", "--probability", "true"])
+        .arg(file)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("timeout and scram on the PATH");
+    let start = Instant::now();
+    let out = child.wait_with_output().expect("scram ran");
+    if !out.status.success() {
+        return format!(
+            "none ({:.0} s)",
+            start.elapsed().max(Duration::ZERO).as_secs_f64()
+        );
+    }
+    let report = String::from_utf8_lossy(&out.stdout);
+    report
+        .split("probability=\"")
+        .nth(1)
+        .and_then(|p| p.split('"').next())
+        .map_or_else(
+            || "unread".to_owned(),
+            |p| format!("{p} ({:.1} s)", start.elapsed().as_secs_f64()),
+        )
+}
