@@ -38,8 +38,9 @@ pub(super) struct Read {
     /// The tree of the text around the components; `components:` holds an
     /// empty mapping with the span the entries' mapping has in one pass.
     pub root: Node,
-    /// Every entry of `components:`, decoded, in source order.
-    pub components: Vec<Decoded<RawComponent>>,
+    /// Every entry of `components:`, decoded, in source order, one block
+    /// per piece (so that each piece can be freed once it is built).
+    pub components: Vec<Vec<Decoded<RawComponent>>>,
 }
 
 /// Where the text is cut.
@@ -86,14 +87,14 @@ pub(super) fn read(text: &str, chunk: usize) -> Option<Read> {
         return None;
     };
     let suffix = if after { read.next_back() } else { None };
-    let mut components = Vec::new();
+    let mut components = Vec::with_capacity(cuts.pieces.len());
     let mut span = None;
     for part in read {
         let Part::Entries(piece, entries, count) = part else {
             return None;
         };
         span.get_or_insert(piece);
-        components.extend(entries);
+        components.push(entries);
         // The piece's own mapping stands for the one components mapping,
         // counted in the text before as `components:`'s empty value.
         nodes += count - 1;

@@ -16,20 +16,25 @@ use super::Names;
 /// Kinds that mean a service the team does not run (`managed` defaults to true).
 pub const MANAGED_KINDS: &[&str] = &["saas", "external"];
 
-/// The validated components, in model order.
+/// The validated components, in model order, built from the raw ones in
+/// `blocks` (their names moved to `component_names`), each raw component
+/// dropped as soon as its component is built. The names are left empty:
+/// the caller moves them in once the namespace no longer borrows them.
 pub(super) fn components(
     raw: &RawModel,
+    blocks: super::Blocks,
+    component_names: &[Spanned<String>],
     names: &Names,
     domains: &[Domain],
     cx: &mut Cx,
 ) -> Vec<Component> {
-    if raw.components.items.is_empty() && raw.components.unreadable.is_empty() {
+    let count = component_names.len();
+    if count == 0 && raw.components.unreadable.is_empty() {
         cx.report(Problem::empty_list(raw.components.span, "`components`"));
     }
-    let criticality: Vec<Criticality> = raw
-        .components
-        .items
+    let criticality: Vec<Criticality> = blocks
         .iter()
+        .flatten()
         .map(|(_, c)| {
             c.criticality
                 .as_ref()
@@ -38,69 +43,105 @@ pub(super) fn components(
         .collect();
     // Each component is built on its own (in parallel for a large model);
     // its problems are reported in component order.
-    super::super::decode::map_in_order(&raw.components.items, cx, |index, (name, component), cx| {
-        let this = ComponentId(index);
-        let instances = component.instances.as_ref().map_or(1, |v| {
-            if v.value.0 == 0 {
-                cx.report(Problem::zero_count(v.span, "instances"));
-            }
-            v.value.0.max(1)
-        });
-        let min_healthy = min_healthy(component, instances, cx);
-        let failover_to = component.failover_to.as_ref().and_then(|target| {
-            let id = names.component(target, cx)?;
-            if id == this {
-                cx.report(Problem::self_reference(
-                    target.span,
-                    &name.value,
-                    "failover_to",
-                ));
-                return None;
-            }
-            Some(id)
-        });
-        let depends_on = component
-            .depends_on
-            .iter()
-            .flatten()
-            .filter_map(|dependency| edge(dependency, this, &name.value, names, &criticality, cx))
-            .collect();
-        Component {
-            name: name.value.clone(),
-            kind: component.kind.as_ref().map(|k| k.value.clone()),
-            plane: component
-                .plane
-                .as_ref()
-                .map(|p| p.value)
-                .unwrap_or_default(),
-            criticality: criticality[index],
-            instances,
-            placement: placement(component, instances, names, domains, cx),
-            min_healthy,
-            availability: availability(component, cx),
-            mttr: component.mttr.as_ref().map(|v| v.value),
-            capacity: capacity(component, cx),
-            load_shedding: component.load_shedding.as_ref().is_some_and(|v| v.value),
-            warmup: component.warmup.as_ref().map(|v| v.value),
-            shares: shares(component, names, cx),
-            failover_to,
-            timeout: component.timeout.as_ref().map(|v| v.value),
-            objective: component.objective.as_ref().map(|v| (v.value.0, v.span)),
-            managed: component.managed.as_ref().map_or_else(
-                || {
-                    component
-                        .kind
-                        .as_ref()
-                        .is_some_and(|k| MANAGED_KINDS.contains(&k.value.as_str()))
-                },
-                |v| v.value,
-            ),
-            depends_on,
-            recovery: component.recovery.as_ref().map(|r| recovery(r, names, cx)),
-            span: name.span,
-            fields: Fields(component.keys.clone()),
+    let parallel = super::super::decode::in_parallel(count);
+    let mut out = Vec::with_capacity(count);
+    for block in blocks {
+        let first = out.len();
+        super::super::decode::consume_in_order(
+            block,
+            first,
+            parallel,
+            cx,
+            &mut out,
+            |index, (_, component), cx| {
+                component_of(
+                    index,
+                    component,
+                    &component_names[index],
+                    names,
+                    domains,
+                    &criticality,
+                    cx,
+                )
+            },
+        );
+    }
+    out
+}
+
+/// One component from its raw entry, which it consumes.
+fn component_of(
+    index: usize,
+    mut component: RawComponent,
+    name: &Spanned<String>,
+    names: &Names,
+    domains: &[Domain],
+    criticality: &[Criticality],
+    cx: &mut Cx,
+) -> Component {
+    let this = ComponentId(index);
+    let instances = component.instances.as_ref().map_or(1, |v| {
+        if v.value.0 == 0 {
+            cx.report(Problem::zero_count(v.span, "instances"));
         }
-    })
+        v.value.0.max(1)
+    });
+    let min_healthy = min_healthy(&component, instances, cx);
+    let failover_to = component.failover_to.as_ref().and_then(|target| {
+        let id = names.component(target, cx)?;
+        if id == this {
+            cx.report(Problem::self_reference(
+                target.span,
+                &name.value,
+                "failover_to",
+            ));
+            return None;
+        }
+        Some(id)
+    });
+    let depends_on = component
+        .depends_on
+        .take()
+        .into_iter()
+        .flatten()
+        .filter_map(|dependency| edge(dependency, this, &name.value, names, criticality, cx))
+        .collect();
+    let managed = component.managed.as_ref().map_or_else(
+        || {
+            component
+                .kind
+                .as_ref()
+                .is_some_and(|k| MANAGED_KINDS.contains(&k.value.as_str()))
+        },
+        |v| v.value,
+    );
+    Component {
+        name: String::new(),
+        plane: component
+            .plane
+            .as_ref()
+            .map(|p| p.value)
+            .unwrap_or_default(),
+        criticality: criticality[index],
+        instances,
+        placement: placement(&component, instances, names, domains, cx),
+        min_healthy,
+        availability: availability(&component, cx),
+        mttr: component.mttr.as_ref().map(|v| v.value),
+        capacity: capacity(&component, cx),
+        load_shedding: component.load_shedding.as_ref().is_some_and(|v| v.value),
+        warmup: component.warmup.as_ref().map(|v| v.value),
+        shares: shares(&component, names, cx),
+        failover_to,
+        timeout: component.timeout.as_ref().map(|v| v.value),
+        objective: component.objective.as_ref().map(|v| (v.value.0, v.span)),
+        managed,
+        depends_on,
+        recovery: component.recovery.take().map(|r| recovery(*r, names, cx)),
+        span: name.span,
+        kind: component.kind.take().map(|k| k.value),
+        fields: Fields(std::mem::take(&mut component.keys)),
+    }
 }
 
 fn shares(component: &RawComponent, names: &Names, cx: &mut Cx) -> Vec<super::super::GroupId> {
@@ -306,7 +347,7 @@ fn placement(
 /// A dependency entry, resolved. The default for `degradable` is true when
 /// none of the targets is critical.
 fn edge(
-    dependency: &RawDependency,
+    dependency: RawDependency,
     this: ComponentId,
     this_name: &str,
     names: &Names,
@@ -333,9 +374,9 @@ fn edge(
         ids.iter()
             .all(|id| criticality[id.0] != Criticality::Critical)
     };
-    let raw = match dependency {
+    let mut raw = match dependency {
         RawDependency::Name(name) => {
-            let targets = resolve_all(std::slice::from_ref(name), cx)?;
+            let targets = resolve_all(std::slice::from_ref(&name), cx)?;
             let degradable = non_critical(&targets);
             return Some(Edge {
                 kind: EdgeKind::Target,
@@ -356,8 +397,8 @@ fn edge(
         }
         RawDependency::Edge(raw) => raw,
     };
-    let (kind, targets, at_least) = edge_shape(raw, cx)?;
-    let targets = resolve_all(&targets, cx)?;
+    let (kind, targets, at_least) = edge_shape(&raw, cx)?;
+    let targets = resolve_all(targets, cx)?;
     if targets.is_empty() {
         return None;
     }
@@ -374,12 +415,12 @@ fn edge(
         retry_budget: raw.retry_budget.as_ref().map(|b| b.value.0),
         timeout: raw.timeout.as_ref().map(|t| t.value),
         hit_rate: raw.hit_rate.as_ref().map(|h| h.value.0),
-        cached_by: cached_by(raw, this, this_name, names, cx),
+        cached_by: cached_by(&raw, this, this_name, names, cx),
         calls: raw.calls.as_ref().map_or(1.0, |c| c.value.0),
         degradable,
-        switchover: switchover(raw, kind, cx),
+        switchover: switchover(&raw, kind, cx),
         span: raw.span,
-        fields: Fields(raw.keys.clone()),
+        fields: Fields(std::mem::take(&mut raw.keys)),
     })
 }
 
@@ -425,7 +466,10 @@ fn switchover(raw: &RawEdge, kind: EdgeKind, cx: &mut Cx) -> Option<super::super
 }
 
 /// Which of the three forms an edge takes, reporting a mix or none.
-fn edge_shape(raw: &RawEdge, cx: &mut Cx) -> Option<(EdgeKind, Vec<Spanned<Name>>, u32)> {
+fn edge_shape<'e>(
+    raw: &'e RawEdge,
+    cx: &mut Cx,
+) -> Option<(EdgeKind, &'e [Spanned<Name>], u32)> {
     let forms: Vec<&str> = [
         ("target", raw.target.is_some()),
         ("any_of", raw.any_of.is_some()),
@@ -450,14 +494,14 @@ fn edge_shape(raw: &RawEdge, cx: &mut Cx) -> Option<(EdgeKind, Vec<Spanned<Name>
         return None;
     }
     if let Some(target) = &raw.target {
-        return Some((EdgeKind::Target, vec![target.clone()], 1));
+        return Some((EdgeKind::Target, std::slice::from_ref(target), 1));
     }
     if let Some(any_of) = &raw.any_of {
         if any_of.value.is_empty() {
             cx.report(Problem::empty_list(any_of.span, "`any_of`"));
             return None;
         }
-        return Some((EdgeKind::AnyOf, any_of.value.clone(), 1));
+        return Some((EdgeKind::AnyOf, &any_of.value, 1));
     }
     let (Some(at_least), Some(of)) = (&raw.at_least, &raw.of) else {
         let (key, partner) = if raw.at_least.is_some() {
@@ -490,10 +534,10 @@ fn edge_shape(raw: &RawEdge, cx: &mut Cx) -> Option<(EdgeKind, Vec<Spanned<Name>
         ));
         return None;
     }
-    Some((EdgeKind::AtLeast, of.value.clone(), at_least.value.0))
+    Some((EdgeKind::AtLeast, &of.value, at_least.value.0))
 }
 
-fn recovery(raw: &RawRecovery, names: &Names, cx: &mut Cx) -> Recovery {
+fn recovery(mut raw: RawRecovery, names: &Names, cx: &mut Cx) -> Recovery {
     let get = |d: &Option<Spanned<super::super::Duration>>| d.as_ref().map(|d| d.value);
     Recovery {
         rto: get(&raw.rto),
@@ -518,6 +562,6 @@ fn recovery(raw: &RawRecovery, names: &Names, cx: &mut Cx) -> Recovery {
             .filter_map(|n| names.component(n, cx))
             .collect(),
         span: raw.span,
-        fields: Fields(raw.keys.clone()),
+        fields: Fields(std::mem::take(&mut raw.keys)),
     }
 }

@@ -8,7 +8,7 @@ mod domains;
 
 use std::collections::HashMap;
 
-use super::decode::{Cx, Decoded, Entries, Spanned, merge};
+use super::decode::{Cx, Decoded, Spanned, merge_blocks};
 use super::error::Problem;
 use super::graph::ComponentGraph;
 use super::intact::{self, DependencyOrder};
@@ -152,24 +152,23 @@ pub fn validate(text: &str, root: Node) -> Result<Model, Vec<Problem>> {
 pub(in crate::model) fn validate_apart(
     text: &str,
     root: Node,
-    components: Vec<Decoded<RawComponent>>,
+    components: Vec<Vec<Decoded<RawComponent>>>,
 ) -> Result<Model, Vec<Problem>> {
     validate_with(text, root, Some(components))
 }
 
+/// The raw components in blocks, in model order, with their names.
+type Blocks = Vec<Vec<(Spanned<String>, RawComponent)>>;
+
 fn validate_with(
     text: &str,
     root: Node,
-    components: Option<Vec<Decoded<RawComponent>>>,
+    components: Option<Vec<Vec<Decoded<RawComponent>>>>,
 ) -> Result<Model, Vec<Problem>> {
     let mut cx = Cx::new(text);
     // The entries' problems lie between the text before the components and
     // the text after them, so adding them first changes no position.
-    let apart = components.map(|decoded| {
-        let mut entries = Entries::default();
-        merge(decoded, &mut entries, &mut cx);
-        entries
-    });
+    let apart = components.map(|decoded| merge_blocks(decoded, &mut cx));
     let raw = match &root.value {
         Value::Null => {
             cx.report(Problem::empty(Span::new(0, 0).widen_to_token(text)));
@@ -189,15 +188,16 @@ fn validate_with(
     // The tree is no longer needed: free it before the model is built, so a
     // large model does not hold the tree, the raw model and the model at once.
     free(root, text.len());
-    let raw = raw.map(|mut raw| {
-        if let Some(entries) = apart {
-            raw.components.items = entries.items;
-            raw.components.unreadable = entries.unreadable;
-        }
-        raw
-    });
-    let model = raw.map(|raw| {
-        let model = build(&raw, &mut cx);
+    let model = raw.map(|mut raw| {
+        let blocks = match apart {
+            Some(merged) => {
+                raw.components.unreadable = merged.unreadable;
+                merged.blocks
+            }
+            None => vec![std::mem::take(&mut raw.components.items)],
+        };
+        // The raw components are consumed as the model's are built.
+        let model = build(&raw, blocks, &mut cx);
         free(raw, text.len());
         model
     });
@@ -229,14 +229,27 @@ fn free<T: Send + 'static>(value: T, len: usize) {
     }
 }
 
-fn build(raw: &RawModel, cx: &mut Cx) -> Model {
+/// The model from the raw one, whose components (`raw.components.items`
+/// is empty) are given in `blocks` and consumed block by block.
+fn build(raw: &RawModel, mut blocks: Blocks, cx: &mut Cx) -> Model {
     if let Some(version) = raw.version.as_ref().filter(|v| v.value.0 != 1) {
         cx.report(Problem::version(version.span, &version.value.0.to_string()));
     }
-    let names = declare(raw, cx);
+    // The names move out of the raw components (the namespace borrows
+    // them), and into the components once the namespace is done with.
+    let component_names: Vec<Spanned<String>> = blocks
+        .iter_mut()
+        .flatten()
+        .map(|(name, _)| Spanned {
+            value: std::mem::take(&mut name.value),
+            span: name.span,
+        })
+        .collect();
+    let names = declare(raw, &component_names, cx);
     let domains = domains::domains(raw, &names, cx);
     let groups = domains::groups(raw);
-    let components = components::components(raw, &names, &domains, cx);
+    let mut components =
+        components::components(raw, blocks, &component_names, &names, &domains, cx);
     let entrypoints = entrypoints(raw, &names, &components, cx);
     for (i, c) in components.iter().enumerate() {
         if let Some((_, span)) = c.objective
@@ -245,24 +258,29 @@ fn build(raw: &RawModel, cx: &mut Cx) -> Model {
             cx.report(Problem::entrypoint_only(
                 span,
                 "objective",
-                &c.name,
+                &component_names[i].value,
                 "an objective is what an entrypoint promises its users; a component inside the system has none of its own",
             ));
         }
     }
-    let model = Model {
+    let objective = objective(raw, cx);
+    let policy = policy(raw, cx);
+    let accepted = accepted::accepted(raw, &names, cx);
+    drop(names);
+    for (component, name) in components.iter_mut().zip(component_names) {
+        component.name = name.value;
+    }
+    let mut model = Model {
         system: raw.system.value.clone(),
-        objective: objective(raw, cx),
+        objective,
         entrypoints,
-        policy: policy(raw, cx),
+        policy,
         domains,
         groups,
         components,
-        accepted: Vec::new(),
+        accepted,
         span: raw.key_span("system").unwrap_or(raw.span),
     };
-    let accepted = accepted::accepted(raw, &names, cx);
-    let mut model = Model { accepted, ..model };
     derive_loads(&mut model, cx);
     model
 }
@@ -300,7 +318,11 @@ fn derive_loads(model: &mut Model, cx: &mut Cx) {
 
 /// Registers every declared name, reporting reuse across kinds and the
 /// reserved word.
-fn declare<'r>(raw: &'r RawModel, cx: &mut Cx) -> Names<'r> {
+fn declare<'r>(
+    raw: &'r RawModel,
+    component_names: &'r [Spanned<String>],
+    cx: &mut Cx,
+) -> Names<'r> {
     let count = raw
         .domains
         .as_ref()
@@ -309,7 +331,7 @@ fn declare<'r>(raw: &'r RawModel, cx: &mut Cx) -> Names<'r> {
             .shared_fate
             .as_ref()
             .map_or(0, |g| g.items.len() + g.unreadable.len())
-        + raw.components.items.len()
+        + component_names.len()
         + raw.components.unreadable.len();
     let mut names = Names {
         entries: Vec::with_capacity(count),
@@ -379,15 +401,13 @@ fn declare<'r>(raw: &'r RawModel, cx: &mut Cx) -> Names<'r> {
             cx,
         );
     }
-    let components = &raw.components;
-    let readable = components
-        .items
+    let readable = component_names
         .iter()
         .enumerate()
-        .map(|(i, (n, _))| (n, Named::Component(ComponentId(i))));
+        .map(|(i, n)| (n, Named::Component(ComponentId(i))));
     add_all(
         &mut readable.chain(
-            components
+            raw.components
                 .unreadable
                 .iter()
                 .map(|n| (n, Named::Unreadable("component"))),
