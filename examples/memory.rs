@@ -105,4 +105,14 @@ fn main() {
         model.components.len(),
         audit.findings.len()
     );
+    if std::env::var_os("NINES_MEMORY_RULES").is_some() {
+        drop(audit);
+        let cx = nines::analyze::Context::new(&model, today, &figures);
+        phase("context", &mut start);
+        for analyzer in nines::analyze::ANALYZERS {
+            let mut part = nines::render::Audit::new(String::new(), Vec::new());
+            analyzer.check(&cx, &mut part);
+            phase(analyzer.doc().name(), &mut start);
+        }
+    }
 }

@@ -282,6 +282,18 @@ pub struct Decoded<T> {
     item_problems: Vec<Problem>,
 }
 
+impl<T> Decoded<T> {
+    /// The entry, when it was read without a problem under the name
+    /// `expected` (value and span).
+    pub fn valid_as(self, expected: &Spanned<String>) -> Option<T> {
+        let name = self.name?;
+        let clean = self.name_problems.is_empty() && self.item_problems.is_empty();
+        (clean && name.value == expected.value && name.span == expected.span)
+            .then_some(self.item)
+            .flatten()
+    }
+}
+
 /// Decodes the entry `key_node: value` of the mapping under `key` on its
 /// own (`text` is the whole model text).
 pub fn decode_entry<T: DecodeNamed>(

@@ -378,6 +378,9 @@ impl Model {
 /// # Errors
 /// Every problem found, in source order.
 pub fn parse(text: &str) -> Result<Model, Vec<Problem>> {
+    if let Some(model) = validate::streamed(text, chunks::CHUNK_BYTES) {
+        return Ok(model);
+    }
     if let Some(read) = chunks::read(text, chunks::CHUNK_BYTES) {
         return validate::validate_apart(text, read.root, read.components);
     }

@@ -32,15 +32,6 @@ pub(super) fn components(
     if count == 0 && raw.components.unreadable.is_empty() {
         cx.report(Problem::empty_list(raw.components.span, "`components`"));
     }
-    let criticality: Vec<Criticality> = blocks
-        .iter()
-        .flatten()
-        .map(|(_, c)| {
-            c.criticality
-                .as_ref()
-                .map_or(Criticality::Critical, |v| v.value)
-        })
-        .collect();
     // Each component is built on its own (in parallel for a large model);
     // its problems are reported in component order.
     let parallel = super::super::decode::in_parallel(count);
@@ -54,29 +45,22 @@ pub(super) fn components(
             cx,
             &mut out,
             |index, (_, component), cx| {
-                component_of(
-                    index,
-                    component,
-                    &component_names[index],
-                    names,
-                    domains,
-                    &criticality,
-                    cx,
-                )
+                component_of(index, component, &component_names[index], names, domains, cx)
             },
         );
     }
     out
 }
 
-/// One component from its raw entry, which it consumes.
-fn component_of(
+/// One component from its raw entry, which it consumes. The `degradable`
+/// of its edges that do not say is left for [`default_degradable`], which
+/// needs the criticality of every component.
+pub(super) fn component_of(
     index: usize,
     mut component: RawComponent,
     name: &Spanned<String>,
     names: &Names,
     domains: &[Domain],
-    criticality: &[Criticality],
     cx: &mut Cx,
 ) -> Component {
     let this = ComponentId(index);
@@ -104,7 +88,7 @@ fn component_of(
         .take()
         .into_iter()
         .flatten()
-        .filter_map(|dependency| edge(dependency, this, &name.value, names, criticality, cx))
+        .filter_map(|dependency| edge(dependency, this, &name.value, names, cx))
         .collect();
     let managed = component.managed.as_ref().map_or_else(
         || {
@@ -122,7 +106,10 @@ fn component_of(
             .as_ref()
             .map(|p| p.value)
             .unwrap_or_default(),
-        criticality: criticality[index],
+        criticality: component
+            .criticality
+            .as_ref()
+            .map_or(Criticality::Critical, |v| v.value),
         instances,
         placement: placement(&component, instances, names, domains, cx),
         min_healthy,
@@ -344,14 +331,54 @@ fn placement(
     placed.into_iter().map(|(id, n, _)| (id, n)).collect()
 }
 
-/// A dependency entry, resolved. The default for `degradable` is true when
-/// none of the targets is critical.
+/// A placeholder for a component not yet built.
+pub(super) fn placeholder() -> Component {
+    Component {
+        name: String::new(),
+        kind: None,
+        plane: super::super::Plane::default(),
+        criticality: Criticality::Critical,
+        instances: 1,
+        placement: Vec::new(),
+        min_healthy: 1,
+        availability: None,
+        mttr: None,
+        capacity: None,
+        load_shedding: false,
+        warmup: None,
+        shares: Vec::new(),
+        failover_to: None,
+        managed: false,
+        objective: None,
+        timeout: None,
+        depends_on: Vec::new(),
+        recovery: None,
+        span: Span::default(),
+        fields: Fields::default(),
+    }
+}
+
+/// Applies the default of `degradable` to every edge that does not say:
+/// true when none of its targets is critical.
+pub(super) fn default_degradable(components: &mut [Component]) {
+    let critical: Vec<bool> = components
+        .iter()
+        .map(|c| c.criticality == Criticality::Critical)
+        .collect();
+    for edge in components.iter_mut().flat_map(|c| &mut c.depends_on) {
+        if edge.fields.get("degradable").is_none() {
+            edge.degradable = edge.targets.iter().all(|id| !critical[id.0]);
+        }
+    }
+}
+
+/// A dependency entry, resolved; `degradable` is false unless written
+/// (see [`default_degradable`]).
 fn edge(
     dependency: RawDependency,
     this: ComponentId,
     this_name: &str,
     names: &Names,
-    criticality: &[Criticality],
     cx: &mut Cx,
 ) -> Option<Edge> {
     let resolve_all = |list: &[Spanned<Name>], cx: &mut Cx| -> Option<Vec<ComponentId>> {
@@ -370,14 +397,9 @@ fn edge(
         }
         complete.then_some(ids)
     };
-    let non_critical = |ids: &[ComponentId]| {
-        ids.iter()
-            .all(|id| criticality[id.0] != Criticality::Critical)
-    };
     let mut raw = match dependency {
         RawDependency::Name(name) => {
             let targets = resolve_all(std::slice::from_ref(&name), cx)?;
-            let degradable = non_critical(&targets);
             return Some(Edge {
                 kind: EdgeKind::Target,
                 targets,
@@ -389,7 +411,7 @@ fn edge(
                 hit_rate: None,
                 cached_by: None,
                 calls: 1.0,
-                degradable,
+                degradable: false,
                 switchover: None,
                 span: name.span,
                 fields: Fields::default(),
@@ -402,10 +424,7 @@ fn edge(
     if targets.is_empty() {
         return None;
     }
-    let degradable = raw
-        .degradable
-        .as_ref()
-        .map_or_else(|| non_critical(&targets), |d| d.value);
+    let degradable = raw.degradable.as_ref().is_some_and(|d| d.value);
     Some(Edge {
         kind,
         targets,

@@ -247,9 +247,34 @@ fn build(raw: &RawModel, mut blocks: Blocks, cx: &mut Cx) -> Model {
         .collect();
     let names = declare(raw, &component_names, cx);
     let domains = domains::domains(raw, &names, cx);
+    let components = components::components(raw, blocks, &component_names, &names, &domains, cx);
+    let mut model = finish(raw, names, &component_names, domains, components, cx);
+    name_components(&mut model, component_names);
+    derive_loads(&mut model, cx);
+    model
+}
+
+/// Moves each component's name in.
+fn name_components(model: &mut Model, names: Vec<Spanned<String>>) {
+    for (component, name) in model.components.iter_mut().zip(names) {
+        component.name = name.value;
+    }
+}
+
+/// The model from its parts once every component is built: entrypoints,
+/// objective, policy and acceptances resolved and the namespace dropped.
+/// The components' names are still to be moved in (the namespace borrowed
+/// them) and the loads derived (which [`derive_loads`] does).
+fn finish(
+    raw: &RawModel,
+    names: Names<'_>,
+    component_names: &[Spanned<String>],
+    domains: Vec<super::Domain>,
+    mut components: Vec<super::Component>,
+    cx: &mut Cx,
+) -> Model {
+    components::default_degradable(&mut components);
     let groups = domains::groups(raw);
-    let mut components =
-        components::components(raw, blocks, &component_names, &names, &domains, cx);
     let entrypoints = entrypoints(raw, &names, &components, cx);
     for (i, c) in components.iter().enumerate() {
         if let Some((_, span)) = c.objective
@@ -267,10 +292,7 @@ fn build(raw: &RawModel, mut blocks: Blocks, cx: &mut Cx) -> Model {
     let policy = policy(raw, cx);
     let accepted = accepted::accepted(raw, &names, cx);
     drop(names);
-    for (component, name) in components.iter_mut().zip(component_names) {
-        component.name = name.value;
-    }
-    let mut model = Model {
+    Model {
         system: raw.system.value.clone(),
         objective,
         entrypoints,
@@ -280,9 +302,62 @@ fn build(raw: &RawModel, mut blocks: Blocks, cx: &mut Cx) -> Model {
         components,
         accepted,
         span: raw.key_span("system").unwrap_or(raw.span),
-    };
-    derive_loads(&mut model, cx);
-    model
+    }
+}
+
+/// A valid model read in pieces (`super::chunks`), each piece's components
+/// built as soon as it is read, so that neither the whole tree nor the
+/// whole raw model ever exists: the names are taken from the lines the
+/// entries begin on, and each piece confirms them. `None` when the model
+/// has any problem or the text is not laid out so (the caller then reads
+/// it again the way that reports every problem).
+pub(in crate::model) fn streamed(text: &str, chunk: usize) -> Option<Model> {
+    let cuts = super::chunks::layout(text, chunk)?;
+    let keys = cuts.keys()?;
+    let (root, around) = super::chunks::read_around(text, &cuts)?;
+    let mut cx = Cx::new(text);
+    let raw = RawModel::decode_in(&root, "the model", &mut cx)?;
+    drop(root);
+    if raw.version.as_ref().is_some_and(|v| v.value.0 != 1) {
+        return None;
+    }
+    let component_names: Vec<Spanned<String>> = keys
+        .iter()
+        .map(|&span| Spanned {
+            value: span.text(text).to_owned(),
+            span,
+        })
+        .collect();
+    let names = declare(&raw, &component_names, &mut cx);
+    let domains = domains::domains(&raw, &names, &mut cx);
+    if !cx.problems.is_empty() {
+        return None;
+    }
+    let mut components: Vec<super::Component> =
+        (0..keys.len()).map(|_| components::placeholder()).collect();
+    // (The components mapping's span, only used to point at an empty one,
+    // is not needed: there are entries.)
+    let (_, pieces) =
+        super::chunks::read_pieces(text, &cuts, &mut components, |first, entries, slots| {
+            let mut cx = Cx::new(text);
+            for (at, (entry, slot)) in entries.into_iter().zip(slots).enumerate() {
+                let name = &component_names[first + at];
+                let component = entry.valid_as(name)?;
+                *slot =
+                    components::component_of(first + at, component, name, &names, &domains, &mut cx);
+                if !cx.problems.is_empty() {
+                    return None;
+                }
+            }
+            Some(())
+        })?;
+    if around + pieces - 1 > super::load::MAX_NODES {
+        return None;
+    }
+    let mut model = finish(&raw, names, &component_names, domains, components, &mut cx);
+    name_components(&mut model, component_names);
+    derive_loads(&mut model, &mut cx);
+    cx.problems.is_empty().then_some(model)
 }
 
 /// Fills in the intact load of every component given `capacity` without
