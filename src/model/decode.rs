@@ -230,29 +230,28 @@ impl<T> Default for Entries<T> {
 /// Below this many entries a mapping is decoded on the calling thread.
 const PARALLEL_ENTRIES: usize = 4096;
 
-/// `each` applied to every item of `items`, which it consumes (each item is
-/// dropped as soon as its result is built, so the items and the results are
-/// never both whole), in parallel when `parallel`; `first` is the index of
-/// the first item. The results are appended to `out` and the problems each
-/// reports added to `cx`, both in item order, as one pass would add them.
-pub fn consume_in_order<I: Send, O: Send>(
-    items: Vec<I>,
+/// `each` applied to every item of `items`, in parallel when `parallel`;
+/// `first` is the index of the first item. The results are appended to
+/// `out` and the problems each reports added to `cx`, both in item order,
+/// as one pass would add them.
+pub fn map_in_order<I: Send, O: Send>(
+    items: &mut [I],
     first: usize,
     parallel: bool,
     cx: &mut Cx,
     out: &mut Vec<O>,
-    each: impl Fn(usize, I, &mut Cx) -> O + Sync,
+    each: impl Fn(usize, &mut I, &mut Cx) -> O + Sync,
 ) {
     use rayon::prelude::*;
     if !parallel {
-        for (index, item) in items.into_iter().enumerate() {
+        for (index, item) in items.iter_mut().enumerate() {
             out.push(each(first + index, item, cx));
         }
         return;
     }
     let text = cx.text;
     let done: Vec<(O, Vec<Problem>)> = items
-        .into_par_iter()
+        .par_iter_mut()
         .enumerate()
         .map(|(index, item)| {
             let mut own = Cx::new(text);

@@ -37,18 +37,44 @@ pub struct DomainId(pub usize);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct GroupId(pub usize);
 
-/// The spans of the keys written for one entity, by key.
+/// The spans of the keys written for one entity, by key. Each is kept as
+/// the key's place in its entity's list of keys and the span's offset and
+/// length in 32 bits (12 bytes instead of 32: a model holds about twenty
+/// per component); the model text is under
+/// [`load::MAX_MODEL_BYTES`], so every offset fits.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Fields(pub Vec<(&'static str, Span)>);
+pub struct Fields {
+    keys: &'static [&'static str],
+    written: Box<[(u8, u32, u32)]>,
+}
 
 impl Fields {
+    /// The keys `written` (each one of `keys`) with their spans.
+    #[must_use]
+    pub fn new(keys: &'static [&'static str], written: &[(&'static str, Span)]) -> Self {
+        let narrow = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        let mut compact = Vec::with_capacity(written.len());
+        for &(key, span) in written {
+            if let Some(at) = keys.iter().position(|k| *k == key)
+                && let Ok(at) = u8::try_from(at)
+            {
+                compact.push((at, narrow(span.offset), narrow(span.len)));
+            }
+        }
+        Self {
+            keys,
+            written: compact.into_boxed_slice(),
+        }
+    }
+
     /// Where `key` was written, if it was.
     #[must_use]
     pub fn get(&self, key: &str) -> Option<Span> {
-        self.0
+        let at = self.keys.iter().position(|k| *k == key)?;
+        self.written
             .iter()
-            .find(|(k, _)| *k == key)
-            .map(|&(_, span)| span)
+            .find(|&&(k, _, _)| usize::from(k) == at)
+            .map(|&(_, offset, len)| Span::new(offset as usize, len as usize))
     }
 }
 

@@ -36,10 +36,10 @@ pub(super) fn components(
     // its problems are reported in component order.
     let parallel = super::super::decode::in_parallel(count);
     let mut out = Vec::with_capacity(count);
-    for block in blocks {
+    for mut block in blocks {
         let first = out.len();
-        super::super::decode::consume_in_order(
-            block,
+        super::super::decode::map_in_order(
+            &mut block,
             first,
             parallel,
             cx,
@@ -48,16 +48,22 @@ pub(super) fn components(
                 component_of(index, component, &component_names[index], names, domains, cx)
             },
         );
+        // Freed a block at a time, once its components are built: freed
+        // one by one between the model's allocations, the raw entries
+        // left the allocator's lists full of small holes that made every
+        // later allocation slower.
+        drop(block);
     }
     out
 }
 
-/// One component from its raw entry, which it consumes. The `degradable`
+/// One component from its raw entry (whose name has been moved out, and
+/// `kind` is moved out too). The `degradable`
 /// of its edges that do not say is left for [`default_degradable`], which
 /// needs the criticality of every component.
 pub(super) fn component_of(
     index: usize,
-    mut component: RawComponent,
+    component: &mut RawComponent,
     name: &Spanned<String>,
     names: &Names,
     domains: &[Domain],
@@ -70,7 +76,7 @@ pub(super) fn component_of(
         }
         v.value.0.max(1)
     });
-    let min_healthy = min_healthy(&component, instances, cx);
+    let min_healthy = min_healthy(component, instances, cx);
     let failover_to = component.failover_to.as_ref().and_then(|target| {
         let id = names.component(target, cx)?;
         if id == this {
@@ -85,8 +91,7 @@ pub(super) fn component_of(
     });
     let depends_on = component
         .depends_on
-        .take()
-        .into_iter()
+        .iter()
         .flatten()
         .filter_map(|dependency| edge(dependency, this, &name.value, names, cx))
         .collect();
@@ -111,23 +116,23 @@ pub(super) fn component_of(
             .as_ref()
             .map_or(Criticality::Critical, |v| v.value),
         instances,
-        placement: placement(&component, instances, names, domains, cx),
+        placement: placement(component, instances, names, domains, cx),
         min_healthy,
-        availability: availability(&component, cx),
+        availability: availability(component, cx),
         mttr: component.mttr.as_ref().map(|v| v.value),
-        capacity: capacity(&component, cx),
+        capacity: capacity(component, cx),
         load_shedding: component.load_shedding.as_ref().is_some_and(|v| v.value),
         warmup: component.warmup.as_ref().map(|v| v.value),
-        shares: shares(&component, names, cx),
+        shares: shares(component, names, cx),
         failover_to,
         timeout: component.timeout.as_ref().map(|v| v.value),
         objective: component.objective.as_ref().map(|v| (v.value.0, v.span)),
         managed,
         depends_on,
-        recovery: component.recovery.take().map(|r| recovery(*r, names, cx)),
+        recovery: component.recovery.as_deref().map(|r| recovery(r, names, cx)),
         span: name.span,
         kind: component.kind.take().map(|k| k.value),
-        fields: Fields(std::mem::take(&mut component.keys)),
+        fields: Fields::new(RawComponent::KEYS, &component.keys),
     }
 }
 
@@ -375,7 +380,7 @@ pub(super) fn default_degradable(components: &mut [Component]) {
 /// A dependency entry, resolved; `degradable` is false unless written
 /// (see [`default_degradable`]).
 fn edge(
-    dependency: RawDependency,
+    dependency: &RawDependency,
     this: ComponentId,
     this_name: &str,
     names: &Names,
@@ -397,9 +402,9 @@ fn edge(
         }
         complete.then_some(ids)
     };
-    let mut raw = match dependency {
+    let raw = match dependency {
         RawDependency::Name(name) => {
-            let targets = resolve_all(std::slice::from_ref(&name), cx)?;
+            let targets = resolve_all(std::slice::from_ref(name), cx)?;
             return Some(Edge {
                 kind: EdgeKind::Target,
                 targets,
@@ -419,7 +424,7 @@ fn edge(
         }
         RawDependency::Edge(raw) => raw,
     };
-    let (kind, targets, at_least) = edge_shape(&raw, cx)?;
+    let (kind, targets, at_least) = edge_shape(raw, cx)?;
     let targets = resolve_all(targets, cx)?;
     if targets.is_empty() {
         return None;
@@ -434,12 +439,12 @@ fn edge(
         retry_budget: raw.retry_budget.as_ref().map(|b| b.value.0),
         timeout: raw.timeout.as_ref().map(|t| t.value),
         hit_rate: raw.hit_rate.as_ref().map(|h| h.value.0),
-        cached_by: cached_by(&raw, this, this_name, names, cx),
+        cached_by: cached_by(raw, this, this_name, names, cx),
         calls: raw.calls.as_ref().map_or(1.0, |c| c.value.0),
         degradable,
-        switchover: switchover(&raw, kind, cx),
+        switchover: switchover(raw, kind, cx),
         span: raw.span,
-        fields: Fields(std::mem::take(&mut raw.keys)),
+        fields: Fields::new(RawEdge::KEYS, &raw.keys),
     })
 }
 
@@ -556,7 +561,7 @@ fn edge_shape<'e>(
     Some((EdgeKind::AtLeast, &of.value, at_least.value.0))
 }
 
-fn recovery(mut raw: RawRecovery, names: &Names, cx: &mut Cx) -> Recovery {
+fn recovery(raw: &RawRecovery, names: &Names, cx: &mut Cx) -> Recovery {
     let get = |d: &Option<Spanned<super::super::Duration>>| d.as_ref().map(|d| d.value);
     Recovery {
         rto: get(&raw.rto),
@@ -581,6 +586,6 @@ fn recovery(mut raw: RawRecovery, names: &Names, cx: &mut Cx) -> Recovery {
             .filter_map(|n| names.component(n, cx))
             .collect(),
         span: raw.span,
-        fields: Fields(std::mem::take(&mut raw.keys)),
+        fields: Fields::new(RawRecovery::KEYS, &raw.keys),
     }
 }

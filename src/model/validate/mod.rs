@@ -340,15 +340,22 @@ pub(in crate::model) fn streamed(text: &str, chunk: usize) -> Option<Model> {
     let (_, pieces) =
         super::chunks::read_pieces(text, &cuts, &mut components, |first, entries, slots| {
             let mut cx = Cx::new(text);
-            for (at, (entry, slot)) in entries.into_iter().zip(slots).enumerate() {
+            let names_here = &component_names[first..first + entries.len()];
+            let mut raws = entries
+                .into_iter()
+                .zip(names_here)
+                .map(|(entry, name)| entry.valid_as(name))
+                .collect::<Option<Vec<_>>>()?;
+            for (at, (component, slot)) in raws.iter_mut().zip(slots).enumerate() {
                 let name = &component_names[first + at];
-                let component = entry.valid_as(name)?;
-                *slot =
-                    components::component_of(first + at, component, name, &names, &domains, &mut cx);
+                *slot = components::component_of(first + at, component, name, &names, &domains, &mut cx);
                 if !cx.problems.is_empty() {
                     return None;
                 }
             }
+            // The raw entries are freed together, once built (see
+            // `components::components`).
+            drop(raws);
             Some(())
         })?;
     if around + pieces - 1 > super::load::MAX_NODES {
