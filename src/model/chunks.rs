@@ -26,12 +26,16 @@
 use rayon::prelude::*;
 
 use super::decode::{Decoded, decode_entry};
-use super::load::{MAX_MODEL_BYTES, MAX_NODES, Node, Value, part_from_events};
+use super::load::{MAX_LARGE_MODEL_BYTES, Node, Value, part_from_events};
 use super::raw::RawComponent;
 use super::span::Span;
 
 /// The size of a piece; a text under twice this size is read in one pass.
 pub(super) const CHUNK_BYTES: usize = 1 << 20;
+
+/// The most values a text read in pieces may hold (the one-pass reader's
+/// budget, `load::MAX_NODES`, scaled to the larger cap).
+pub(super) const MAX_NODES: usize = MAX_LARGE_MODEL_BYTES / 2;
 
 /// A model read in pieces.
 pub(super) struct Read {
@@ -115,7 +119,7 @@ pub(super) fn read(text: &str, chunk: usize) -> Option<Read> {
 /// How `text` is cut into pieces of about `chunk` bytes, or `None` when it
 /// is small, over the size cap, or not cut this way.
 pub(super) fn layout(text: &str, chunk: usize) -> Option<Cuts> {
-    if text.len() < 2 * chunk || text.len() > MAX_MODEL_BYTES {
+    if text.len() < 2 * chunk || text.len() > MAX_LARGE_MODEL_BYTES {
         return None;
     }
     cut(text, chunk)

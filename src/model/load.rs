@@ -52,10 +52,23 @@ impl Value {
     }
 }
 
-/// The largest model accepted, in bytes. Real models are a few kilobytes; the
-/// cap keeps a stray multi-gigabyte file from exhausting memory while leaving
-/// room for generated models of 100,000 components (about 28 MiB).
+/// The largest text read in one pass (a model, a manifest, a baseline), in
+/// bytes. Real models are a few kilobytes; the cap keeps a stray
+/// multi-gigabyte file from exhausting memory while leaving room for
+/// generated models of 200,000 components (about 61 MiB): reading in one
+/// pass holds the whole tree, about 26 bytes per byte of text.
 pub const MAX_MODEL_BYTES: usize = 64 * 1024 * 1024;
+
+/// The largest model read in pieces (`model::parse` of a text laid out as
+/// one column-0 `components:` mapping with one entry per line at one
+/// indentation; see `model::chunks`), in bytes: 1,000,000 components of
+/// the benchmark generator are about 317 MB. A valid model is then built
+/// piece by piece, and `check` peaks at about 12 bytes per byte of text
+/// (docs/performance.md); an invalid one is read with its raw entries
+/// whole to report every problem, about 11 bytes per byte. So the worst
+/// case under this cap is about 4.4 GiB (valid, 384 MiB × 12); a larger
+/// text, or one not laid out so, is refused over [`MAX_MODEL_BYTES`].
+pub const MAX_LARGE_MODEL_BYTES: usize = 384 * 1024 * 1024;
 
 /// The deepest nesting of lists and mappings read: a model nests a few
 /// levels; the bound keeps a runaway `[[[[…` from exhausting the stack.

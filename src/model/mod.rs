@@ -44,9 +44,13 @@ pub struct GroupId(pub usize);
 /// [`load::MAX_MODEL_BYTES`], so every offset fits.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Fields {
+    // (Offsets into a text of at most `MAX_LARGE_MODEL_BYTES`: see the
+    // assertion below.)
     keys: &'static [&'static str],
     written: Box<[(u8, u32, u32)]>,
 }
+
+const _: () = assert!(load::MAX_LARGE_MODEL_BYTES < u32::MAX as usize);
 
 impl Fields {
     /// The keys `written` (each one of `keys`) with their spans.
@@ -399,7 +403,9 @@ impl Model {
     }
 }
 
-/// Reads and validates a model from its text, reporting every problem.
+/// Reads and validates a model from its text, reporting every problem. A
+/// text over [`load::MAX_MODEL_BYTES`] (up to
+/// [`load::MAX_LARGE_MODEL_BYTES`]) is read only in pieces.
 ///
 /// # Errors
 /// Every problem found, in source order.
@@ -409,6 +415,9 @@ pub fn parse(text: &str) -> Result<Model, Vec<Problem>> {
     }
     if let Some(read) = chunks::read(text, chunks::CHUNK_BYTES) {
         return validate::validate_apart(text, read.root, read.components);
+    }
+    if text.len() > load::MAX_MODEL_BYTES {
+        return Err(vec![Problem::too_large(text.len())]);
     }
     let root = load::parse(text).map_err(|problem| vec![problem])?;
     validate::validate(text, root)

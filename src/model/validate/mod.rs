@@ -358,7 +358,7 @@ pub(in crate::model) fn streamed(text: &str, chunk: usize) -> Option<Model> {
             drop(raws);
             Some(())
         })?;
-    if around + pieces - 1 > super::load::MAX_NODES {
+    if around + pieces - 1 > super::chunks::MAX_NODES {
         return None;
     }
     let mut model = finish(&raw, names, &component_names, domains, components, &mut cx);
