@@ -18,7 +18,13 @@ fn resident() -> (u64, u64) {
         status
             .lines()
             .find_map(|line| line.strip_prefix(name))
-            .and_then(|rest| rest.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .and_then(|rest| {
+                rest.trim()
+                    .trim_end_matches("kB")
+                    .trim()
+                    .parse::<u64>()
+                    .ok()
+            })
             .map_or(0, |kb| kb / 1000)
     };
     (field("VmRSS:"), field("VmHWM:"))
@@ -77,7 +83,10 @@ fn main() {
     phase("read", &mut start);
     let model = nines::model::parse(&text).expect("a valid model");
     phase("parse", &mut start);
-    eprintln!("  components hold {} MB", component_bytes(&model) / 1_000_000);
+    eprintln!(
+        "  components hold {} MB",
+        component_bytes(&model) / 1_000_000
+    );
     let figures = nines::engine::availability(&model);
     phase("engine", &mut start);
     let today = nines::model::Date::parse("2026-11-30").expect("a date");

@@ -142,7 +142,14 @@ pub(super) fn read_around(text: &str, cuts: &Cuts) -> Option<(Node, usize)> {
         Some(None) => return None,
         None => None,
     };
-    attach(text, cuts, &mut root, Span::new(cuts.pieces[0], 0), suffix, &mut nodes)?;
+    attach(
+        text,
+        cuts,
+        &mut root,
+        Span::new(cuts.pieces[0], 0),
+        suffix,
+        &mut nodes,
+    )?;
     Some((root, nodes))
 }
 
@@ -401,7 +408,10 @@ mod tests {
         }
         assert!(cut_up > 50, "most models are cut into pieces ({cut_up})");
         assert!(invalid > 10, "invalid models too ({invalid})");
-        assert!(streamed > 30, "valid ones are built piece by piece ({streamed})");
+        assert!(
+            streamed > 30,
+            "valid ones are built piece by piece ({streamed})"
+        );
         let text = &texts[texts.len() - 2];
         let cuts = cut(text, 64).unwrap();
         assert!(cuts.pieces.len() > 300, "{}", cuts.pieces.len());

@@ -107,7 +107,10 @@ components:
     let cases: [(&[&str], &str); 4] = [
         (&["check", "/dev/zero"], "384 MiB"),
         (&["check", "-"], "384 MiB"),
-        (&["check", path(&model), "--baseline", "/dev/zero"], "64 MiB"),
+        (
+            &["check", path(&model), "--baseline", "/dev/zero"],
+            "64 MiB",
+        ),
         (&["import", "k8s", "/dev/zero"], "64 MiB"),
     ];
     for (args, cap) in cases {

@@ -45,7 +45,14 @@ pub(super) fn components(
             cx,
             &mut out,
             |index, (_, component), cx| {
-                component_of(index, component, &component_names[index], names, domains, cx)
+                component_of(
+                    index,
+                    component,
+                    &component_names[index],
+                    names,
+                    domains,
+                    cx,
+                )
             },
         );
         // Freed a block at a time, once its components are built: freed
@@ -132,7 +139,10 @@ pub(super) fn component_of(
         objective: component.objective.as_ref().map(|v| (v.value.0, v.span)),
         managed,
         depends_on,
-        recovery: component.recovery.as_deref().map(|r| recovery(r, names, cx)),
+        recovery: component
+            .recovery
+            .as_deref()
+            .map(|r| Box::new(recovery(r, names, cx))),
         span: name.span,
         kind: component.kind.take().map(|k| k.value),
         fields: Fields::new(RawComponent::KEYS, &component.keys),
@@ -493,10 +503,7 @@ fn switchover(raw: &RawEdge, kind: EdgeKind, cx: &mut Cx) -> Option<super::super
 }
 
 /// Which of the three forms an edge takes, reporting a mix or none.
-fn edge_shape<'e>(
-    raw: &'e RawEdge,
-    cx: &mut Cx,
-) -> Option<(EdgeKind, &'e [Spanned<Name>], u32)> {
+fn edge_shape<'e>(raw: &'e RawEdge, cx: &mut Cx) -> Option<(EdgeKind, &'e [Spanned<Name>], u32)> {
     let forms: Vec<&str> = [
         ("target", raw.target.is_some()),
         ("any_of", raw.any_of.is_some()),

@@ -348,7 +348,14 @@ pub(in crate::model) fn streamed(text: &str, chunk: usize) -> Option<Model> {
                 .collect::<Option<Vec<_>>>()?;
             for (at, (component, slot)) in raws.iter_mut().zip(slots).enumerate() {
                 let name = &component_names[first + at];
-                *slot = components::component_of(first + at, component, name, &names, &domains, &mut cx);
+                *slot = components::component_of(
+                    first + at,
+                    component,
+                    name,
+                    &names,
+                    &domains,
+                    &mut cx,
+                );
                 if !cx.problems.is_empty() {
                     return None;
                 }
