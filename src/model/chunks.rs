@@ -22,6 +22,13 @@
 //! as in one pass, and the entries' problems are merged in source order
 //! (`tests::pieces_give_the_model_and_problems_of_one_pass` checks the
 //! result equals one pass on every model and fixture).
+//!
+//! A valid model goes further (`validate::streamed`, through [`layout`],
+//! [`read_around`] and [`read_pieces`]): the names are taken from the
+//! entries' lines, so each piece's components are built as it is read and
+//! the raw entries never exist whole either. A model over
+//! `load::MAX_MODEL_BYTES` (up to `load::MAX_LARGE_MODEL_BYTES`) is read
+//! only this way.
 
 use rayon::prelude::*;
 

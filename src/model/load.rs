@@ -62,13 +62,15 @@ pub const MAX_MODEL_BYTES: usize = 64 * 1024 * 1024;
 /// The largest model read in pieces (`model::parse` of a text laid out as
 /// one column-0 `components:` mapping with one entry per line at one
 /// indentation; see `model::chunks`), in bytes: 1,000,000 components of
-/// the benchmark generator are about 317 MB. A valid model is then built
-/// piece by piece, and `check` peaks at about 12 bytes per byte of text
-/// (docs/performance.md); an invalid one is read with its raw entries
-/// whole to report every problem, about 11 bytes per byte. So the worst
-/// case under this cap is about 4.4 GiB (valid, 384 MiB × 12); a larger
-/// text, or one not laid out so, is refused over [`MAX_MODEL_BYTES`].
-pub const MAX_LARGE_MODEL_BYTES: usize = 384 * 1024 * 1024;
+/// the benchmark generator are 321 MB (306 MiB). Memory stays bounded: a
+/// valid model is built piece by piece and `check` peaks at about 12 bytes
+/// per byte of text (3.82 GB at 1M components; the analyzers' share is
+/// half of it), so at most about 4.1 GB under this cap; an invalid one is
+/// read with its raw entries whole, to report every problem located, at
+/// about 14 bytes per byte, so at most about 4.8 GB (docs/performance.md).
+/// A larger text, or one over [`MAX_MODEL_BYTES`] not laid out so, is
+/// refused.
+pub const MAX_LARGE_MODEL_BYTES: usize = 320 * 1024 * 1024;
 
 /// The deepest nesting of lists and mappings read: a model nests a few
 /// levels; the bound keeps a runaway `[[[[…` from exhausting the stack.

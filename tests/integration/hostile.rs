@@ -102,11 +102,11 @@ components:
 ",
     )
     .unwrap();
-    // A model may be up to 384 MiB (read in pieces); a baseline or a
+    // A model may be up to 320 MiB (read in pieces); a baseline or a
     // manifest up to 64 MiB.
     let cases: [(&[&str], &str); 4] = [
-        (&["check", "/dev/zero"], "384 MiB"),
-        (&["check", "-"], "384 MiB"),
+        (&["check", "/dev/zero"], "320 MiB"),
+        (&["check", "-"], "320 MiB"),
         (
             &["check", path(&model), "--baseline", "/dev/zero"],
             "64 MiB",
