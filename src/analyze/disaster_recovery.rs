@@ -201,7 +201,7 @@ components:
 "
         );
         let model = crate::model::parse(&text).unwrap_or_else(|p| panic!("{p:#?}"));
-        model.components[0]
+        *model.components[0]
             .recovery
             .clone()
             .expect("a recovery block")

@@ -95,10 +95,15 @@ fn write_file(path: &str, text: &str, inputs: &[&str]) -> Result<(), String> {
 /// # Errors
 /// A sentence saying what could not be read and why.
 pub fn read(path: &str) -> Result<ModelText, String> {
-    read_text(path, "the model", "a model is a YAML file")
+    read_within(
+        path,
+        "the model",
+        "a model is a YAML file",
+        crate::model::load::MAX_LARGE_MODEL_BYTES,
+    )
 }
 
-/// The most any input file may hold: the model, a manifest, a baseline.
+/// The most any other input file may hold: a manifest, a baseline.
 pub const MAX_BYTES: usize = crate::model::load::MAX_MODEL_BYTES;
 
 /// Reads at most `limit + 1` bytes from `reader`: a larger input (or an
@@ -123,22 +128,29 @@ pub fn read_bounded(reader: impl Read, limit: usize) -> std::io::Result<Option<V
 /// gives `[model::too-large] …`, which [`super::CliError::Message`] shows as
 /// the code.
 pub fn read_text(path: &str, what: &str, hint: &str) -> Result<ModelText, String> {
+    read_within(path, what, hint, MAX_BYTES)
+}
+
+/// [`read_text`] with a cap of `limit` bytes (models may be larger than
+/// other inputs: they are read in pieces).
+fn read_within(path: &str, what: &str, hint: &str, limit: usize) -> Result<ModelText, String> {
     let (name, result) = if path == "-" {
         (
             "<stdin>".to_owned(),
-            read_bounded(std::io::stdin().lock(), MAX_BYTES),
+            read_bounded(std::io::stdin().lock(), limit),
         )
     } else {
         (
             crate::render::escape::terminal(path).into_owned(),
-            std::fs::File::open(path).and_then(|f| read_bounded(f, MAX_BYTES)),
+            std::fs::File::open(path).and_then(|f| read_bounded(f, limit)),
         )
     };
     let bytes = match result {
         Ok(Some(bytes)) => bytes,
         Ok(None) => {
             return Err(format!(
-                "[model::too-large] {what} {name} is larger than 64 MiB ({MAX_BYTES} bytes), the most nines reads; {hint}: check that this is the right file"
+                "[model::too-large] {what} {name} is larger than {} MiB ({limit} bytes), the most nines reads; {hint}: check that this is the right file",
+                limit >> 20
             ));
         }
         Err(err) => {

@@ -22,34 +22,58 @@
 //! as in one pass, and the entries' problems are merged in source order
 //! (`tests::pieces_give_the_model_and_problems_of_one_pass` checks the
 //! result equals one pass on every model and fixture).
+//!
+//! A valid model goes further (`validate::streamed`, through [`layout`],
+//! [`read_around`] and [`read_pieces`]): the names are taken from the
+//! entries' lines, so each piece's components are built as it is read and
+//! the raw entries never exist whole either. A model over
+//! `load::MAX_MODEL_BYTES` (up to `load::MAX_LARGE_MODEL_BYTES`) is read
+//! only this way.
 
 use rayon::prelude::*;
 
 use super::decode::{Decoded, decode_entry};
-use super::load::{MAX_MODEL_BYTES, MAX_NODES, Node, Value, part_from_events};
+use super::load::{MAX_LARGE_MODEL_BYTES, Node, Value, part_from_events};
 use super::raw::RawComponent;
 use super::span::Span;
 
 /// The size of a piece; a text under twice this size is read in one pass.
 pub(super) const CHUNK_BYTES: usize = 1 << 20;
 
+/// The most values a text read in pieces may hold (the one-pass reader's
+/// budget, `load::MAX_NODES`, scaled to the larger cap).
+pub(super) const MAX_NODES: usize = MAX_LARGE_MODEL_BYTES / 2;
+
 /// A model read in pieces.
 pub(super) struct Read {
     /// The tree of the text around the components; `components:` holds an
     /// empty mapping with the span the entries' mapping has in one pass.
     pub root: Node,
-    /// Every entry of `components:`, decoded, in source order.
-    pub components: Vec<Decoded<RawComponent>>,
+    /// Every entry of `components:`, decoded, in source order, one block
+    /// per piece (so that each piece can be freed once it is built).
+    pub components: Vec<Vec<Decoded<RawComponent>>>,
 }
 
 /// Where the text is cut.
-struct Cuts {
+pub(super) struct Cuts {
     /// Where the components' entries begin (after the `components:` line).
     body: usize,
     /// Where each piece of the entries begins, the first at `body`.
     pieces: Vec<usize>,
     /// Where the entries end (the next top-level key, or the end).
     end: usize,
+    /// The span of each entry's name as its line reads, when every one is
+    /// a plain name followed by `:` (what the parser must then confirm).
+    keys: Option<Vec<Span>>,
+    /// The index in `keys` of each piece's first entry.
+    firsts: Vec<usize>,
+}
+
+impl Cuts {
+    /// The spans of the entries' names, when every one is plain.
+    pub(super) fn keys(&self) -> Option<&[Span]> {
+        self.keys.as_deref()
+    }
 }
 
 /// What one part of the text gave.
@@ -65,10 +89,7 @@ enum Part {
 /// small, over the size cap, or not cut this way (the caller reads it in
 /// one pass).
 pub(super) fn read(text: &str, chunk: usize) -> Option<Read> {
-    if text.len() < 2 * chunk || text.len() > MAX_MODEL_BYTES {
-        return None;
-    }
-    let cuts = cut(text, chunk)?;
+    let cuts = layout(text, chunk)?;
     // (start, end, depth): the text before, the pieces, the text after.
     let mut parts = vec![(0, cuts.body, 0)];
     let ends = cuts.pieces.iter().skip(1).copied().chain([cuts.end]);
@@ -86,18 +107,70 @@ pub(super) fn read(text: &str, chunk: usize) -> Option<Read> {
         return None;
     };
     let suffix = if after { read.next_back() } else { None };
-    let mut components = Vec::new();
+    let mut components = Vec::with_capacity(cuts.pieces.len());
     let mut span = None;
     for part in read {
         let Part::Entries(piece, entries, count) = part else {
             return None;
         };
         span.get_or_insert(piece);
-        components.extend(entries);
+        components.push(entries);
         // The piece's own mapping stands for the one components mapping,
         // counted in the text before as `components:`'s empty value.
         nodes += count - 1;
     }
+    attach(text, &cuts, &mut root, span?, suffix, &mut nodes)?;
+    (nodes <= MAX_NODES).then_some(Read { root, components })
+}
+
+/// How `text` is cut into pieces of about `chunk` bytes, or `None` when it
+/// is small, over the size cap, or not cut this way.
+pub(super) fn layout(text: &str, chunk: usize) -> Option<Cuts> {
+    if text.len() < 2 * chunk || text.len() > MAX_LARGE_MODEL_BYTES {
+        return None;
+    }
+    cut(text, chunk)
+}
+
+/// The tree of the text around the components, with `components:` an
+/// empty mapping (its span that of the entries' first line), and its value
+/// count; `None` when it cannot be read or is not laid out as expected.
+pub(super) fn read_around(text: &str, cuts: &Cuts) -> Option<(Node, usize)> {
+    let after = (!only_comments(&text[cuts.end..])).then_some((cuts.end, text.len()));
+    let (before, after) = rayon::join(
+        || read_part(text, 0, cuts.body, 0),
+        || after.map(|(start, end)| read_part(text, start, end, 0)),
+    );
+    let Some(Part::Around(mut root, mut nodes)) = before else {
+        return None;
+    };
+    let suffix = match after {
+        Some(Some(part)) => Some(part),
+        Some(None) => return None,
+        None => None,
+    };
+    attach(
+        text,
+        cuts,
+        &mut root,
+        Span::new(cuts.pieces[0], 0),
+        suffix,
+        &mut nodes,
+    )?;
+    Some((root, nodes))
+}
+
+/// Puts an empty components mapping with `span` under `components:` in
+/// `root` (the text before the components) and the keys of the text after
+/// them (`suffix`) after it, counting the suffix's values in `nodes`.
+fn attach(
+    text: &str,
+    cuts: &Cuts,
+    root: &mut Node,
+    span: Span,
+    suffix: Option<Part>,
+    nodes: &mut usize,
+) -> Option<()> {
     let Value::Map(top) = &mut root.value else {
         return None;
     };
@@ -110,7 +183,7 @@ pub(super) fn read(text: &str, chunk: usize) -> Option<Read> {
     }
     *value = Node {
         value: Value::Map(Vec::new()),
-        span: span?,
+        span,
     };
     if let Some(suffix) = suffix {
         let Part::Around(suffix, count) = suffix else {
@@ -120,9 +193,59 @@ pub(super) fn read(text: &str, chunk: usize) -> Option<Read> {
             return None;
         };
         top.extend(pairs);
-        nodes += count - 1;
+        *nodes += count - 1;
     }
-    (nodes <= MAX_NODES).then_some(Read { root, components })
+    Some(())
+}
+
+/// Reads every piece of the components on the pool and hands its entries,
+/// decoded, to `each` with the index of its first entry and its entries'
+/// slots in `out` (one per name in [`Cuts::keys`]); each piece's tree is
+/// dropped on the thread that read it. Gives the span of the first piece's
+/// mapping (the components mapping's, in one pass) and the pieces' value
+/// count, or `None` when a piece cannot be read, holds another number of
+/// entries than its lines, or `each` gives up.
+pub(super) fn read_pieces<C: Send>(
+    text: &str,
+    cuts: &Cuts,
+    out: &mut [C],
+    each: impl Fn(usize, Vec<Decoded<RawComponent>>, &mut [C]) -> Option<()> + Sync,
+) -> Option<(Span, usize)> {
+    let mut slots = Vec::with_capacity(cuts.pieces.len());
+    let mut rest = out;
+    let lasts = cuts.firsts.iter().skip(1).copied();
+    for (&first, last) in cuts.firsts.iter().zip(lasts.chain([usize::MAX])) {
+        let len = last.min(first + rest.len()) - first;
+        let (slot, tail) = rest.split_at_mut(len);
+        slots.push((first, slot));
+        rest = tail;
+    }
+    if !rest.is_empty() {
+        return None;
+    }
+    let ends = cuts.pieces.iter().skip(1).copied().chain([cuts.end]);
+    let parts: Vec<(usize, usize)> = cuts.pieces.iter().copied().zip(ends).collect();
+    let read: Vec<Option<(Span, usize)>> = parts
+        .into_par_iter()
+        .zip(slots)
+        .map(|((start, end), (first, slot))| {
+            let Part::Entries(span, entries, count) = read_part(text, start, end, 1)? else {
+                return None;
+            };
+            if entries.len() != slot.len() {
+                return None;
+            }
+            each(first, entries, slot)?;
+            Some((span, count))
+        })
+        .collect();
+    let mut read = read.into_iter();
+    let (span, mut nodes) = read.next()??;
+    for part in read {
+        // Each piece's own mapping stands for the one components mapping.
+        nodes += part?.1 - 1;
+    }
+    Some((span, nodes))
 }
 
 /// Reads the part `start..end` of `text` nested `depth` levels deep: the
@@ -161,6 +284,9 @@ fn cut(text: &str, chunk: usize) -> Option<Cuts> {
     let mut indent = None;
     let mut pieces = vec![body];
     let mut end = text.len();
+    let mut keys = Some(Vec::new());
+    let mut firsts = vec![0];
+    let mut count = 0;
     for (at, line) in lines(&text[body..]) {
         let at = body + at;
         if line.ends_with('\r') || line.trim_start_matches(' ').starts_with('\t') {
@@ -186,10 +312,34 @@ fn cut(text: &str, chunk: usize) -> Option<Cuts> {
         }
         if at - pieces.last().copied().unwrap_or(body) >= chunk {
             pieces.push(at);
+            firsts.push(count);
         }
+        count += 1;
+        let key = plain_key(content).map(|len| Span::new(at + depth, len));
+        keys = keys.zip(key).map(|(mut keys, key)| {
+            keys.push(key);
+            keys
+        });
     }
     indent.filter(|&i| i > 0)?;
-    Some(Cuts { body, pieces, end })
+    Some(Cuts {
+        body,
+        pieces,
+        end,
+        keys,
+        firsts,
+    })
+}
+
+/// The length of the plain name that begins `line` when a `:` and a space
+/// (or the end of the line) follow it.
+fn plain_key(line: &str) -> Option<usize> {
+    let len = line
+        .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-')))
+        .unwrap_or(line.len());
+    let rest = line[len..].strip_prefix(':')?;
+    let first = line.as_bytes().first()?;
+    (first.is_ascii_alphanumeric() && (rest.is_empty() || rest.starts_with(' '))).then_some(len)
 }
 
 /// The offset of the `components:` line that ends at `body`.
@@ -249,6 +399,7 @@ mod tests {
         texts.push(crate::generate::layered(300, 3));
         let mut cut_up = 0;
         let mut invalid = 0;
+        let mut streamed = 0;
         for text in &texts {
             // Pieces of 64 bytes: nearly every component is a piece.
             if let Some(result) = in_pieces(text, 64) {
@@ -256,9 +407,18 @@ mod tests {
                 invalid += usize::from(result.is_err());
                 assert_eq!(result, one_pass(text), "{text}");
             }
+            // Built piece by piece: only valid models, and as one pass.
+            if let Some(model) = validate::streamed(text, 64) {
+                streamed += 1;
+                assert_eq!(Ok(model), one_pass(text), "{text}");
+            }
         }
         assert!(cut_up > 50, "most models are cut into pieces ({cut_up})");
         assert!(invalid > 10, "invalid models too ({invalid})");
+        assert!(
+            streamed > 30,
+            "valid ones are built piece by piece ({streamed})"
+        );
         let text = &texts[texts.len() - 2];
         let cuts = cut(text, 64).unwrap();
         assert!(cuts.pieces.len() > 300, "{}", cuts.pieces.len());

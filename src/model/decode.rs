@@ -143,6 +143,13 @@ impl<T: schemars::JsonSchema> schemars::JsonSchema for Spanned<T> {
     }
 }
 
+impl<T: Decode> Decode for Box<T> {
+    const OPTIONAL: bool = T::OPTIONAL;
+    fn decode(node: &Node, key: &str, cx: &mut Cx) -> Option<Self> {
+        T::decode(node, key, cx).map(Box::new)
+    }
+}
+
 impl<T: Decode> Decode for Option<T> {
     const OPTIONAL: bool = true;
     fn decode(node: &Node, key: &str, cx: &mut Cx) -> Option<Self> {
@@ -223,38 +230,45 @@ impl<T> Default for Entries<T> {
 /// Below this many entries a mapping is decoded on the calling thread.
 const PARALLEL_ENTRIES: usize = 4096;
 
-/// `each` applied to every item, in parallel when there are many; the
-/// problems each reports are added to `cx` in item order, as one pass over
-/// the items would add them.
-pub fn map_in_order<I: Sync, O: Send>(
-    items: &[I],
+/// `each` applied to every item of `items`, in parallel when `parallel`;
+/// `first` is the index of the first item. The results are appended to
+/// `out` and the problems each reports added to `cx`, both in item order,
+/// as one pass would add them.
+pub fn map_in_order<I: Send, O: Send>(
+    items: &mut [I],
+    first: usize,
+    parallel: bool,
     cx: &mut Cx,
-    each: impl Fn(usize, &I, &mut Cx) -> O + Sync,
-) -> Vec<O> {
+    out: &mut Vec<O>,
+    each: impl Fn(usize, &mut I, &mut Cx) -> O + Sync,
+) {
     use rayon::prelude::*;
-    if items.len() < PARALLEL_ENTRIES {
-        return items
-            .iter()
-            .enumerate()
-            .map(|(index, item)| each(index, item, cx))
-            .collect();
+    if !parallel {
+        for (index, item) in items.iter_mut().enumerate() {
+            out.push(each(first + index, item, cx));
+        }
+        return;
     }
     let text = cx.text;
     let done: Vec<(O, Vec<Problem>)> = items
-        .par_iter()
+        .par_iter_mut()
         .enumerate()
         .map(|(index, item)| {
             let mut own = Cx::new(text);
-            let out = each(index, item, &mut own);
-            (out, own.problems)
+            let result = each(first + index, item, &mut own);
+            (result, own.problems)
         })
         .collect();
-    done.into_iter()
-        .map(|(out, problems)| {
-            cx.problems.extend(problems);
-            out
-        })
-        .collect()
+    for (result, problems) in done {
+        cx.problems.extend(problems);
+        out.push(result);
+    }
+}
+
+/// Whether a mapping of `entries` entries is decoded and built in parallel.
+#[must_use]
+pub fn in_parallel(entries: usize) -> bool {
+    entries >= PARALLEL_ENTRIES
 }
 
 /// One entry of a mapping decoded on its own: its name, the entry (when the
@@ -265,6 +279,18 @@ pub struct Decoded<T> {
     item: Option<T>,
     name_problems: Vec<Problem>,
     item_problems: Vec<Problem>,
+}
+
+impl<T> Decoded<T> {
+    /// The entry, when it was read without a problem under the name
+    /// `expected` (value and span).
+    pub fn valid_as(self, expected: &Spanned<String>) -> Option<T> {
+        let name = self.name?;
+        let clean = self.name_problems.is_empty() && self.item_problems.is_empty();
+        (clean && name.value == expected.value && name.span == expected.span)
+            .then_some(self.item)
+            .flatten()
+    }
 }
 
 /// Decodes the entry `key_node: value` of the mapping under `key` on its
@@ -292,14 +318,26 @@ pub fn decode_entry<T: DecodeNamed>(
     }
 }
 
-/// Adds entries decoded on their own, in source order, to `out`: the first
-/// of each name wins, later ones are reported as duplicates (their own
-/// problems dropped), every problem in the order one pass reports it.
-pub fn merge<T>(decoded: Vec<Decoded<T>>, out: &mut Entries<T>, cx: &mut Cx) {
+/// Entries decoded on their own and merged: the readable entries in
+/// blocks (in source order), and the names of the unreadable ones.
+pub struct Merged<T> {
+    /// The readable entries with their names, one block per block given.
+    pub blocks: Vec<Vec<(Spanned<String>, T)>>,
+    /// Names whose entry had an error of its own.
+    pub unreadable: Vec<Spanned<String>>,
+}
+
+/// Merges entries decoded on their own, given in blocks in source order:
+/// the first of each name wins, later ones are reported as duplicates
+/// (their own problems dropped), every problem in the order one pass
+/// reports it. Each block is freed as soon as it is merged.
+pub fn merge_blocks<T>(decoded: Vec<Vec<Decoded<T>>>, cx: &mut Cx) -> Merged<T> {
+    let count = decoded.iter().map(Vec::len).sum();
     let mut seen: std::collections::HashMap<&str, Span> =
-        std::collections::HashMap::with_capacity(decoded.len());
+        std::collections::HashMap::with_capacity(count);
     let duplicate_of: Vec<Option<Span>> = decoded
         .iter()
+        .flatten()
         .map(|entry| {
             let name = entry.name.as_ref()?;
             if let Some(first) = seen.get(name.value.as_str()) {
@@ -310,22 +348,45 @@ pub fn merge<T>(decoded: Vec<Decoded<T>>, out: &mut Entries<T>, cx: &mut Cx) {
         })
         .collect();
     drop(seen);
-    out.items.reserve(decoded.len());
-    for (entry, duplicate_of) in decoded.into_iter().zip(duplicate_of) {
-        cx.problems.extend(entry.name_problems);
-        let Some(name) = entry.name else {
-            continue;
-        };
-        if let Some(first) = duplicate_of {
-            cx.report(Problem::duplicate_key(name.span, &name.value, first));
-            continue;
+    let mut duplicate_of = duplicate_of.into_iter();
+    let mut out = Merged {
+        blocks: Vec::with_capacity(decoded.len()),
+        unreadable: Vec::new(),
+    };
+    for block in decoded {
+        let mut items = Vec::with_capacity(block.len());
+        for (entry, duplicate_of) in block.into_iter().zip(duplicate_of.by_ref()) {
+            cx.problems.extend(entry.name_problems);
+            let Some(name) = entry.name else {
+                continue;
+            };
+            if let Some(first) = duplicate_of {
+                cx.report(Problem::duplicate_key(name.span, &name.value, first));
+                continue;
+            }
+            cx.problems.extend(entry.item_problems);
+            match entry.item {
+                Some(item) => items.push((name, item)),
+                None => out.unreadable.push(name),
+            }
         }
-        cx.problems.extend(entry.item_problems);
-        match entry.item {
-            Some(item) => out.items.push((name, item)),
-            None => out.unreadable.push(name),
+        out.blocks.push(items);
+    }
+    out
+}
+
+/// Adds entries decoded on their own, in source order, to `out` (see
+/// [`merge_blocks`]).
+pub fn merge<T>(decoded: Vec<Decoded<T>>, out: &mut Entries<T>, cx: &mut Cx) {
+    let merged = merge_blocks(vec![decoded], cx);
+    for block in merged.blocks {
+        if out.items.is_empty() {
+            out.items = block;
+        } else {
+            out.items.extend(block);
         }
     }
+    out.unreadable.extend(merged.unreadable);
 }
 
 impl<T: DecodeNamed + Send> Decode for Entries<T> {
@@ -401,7 +462,9 @@ pub fn decode_fields(
         cx.wrong_in::<()>(node, place, "a mapping");
         return None;
     };
-    let mut seen: Vec<(&'static str, Span)> = Vec::new();
+    // Sized once: the list is kept (as the entity's `fields`), and grown
+    // by doubling it would hold up to twice the slots it needs.
+    let mut seen: Vec<(&'static str, Span)> = Vec::with_capacity(pairs.len());
     let mut readable = true;
     for (key_node, value) in pairs {
         let key_span = cx.point(key_node);

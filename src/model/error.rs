@@ -49,15 +49,20 @@ impl Problem {
 
     // ---- reading the file ----
 
-    /// The model is larger than [`super::load::MAX_MODEL_BYTES`].
+    /// The model is larger than [`super::load::MAX_MODEL_BYTES`] and cannot
+    /// be read in pieces (or is over [`super::load::MAX_LARGE_MODEL_BYTES`]).
     pub fn too_large(bytes: usize) -> Self {
         Self::new(
             "model::too-large",
-            format!("the model is {bytes} bytes; nines reads models up to 64 MiB"),
+            format!(
+                "the model is {bytes} bytes; nines reads models up to {} MiB, or up to {} MiB when `components:` is one mapping with each entry on a line of its own",
+                super::load::MAX_MODEL_BYTES >> 20,
+                super::load::MAX_LARGE_MODEL_BYTES >> 20
+            ),
             Span::new(0, 0),
             "this file",
         )
-        .help("a model describes components, not data: check that this is the right file")
+        .help("a model describes components, not data: check that this is the right file; a generated model over 64 MiB must be written in block style (`components:` at column 0, one `name:` line per component)")
     }
 
     /// The YAML parser rejected the text.

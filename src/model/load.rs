@@ -52,10 +52,25 @@ impl Value {
     }
 }
 
-/// The largest model accepted, in bytes. Real models are a few kilobytes; the
-/// cap keeps a stray multi-gigabyte file from exhausting memory while leaving
-/// room for generated models of 100,000 components (about 28 MiB).
+/// The largest text read in one pass (a model, a manifest, a baseline), in
+/// bytes. Real models are a few kilobytes; the cap keeps a stray
+/// multi-gigabyte file from exhausting memory while leaving room for
+/// generated models of 200,000 components (about 61 MiB): reading in one
+/// pass holds the whole tree, about 26 bytes per byte of text.
 pub const MAX_MODEL_BYTES: usize = 64 * 1024 * 1024;
+
+/// The largest model read in pieces (`model::parse` of a text laid out as
+/// one column-0 `components:` mapping with one entry per line at one
+/// indentation; see `model::chunks`), in bytes: 1,000,000 components of
+/// the benchmark generator are 321 MB (306 MiB). Memory stays bounded: a
+/// valid model is built piece by piece and `check` peaks at about 12 bytes
+/// per byte of text (3.82 GB at 1M components; the analyzers' share is
+/// half of it), so at most about 4.1 GB under this cap; an invalid one is
+/// read with its raw entries whole, to report every problem located, at
+/// about 14 bytes per byte, so at most about 4.8 GB (docs/performance.md).
+/// A larger text, or one over [`MAX_MODEL_BYTES`] not laid out so, is
+/// refused.
+pub const MAX_LARGE_MODEL_BYTES: usize = 320 * 1024 * 1024;
 
 /// The deepest nesting of lists and mappings read: a model nests a few
 /// levels; the bound keeps a runaway `[[[[…` from exhausting the stack.

@@ -37,18 +37,48 @@ pub struct DomainId(pub usize);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct GroupId(pub usize);
 
-/// The spans of the keys written for one entity, by key.
+/// The spans of the keys written for one entity, by key. Each is kept as
+/// the key's place in its entity's list of keys and the span's offset and
+/// length in 32 bits (12 bytes instead of 32: a model holds about twenty
+/// per component); the model text is under
+/// [`load::MAX_MODEL_BYTES`], so every offset fits.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Fields(pub Vec<(&'static str, Span)>);
+pub struct Fields {
+    // (Offsets into a text of at most `MAX_LARGE_MODEL_BYTES`: see the
+    // assertion below.)
+    keys: &'static [&'static str],
+    written: Box<[(u8, u32, u32)]>,
+}
+
+const _: () = assert!(load::MAX_LARGE_MODEL_BYTES < u32::MAX as usize);
 
 impl Fields {
+    /// The keys `written` (each one of `keys`) with their spans.
+    #[must_use]
+    pub fn new(keys: &'static [&'static str], written: &[(&'static str, Span)]) -> Self {
+        let narrow = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        let mut compact = Vec::with_capacity(written.len());
+        for &(key, span) in written {
+            if let Some(at) = keys.iter().position(|k| *k == key)
+                && let Ok(at) = u8::try_from(at)
+            {
+                compact.push((at, narrow(span.offset), narrow(span.len)));
+            }
+        }
+        Self {
+            keys,
+            written: compact.into_boxed_slice(),
+        }
+    }
+
     /// Where `key` was written, if it was.
     #[must_use]
     pub fn get(&self, key: &str) -> Option<Span> {
-        self.0
+        let at = self.keys.iter().position(|k| *k == key)?;
+        self.written
             .iter()
-            .find(|(k, _)| *k == key)
-            .map(|&(_, span)| span)
+            .find(|&&(k, _, _)| usize::from(k) == at)
+            .map(|&(_, offset, len)| Span::new(offset as usize, len as usize))
     }
 }
 
@@ -232,8 +262,9 @@ pub struct Component {
     pub timeout: Option<Duration>,
     /// What it calls.
     pub depends_on: Vec<Edge>,
-    /// How its data is recovered.
-    pub recovery: Option<Recovery>,
+    /// How its data is recovered (boxed: few components have one, and
+    /// inline it would be 40% of every component).
+    pub recovery: Option<Box<Recovery>>,
     /// Where its name is written.
     pub span: Span,
     /// Where each key is written.
@@ -373,13 +404,21 @@ impl Model {
     }
 }
 
-/// Reads and validates a model from its text, reporting every problem.
+/// Reads and validates a model from its text, reporting every problem. A
+/// text over [`load::MAX_MODEL_BYTES`] (up to
+/// [`load::MAX_LARGE_MODEL_BYTES`]) is read only in pieces.
 ///
 /// # Errors
 /// Every problem found, in source order.
 pub fn parse(text: &str) -> Result<Model, Vec<Problem>> {
+    if let Some(model) = validate::streamed(text, chunks::CHUNK_BYTES) {
+        return Ok(model);
+    }
     if let Some(read) = chunks::read(text, chunks::CHUNK_BYTES) {
         return validate::validate_apart(text, read.root, read.components);
+    }
+    if text.len() > load::MAX_MODEL_BYTES {
+        return Err(vec![Problem::too_large(text.len())]);
     }
     let root = load::parse(text).map_err(|problem| vec![problem])?;
     validate::validate(text, root)

@@ -146,7 +146,9 @@ raw_struct! {
         /// What it calls.
         pub depends_on: Option<Vec<RawDependency>>,
         /// Recovery of the data it holds.
-        pub recovery: Option<RawRecovery>,
+        // Boxed: few components have one, and inline it would double the
+        // size of every raw component.
+        pub recovery: Option<Box<RawRecovery>>,
     }
 }
 

@@ -16,91 +16,137 @@ use super::Names;
 /// Kinds that mean a service the team does not run (`managed` defaults to true).
 pub const MANAGED_KINDS: &[&str] = &["saas", "external"];
 
-/// The validated components, in model order.
+/// The validated components, in model order, built from the raw ones in
+/// `blocks` (their names moved to `component_names`), each raw component
+/// dropped as soon as its component is built. The names are left empty:
+/// the caller moves them in once the namespace no longer borrows them.
 pub(super) fn components(
     raw: &RawModel,
+    blocks: super::Blocks,
+    component_names: &[Spanned<String>],
     names: &Names,
     domains: &[Domain],
     cx: &mut Cx,
 ) -> Vec<Component> {
-    if raw.components.items.is_empty() && raw.components.unreadable.is_empty() {
+    let count = component_names.len();
+    if count == 0 && raw.components.unreadable.is_empty() {
         cx.report(Problem::empty_list(raw.components.span, "`components`"));
     }
-    let criticality: Vec<Criticality> = raw
-        .components
-        .items
-        .iter()
-        .map(|(_, c)| {
-            c.criticality
-                .as_ref()
-                .map_or(Criticality::Critical, |v| v.value)
-        })
-        .collect();
     // Each component is built on its own (in parallel for a large model);
     // its problems are reported in component order.
-    super::super::decode::map_in_order(&raw.components.items, cx, |index, (name, component), cx| {
-        let this = ComponentId(index);
-        let instances = component.instances.as_ref().map_or(1, |v| {
-            if v.value.0 == 0 {
-                cx.report(Problem::zero_count(v.span, "instances"));
-            }
-            v.value.0.max(1)
-        });
-        let min_healthy = min_healthy(component, instances, cx);
-        let failover_to = component.failover_to.as_ref().and_then(|target| {
-            let id = names.component(target, cx)?;
-            if id == this {
-                cx.report(Problem::self_reference(
-                    target.span,
-                    &name.value,
-                    "failover_to",
-                ));
-                return None;
-            }
-            Some(id)
-        });
-        let depends_on = component
-            .depends_on
-            .iter()
-            .flatten()
-            .filter_map(|dependency| edge(dependency, this, &name.value, names, &criticality, cx))
-            .collect();
-        Component {
-            name: name.value.clone(),
-            kind: component.kind.as_ref().map(|k| k.value.clone()),
-            plane: component
-                .plane
-                .as_ref()
-                .map(|p| p.value)
-                .unwrap_or_default(),
-            criticality: criticality[index],
-            instances,
-            placement: placement(component, instances, names, domains, cx),
-            min_healthy,
-            availability: availability(component, cx),
-            mttr: component.mttr.as_ref().map(|v| v.value),
-            capacity: capacity(component, cx),
-            load_shedding: component.load_shedding.as_ref().is_some_and(|v| v.value),
-            warmup: component.warmup.as_ref().map(|v| v.value),
-            shares: shares(component, names, cx),
-            failover_to,
-            timeout: component.timeout.as_ref().map(|v| v.value),
-            objective: component.objective.as_ref().map(|v| (v.value.0, v.span)),
-            managed: component.managed.as_ref().map_or_else(
-                || {
-                    component
-                        .kind
-                        .as_ref()
-                        .is_some_and(|k| MANAGED_KINDS.contains(&k.value.as_str()))
-                },
-                |v| v.value,
-            ),
-            depends_on,
-            recovery: component.recovery.as_ref().map(|r| recovery(r, names, cx)),
-            span: name.span,
-            fields: Fields(component.keys.clone()),
+    let parallel = super::super::decode::in_parallel(count);
+    let mut out = Vec::with_capacity(count);
+    for mut block in blocks {
+        let first = out.len();
+        super::super::decode::map_in_order(
+            &mut block,
+            first,
+            parallel,
+            cx,
+            &mut out,
+            |index, (_, component), cx| {
+                component_of(
+                    index,
+                    component,
+                    &component_names[index],
+                    names,
+                    domains,
+                    cx,
+                )
+            },
+        );
+        // Freed a block at a time, once its components are built: freed
+        // one by one between the model's allocations, the raw entries
+        // left the allocator's lists full of small holes that made every
+        // later allocation slower.
+        drop(block);
+    }
+    out
+}
+
+/// One component from its raw entry (whose name has been moved out, and
+/// `kind` is moved out too). The `degradable`
+/// of its edges that do not say is left for [`default_degradable`], which
+/// needs the criticality of every component.
+pub(super) fn component_of(
+    index: usize,
+    component: &mut RawComponent,
+    name: &Spanned<String>,
+    names: &Names,
+    domains: &[Domain],
+    cx: &mut Cx,
+) -> Component {
+    let this = ComponentId(index);
+    let instances = component.instances.as_ref().map_or(1, |v| {
+        if v.value.0 == 0 {
+            cx.report(Problem::zero_count(v.span, "instances"));
         }
-    })
+        v.value.0.max(1)
+    });
+    let min_healthy = min_healthy(component, instances, cx);
+    let failover_to = component.failover_to.as_ref().and_then(|target| {
+        let id = names.component(target, cx)?;
+        if id == this {
+            cx.report(Problem::self_reference(
+                target.span,
+                &name.value,
+                "failover_to",
+            ));
+            return None;
+        }
+        Some(id)
+    });
+    // Sized once: collected from a filter, the list would hold four edges'
+    // room for three (168 bytes each, a tenth of a component).
+    let written = component.depends_on.as_deref().unwrap_or_default();
+    let mut depends_on = Vec::with_capacity(written.len());
+    depends_on.extend(
+        written
+            .iter()
+            .filter_map(|dependency| edge(dependency, this, &name.value, names, cx)),
+    );
+    let managed = component.managed.as_ref().map_or_else(
+        || {
+            component
+                .kind
+                .as_ref()
+                .is_some_and(|k| MANAGED_KINDS.contains(&k.value.as_str()))
+        },
+        |v| v.value,
+    );
+    Component {
+        name: String::new(),
+        plane: component
+            .plane
+            .as_ref()
+            .map(|p| p.value)
+            .unwrap_or_default(),
+        criticality: component
+            .criticality
+            .as_ref()
+            .map_or(Criticality::Critical, |v| v.value),
+        instances,
+        placement: placement(component, instances, names, domains, cx),
+        min_healthy,
+        availability: availability(component, cx),
+        mttr: component.mttr.as_ref().map(|v| v.value),
+        capacity: capacity(component, cx),
+        load_shedding: component.load_shedding.as_ref().is_some_and(|v| v.value),
+        warmup: component.warmup.as_ref().map(|v| v.value),
+        shares: shares(component, names, cx),
+        failover_to,
+        timeout: component.timeout.as_ref().map(|v| v.value),
+        objective: component.objective.as_ref().map(|v| (v.value.0, v.span)),
+        managed,
+        depends_on,
+        recovery: component
+            .recovery
+            .as_deref()
+            .map(|r| Box::new(recovery(r, names, cx))),
+        span: name.span,
+        kind: component.kind.take().map(|k| k.value),
+        fields: Fields::new(RawComponent::KEYS, &component.keys),
+    }
 }
 
 fn shares(component: &RawComponent, names: &Names, cx: &mut Cx) -> Vec<super::super::GroupId> {
@@ -303,14 +349,54 @@ fn placement(
     placed.into_iter().map(|(id, n, _)| (id, n)).collect()
 }
 
-/// A dependency entry, resolved. The default for `degradable` is true when
-/// none of the targets is critical.
+/// A placeholder for a component not yet built.
+pub(super) fn placeholder() -> Component {
+    Component {
+        name: String::new(),
+        kind: None,
+        plane: super::super::Plane::default(),
+        criticality: Criticality::Critical,
+        instances: 1,
+        placement: Vec::new(),
+        min_healthy: 1,
+        availability: None,
+        mttr: None,
+        capacity: None,
+        load_shedding: false,
+        warmup: None,
+        shares: Vec::new(),
+        failover_to: None,
+        managed: false,
+        objective: None,
+        timeout: None,
+        depends_on: Vec::new(),
+        recovery: None,
+        span: Span::default(),
+        fields: Fields::default(),
+    }
+}
+
+/// Applies the default of `degradable` to every edge that does not say:
+/// true when none of its targets is critical.
+pub(super) fn default_degradable(components: &mut [Component]) {
+    let critical: Vec<bool> = components
+        .iter()
+        .map(|c| c.criticality == Criticality::Critical)
+        .collect();
+    for edge in components.iter_mut().flat_map(|c| &mut c.depends_on) {
+        if edge.fields.get("degradable").is_none() {
+            edge.degradable = edge.targets.iter().all(|id| !critical[id.0]);
+        }
+    }
+}
+
+/// A dependency entry, resolved; `degradable` is false unless written
+/// (see [`default_degradable`]).
 fn edge(
     dependency: &RawDependency,
     this: ComponentId,
     this_name: &str,
     names: &Names,
-    criticality: &[Criticality],
     cx: &mut Cx,
 ) -> Option<Edge> {
     let resolve_all = |list: &[Spanned<Name>], cx: &mut Cx| -> Option<Vec<ComponentId>> {
@@ -329,14 +415,9 @@ fn edge(
         }
         complete.then_some(ids)
     };
-    let non_critical = |ids: &[ComponentId]| {
-        ids.iter()
-            .all(|id| criticality[id.0] != Criticality::Critical)
-    };
     let raw = match dependency {
         RawDependency::Name(name) => {
             let targets = resolve_all(std::slice::from_ref(name), cx)?;
-            let degradable = non_critical(&targets);
             return Some(Edge {
                 kind: EdgeKind::Target,
                 targets,
@@ -348,7 +429,7 @@ fn edge(
                 hit_rate: None,
                 cached_by: None,
                 calls: 1.0,
-                degradable,
+                degradable: false,
                 switchover: None,
                 span: name.span,
                 fields: Fields::default(),
@@ -357,14 +438,11 @@ fn edge(
         RawDependency::Edge(raw) => raw,
     };
     let (kind, targets, at_least) = edge_shape(raw, cx)?;
-    let targets = resolve_all(&targets, cx)?;
+    let targets = resolve_all(targets, cx)?;
     if targets.is_empty() {
         return None;
     }
-    let degradable = raw
-        .degradable
-        .as_ref()
-        .map_or_else(|| non_critical(&targets), |d| d.value);
+    let degradable = raw.degradable.as_ref().is_some_and(|d| d.value);
     Some(Edge {
         kind,
         targets,
@@ -379,7 +457,7 @@ fn edge(
         degradable,
         switchover: switchover(raw, kind, cx),
         span: raw.span,
-        fields: Fields(raw.keys.clone()),
+        fields: Fields::new(RawEdge::KEYS, &raw.keys),
     })
 }
 
@@ -425,7 +503,7 @@ fn switchover(raw: &RawEdge, kind: EdgeKind, cx: &mut Cx) -> Option<super::super
 }
 
 /// Which of the three forms an edge takes, reporting a mix or none.
-fn edge_shape(raw: &RawEdge, cx: &mut Cx) -> Option<(EdgeKind, Vec<Spanned<Name>>, u32)> {
+fn edge_shape<'e>(raw: &'e RawEdge, cx: &mut Cx) -> Option<(EdgeKind, &'e [Spanned<Name>], u32)> {
     let forms: Vec<&str> = [
         ("target", raw.target.is_some()),
         ("any_of", raw.any_of.is_some()),
@@ -450,14 +528,14 @@ fn edge_shape(raw: &RawEdge, cx: &mut Cx) -> Option<(EdgeKind, Vec<Spanned<Name>
         return None;
     }
     if let Some(target) = &raw.target {
-        return Some((EdgeKind::Target, vec![target.clone()], 1));
+        return Some((EdgeKind::Target, std::slice::from_ref(target), 1));
     }
     if let Some(any_of) = &raw.any_of {
         if any_of.value.is_empty() {
             cx.report(Problem::empty_list(any_of.span, "`any_of`"));
             return None;
         }
-        return Some((EdgeKind::AnyOf, any_of.value.clone(), 1));
+        return Some((EdgeKind::AnyOf, &any_of.value, 1));
     }
     let (Some(at_least), Some(of)) = (&raw.at_least, &raw.of) else {
         let (key, partner) = if raw.at_least.is_some() {
@@ -490,7 +568,7 @@ fn edge_shape(raw: &RawEdge, cx: &mut Cx) -> Option<(EdgeKind, Vec<Spanned<Name>
         ));
         return None;
     }
-    Some((EdgeKind::AtLeast, of.value.clone(), at_least.value.0))
+    Some((EdgeKind::AtLeast, &of.value, at_least.value.0))
 }
 
 fn recovery(raw: &RawRecovery, names: &Names, cx: &mut Cx) -> Recovery {
@@ -518,6 +596,6 @@ fn recovery(raw: &RawRecovery, names: &Names, cx: &mut Cx) -> Recovery {
             .filter_map(|n| names.component(n, cx))
             .collect(),
         span: raw.span,
-        fields: Fields(raw.keys.clone()),
+        fields: Fields::new(RawRecovery::KEYS, &raw.keys),
     }
 }

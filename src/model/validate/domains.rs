@@ -2,7 +2,7 @@
 
 use super::super::decode::Cx;
 use super::super::error::Problem;
-use super::super::raw::RawModel;
+use super::super::raw::{RawDomain, RawGroup, RawModel};
 use super::super::{Domain, DomainId, Fields, Group};
 use super::Names;
 
@@ -60,7 +60,7 @@ pub(super) fn domains(raw: &RawModel, names: &Names, cx: &mut Cx) -> Vec<Domain>
             availability: domain.availability.as_ref().map(|a| a.value.0),
             mttr: domain.mttr.as_ref().map(|m| m.value),
             span: name.span,
-            fields: Fields(domain.keys.clone()),
+            fields: Fields::new(RawDomain::KEYS, &domain.keys),
         })
         .collect();
     let cycles = cycle_starts(&domains);
@@ -162,7 +162,7 @@ pub(super) fn groups(raw: &RawModel) -> Vec<Group> {
             availability: group.availability.as_ref().map(|a| a.value.0),
             expires: group.expires.as_ref().map(|e| e.value),
             span: name.span,
-            fields: Fields(group.keys.clone()),
+            fields: Fields::new(RawGroup::KEYS, &group.keys),
         })
         .collect()
 }

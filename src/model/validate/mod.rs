@@ -8,7 +8,7 @@ mod domains;
 
 use std::collections::HashMap;
 
-use super::decode::{Cx, Decoded, Entries, Spanned, merge};
+use super::decode::{Cx, Decoded, Spanned, merge_blocks};
 use super::error::Problem;
 use super::graph::ComponentGraph;
 use super::intact::{self, DependencyOrder};
@@ -152,24 +152,23 @@ pub fn validate(text: &str, root: Node) -> Result<Model, Vec<Problem>> {
 pub(in crate::model) fn validate_apart(
     text: &str,
     root: Node,
-    components: Vec<Decoded<RawComponent>>,
+    components: Vec<Vec<Decoded<RawComponent>>>,
 ) -> Result<Model, Vec<Problem>> {
     validate_with(text, root, Some(components))
 }
 
+/// The raw components in blocks, in model order, with their names.
+type Blocks = Vec<Vec<(Spanned<String>, RawComponent)>>;
+
 fn validate_with(
     text: &str,
     root: Node,
-    components: Option<Vec<Decoded<RawComponent>>>,
+    components: Option<Vec<Vec<Decoded<RawComponent>>>>,
 ) -> Result<Model, Vec<Problem>> {
     let mut cx = Cx::new(text);
     // The entries' problems lie between the text before the components and
     // the text after them, so adding them first changes no position.
-    let apart = components.map(|decoded| {
-        let mut entries = Entries::default();
-        merge(decoded, &mut entries, &mut cx);
-        entries
-    });
+    let apart = components.map(|decoded| merge_blocks(decoded, &mut cx));
     let raw = match &root.value {
         Value::Null => {
             cx.report(Problem::empty(Span::new(0, 0).widen_to_token(text)));
@@ -189,15 +188,16 @@ fn validate_with(
     // The tree is no longer needed: free it before the model is built, so a
     // large model does not hold the tree, the raw model and the model at once.
     free(root, text.len());
-    let raw = raw.map(|mut raw| {
-        if let Some(entries) = apart {
-            raw.components.items = entries.items;
-            raw.components.unreadable = entries.unreadable;
-        }
-        raw
-    });
-    let model = raw.map(|raw| {
-        let model = build(&raw, &mut cx);
+    let model = raw.map(|mut raw| {
+        let blocks = match apart {
+            Some(merged) => {
+                raw.components.unreadable = merged.unreadable;
+                merged.blocks
+            }
+            None => vec![std::mem::take(&mut raw.components.items)],
+        };
+        // The raw components are consumed as the model's are built.
+        let model = build(&raw, blocks, &mut cx);
         free(raw, text.len());
         model
     });
@@ -229,14 +229,52 @@ fn free<T: Send + 'static>(value: T, len: usize) {
     }
 }
 
-fn build(raw: &RawModel, cx: &mut Cx) -> Model {
+/// The model from the raw one, whose components (`raw.components.items`
+/// is empty) are given in `blocks` and consumed block by block.
+fn build(raw: &RawModel, mut blocks: Blocks, cx: &mut Cx) -> Model {
     if let Some(version) = raw.version.as_ref().filter(|v| v.value.0 != 1) {
         cx.report(Problem::version(version.span, &version.value.0.to_string()));
     }
-    let names = declare(raw, cx);
+    // The names move out of the raw components (the namespace borrows
+    // them), and into the components once the namespace is done with.
+    let component_names: Vec<Spanned<String>> = blocks
+        .iter_mut()
+        .flatten()
+        .map(|(name, _)| Spanned {
+            value: std::mem::take(&mut name.value),
+            span: name.span,
+        })
+        .collect();
+    let names = declare(raw, &component_names, cx);
     let domains = domains::domains(raw, &names, cx);
+    let components = components::components(raw, blocks, &component_names, &names, &domains, cx);
+    let mut model = finish(raw, names, &component_names, domains, components, cx);
+    name_components(&mut model, component_names);
+    derive_loads(&mut model, cx);
+    model
+}
+
+/// Moves each component's name in.
+fn name_components(model: &mut Model, names: Vec<Spanned<String>>) {
+    for (component, name) in model.components.iter_mut().zip(names) {
+        component.name = name.value;
+    }
+}
+
+/// The model from its parts once every component is built: entrypoints,
+/// objective, policy and acceptances resolved and the namespace dropped.
+/// The components' names are still to be moved in (the namespace borrowed
+/// them) and the loads derived (which [`derive_loads`] does).
+fn finish(
+    raw: &RawModel,
+    names: Names<'_>,
+    component_names: &[Spanned<String>],
+    domains: Vec<super::Domain>,
+    mut components: Vec<super::Component>,
+    cx: &mut Cx,
+) -> Model {
+    components::default_degradable(&mut components);
     let groups = domains::groups(raw);
-    let components = components::components(raw, &names, &domains, cx);
     let entrypoints = entrypoints(raw, &names, &components, cx);
     for (i, c) in components.iter().enumerate() {
         if let Some((_, span)) = c.objective
@@ -245,26 +283,95 @@ fn build(raw: &RawModel, cx: &mut Cx) -> Model {
             cx.report(Problem::entrypoint_only(
                 span,
                 "objective",
-                &c.name,
+                &component_names[i].value,
                 "an objective is what an entrypoint promises its users; a component inside the system has none of its own",
             ));
         }
     }
-    let model = Model {
+    let objective = objective(raw, cx);
+    let policy = policy(raw, cx);
+    let accepted = accepted::accepted(raw, &names, cx);
+    drop(names);
+    Model {
         system: raw.system.value.clone(),
-        objective: objective(raw, cx),
+        objective,
         entrypoints,
-        policy: policy(raw, cx),
+        policy,
         domains,
         groups,
         components,
-        accepted: Vec::new(),
+        accepted,
         span: raw.key_span("system").unwrap_or(raw.span),
-    };
-    let accepted = accepted::accepted(raw, &names, cx);
-    let mut model = Model { accepted, ..model };
-    derive_loads(&mut model, cx);
-    model
+    }
+}
+
+/// A valid model read in pieces (`super::chunks`), each piece's components
+/// built as soon as it is read, so that neither the whole tree nor the
+/// whole raw model ever exists: the names are taken from the lines the
+/// entries begin on, and each piece confirms them. `None` when the model
+/// has any problem or the text is not laid out so (the caller then reads
+/// it again the way that reports every problem).
+pub(in crate::model) fn streamed(text: &str, chunk: usize) -> Option<Model> {
+    let cuts = super::chunks::layout(text, chunk)?;
+    let keys = cuts.keys()?;
+    let (root, around) = super::chunks::read_around(text, &cuts)?;
+    let mut cx = Cx::new(text);
+    let raw = RawModel::decode_in(&root, "the model", &mut cx)?;
+    drop(root);
+    if raw.version.as_ref().is_some_and(|v| v.value.0 != 1) {
+        return None;
+    }
+    let component_names: Vec<Spanned<String>> = keys
+        .iter()
+        .map(|&span| Spanned {
+            value: span.text(text).to_owned(),
+            span,
+        })
+        .collect();
+    let names = declare(&raw, &component_names, &mut cx);
+    let domains = domains::domains(&raw, &names, &mut cx);
+    if !cx.problems.is_empty() {
+        return None;
+    }
+    let mut components: Vec<super::Component> =
+        (0..keys.len()).map(|_| components::placeholder()).collect();
+    // (The components mapping's span, only used to point at an empty one,
+    // is not needed: there are entries.)
+    let (_, pieces) =
+        super::chunks::read_pieces(text, &cuts, &mut components, |first, entries, slots| {
+            let mut cx = Cx::new(text);
+            let names_here = &component_names[first..first + entries.len()];
+            let mut raws = entries
+                .into_iter()
+                .zip(names_here)
+                .map(|(entry, name)| entry.valid_as(name))
+                .collect::<Option<Vec<_>>>()?;
+            for (at, (component, slot)) in raws.iter_mut().zip(slots).enumerate() {
+                let name = &component_names[first + at];
+                *slot = components::component_of(
+                    first + at,
+                    component,
+                    name,
+                    &names,
+                    &domains,
+                    &mut cx,
+                );
+                if !cx.problems.is_empty() {
+                    return None;
+                }
+            }
+            // The raw entries are freed together, once built (see
+            // `components::components`).
+            drop(raws);
+            Some(())
+        })?;
+    if around + pieces - 1 > super::chunks::MAX_NODES {
+        return None;
+    }
+    let mut model = finish(&raw, names, &component_names, domains, components, &mut cx);
+    name_components(&mut model, component_names);
+    derive_loads(&mut model, &mut cx);
+    cx.problems.is_empty().then_some(model)
 }
 
 /// Fills in the intact load of every component given `capacity` without
@@ -300,7 +407,11 @@ fn derive_loads(model: &mut Model, cx: &mut Cx) {
 
 /// Registers every declared name, reporting reuse across kinds and the
 /// reserved word.
-fn declare<'r>(raw: &'r RawModel, cx: &mut Cx) -> Names<'r> {
+fn declare<'r>(
+    raw: &'r RawModel,
+    component_names: &'r [Spanned<String>],
+    cx: &mut Cx,
+) -> Names<'r> {
     let count = raw
         .domains
         .as_ref()
@@ -309,7 +420,7 @@ fn declare<'r>(raw: &'r RawModel, cx: &mut Cx) -> Names<'r> {
             .shared_fate
             .as_ref()
             .map_or(0, |g| g.items.len() + g.unreadable.len())
-        + raw.components.items.len()
+        + component_names.len()
         + raw.components.unreadable.len();
     let mut names = Names {
         entries: Vec::with_capacity(count),
@@ -379,15 +490,13 @@ fn declare<'r>(raw: &'r RawModel, cx: &mut Cx) -> Names<'r> {
             cx,
         );
     }
-    let components = &raw.components;
-    let readable = components
-        .items
+    let readable = component_names
         .iter()
         .enumerate()
-        .map(|(i, (n, _))| (n, Named::Component(ComponentId(i))));
+        .map(|(i, n)| (n, Named::Component(ComponentId(i))));
     add_all(
         &mut readable.chain(
-            components
+            raw.components
                 .unreadable
                 .iter()
                 .map(|n| (n, Named::Unreadable("component"))),
