@@ -4,6 +4,7 @@
 //! below the renderers, so that data flows one way.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
 
 use serde::Serialize;
 
@@ -163,10 +164,12 @@ pub struct Improvement {
 /// One N-k contingency.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct HeadroomRow {
-    /// The component.
-    pub component: String,
-    /// What is lost: a domain, `a+b`, or `instance`.
-    pub lost: String,
+    /// The component (shared by its rows: a large model has several rows
+    /// per component, and millions of rows in all).
+    pub component: Arc<str>,
+    /// What is lost: a domain, `a+b`, or `instance` (shared by every row
+    /// that loses the same domains).
+    pub lost: Arc<str>,
     /// Instances before the loss.
     pub instances: u32,
     /// Instances left.

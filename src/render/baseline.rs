@@ -151,7 +151,7 @@ fn figures(audit: &Audit, finding: &Finding) -> BTreeMap<String, f64> {
                 && let Some(row) = audit
                     .headroom
                     .iter()
-                    .find(|r| r.component == component && r.lost == lost)
+                    .find(|r| &*r.component == component && &*r.lost == lost)
             {
                 figures.insert("utilization".to_owned(), row.utilization);
             }

@@ -151,8 +151,8 @@ mod tests {
 
     fn row(index: usize) -> HeadroomRow {
         HeadroomRow {
-            component: format!("api-{index}"),
-            lost: "az-a".to_owned(),
+            component: format!("api-{index}").into(),
+            lost: "az-a".into(),
             instances: 3,
             survivors: 2,
             utilization: 0.75,

@@ -22,6 +22,7 @@ pub(crate) mod sample;
 
 use std::borrow::Cow;
 use std::io::{self, Write};
+use std::sync::Arc;
 
 use rayon::prelude::*;
 
@@ -98,8 +99,9 @@ pub fn terminal_audit(audit: &mut Audit) {
     for id in &mut audit.fixed {
         clean(id);
     }
-    audit
-        .headroom
-        .par_iter_mut()
-        .for_each(|row| clean(&mut row.lost));
+    audit.headroom.par_iter_mut().for_each(|row| {
+        if let Cow::Owned(safe) = escape::terminal_lines(&row.lost) {
+            row.lost = Arc::from(safe);
+        }
+    });
 }

@@ -86,8 +86,8 @@ pub(crate) fn audit() -> Audit {
         },
     );
     audit.headroom.push(HeadroomRow {
-        component: "api".to_owned(),
-        lost: "az-a".to_owned(),
+        component: "api".into(),
+        lost: "az-a".into(),
         instances: 4,
         survivors: 2,
         utilization: 1.25,

@@ -602,7 +602,7 @@ fn headroom(audit: &Audit, style: Style) -> String {
     for row in rows.into_iter().take(HEADROOM_ROWS) {
         let sizing = super::review::sizing_with(row, false);
         table.add_row([
-            row.component.clone(),
+            row.component.to_string(),
             super::review::lost(row),
             format!("{} of {}", row.survivors, row.instances),
             whole_percent(row.utilization),

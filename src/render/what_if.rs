@@ -99,7 +99,7 @@ impl WhatIf {
                     .after
                     .headroom
                     .iter()
-                    .filter(|r| r.component == a.component)
+                    .filter(|r| *r.component == *a.component)
                     .max_by(|x, y| x.utilization.total_cmp(&y.utilization));
                 (b, a, worst)
             })

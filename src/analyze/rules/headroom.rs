@@ -10,7 +10,7 @@
 
 use super::wording::{amount, percent_against, whole_percent};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use crate::analyze::results::{HeadroomRow, Audit};
@@ -280,11 +280,35 @@ impl LossStates {
     }
 }
 
+/// The names a row carries, shared with the other rows of the component
+/// and of the loss.
+struct RowNames<'a> {
+    component: &'a Arc<str>,
+    lost: Arc<str>,
+}
+
+/// One shared copy of each loss's name (`az-a`, `az-a+az-b`, `instance`)
+/// for every row of the run.
+#[derive(Default)]
+struct LostNames(HashMap<String, Arc<str>>);
+
+impl LostNames {
+    fn get(&mut self, name: &str) -> Arc<str> {
+        if let Some(shared) = self.0.get(name) {
+            return Arc::clone(shared);
+        }
+        let shared: Arc<str> = Arc::from(name);
+        self.0.insert(name.to_owned(), Arc::clone(&shared));
+        shared
+    }
+}
+
 /// The row of one contingency: survivors and the load that reaches them in
 /// the state after it, and the sizing that would pass.
 fn row(
     cx: &Context,
     states: &mut LossStates,
+    names: RowNames<'_>,
     id: ComponentId,
     cap: Capacity,
     loss: &Loss,
@@ -314,8 +338,8 @@ fn row(
     };
     Some((
         HeadroomRow {
-            component: c.name.clone(),
-            lost: loss.name.clone(),
+            component: Arc::clone(names.component),
+            lost: names.lost,
             instances: c.instances,
             survivors,
             utilization,
@@ -338,6 +362,7 @@ impl Analyzer for Headroom {
 
     fn check(&self, cx: &Context, audit: &mut Audit) {
         let mut states = LossStates::default();
+        let mut lost_names = LostNames::default();
         for id in cx.model.component_ids() {
             let c = cx.model.component(id);
             let Some(cap) = c.capacity else { continue };
@@ -346,8 +371,13 @@ impl Analyzer for Headroom {
             if cap.per_instance <= 0.0 || !cx.state().of(id).running {
                 continue;
             }
+            let mut component: Option<Arc<str>> = None;
             for loss in losses(cx, id) {
-                let Some((row, load)) = row(cx, &mut states, id, cap, &loss) else {
+                let names = RowNames {
+                    component: component.get_or_insert_with(|| Arc::from(c.name.as_str())),
+                    lost: lost_names.get(&loss.name),
+                };
+                let Some((row, load)) = row(cx, &mut states, names, id, cap, &loss) else {
                     continue;
                 };
                 if !row.ok {
@@ -410,7 +440,7 @@ mod tests {
         assert_eq!(audit.headroom.len(), 5);
         assert_eq!(audit.findings.len(), 5);
         let a = &audit.headroom[0];
-        assert_eq!((a.lost.as_str(), a.survivors, a.ok), ("az-a", 3, false));
+        assert_eq!((a.lost.as_ref(), a.survivors, a.ok), ("az-a", 3, false));
         assert!((a.utilization - 350.0 / 300.0).abs() < 1e-12);
         // at_peak = ceil(350 / 100) = 4; per_domain = ceil(4 / (4 - 1)) = 2; required = 8;
         // steady 350 / 800 = 44%.
@@ -432,7 +462,7 @@ mod tests {
         // The instance row: N+1 = 4 + 1 = 5, no per_domain.
         let i = &audit.headroom[4];
         assert_eq!(
-            (i.lost.as_str(), i.required_instances, i.per_domain),
+            (i.lost.as_ref(), i.required_instances, i.per_domain),
             ("instance", 5, None)
         );
     }
@@ -550,7 +580,7 @@ components:
         let lost: Vec<(&str, bool)> = audit
             .headroom
             .iter()
-            .map(|r| (r.component.as_str(), r.ok))
+            .map(|r| (r.component.as_ref(), r.ok))
             .collect();
         // b: 5 / (1 × 10) = 50%.
         assert_eq!(lost, [("b", true), ("c", true)]);
@@ -564,7 +594,7 @@ domains: {az-a: {kind: zone}, az-b: {kind: zone}}
 components:
   api: {instances: 2, placement: [az-a], capacity: 10, load: 5}
 ");
-        let lost: Vec<&str> = audit.headroom.iter().map(|r| r.lost.as_str()).collect();
+        let lost: Vec<&str> = audit.headroom.iter().map(|r| r.lost.as_ref()).collect();
         assert_eq!(lost, ["instance"]);
     }
 
@@ -600,7 +630,7 @@ components:
         let rows: Vec<(&str, u32, bool)> = one
             .headroom
             .iter()
-            .map(|r| (r.lost.as_str(), r.survivors, r.ok))
+            .map(|r| (r.lost.as_ref(), r.survivors, r.ok))
             .collect();
         assert_eq!(rows, [("instance", 3, true)]);
         // survive 2: losing az-b or az-c too leaves 2: 300 / 200 = 150%.

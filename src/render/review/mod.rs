@@ -370,10 +370,10 @@ pub fn sizing_with(row: &HeadroomRow, steady: bool) -> String {
 /// `1 instance` (the JSON keeps the key `instance`).
 #[must_use]
 pub fn lost(row: &HeadroomRow) -> String {
-    if row.lost == "instance" {
+    if &*row.lost == "instance" {
         "1 instance".to_owned()
     } else {
-        row.lost.clone()
+        row.lost.to_string()
     }
 }
 
@@ -388,7 +388,7 @@ fn headroom(audit: &Audit) -> Section<'static> {
         .into_iter()
         .map(|row| {
             vec![
-                row.component.clone(),
+                row.component.to_string(),
                 lost(row),
                 format!("{} of {}", row.survivors, row.instances),
                 whole_percent(row.utilization),
