@@ -144,7 +144,13 @@ pub fn evaluate(model: &Model, structure: &Structure) -> Figure {
 /// work when entrypoints share components.
 #[must_use]
 pub fn evaluate_shared(model: &Model, structure: &Structure, shared: Option<&Shared>) -> Figure {
-    evaluate_with(model, structure, MAX_VISIT_WORK, Conditioning::Usual, shared)
+    evaluate_with(
+        model,
+        structure,
+        MAX_VISIT_WORK,
+        Conditioning::Usual,
+        shared,
+    )
 }
 
 /// Computes the figure of one entrypoint from its structure, a bounded
