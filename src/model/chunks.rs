@@ -271,13 +271,13 @@ fn read_part(text: &str, start: usize, end: usize, depth: usize) -> Option<Part>
 /// indentation, each beginning with a name.
 fn cut(text: &str, chunk: usize) -> Option<Cuts> {
     let mut body = None;
-    for (at, line) in lines(text) {
+    for (_, line, next) in lines(text) {
         if let Some(rest) = line.strip_prefix("components:") {
             let rest = rest.trim_start_matches(' ');
             if body.is_some() || !(rest.is_empty() || rest.starts_with('#')) {
                 return None;
             }
-            body = Some(at + line.len() + 1);
+            body = Some(next);
         }
     }
     let body = body.filter(|&b| b <= text.len())?;
@@ -287,9 +287,11 @@ fn cut(text: &str, chunk: usize) -> Option<Cuts> {
     let mut keys = Some(Vec::new());
     let mut firsts = vec![0];
     let mut count = 0;
-    for (at, line) in lines(&text[body..]) {
+    for (at, line, _) in lines(&text[body..]) {
         let at = body + at;
-        if line.ends_with('\r') || line.trim_start_matches(' ').starts_with('\t') {
+        // (A carriage return ending the line is part of its break; one
+        // inside it is a line break to YAML but not to this cutting.)
+        if line.contains('\r') || line.trim_start_matches(' ').starts_with('\t') {
             return None;
         }
         let content = line.trim_start_matches(' ');
@@ -348,12 +350,16 @@ fn components_line(text: &str, body: usize) -> Option<usize> {
     Some(before.rfind('\n').map_or(0, |at| at + 1))
 }
 
-/// Each line of `text` with its offset, without its line break.
-fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+/// Each line of `text` with its offset, without its line break (`\n` or
+/// `\r\n`), and the offset of the next line.
+fn lines(text: &str) -> impl Iterator<Item = (usize, &str, usize)> {
     text.split_inclusive('\n').scan(0, |at, line| {
         let start = *at;
         *at += line.len();
-        Some((start, line.strip_suffix('\n').unwrap_or(line)))
+        let bare = line
+            .strip_suffix('\n')
+            .map_or(line, |l| l.strip_suffix('\r').unwrap_or(l));
+        Some((start, bare, *at))
     })
 }
 
@@ -443,6 +449,24 @@ mod tests {
         );
         assert!(reads(&plain));
         assert_eq!(in_pieces(&plain, 64), Some(one_pass(&plain)));
+        // The same with CRLF line breaks (a model written on Windows): cut
+        // the same way, the same problems at the same places.
+        let crlf = plain.replace('\n', "\r\n");
+        assert!(reads(&crlf));
+        assert_eq!(in_pieces(&crlf, 64), Some(one_pass(&crlf)));
+        let valid = format!("system: s\ncomponents:\n{}", entries(8)).replace('\n', "\r\n");
+        let cuts = cut(&valid, 64).unwrap();
+        assert!(cuts.pieces.len() > 3, "{}", cuts.pieces.len());
+        assert_eq!(
+            validate::streamed(&valid, 64).map(Ok),
+            Some(one_pass(&valid))
+        );
+        // A lone carriage return inside a line is a line break to YAML,
+        // not to the cutting: one pass reads it.
+        let lone =
+            format!("system: s\ncomponents:\n{}", entries(8)).replacen("}\n  c3", "}\r  c3", 1);
+        assert!(lone.contains('\r'));
+        assert!(!reads(&lone));
         let codes: Vec<&str> = one_pass(&plain)
             .unwrap_err()
             .iter()

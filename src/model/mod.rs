@@ -41,7 +41,7 @@ pub struct GroupId(pub usize);
 /// the key's place in its entity's list of keys and the span's offset and
 /// length in 32 bits (12 bytes instead of 32: a model holds about twenty
 /// per component); the model text is under
-/// [`load::MAX_MODEL_BYTES`], so every offset fits.
+/// [`load::MAX_LARGE_MODEL_BYTES`], so every offset fits.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Fields {
     // (Offsets into a text of at most `MAX_LARGE_MODEL_BYTES`: see the
