@@ -33,6 +33,7 @@
 use rayon::prelude::*;
 
 use super::decode::{Decoded, decode_entry};
+use super::error::Problem;
 use super::load::{MAX_LARGE_MODEL_BYTES, Node, Value, part_from_events};
 use super::raw::RawComponent;
 use super::span::Span;
@@ -121,6 +122,29 @@ pub(super) fn read(text: &str, chunk: usize) -> Option<Read> {
     }
     attach(text, &cuts, &mut root, span?, suffix, &mut nodes)?;
     (nodes <= MAX_NODES).then_some(Read { root, components })
+}
+
+/// The first YAML syntax error of a text that is cut into pieces but could
+/// not be read in them, located in the whole text: each part (the text
+/// before the components, each piece of entries, the text after) is parsed
+/// on its own, so no more than one piece is held at a time, and the first
+/// part that fails gives the problem, its span moved to where the part
+/// starts. `None` when every part parses (the text is then refused for its
+/// layout: an alias to an anchor in another piece, say).
+pub(super) fn syntax_error(text: &str, chunk: usize) -> Option<Problem> {
+    let cuts = layout(text, chunk)?;
+    let mut parts = vec![(0, cuts.body)];
+    let ends = cuts.pieces.iter().skip(1).copied().chain([cuts.end]);
+    parts.extend(cuts.pieces.iter().copied().zip(ends));
+    parts.push((cuts.end, text.len()));
+    parts.into_iter().find_map(|(start, end)| {
+        let mut problem = super::load::parse(&text[start..end]).err()?;
+        problem.span.offset += start;
+        for (span, _) in &mut problem.related {
+            span.offset += start;
+        }
+        Some(problem)
+    })
 }
 
 /// How `text` is cut into pieces of about `chunk` bytes, or `None` when it
@@ -428,6 +452,32 @@ mod tests {
         let text = &texts[texts.len() - 2];
         let cuts = cut(text, 64).unwrap();
         assert!(cuts.pieces.len() > 300, "{}", cuts.pieces.len());
+    }
+
+    #[test]
+    fn a_syntax_error_in_one_piece_is_located_in_the_whole_text() {
+        let mut text = String::from("system: s\ncomponents:\n");
+        for i in 0..40 {
+            let _ = writeln!(text, "  c{i}: {{availability: 99.9%}}");
+        }
+        // Line 3 + 30 = 33 holds c30; its flow mapping is left open, so the
+        // piece holding it cannot be read. The parser notices at the next
+        // entry, line 34, in one pass and in the piece alike.
+        let broken = text.replacen(
+            "  c30: {availability: 99.9%}",
+            "  c30: {availability: 99.9%",
+            1,
+        );
+        let whole = load::parse(&broken).unwrap_err();
+        let piecewise = syntax_error(&broken, 64).expect("a piece fails to parse");
+        assert_eq!(piecewise.code, "model::yaml");
+        assert_eq!(
+            piecewise.span.line_column(&broken),
+            whole.span.line_column(&broken)
+        );
+        assert_eq!(piecewise.span.line_column(&broken).0, 34, "{piecewise:?}");
+        // Every part of the valid text parses: no syntax error to report.
+        assert!(syntax_error(&text, 64).is_none());
     }
 
     #[test]

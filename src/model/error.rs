@@ -62,7 +62,7 @@ impl Problem {
             Span::new(0, 0),
             "this file",
         )
-        .help("a model describes components, not data: check that this is the right file; a generated model over 64 MiB must be written in block style (`components:` at column 0, one `name:` line per component)")
+        .help("a model describes components, not data: check that this is the right file; a model over 64 MiB is read in pieces, so it must be written in block style (`components:` at column 0, one `name:` line per component at one indentation) without anchors, aliases, tags, tabs in the indentation or a second document")
     }
 
     /// The YAML parser rejected the text.

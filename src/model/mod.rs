@@ -418,7 +418,11 @@ pub fn parse(text: &str) -> Result<Model, Vec<Problem>> {
         return validate::validate_apart(text, read.root, read.components);
     }
     if text.len() > load::MAX_MODEL_BYTES {
-        return Err(vec![Problem::too_large(text.len())]);
+        // Cut into pieces but not read in them: a syntax error in one piece
+        // is reported where it is, not as the size of the file.
+        let problem = chunks::syntax_error(text, chunks::CHUNK_BYTES)
+            .unwrap_or_else(|| Problem::too_large(text.len()));
+        return Err(vec![problem]);
     }
     let root = load::parse(text).map_err(|problem| vec![problem])?;
     validate::validate(text, root)
