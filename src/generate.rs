@@ -299,17 +299,7 @@ pub fn interleaved(n: usize, swap_gates: bool, keys: &[usize], flip: bool) -> St
 /// depending on `b`.
 #[must_use]
 pub fn shared_zones(n: usize) -> String {
-    let mut text = String::from("system: s\ndomains:\n");
-    for z in 0..n {
-        let _ = writeln!(text, "  z{z}: {{kind: zone, availability: 99%}}");
-    }
-    let zones: Vec<String> = (0..n).map(|z| format!("z{z}")).collect();
-    let zones = zones.join(", ");
-    let _ = writeln!(
-        text,
-        "components:\n  a: {{instances: {n}, placement: [{zones}], depends_on: [b]}}\n  b: {{instances: {n}, placement: [{zones}]}}"
-    );
-    text
+    pair_over_zones(n, "")
 }
 
 /// Two components `a` (depending on `b`) and `b`, each one 99% instance
@@ -317,6 +307,16 @@ pub fn shared_zones(n: usize) -> String {
 /// instances: the zones correlate them, and each depends on all `n`.
 #[must_use]
 pub fn zone_pairs(n: usize, min_healthy: usize) -> String {
+    pair_over_zones(
+        n,
+        &format!("min_healthy: {min_healthy}, availability: 99%, "),
+    )
+}
+
+/// `a` (depending on `b`) and `b`, `n` instances each, one in each of `n`
+/// zones at 99%, with `keys` (written `key: value, ` each) before their
+/// placement.
+fn pair_over_zones(n: usize, keys: &str) -> String {
     let mut text = String::from("system: s\ndomains:\n");
     for z in 0..n {
         let _ = writeln!(text, "  z{z}: {{kind: zone, availability: 99%}}");
@@ -325,7 +325,7 @@ pub fn zone_pairs(n: usize, min_healthy: usize) -> String {
     let zones = zones.join(", ");
     let _ = writeln!(
         text,
-        "components:\n  a: {{instances: {n}, min_healthy: {min_healthy}, availability: 99%, placement: [{zones}], depends_on: [b]}}\n  b: {{instances: {n}, min_healthy: {min_healthy}, availability: 99%, placement: [{zones}]}}"
+        "components:\n  a: {{instances: {n}, {keys}placement: [{zones}], depends_on: [b]}}\n  b: {{instances: {n}, {keys}placement: [{zones}]}}"
     );
     text
 }
