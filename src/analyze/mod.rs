@@ -298,6 +298,47 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_rule_that_runs_beside_the_engine_reads_no_figure() {
+        // The rules that say they do not read the availability figures run
+        // while the engine computes them, so they see an empty list: on
+        // every example model, each must give the same audit with the
+        // figures as without them (a rule that starts reading figures
+        // without saying so fails here instead of silently seeing none).
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+        let mut paths: Vec<_> = std::fs::read_dir(dir)
+            .expect("models/")
+            .map(|entry| entry.expect("an entry").path())
+            .filter(|path| path.extension().is_some_and(|e| e == "yaml"))
+            .collect();
+        paths.sort();
+        assert!(paths.len() >= 3, "{paths:?}");
+        let today = Date::parse("2026-11-30").expect("a date");
+        let mut with_figures = 0;
+        for path in paths {
+            let text = std::fs::read_to_string(&path).expect("readable");
+            let model = crate::model::parse(&text).expect("a valid example");
+            let figures = crate::engine::availability(&model);
+            with_figures += usize::from(!figures.is_empty());
+            for analyzer in ANALYZERS.iter().filter(|a| !a.reads_figures()) {
+                let run = |figures: &[(ComponentId, Figure)]| {
+                    let cx = Context::new(&model, today, figures);
+                    let mut audit = Audit::new(model.system.clone(), Vec::new());
+                    analyzer.check(&cx, &mut audit);
+                    serde_json::to_string(&audit).expect("serializable")
+                };
+                assert_eq!(
+                    run(&figures),
+                    run(&[]),
+                    "{} reads the figures on {}",
+                    analyzer.doc().name(),
+                    path.display()
+                );
+            }
+        }
+        assert!(with_figures >= 3);
+    }
+
+    #[test]
     fn every_rule_of_the_registry_has_one_documentation_in_registry_order() {
         let documented: Vec<Rule> = docs().map(|d| d.rule).collect();
         let mut expected = Rule::ALL.to_vec();
