@@ -264,9 +264,14 @@ fn touched(model: &Model, event: &Scenario) -> Vec<ComponentId> {
 /// Whether `id` survives an event on its own (runs: enough instances up,
 /// none of its groups fired).
 pub fn survives(model: &Model, id: ComponentId, event: &Scenario) -> bool {
+    survives_with(model, id, event, instances_up(model, id, event))
+}
+
+/// [`survives`], given the component's [`instances_up`] in `event` already
+/// counted.
+pub fn survives_with(model: &Model, id: ComponentId, event: &Scenario, instances_up: u32) -> bool {
     let c = model.component(id);
-    !c.shares.iter().any(|g| event.groups.contains(g))
-        && instances_up(model, id, event) >= c.min_healthy
+    !c.shares.iter().any(|g| event.groups.contains(g)) && instances_up >= c.min_healthy
 }
 
 /// Whether every required edge of `component` holds, given who is up.

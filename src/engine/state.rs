@@ -122,7 +122,7 @@ impl State {
                 let instances_up = scenario::instances_up(model, id, scenario);
                 ComponentState {
                     instances_up,
-                    running: scenario::survives(model, id, scenario),
+                    running: scenario::survives_with(model, id, scenario, instances_up),
                     up: false,
                     offered: None,
                 }
