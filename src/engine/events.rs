@@ -265,6 +265,14 @@ pub struct Running {
     next: Vec<(u64, f64)>,
 }
 
+impl Running {
+    /// Entries the larger of its two buffers can hold.
+    #[must_use]
+    pub fn capacity(&self) -> usize {
+        self.running.capacity().max(self.next.capacity())
+    }
+}
+
 impl Leaf {
     /// Probability the component is healthy given which conditioned events
     /// are down, integrating its folded events (`folded` gives their up

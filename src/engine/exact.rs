@@ -540,10 +540,32 @@ impl Scratch {
             .unwrap_or_default()
     }
 
-    /// Keeps these buffers for the next run on this thread.
+    /// The most elements any of its buffers holds room for.
+    fn largest(&self) -> usize {
+        [
+            self.p.capacity(),
+            self.q.capacity(),
+            self.values.capacity(),
+            self.derivative.capacity(),
+            self.factors.capacity(),
+            self.masks.capacity(),
+            self.parts.capacity(),
+            self.prefix.capacity(),
+            self.suffix.capacity(),
+            self.d.capacity(),
+            self.running.capacity(),
+        ]
+        .into_iter()
+        .max()
+        .unwrap_or(0)
+    }
+
+    /// Keeps these buffers for the next run on this thread, unless one of
+    /// them is large (so a thread keeps at most [`SPARE_RUNS`] ×
+    /// 11 buffers of [`SPARE_LEN`] elements), or the thread is ending.
     fn give_back(self) {
-        if self.values.capacity().max(self.derivative.capacity()) <= SPARE_LEN {
-            SPARE.with(|spare| {
+        if self.largest() <= SPARE_LEN {
+            let _ = SPARE.try_with(|spare| {
                 let mut spare = spare.borrow_mut();
                 if spare.len() < SPARE_RUNS {
                     spare.push(self);
