@@ -114,7 +114,11 @@ impl<'a> Context<'a> {
             let baseline = if self.scenario == Scenario::default() {
                 Arc::clone(self.shared_baseline())
             } else {
-                Arc::new(Baseline::new(self.model))
+                Arc::new(Baseline::with_callers(
+                    self.model,
+                    &Scenario::default(),
+                    Arc::clone(self.flow().callers()),
+                ))
             };
             loss::LossJudge::new(self.model, Arc::clone(self.shared_flow()), baseline)
         })
@@ -127,8 +131,10 @@ impl<'a> Context<'a> {
     }
 
     fn shared_baseline(&self) -> &Arc<Baseline> {
-        self.baseline
-            .get_or_init(|| Arc::new(Baseline::under(self.model, &self.scenario)))
+        self.baseline.get_or_init(|| {
+            let callers = Arc::clone(self.flow().callers());
+            Arc::new(Baseline::with_callers(self.model, &self.scenario, callers))
+        })
     }
 
     /// The system in the scenario being checked: every structural and load

@@ -9,6 +9,8 @@
 //! and switch off whatever lacks a dependency until nothing changes, so the
 //! members of a cycle are up when each one's own conditions hold.
 
+use std::sync::Arc;
+
 use crate::model::{ComponentId, DomainId, EdgeKind, GroupId, Model};
 
 /// A failure scenario: what is down, how much load enters, and whether the
@@ -143,7 +145,7 @@ pub fn up_given_with(model: &Model, callers: &[Vec<ComponentId>], mut up: Vec<bo
 
 /// For each component, who calls it through a required edge.
 #[must_use]
-pub fn callers(model: &Model) -> Vec<Vec<ComponentId>> {
+pub fn callers(model: &Model) -> Callers {
     let mut callers = vec![Vec::new(); model.components.len()];
     for id in model.component_ids() {
         for edge in model
@@ -180,8 +182,11 @@ pub fn dependencies_hold(model: &Model, component: ComponentId, up: &[bool]) -> 
 /// checks then cost the size of what each event touches.
 pub struct Baseline {
     up: Vec<bool>,
-    callers: Vec<Vec<ComponentId>>,
+    callers: Arc<Callers>,
 }
+
+/// For each component, who calls it through a required edge ([`callers`]).
+pub type Callers = Vec<Vec<ComponentId>>;
 
 impl Baseline {
     /// The empty scenario's state of `model`.
@@ -194,7 +199,13 @@ impl Baseline {
     /// (pass `scenario.and(event)` to [`Baseline::down_under`]).
     #[must_use]
     pub fn under(model: &Model, scenario: &Scenario) -> Self {
-        let callers = callers(model);
+        Self::with_callers(model, scenario, Arc::new(callers(model)))
+    }
+
+    /// [`Baseline::under`], with the model's [`callers`] already indexed
+    /// (the [`Flow`](super::state::Flow) holds them).
+    #[must_use]
+    pub fn with_callers(model: &Model, scenario: &Scenario, callers: Arc<Callers>) -> Self {
         Self {
             up: up_given_with(model, &callers, locally_up(model, scenario)),
             callers,

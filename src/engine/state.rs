@@ -35,6 +35,8 @@
 //!   ordered before (or at) its caller carries its intact flow in every
 //!   scenario. Failover moves are applied in rounds until they settle.
 
+use std::sync::Arc;
+
 use super::scenario::{self, Scenario};
 use crate::model::graph::ComponentGraph;
 use crate::model::intact::{self, DependencyOrder, carried, intact_share};
@@ -50,7 +52,7 @@ pub struct Flow {
     /// The dependency order (callers first) and the edges into each component.
     order: DependencyOrder,
     /// Callers through required edges (for the fixed point of what is up).
-    callers: Vec<Vec<ComponentId>>,
+    callers: Arc<scenario::Callers>,
     /// The intact load of each component, when known.
     intact: Vec<Option<f64>>,
 }
@@ -66,9 +68,16 @@ impl Flow {
         Self {
             graph,
             order,
-            callers: scenario::callers(model),
+            callers: Arc::new(scenario::callers(model)),
             intact,
         }
+    }
+
+    /// Who calls each component through a required edge, shared with the
+    /// [`Baseline`](scenario::Baseline)s built from this flow.
+    #[must_use]
+    pub fn callers(&self) -> &Arc<scenario::Callers> {
+        &self.callers
     }
 
     /// The component graph of the model.
