@@ -311,11 +311,8 @@ mod tests {
         // figures as without them (a rule that starts reading figures
         // without saying so fails here instead of silently seeing none).
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
-        let mut paths: Vec<_> = std::fs::read_dir(dir)
-            .expect("models/")
-            .map(|entry| entry.expect("an entry").path())
-            .filter(|path| path.extension().is_some_and(|e| e == "yaml"))
-            .collect();
+        let mut paths = Vec::new();
+        crate::model::load::tests::yaml_files(&dir, &mut paths);
         paths.sort();
         assert!(paths.len() >= 3, "{paths:?}");
         let today = Date::parse("2026-11-30").expect("a date");

@@ -71,6 +71,12 @@ pub(super) struct Cuts {
 }
 
 impl Cuts {
+    /// Where each piece of the entries begins and ends, in order.
+    fn piece_ranges(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let ends = self.pieces.iter().skip(1).copied().chain([self.end]);
+        self.pieces.iter().copied().zip(ends)
+    }
+
     /// The spans of the entries' names, when every one is plain.
     pub(super) fn keys(&self) -> Option<&[Span]> {
         self.keys.as_deref()
@@ -93,8 +99,7 @@ pub(super) fn read(text: &str, chunk: usize) -> Option<Read> {
     let cuts = layout(text, chunk)?;
     // (start, end, depth): the text before, the pieces, the text after.
     let mut parts = vec![(0, cuts.body, 0)];
-    let ends = cuts.pieces.iter().skip(1).copied().chain([cuts.end]);
-    parts.extend(cuts.pieces.iter().zip(ends).map(|(&s, e)| (s, e, 1)));
+    parts.extend(cuts.piece_ranges().map(|(s, e)| (s, e, 1)));
     let after = !only_comments(&text[cuts.end..]);
     if after {
         parts.push((cuts.end, text.len(), 0));
@@ -134,8 +139,7 @@ pub(super) fn read(text: &str, chunk: usize) -> Option<Read> {
 pub(super) fn syntax_error(text: &str, chunk: usize) -> Option<Problem> {
     let cuts = layout(text, chunk)?;
     let mut parts = vec![(0, cuts.body)];
-    let ends = cuts.pieces.iter().skip(1).copied().chain([cuts.end]);
-    parts.extend(cuts.pieces.iter().copied().zip(ends));
+    parts.extend(cuts.piece_ranges());
     parts.push((cuts.end, text.len()));
     parts.into_iter().find_map(|(start, end)| {
         let mut problem = super::load::parse(&text[start..end]).err()?;
@@ -247,8 +251,7 @@ pub(super) fn read_pieces<C: Send>(
     if !rest.is_empty() {
         return None;
     }
-    let ends = cuts.pieces.iter().skip(1).copied().chain([cuts.end]);
-    let parts: Vec<(usize, usize)> = cuts.pieces.iter().copied().zip(ends).collect();
+    let parts: Vec<(usize, usize)> = cuts.piece_ranges().collect();
     let read: Vec<Option<(Span, usize)>> = parts
         .into_par_iter()
         .zip(slots)

@@ -474,7 +474,7 @@ impl<'de> Deserialize<'de> for Value {
 }
 
 #[cfg(test)]
-pub(super) mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// The deserializer's tree, for comparing with the events' one.
@@ -486,7 +486,7 @@ pub(super) mod tests {
 
     /// Every `.yaml`/`.yml` file under `dir`, recursively (the example models
     /// and the fixtures the reading tests compare on).
-    pub(in crate::model) fn yaml_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
+    pub(crate) fn yaml_files(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();
             if path.is_dir() {
