@@ -242,13 +242,7 @@ fn figures_are_the_same_bytes_on_one_thread_and_on_two() {
     // shapes have an ignored test of their own (two runs of the binary
     // each, seconds in a debug build).
     let mut inputs = vec![("interleaved".to_owned(), interleaved16())];
-    let models = concat!(env!("CARGO_MANIFEST_DIR"), "/models");
-    let mut paths: Vec<_> = std::fs::read_dir(models)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    paths.sort();
-    for path in paths {
+    for path in crate::example_models() {
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();
         inputs.push((name, std::fs::read_to_string(&path).unwrap()));
     }

@@ -11,12 +11,7 @@ use crate::check;
 
 #[test]
 fn spof_findings_are_the_single_events_of_every_example() {
-    let mut models: Vec<_> = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/models"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    models.sort();
-    for path in models {
+    for path in crate::example_models() {
         let text = std::fs::read_to_string(&path).unwrap();
         let model = nines::model::parse(&text).unwrap();
         let events: BTreeSet<String> = single_events(&model)
@@ -124,12 +119,7 @@ fn spof_and_shared_fate_agree_with_scram_order_one_cut_sets() {
     }
     let dir = std::env::temp_dir().join(format!("nines-cut-sets-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    let mut paths: Vec<_> = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/models"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    paths.sort();
-    for path in paths {
+    for path in crate::example_models() {
         let text = std::fs::read_to_string(&path).unwrap();
         let model = nines::model::parse(&text).unwrap();
         let name = path.file_stem().unwrap().to_string_lossy().into_owned();

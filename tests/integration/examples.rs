@@ -113,8 +113,7 @@ fn examples_render_as_github_annotations() {
 
 #[test]
 fn examples_start_with_a_comment_saying_what_they_show() {
-    for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/models")).unwrap() {
-        let path = entry.unwrap().path();
+    for path in crate::example_models() {
         let text = std::fs::read_to_string(&path).unwrap();
         assert!(
             text.starts_with('#'),

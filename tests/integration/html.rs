@@ -53,13 +53,7 @@ fn html_reports_render_in_headless_chromium() {
     };
     let work = std::env::temp_dir().join(format!("nines-html-{}", std::process::id()));
     std::fs::create_dir_all(&work).unwrap();
-    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
-    let mut entries: Vec<PathBuf> = std::fs::read_dir(&models)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
-        .collect();
-    entries.sort();
+    let entries = crate::example_models();
     let today = Date::parse("2026-11-30").unwrap();
     for (index, path) in entries.iter().enumerate() {
         let text = std::fs::read_to_string(path).unwrap();

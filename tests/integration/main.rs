@@ -146,6 +146,17 @@ pub(crate) fn check_only(name: &str, text: &str, format: Format, only: &[String]
     capture(|terminal| check_source(name, text, &args, terminal))
 }
 
+/// The example models (`models/*.yaml`), sorted by name.
+pub(crate) fn example_models() -> Vec<std::path::PathBuf> {
+    let mut paths: Vec<_> = std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/models"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    paths.sort();
+    paths
+}
+
 /// Says on the terminal that a test did not run and why. The test harness
 /// captures `println!`, so this writes to the process's standard error
 /// directly: a skip is visible in every `cargo test` run, never silent.

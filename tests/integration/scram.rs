@@ -93,13 +93,7 @@ fn unavailability_agrees_with_scram() {
     let dir = std::env::temp_dir().join(format!("nines-scram-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut compared = 0;
-    let models = concat!(env!("CARGO_MANIFEST_DIR"), "/models");
-    let mut paths: Vec<_> = std::fs::read_dir(models)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    paths.sort();
-    for path in paths {
+    for path in crate::example_models() {
         let model = model::parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
         compared += compare(&path.file_stem().unwrap().to_string_lossy(), &model, &dir);
     }

@@ -16,12 +16,7 @@ fn static_figure(figure: &engine::Figure) -> (f64, f64) {
 #[test]
 #[ignore = "slow: ten million Monte Carlo trials per example model; .ci/run runs it with --include-ignored"]
 fn the_interval_contains_the_analytic_figure_on_every_example() {
-    let models = concat!(env!("CARGO_MANIFEST_DIR"), "/models");
-    let mut paths: Vec<_> = std::fs::read_dir(models)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    paths.sort();
+    let paths = crate::example_models();
     let mut measured = Vec::new();
     for path in paths {
         let model = nines::model::parse(&std::fs::read_to_string(&path).unwrap()).unwrap();
