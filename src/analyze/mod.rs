@@ -245,20 +245,13 @@ pub fn analyzer(rule: &str) -> Option<&'static dyn Analyzer> {
     ANALYZERS.iter().copied().find(|a| a.doc().name() == rule)
 }
 
-/// Runs the selected analyzers into `report`, then sorts its findings by id.
-///
-/// Analyzers are independent: each runs into a report of its own, in
-/// parallel, and the parts are merged in registry order
-/// ([`Audit::absorb`]), so the result does not depend on the threads.
-pub fn run(cx: &Context, selected: impl Fn(&str) -> bool + Sync, audit: &mut Audit) {
-    let parts = run_parts(cx, |analyzer| selected(analyzer.doc().name()));
-    merge(parts, audit);
-}
-
 /// One analyzer's part of an audit, with its place in the registry.
 pub(crate) type Part = (usize, Audit);
 
-/// Runs the analyzers `chosen` picks, in parallel, each into a part of its own.
+/// Runs the analyzers `chosen` picks, in parallel, each into a part of its
+/// own. Analyzers are independent, and [`merge`] puts the parts together in
+/// registry order ([`Audit::absorb`]), so the result does not depend on the
+/// threads.
 pub(crate) fn run_parts(cx: &Context, chosen: impl Fn(&dyn Analyzer) -> bool + Sync) -> Vec<Part> {
     ANALYZERS
         .par_iter()
