@@ -416,7 +416,10 @@ impl Plan {
 
 /// The components reachable from `roots` through `deps`, as strongly
 /// connected components in dependency order (Tarjan's algorithm, without
-/// recursion: a 20,000-long chain must not overflow the stack).
+/// recursion: a 20,000-long chain must not overflow the stack). Written
+/// here rather than taken from petgraph: its `tarjan_scc` recurses once per
+/// link (0.8.3), and its iterative `kosaraju_scc` lists the components in
+/// another order, which would change the order trials are drawn in.
 fn dependency_order(deps: &[Vec<usize>], roots: &[usize]) -> Vec<Step> {
     const UNSEEN: usize = usize::MAX;
     let n = deps.len();
