@@ -21,6 +21,8 @@
 //! a `ChaCha8` stream seeded with the run's seed and stream number `i`, so
 //! the counts, and the interval, are the same whatever the number of threads.
 
+use petgraph::algo::kosaraju_scc;
+use petgraph::graph::{DiGraph, NodeIndex};
 use rand::SeedableRng as _;
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
@@ -415,71 +417,41 @@ impl Plan {
 }
 
 /// The components reachable from `roots` through `deps`, as strongly
-/// connected components in dependency order (Tarjan's algorithm, without
-/// recursion: a 20,000-long chain must not overflow the stack). Written
-/// here rather than taken from petgraph: its `tarjan_scc` recurses once per
-/// link (0.8.3), and its iterative `kosaraju_scc` lists the components in
-/// another order, which would change the order trials are drawn in.
+/// connected components in dependency order (dependencies first), each
+/// cycle's members sorted. petgraph's `kosaraju_scc` walks without
+/// recursion (a 20,000-long chain needs no stack) and lists the components
+/// in post-order; which valid order it is does not matter, since each step
+/// reads only what comes before it and the draws go in component order.
 fn dependency_order(deps: &[Vec<usize>], roots: &[usize]) -> Vec<Step> {
-    const UNSEEN: usize = usize::MAX;
-    let n = deps.len();
-    let mut index = vec![UNSEEN; n];
-    let mut low = vec![0; n];
-    let mut on_stack = vec![false; n];
-    let mut stack: Vec<usize> = Vec::new();
-    let mut call: Vec<(usize, usize)> = Vec::new();
-    let mut next = 0;
-    let mut steps = Vec::new();
-    for &root in roots {
-        if index[root] != UNSEEN {
-            continue;
-        }
-        index[root] = next;
-        low[root] = next;
-        next += 1;
-        stack.push(root);
-        on_stack[root] = true;
-        call.push((root, 0));
-        while let Some(top) = call.last_mut() {
-            let v = top.0;
-            let child = deps[v].get(top.1).copied();
-            if let Some(w) = child {
-                top.1 += 1;
-                if index[w] == UNSEEN {
-                    index[w] = next;
-                    low[w] = next;
-                    next += 1;
-                    stack.push(w);
-                    on_stack[w] = true;
-                    call.push((w, 0));
-                } else if on_stack[w] {
-                    low[v] = low[v].min(index[w]);
-                }
-                continue;
-            }
-            call.pop();
-            if let Some(&(parent, _)) = call.last() {
-                low[parent] = low[parent].min(low[v]);
-            }
-            if low[v] == index[v] {
-                let mut members = Vec::new();
-                while let Some(w) = stack.pop() {
-                    on_stack[w] = false;
-                    members.push(w);
-                    if w == v {
-                        break;
-                    }
-                }
-                if members.len() == 1 && deps[v].binary_search(&v).is_err() {
-                    steps.push(Step::One(v));
-                } else {
-                    members.sort_unstable();
-                    steps.push(Step::Cycle(members));
-                }
-            }
+    let mut reachable = vec![false; deps.len()];
+    let mut todo: Vec<usize> = roots.to_vec();
+    while let Some(v) = todo.pop() {
+        if !std::mem::replace(&mut reachable[v], true) {
+            todo.extend(deps[v].iter().filter(|&&w| !reachable[w]));
         }
     }
-    steps
+    let mut graph: DiGraph<(), ()> = DiGraph::with_capacity(deps.len(), 0);
+    for _ in deps {
+        graph.add_node(());
+    }
+    for (v, targets) in deps.iter().enumerate().filter(|&(v, _)| reachable[v]) {
+        for &w in targets {
+            graph.add_edge(NodeIndex::new(v), NodeIndex::new(w), ());
+        }
+    }
+    kosaraju_scc(&graph)
+        .into_iter()
+        .filter(|members| reachable[members[0].index()])
+        .map(|members| {
+            let mut members: Vec<usize> = members.into_iter().map(NodeIndex::index).collect();
+            if members.len() == 1 && deps[members[0]].binary_search(&members[0]).is_err() {
+                Step::One(members[0])
+            } else {
+                members.sort_unstable();
+                Step::Cycle(members)
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
