@@ -73,22 +73,13 @@ pub fn outage(model: &Model, baseline: &Baseline, event: &Scenario) -> Option<Ou
 }
 
 /// Instances of `id` an event takes away: all of them when one of its groups
-/// fired, else those in lost domains plus those failed on their own.
+/// fired, else those in lost domains plus those failed on their own (what
+/// [`scenario::instances_up`] leaves, taken from the fleet).
 fn instances_lost(model: &Model, id: ComponentId, event: &Scenario) -> u32 {
-    let c = model.component(id);
-    if c.shares.iter().any(|g| event.groups.contains(g)) {
-        return c.instances;
-    }
-    let failed: u32 = event
-        .failed_instances
-        .iter()
-        .filter(|(f, _)| *f == id)
-        .map(|&(_, n)| n)
-        .sum();
-    let outside = scenario::surviving_instances(model, id, &event.domains);
-    (c.instances - outside)
-        .saturating_add(failed)
-        .min(c.instances)
+    model
+        .component(id)
+        .instances
+        .saturating_sub(scenario::instances_up(model, id, event))
 }
 
 #[cfg(test)]
