@@ -228,7 +228,7 @@ fn attempt_gates(
         var_of: FastMap::default(),
         vars: Vec::new(),
         memo: FastMap::default(),
-        stack: Vec::new(),
+        on_path: FastMap::default(),
         truncated: false,
         order,
         reach: FastMap::default(),
@@ -384,7 +384,10 @@ struct Builder<'a> {
     var_of: FastMap<ComponentId, u32>,
     vars: Vec<ComponentId>,
     memo: FastMap<ComponentId, Ref>,
-    stack: Vec<ComponentId>,
+    /// Each component on the path being built and its depth there (the
+    /// cycle check is one lookup, not a scan of the path: on a 20,000-long
+    /// chain a scan made the build quadratic).
+    on_path: FastMap<ComponentId, usize>,
     truncated: bool,
     order: Order,
     /// How many components each one reaches (capped), for the orders.
@@ -576,7 +579,7 @@ impl<'a> Builder<'a> {
             let Some(done) = open.pop() else {
                 unreachable!("a frame was just inspected")
             };
-            self.stack.pop();
+            self.on_path.remove(&done.c);
             if done.low >= done.depth {
                 self.memo.insert(done.c, done.result);
             }
@@ -606,7 +609,7 @@ impl<'a> Builder<'a> {
         if self.in_series.contains(&c) || self.truncated {
             return Entered::Known(TRUE, usize::MAX);
         }
-        if let Some(depth) = self.stack.iter().position(|&s| s == c) {
+        if let Some(&depth) = self.on_path.get(&c) {
             return Entered::Known(TRUE, depth); // greatest fixed point: on the path counts as up
         }
         if let Some(&r) = self.memo.get(&c) {
@@ -617,8 +620,8 @@ impl<'a> Builder<'a> {
         if var == next {
             self.vars.push(c);
         }
-        let depth = self.stack.len();
-        self.stack.push(c);
+        let depth = self.on_path.len();
+        self.on_path.insert(c, depth);
         let result = self.bdd.var(var);
         Entered::Opened(Frame {
             c,
