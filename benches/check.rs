@@ -3,7 +3,8 @@
 //! groups): the whole pipeline (read, validate, availability, every
 //! analyzer, JSON), and its phases alone: reading and validating
 //! (`front_end`), the availability engine, and every analyzer on an
-//! already computed availability (`analyzers`).
+//! already computed availability (`analyzers`); and the whole pipeline on
+//! the layered generator of the SCRAM comparison (`check_layered`).
 //!
 //! Targets on a 2-core machine: 10k components under 1 s, 100k under 10 s.
 //! Run with `cargo bench --bench check`; the 100k size only with
@@ -43,6 +44,21 @@ fn bench_check(c: &mut Criterion) {
     group.sample_size(10);
     for size in sizes() {
         let text = nines::generate::microservices(size, 42);
+        group.bench_with_input(BenchmarkId::from_parameter(size), &text, |b, text| {
+            b.iter(|| black_box(check(text)));
+        });
+    }
+    group.finish();
+}
+
+/// The whole `check` on the layered generator the SCRAM comparison uses
+/// (many small entrypoints sharing parts of their closures; issue 16,
+/// section 3): the nines side of `examples/versus_scram.rs` at its sizes.
+fn bench_layered(c: &mut Criterion) {
+    let mut group = c.benchmark_group("check_layered");
+    group.sample_size(10);
+    for size in [2_000, 10_000] {
+        let text = nines::generate::layered(size, 42);
         group.bench_with_input(BenchmarkId::from_parameter(size), &text, |b, text| {
             b.iter(|| black_box(check(text)));
         });
@@ -104,6 +120,7 @@ fn bench_analyzers(c: &mut Criterion) {
 criterion_group!(
     benches,
     bench_check,
+    bench_layered,
     bench_front_end,
     bench_availability,
     bench_analyzers
