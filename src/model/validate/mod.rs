@@ -5,10 +5,15 @@
 mod accepted;
 mod components;
 mod domains;
+mod pieces;
+
+pub(in crate::model) use pieces::read;
+#[cfg(test)]
+pub(in crate::model) use pieces::{built, reported};
 
 use std::collections::HashMap;
 
-use super::decode::{Cx, Decoded, Spanned, merge_blocks};
+use super::decode::{Cx, Spanned};
 use super::error::Problem;
 use super::graph::ComponentGraph;
 use super::intact::{self, DependencyOrder};
@@ -140,35 +145,7 @@ impl Names<'_> {
 /// # Errors
 /// Every problem found, sorted by position.
 pub fn validate(text: &str, root: Node) -> Result<Model, Vec<Problem>> {
-    validate_with(text, root, None)
-}
-
-/// Validates a model read in pieces (`super::chunks`): the tree around the
-/// components, whose `components:` is an empty mapping, and the components'
-/// entries decoded on their own, in source order.
-///
-/// # Errors
-/// Every problem found, sorted by position.
-pub(in crate::model) fn validate_apart(
-    text: &str,
-    root: Node,
-    components: Vec<Vec<Decoded<RawComponent>>>,
-) -> Result<Model, Vec<Problem>> {
-    validate_with(text, root, Some(components))
-}
-
-/// The raw components in blocks, in model order, with their names.
-type Blocks = Vec<Vec<(Spanned<String>, RawComponent)>>;
-
-fn validate_with(
-    text: &str,
-    root: Node,
-    components: Option<Vec<Vec<Decoded<RawComponent>>>>,
-) -> Result<Model, Vec<Problem>> {
     let mut cx = Cx::new(text);
-    // The entries' problems lie between the text before the components and
-    // the text after them, so adding them first changes no position.
-    let apart = components.map(|decoded| merge_blocks(decoded, &mut cx));
     let raw = match &root.value {
         Value::Null => {
             cx.report(Problem::empty(Span::new(0, 0).widen_to_token(text)));
@@ -189,19 +166,18 @@ fn validate_with(
     // large model does not hold the tree, the raw model and the model at once.
     free(root, text.len());
     let model = raw.map(|mut raw| {
-        let blocks = match apart {
-            Some(merged) => {
-                raw.components.unreadable = merged.unreadable;
-                merged.blocks
-            }
-            None => vec![std::mem::take(&mut raw.components.items)],
-        };
+        let blocks = vec![std::mem::take(&mut raw.components.items)];
         // The raw components are consumed as the model's are built.
         let model = build(&raw, blocks, &mut cx);
         free(raw, text.len());
         model
     });
-    let mut problems = cx.problems;
+    outcome(model, cx.problems)
+}
+
+/// The model when there is no problem, else every problem sorted by
+/// position (those at one place by code, as reported otherwise).
+fn outcome(model: Option<Model>, mut problems: Vec<Problem>) -> Result<Model, Vec<Problem>> {
     problems.sort_by_key(|p| (p.span.offset, p.code));
     problems.dedup();
     match model {
@@ -209,6 +185,9 @@ fn validate_with(
         _ => Err(problems),
     }
 }
+
+/// The raw components in blocks, in model order, with their names.
+type Blocks = Vec<Vec<(Spanned<String>, RawComponent)>>;
 
 /// Above this many bytes of model text, a tree is freed on a thread of its
 /// own: freeing the spanned tree of a 30 MB model takes longer than building
@@ -303,75 +282,6 @@ fn finish(
         accepted,
         span: raw.key_span("system").unwrap_or(raw.span),
     }
-}
-
-/// A valid model read in pieces (`super::chunks`), each piece's components
-/// built as soon as it is read, so that neither the whole tree nor the
-/// whole raw model ever exists: the names are taken from the lines the
-/// entries begin on, and each piece confirms them. `None` when the model
-/// has any problem or the text is not laid out so (the caller then reads
-/// it again the way that reports every problem).
-pub(in crate::model) fn streamed(text: &str, chunk: usize) -> Option<Model> {
-    let cuts = super::chunks::layout(text, chunk)?;
-    let keys = cuts.keys()?;
-    let (root, around) = super::chunks::read_around(text, &cuts)?;
-    let mut cx = Cx::new(text);
-    let raw = RawModel::decode_in(&root, "the model", &mut cx)?;
-    drop(root);
-    if raw.version.as_ref().is_some_and(|v| v.value.0 != 1) {
-        return None;
-    }
-    let component_names: Vec<Spanned<String>> = keys
-        .iter()
-        .map(|&span| Spanned {
-            value: span.text(text).to_owned(),
-            span,
-        })
-        .collect();
-    let names = declare(&raw, &component_names, &mut cx);
-    let domains = domains::domains(&raw, &names, &mut cx);
-    if !cx.problems.is_empty() {
-        return None;
-    }
-    let mut components: Vec<super::Component> =
-        (0..keys.len()).map(|_| components::placeholder()).collect();
-    // (The components mapping's span, only used to point at an empty one,
-    // is not needed: there are entries.)
-    let (_, pieces) =
-        super::chunks::read_pieces(text, &cuts, &mut components, |first, entries, slots| {
-            let mut cx = Cx::new(text);
-            let names_here = &component_names[first..first + entries.len()];
-            let mut raws = entries
-                .into_iter()
-                .zip(names_here)
-                .map(|(entry, name)| entry.valid_as(name))
-                .collect::<Option<Vec<_>>>()?;
-            for (at, (component, slot)) in raws.iter_mut().zip(slots).enumerate() {
-                let name = &component_names[first + at];
-                *slot = components::component_of(
-                    first + at,
-                    component,
-                    name,
-                    &names,
-                    &domains,
-                    &mut cx,
-                );
-                if !cx.problems.is_empty() {
-                    return None;
-                }
-            }
-            // The raw entries are freed together, once built (see
-            // `components::components`).
-            drop(raws);
-            Some(())
-        })?;
-    if around + pieces - 1 > super::chunks::MAX_NODES {
-        return None;
-    }
-    let mut model = finish(&raw, names, &component_names, domains, components, &mut cx);
-    name_components(&mut model, component_names);
-    derive_loads(&mut model, &mut cx);
-    cx.problems.is_empty().then_some(model)
 }
 
 /// Fills in the intact load of every component given `capacity` without
