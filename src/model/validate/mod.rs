@@ -71,7 +71,7 @@ impl Names<'_> {
     fn resolve<T>(
         &self,
         name: &Spanned<super::units::Name>,
-        noun: &str,
+        noun: &'static str,
         pick: impl Fn(Named) -> Option<T>,
         cx: &mut Cx,
     ) -> Option<T> {
@@ -91,12 +91,12 @@ impl Names<'_> {
                 found
             }
             None => {
-                cx.report(Problem::unknown_reference(
+                // The closest name is looked for once every problem is
+                // known, for the first few hundred only (see `suggest`).
+                cx.report(Problem::unknown_reference_unsuggested(
                     name.span,
                     &name.value.0,
                     noun,
-                    self.of_kind(noun),
-                    None,
                 ));
                 None
             }
@@ -270,6 +270,7 @@ fn finish(
     let objective = objective(raw, cx);
     let policy = policy(raw, cx);
     let accepted = accepted::accepted(raw, &names, cx);
+    suggest(&mut cx.problems, &names);
     drop(names);
     Model {
         system: raw.system.value.clone(),
@@ -282,6 +283,51 @@ fn finish(
         accepted,
         span: raw.key_span("system").unwrap_or(raw.span),
     }
+}
+
+/// How many unknown names get a "did you mean" (the first by position):
+/// diagnostics draw the first 500 problems (`render::diagnostics`), so each
+/// one drawn keeps it, and the search, a scan of every name of the kind,
+/// stays bounded: for each of 100,000 broken references among a million
+/// components it would take hours.
+pub const SUGGESTED_REFERENCES: usize = 500;
+
+/// Gives the unknown names at the first [`SUGGESTED_REFERENCES`] places
+/// their "did you mean" (each a scan of the names of its kind, in
+/// parallel), and the rest none.
+fn suggest(problems: &mut [Problem], names: &Names) {
+    use rayon::prelude::*;
+    let mut pending: Vec<usize> = (0..problems.len())
+        .filter(|&i| problems[i].unsuggested.is_some())
+        .collect();
+    pending.sort_by_key(|&i| problems[i].span.offset);
+    // Every problem at one place alike (so equal ones stay equal).
+    let mut places = 0;
+    let mut last = None;
+    let mut chosen = vec![false; problems.len()];
+    for &i in &pending {
+        let offset = problems[i].span.offset;
+        if last != Some(offset) {
+            if places == SUGGESTED_REFERENCES {
+                break;
+            }
+            places += 1;
+            last = Some(offset);
+        }
+        chosen[i] = true;
+    }
+    let (now, later): (Vec<(bool, &mut Problem)>, Vec<_>) = chosen
+        .into_iter()
+        .zip(problems.iter_mut())
+        .filter(|(_, p)| p.unsuggested.is_some())
+        .partition(|(chosen, _)| *chosen);
+    for (_, problem) in later {
+        problem.unsuggested = None;
+    }
+    now.into_par_iter().for_each(|(_, problem)| {
+        let noun = problem.unsuggested.as_ref().map_or("", |(_, noun)| *noun);
+        problem.suggest(names.of_kind(noun));
+    });
 }
 
 /// Fills in the intact load of every component given `capacity` without
