@@ -490,7 +490,8 @@ mod tests {
             1,
         );
         let whole = load::parse(&broken).unwrap_err();
-        let piecewise = syntax_error(&broken, &cut(&broken, 64).unwrap()).expect("a piece fails to parse");
+        let piecewise =
+            syntax_error(&broken, &cut(&broken, 64).unwrap()).expect("a piece fails to parse");
         assert_eq!(piecewise.code, "model::yaml");
         assert_eq!(
             piecewise.span.line_column(&broken),
@@ -528,10 +529,7 @@ mod tests {
         let valid = format!("system: s\ncomponents:\n{}", entries(8)).replace('\n', "\r\n");
         let cuts = cut(&valid, 64).unwrap();
         assert!(cuts.pieces.len() > 3, "{}", cuts.pieces.len());
-        assert_eq!(
-            built(&valid, 64),
-            Some(one_pass(&valid))
-        );
+        assert_eq!(built(&valid, 64), Some(one_pass(&valid)));
         // A lone carriage return inside a line is a line break to YAML,
         // not to the cutting: one pass reads it.
         let lone =

@@ -955,7 +955,9 @@ mod tests {
         // Every pair of words over a small alphabet, with a non-ASCII
         // letter and repeats: the bag distance is at most the edit
         // distance, so `closest` finds what a plain scan finds.
-        let letters = ["a", "b", "é", "ab", "ba", "aab", "bé", "éa", "abé", "bbaa", "aébé"];
+        let letters = [
+            "a", "b", "é", "ab", "ba", "aab", "bé", "éa", "abé", "bbaa", "aébé",
+        ];
         let words: Vec<String> = letters
             .iter()
             .flat_map(|x| letters.iter().map(move |y| format!("{x}{y}")))

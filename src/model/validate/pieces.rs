@@ -40,7 +40,10 @@ pub(in crate::model) fn built(text: &str, cuts: &Cuts) -> Option<Result<Model, V
     // One pass reports a name written twice in the mapping as a duplicate
     // key and drops the second entry.
     let mut seen = HashSet::with_capacity(component_names.len());
-    if !component_names.iter().all(|n| seen.insert(n.value.as_str())) {
+    if !component_names
+        .iter()
+        .all(|n| seen.insert(n.value.as_str()))
+    {
         return None;
     }
     drop(seen);
@@ -55,9 +58,8 @@ pub(in crate::model) fn built(text: &str, cuts: &Cuts) -> Option<Result<Model, V
     }
     let names = declare(&raw, &component_names, &mut cx);
     let domains = domains::domains(&raw, &names, &mut cx);
-    let mut components: Vec<Component> = (0..keys.len())
-        .map(|_| components::placeholder())
-        .collect();
+    let mut components: Vec<Component> =
+        (0..keys.len()).map(|_| components::placeholder()).collect();
     // Each piece's problems: its entries' own, then its components'.
     let pieces = chunks::read_pieces(text, cuts, &mut components, |first, entries, slots| {
         let mut own = Cx::new(text);
@@ -70,14 +72,8 @@ pub(in crate::model) fn built(text: &str, cuts: &Cuts) -> Option<Result<Model, V
         let mut built = Cx::new(text);
         for (at, (component, slot)) in raws.iter_mut().zip(slots).enumerate() {
             let name = &component_names[first + at];
-            *slot = components::component_of(
-                first + at,
-                component,
-                name,
-                &names,
-                &domains,
-                &mut built,
-            );
+            *slot =
+                components::component_of(first + at, component, name, &names, &domains, &mut built);
         }
         // The raw entries are freed together, once built (see
         // `components::components`).
@@ -114,7 +110,10 @@ pub(in crate::model) fn reported(text: &str, cuts: &Cuts) -> Option<Result<Model
     // Each entry's name, problems and place in its piece when it reads.
     let first = chunks::map_pieces(text, cuts, vec![(); cuts.count()], |_, entries, ()| {
         let read = entries.into_iter().enumerate();
-        Some(read.map(|(at, entry)| entry.map(|_| at)).collect::<Vec<_>>())
+        Some(
+            read.map(|(at, entry)| entry.map(|_| at))
+                .collect::<Vec<_>>(),
+        )
     })?;
     let (root, around) = chunks::read_around(text, cuts, first.span)?;
     if around + first.nodes - 1 > chunks::MAX_NODES {
