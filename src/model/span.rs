@@ -127,9 +127,10 @@ mod tests {
                 Span::new(at, 0),
                 "{brk:?}"
             );
-            // Line 1 starts at 0; line 2 after "system: s" (9) and the break.
+            // Line 1 starts at 0; line 2 after "system: s" (9) and the
+            // break, line 3 after "components:" (11) and another.
             let starts: Vec<usize> = line_starts(&text).collect();
-            assert_eq!(starts[..3], [0, 9 + brk.len(), 9 + 12 + 2 * brk.len()]);
+            assert_eq!(starts[..3], [0, 9 + brk.len(), 9 + 11 + 2 * brk.len()]);
         }
         // Mixed: `\r\n`, then `\r` alone, then `\n`: lines 1 to 4.
         let text = "a\r\nb\rc\nd";

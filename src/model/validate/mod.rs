@@ -637,3 +637,33 @@ pub(super) fn no_repeats(list: &[Spanned<super::units::Name>], key: &str, cx: &m
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::fmt::Write as _;
+
+    use super::SUGGESTED_REFERENCES;
+
+    #[test]
+    fn the_first_unknown_names_by_place_get_a_suggestion_and_the_rest_none() {
+        // `alpha` and 502 components each calling `alpah` (a transposition,
+        // distance 1): 502 unknown names, the first 500 by place told
+        // "did you mean `alpha`?", the last two (c500 and c501, the last
+        // lines) only to declare it.
+        let mut text = String::from("system: s\ncomponents:\n  alpha: {}\n");
+        for i in 0..SUGGESTED_REFERENCES + 2 {
+            let _ = writeln!(text, "  c{i}: {{depends_on: [alpah]}}");
+        }
+        let problems = crate::model::parse(&text).unwrap_err();
+        assert_eq!(problems.len(), 502);
+        let helps: Vec<&str> = problems.iter().filter_map(|p| p.help.as_deref()).collect();
+        assert!(helps[..500].iter().all(|h| *h == "did you mean `alpha`?"));
+        assert_eq!(
+            helps[500..],
+            ["declare the component `alpah`, or fix the name"; 2]
+        );
+        // c500 is on line 3 + 500 + 1 = 504.
+        assert_eq!(problems[500].span.line_column(&text).0, 504);
+        assert!(problems.iter().all(|p| p.unsuggested.is_none()));
+    }
+}
