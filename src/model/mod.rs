@@ -414,10 +414,10 @@ pub fn parse(text: &str) -> Result<Model, Vec<Problem>> {
     // Cut once: the model is read from the cuts, or a syntax error located
     // with them.
     let cuts = chunks::layout(text, chunks::CHUNK_BYTES);
-    if let Some(cuts) = &cuts {
-        if let Some(result) = validate::read(text, cuts) {
-            return result;
-        }
+    if let Some(cuts) = &cuts
+        && let Some(result) = validate::read(text, cuts)
+    {
+        return result;
     }
     if text.len() > load::MAX_MODEL_BYTES {
         // Cut into pieces but not read in them: a syntax error in one piece
