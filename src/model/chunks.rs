@@ -23,12 +23,16 @@
 //! (`tests::pieces_give_the_model_and_problems_of_one_pass` checks the
 //! result equals one pass on every model and fixture).
 //!
-//! A valid model goes further (`validate::streamed`, through [`layout`],
-//! [`read_around`] and [`read_pieces`]): the names are taken from the
-//! entries' lines, so each piece's components are built as it is read and
-//! the raw entries never exist whole either. A model over
+//! The components are then built piece by piece too (`validate::read`,
+//! through [`layout`], [`read_around`], [`read_pieces`] and
+//! [`map_pieces`]), so the raw entries never exist whole either: when the
+//! entries' lines give their names, in one pass that builds each piece's
+//! components as it is read and collects every problem; otherwise (an
+//! entry that does not read, a name written twice or not plain) in two,
+//! the first taking each entry's name, whether it reads and its own
+//! problems, the second building the components. A model over
 //! `load::MAX_MODEL_BYTES` (up to `load::MAX_LARGE_MODEL_BYTES`) is read
-//! only this way.
+//! only this way; the cuts are computed once (`model::parse`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
