@@ -302,14 +302,33 @@ impl<T> Decoded<T> {
     /// span), its problems added to `cx` as [`merge_blocks`] adds them;
     /// otherwise `None`, and nothing added.
     pub fn read_as(self, expected: &Spanned<String>, cx: &mut Cx) -> Option<T> {
-        let name = self.name?;
-        if name.value != expected.value || name.span != expected.span {
+        if !self.reads_as(expected) {
             return None;
         }
-        let item = self.item?;
         cx.problems.extend(self.name_problems);
         cx.problems.extend(self.item_problems);
-        Some(item)
+        self.item
+    }
+
+    /// Whether the entry was read under the name `expected` (value and
+    /// span).
+    pub fn reads_as(&self, expected: &Spanned<String>) -> bool {
+        self.item.is_some()
+            && self
+                .name
+                .as_ref()
+                .is_some_and(|name| name.value == expected.value && name.span == expected.span)
+    }
+
+    /// An entry read under `name` whose problems are `problems` (in the
+    /// order [`merge_blocks`] adds an entry's).
+    pub fn read(name: Spanned<String>, item: T, problems: Vec<Problem>) -> Self {
+        Decoded {
+            name: Some(name),
+            item: Some(item),
+            name_problems: Vec::new(),
+            item_problems: problems,
+        }
     }
 }
 

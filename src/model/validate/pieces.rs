@@ -5,14 +5,15 @@
 //! ([`built`]), else in two ([`reported`]).
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::super::chunks::{self, Cuts};
-use super::super::decode::{Cx, Spanned, merge_blocks};
+use super::super::decode::{Cx, Decoded, Spanned, merge_blocks};
 use super::super::error::Problem;
-use super::super::raw::RawModel;
+use super::super::raw::{RawComponent, RawModel};
 use super::super::span::Span;
-use super::super::{Component, Model};
-use super::{components, declare, derive_loads, domains, finish, name_components, outcome};
+use super::super::{Component, Domain, Model};
+use super::{Names, components, declare, derive_loads, domains, finish, name_components, outcome};
 
 /// A model read in pieces, with every problem reported as one pass
 /// reports it: in one pass over the pieces when every entry reads under the
@@ -60,32 +61,63 @@ pub(in crate::model) fn built(text: &str, cuts: &Cuts) -> Option<Result<Model, V
     let domains = domains::domains(&raw, &names, &mut cx);
     let mut components: Vec<Component> =
         (0..keys.len()).map(|_| components::placeholder()).collect();
-    // Each piece's problems: its entries' own, then its components'.
+    // Each piece built, its problems kept: its entries' own, then its
+    // components'. Once an entry does not read under its line's name, the
+    // pieces are only summed up, for the second pass of `reported`.
+    let unread = AtomicBool::new(false);
     let pieces = chunks::read_pieces(text, cuts, &mut components, |first, entries, slots| {
-        let mut own = Cx::new(text);
         let names_here = &component_names[first..first + entries.len()];
-        let mut raws = entries
-            .into_iter()
-            .zip(names_here)
-            .map(|(entry, name)| entry.read_as(name, &mut own))
-            .collect::<Option<Vec<_>>>()?;
-        let mut built = Cx::new(text);
-        for (at, (component, slot)) in raws.iter_mut().zip(slots).enumerate() {
-            let name = &component_names[first + at];
-            *slot =
-                components::component_of(first + at, component, name, &names, &domains, &mut built);
+        if !unread.load(Ordering::Relaxed) {
+            if entries.iter().zip(names_here).all(|(e, n)| e.reads_as(n)) {
+                let ns = (&component_names[..], &names, &domains[..]);
+                return Some(build_piece(first, entries, slots, ns, text));
+            }
+            unread.store(true, Ordering::Relaxed);
         }
-        // The raw entries are freed together, once built (see
-        // `components::components`).
-        drop(raws);
-        Some((own.problems, built.problems))
+        Some(Piece::Unread(summed_up(entries)))
     })?;
+    if unread.into_inner() {
+        drop((names, domains, components));
+        // The pieces built are summed up from their lines.
+        let mut first = 0;
+        let mut each = Vec::with_capacity(pieces.each.len());
+        for piece in pieces.each {
+            let summary: Vec<Decoded<usize>> = match piece {
+                Piece::Unread(summary) => summary,
+                Piece::Built(mut entries, _, count) => component_names[first..first + count]
+                    .iter()
+                    .enumerate()
+                    .map(|(at, name)| {
+                        // The piece's entries' problems in order, all on
+                        // its first entry.
+                        let problems = std::mem::take(&mut entries);
+                        Decoded::read(name.clone(), at, problems)
+                    })
+                    .collect(),
+            };
+            first += summary.len();
+            each.push(summary);
+        }
+        let first = chunks::Pieces {
+            each,
+            span: pieces.span,
+            nodes: pieces.nodes,
+        };
+        return built_from(text, cuts, first, around);
+    }
     if around + pieces.nodes - 1 > chunks::MAX_NODES {
         return None;
     }
     // In one pass's order: the entries' own problems, those of the text
     // around them and the namespace, the components'.
-    let (entries, built): (Vec<_>, Vec<_>) = pieces.each.into_iter().unzip();
+    let (entries, built): (Vec<_>, Vec<_>) = pieces
+        .each
+        .into_iter()
+        .map(|piece| match piece {
+            Piece::Built(entries, built, _) => (entries, built),
+            Piece::Unread(_) => (Vec::new(), Vec::new()),
+        })
+        .unzip();
     let mut problems: Vec<Problem> = entries.into_iter().flatten().collect();
     problems.append(&mut cx.problems);
     problems.extend(built.into_iter().flatten());
@@ -109,16 +141,71 @@ pub(in crate::model) fn built(text: &str, cuts: &Cuts) -> Option<Result<Model, V
 pub(in crate::model) fn reported(text: &str, cuts: &Cuts) -> Option<Result<Model, Vec<Problem>>> {
     // Each entry's name, problems and place in its piece when it reads.
     let first = chunks::map_pieces(text, cuts, vec![(); cuts.count()], |_, entries, ()| {
-        let read = entries.into_iter().enumerate();
-        Some(
-            read.map(|(at, entry)| entry.map(|_| at))
-                .collect::<Vec<_>>(),
-        )
+        Some(summed_up(entries))
     })?;
-    let (root, around) = chunks::read_around(text, cuts, first.span)?;
+    let (_, around) = chunks::read_around(text, cuts, first.span)?;
+    built_from(text, cuts, first, around)
+}
+
+/// What one piece gave [`built`].
+enum Piece {
+    /// Its components built: its entries' own problems, its components',
+    /// and how many entries it holds.
+    Built(Vec<Problem>, Vec<Problem>, usize),
+    /// Not built: each entry's name, problems and place in the piece when
+    /// it reads.
+    Unread(Vec<Decoded<usize>>),
+}
+
+/// Each entry's name, problems and place in its piece when it reads, the
+/// raw entries dropped.
+fn summed_up(entries: Vec<Decoded<RawComponent>>) -> Vec<Decoded<usize>> {
+    let read = entries.into_iter().enumerate();
+    read.map(|(at, entry)| entry.map(|_| at)).collect()
+}
+
+/// One piece's components built into `slots` (the first is component
+/// `first`) from entries that each read under its line's name, in the
+/// namespace `ns` (every component's name, the names, the domains).
+fn build_piece(
+    first: usize,
+    entries: Vec<Decoded<RawComponent>>,
+    slots: &mut [Component],
+    ns: (&[Spanned<String>], &Names<'_>, &[Domain]),
+    text: &str,
+) -> Piece {
+    let (component_names, names, domains) = ns;
+    let count = entries.len();
+    let mut own = Cx::new(text);
+    let names_here = &component_names[first..first + count];
+    let mut raws: Vec<RawComponent> = entries
+        .into_iter()
+        .zip(names_here)
+        .filter_map(|(entry, name)| entry.read_as(name, &mut own))
+        .collect();
+    let mut built = Cx::new(text);
+    for (at, (component, slot)) in raws.iter_mut().zip(slots).enumerate() {
+        let name = &component_names[first + at];
+        *slot = components::component_of(first + at, component, name, names, domains, &mut built);
+    }
+    // The raw entries are freed together, once built (see
+    // `components::components`).
+    drop(raws);
+    Piece::Built(own.problems, built.problems, count)
+}
+
+/// The rest of [`reported`] once each piece's entries are summed up
+/// (`first`), given the value count of the text around the components.
+fn built_from(
+    text: &str,
+    cuts: &Cuts,
+    first: chunks::Pieces<Vec<Decoded<usize>>>,
+    around: usize,
+) -> Option<Result<Model, Vec<Problem>>> {
     if around + first.nodes - 1 > chunks::MAX_NODES {
         return None;
     }
+    let (root, _) = chunks::read_around(text, cuts, first.span)?;
     let mut cx = Cx::new(text);
     // The entries' problems lie between the text before the components and
     // the text after them, so adding them first changes no position.
