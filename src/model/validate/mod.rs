@@ -666,4 +666,29 @@ mod tests {
         assert_eq!(problems[500].span.line_column(&text).0, 504);
         assert!(problems.iter().all(|p| p.unsuggested.is_none()));
     }
+
+    #[test]
+    #[ignore = "slow: 200,000 components each calling an unknown name (seconds in a debug build; it did not end before the suggestions were bounded)"]
+    fn two_hundred_thousand_unknown_names_are_reported_in_bounded_work() {
+        // c0 … c199999, each calling x<i>: 200,000 unknown names among
+        // 200,000 components (5.6 MB, read in pieces). A scan of every name
+        // for each would compare 4 * 10^10 pairs; the first 500 places get
+        // theirs: x<i> is one substitution from c<i> and two or more from
+        // any other name, so "did you mean `c<i>`?".
+        let mut text = String::from("system: s\nentrypoints: [c0]\ncomponents:\n");
+        for i in 0..200_000 {
+            let _ = writeln!(text, "  c{i}: {{depends_on: [x{i}]}}");
+        }
+        assert!(text.len() > 4 << 20, "{}", text.len());
+        let problems = crate::model::parse(&text).unwrap_err();
+        assert_eq!(problems.len(), 200_000);
+        for (i, problem) in problems.iter().enumerate().take(SUGGESTED_REFERENCES) {
+            let help = format!("did you mean `c{i}`?");
+            assert_eq!(problem.help.as_deref(), Some(help.as_str()));
+        }
+        assert_eq!(
+            problems[SUGGESTED_REFERENCES].help.as_deref(),
+            Some("declare the component `x500`, or fix the name")
+        );
+    }
 }
