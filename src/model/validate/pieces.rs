@@ -1,8 +1,8 @@
 //! A model read in pieces (`super::super::chunks`), built piece by piece so
 //! that neither the whole tree nor the whole raw model ever exists, its
 //! problems located and ordered exactly as one pass reports them: in one
-//! pass over the pieces when the entries' lines give their names
-//! ([`built`]), else in two ([`reported`]).
+//! pass over the pieces when the entries' lines give their names and each
+//! entry reads ([`built`]), else in two ([`reported`]).
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -26,9 +26,11 @@ pub(in crate::model) fn read(text: &str, cuts: &Cuts) -> Option<Result<Model, Ve
 /// A model read in one pass over the pieces, each piece's components built
 /// as soon as it is read: the names are taken from the lines the entries
 /// begin on, and each piece confirms them. Problems are reported as one
-/// pass reports them. `None` when a name is not plain or written twice, an
-/// entry does not read under the name its line gives, or the text is not
-/// laid out so (the caller then reads it with [`reported`]).
+/// pass reports them. Once an entry does not read under the name its line
+/// gives (which shifts the later components' indexes), the pieces left are
+/// only summed up and [`reported`]'s second pass builds the model. `None`
+/// when a name is not plain or written twice, or the text is not laid out
+/// so (the caller then reads it with [`reported`]).
 pub(in crate::model) fn built(text: &str, cuts: &Cuts) -> Option<Result<Model, Vec<Problem>>> {
     let keys = cuts.keys()?;
     let component_names: Vec<Spanned<String>> = keys
