@@ -23,12 +23,18 @@
 //! (`tests::pieces_give_the_model_and_problems_of_one_pass` checks the
 //! result equals one pass on every model and fixture).
 //!
-//! A valid model goes further (`validate::streamed`, through [`layout`],
-//! [`read_around`] and [`read_pieces`]): the names are taken from the
-//! entries' lines, so each piece's components are built as it is read and
-//! the raw entries never exist whole either. A model over
+//! The components are then built piece by piece too (`validate::read`,
+//! through [`layout`], [`read_around`], [`read_pieces`] and
+//! [`map_pieces`]), so the raw entries never exist whole either: when the
+//! entries' lines give their names, in one pass that builds each piece's
+//! components as it is read and collects every problem; otherwise (an
+//! entry that does not read, a name written twice or not plain) in two,
+//! the first taking each entry's name, whether it reads and its own
+//! problems, the second building the components. A model over
 //! `load::MAX_MODEL_BYTES` (up to `load::MAX_LARGE_MODEL_BYTES`) is read
-//! only this way.
+//! only this way; the cuts are computed once (`model::parse`).
+
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rayon::prelude::*;
 
@@ -44,16 +50,6 @@ pub(super) const CHUNK_BYTES: usize = 1 << 20;
 /// The most values a text read in pieces may hold (the one-pass reader's
 /// budget, `load::MAX_NODES`, scaled to the larger cap).
 pub(super) const MAX_NODES: usize = MAX_LARGE_MODEL_BYTES / 2;
-
-/// A model read in pieces.
-pub(super) struct Read {
-    /// The tree of the text around the components; `components:` holds an
-    /// empty mapping with the span the entries' mapping has in one pass.
-    pub root: Node,
-    /// Every entry of `components:`, decoded, in source order, one block
-    /// per piece (so that each piece can be freed once it is built).
-    pub components: Vec<Vec<Decoded<RawComponent>>>,
-}
 
 /// Where the text is cut.
 pub(super) struct Cuts {
@@ -81,6 +77,16 @@ impl Cuts {
     pub(super) fn keys(&self) -> Option<&[Span]> {
         self.keys.as_deref()
     }
+
+    /// Where the first piece begins (the line after `components:`).
+    pub(super) fn start(&self) -> usize {
+        self.pieces[0]
+    }
+
+    /// How many pieces the entries are cut into.
+    pub(super) fn count(&self) -> usize {
+        self.pieces.len()
+    }
 }
 
 /// What one part of the text gave.
@@ -92,43 +98,6 @@ enum Part {
     Entries(Span, Vec<Decoded<RawComponent>>, usize),
 }
 
-/// `text` read in pieces of about `chunk` bytes, or `None` when the text is
-/// small, over the size cap, or not cut this way (the caller reads it in
-/// one pass).
-pub(super) fn read(text: &str, chunk: usize) -> Option<Read> {
-    let cuts = layout(text, chunk)?;
-    // (start, end, depth): the text before, the pieces, the text after.
-    let mut parts = vec![(0, cuts.body, 0)];
-    parts.extend(cuts.piece_ranges().map(|(s, e)| (s, e, 1)));
-    let after = !only_comments(&text[cuts.end..]);
-    if after {
-        parts.push((cuts.end, text.len(), 0));
-    }
-    let read: Vec<Option<Part>> = parts
-        .par_iter()
-        .map(|&(start, end, depth)| read_part(text, start, end, depth))
-        .collect();
-    let mut read = read.into_iter().collect::<Option<Vec<_>>>()?.into_iter();
-    let Some(Part::Around(mut root, mut nodes)) = read.next() else {
-        return None;
-    };
-    let suffix = if after { read.next_back() } else { None };
-    let mut components = Vec::with_capacity(cuts.pieces.len());
-    let mut span = None;
-    for part in read {
-        let Part::Entries(piece, entries, count) = part else {
-            return None;
-        };
-        span.get_or_insert(piece);
-        components.push(entries);
-        // The piece's own mapping stands for the one components mapping,
-        // counted in the text before as `components:`'s empty value.
-        nodes += count - 1;
-    }
-    attach(text, &cuts, &mut root, span?, suffix, &mut nodes)?;
-    (nodes <= MAX_NODES).then_some(Read { root, components })
-}
-
 /// The first YAML syntax error of a text that is cut into pieces but could
 /// not be read in them, located in the whole text: each part (the text
 /// before the components, each piece of entries, the text after) is parsed
@@ -136,8 +105,7 @@ pub(super) fn read(text: &str, chunk: usize) -> Option<Read> {
 /// part that fails gives the problem, its span moved to where the part
 /// starts. `None` when every part parses (the text is then refused for its
 /// layout: an alias to an anchor in another piece, say).
-pub(super) fn syntax_error(text: &str, chunk: usize) -> Option<Problem> {
-    let cuts = layout(text, chunk)?;
+pub(super) fn syntax_error(text: &str, cuts: &Cuts) -> Option<Problem> {
     let mut parts = vec![(0, cuts.body)];
     parts.extend(cuts.piece_ranges());
     parts.push((cuts.end, text.len()));
@@ -161,9 +129,9 @@ pub(super) fn layout(text: &str, chunk: usize) -> Option<Cuts> {
 }
 
 /// The tree of the text around the components, with `components:` an
-/// empty mapping (its span that of the entries' first line), and its value
+/// empty mapping with `span` (the entries' mapping's), and its value
 /// count; `None` when it cannot be read or is not laid out as expected.
-pub(super) fn read_around(text: &str, cuts: &Cuts) -> Option<(Node, usize)> {
+pub(super) fn read_around(text: &str, cuts: &Cuts, span: Span) -> Option<(Node, usize)> {
     let after = (!only_comments(&text[cuts.end..])).then_some((cuts.end, text.len()));
     let (before, after) = rayon::join(
         || read_part(text, 0, cuts.body, 0),
@@ -177,14 +145,7 @@ pub(super) fn read_around(text: &str, cuts: &Cuts) -> Option<(Node, usize)> {
         Some(None) => return None,
         None => None,
     };
-    attach(
-        text,
-        cuts,
-        &mut root,
-        Span::new(cuts.pieces[0], 0),
-        suffix,
-        &mut nodes,
-    )?;
+    attach(text, cuts, &mut root, span, suffix, &mut nodes)?;
     Some((root, nodes))
 }
 
@@ -226,53 +187,107 @@ fn attach(
     Some(())
 }
 
+/// What [`map_pieces`] gave: what `each` gave for every piece, in order,
+/// the span of the first piece's mapping (the components mapping's, in
+/// one pass) and the pieces' value count (each piece's own mapping counted
+/// once, as the one components mapping is in one pass).
+pub(super) struct Pieces<R> {
+    pub each: Vec<R>,
+    pub span: Span,
+    pub nodes: usize,
+}
+
 /// Reads every piece of the components on the pool and hands its entries,
-/// decoded, to `each` with the index of its first entry and its entries'
-/// slots in `out` (one per name in [`Cuts::keys`]); each piece's tree is
-/// dropped on the thread that read it. Gives the span of the first piece's
-/// mapping (the components mapping's, in one pass) and the pieces' value
-/// count, or `None` when a piece cannot be read, holds another number of
-/// entries than its lines, or `each` gives up.
-pub(super) fn read_pieces<C: Send>(
+/// decoded, to `each` with the piece's index and its share of `shares`
+/// (one per piece); each piece's tree and entries are dropped on the
+/// thread that read them. `None` when a piece cannot be read or `each`
+/// gives up (the pieces not yet started are then skipped).
+pub(super) fn map_pieces<S: Send, R: Send>(
+    text: &str,
+    cuts: &Cuts,
+    shares: Vec<S>,
+    each: impl Fn(usize, Vec<Decoded<RawComponent>>, S) -> Option<R> + Sync,
+) -> Option<Pieces<R>> {
+    if shares.len() != cuts.pieces.len() {
+        return None;
+    }
+    let failed = AtomicBool::new(false);
+    let parts: Vec<(usize, usize)> = cuts.piece_ranges().collect();
+    let read: Vec<Option<(Span, usize, R)>> = parts
+        .into_par_iter()
+        .zip(shares)
+        .enumerate()
+        .map(|(index, ((start, end), share))| {
+            // Any failure gives `None` whatever the other pieces give.
+            if failed.load(Ordering::Relaxed) {
+                return None;
+            }
+            let done = match read_part(text, start, end, 1) {
+                Some(Part::Entries(span, entries, count)) => {
+                    each(index, entries, share).map(|r| (span, count, r))
+                }
+                _ => None,
+            };
+            if done.is_none() {
+                failed.store(true, Ordering::Relaxed);
+            }
+            done
+        })
+        .collect();
+    let mut out = Vec::with_capacity(read.len());
+    let mut first = None;
+    let mut nodes = 0;
+    for part in read {
+        let (span, count, r) = part?;
+        first.get_or_insert(span);
+        nodes += count;
+        out.push(r);
+    }
+    let span = first?;
+    Some(Pieces {
+        nodes: nodes + 1 - out.len(),
+        each: out,
+        span,
+    })
+}
+
+/// Reads every piece of the components as [`map_pieces`] does, handing
+/// `each` the index of the piece's first entry and its entries' slots in
+/// `out` (one per name in [`Cuts::keys`]). `None` when a piece cannot be
+/// read, holds another number of entries than its lines, or `each` gives
+/// up.
+pub(super) fn read_pieces<C: Send, R: Send>(
     text: &str,
     cuts: &Cuts,
     out: &mut [C],
-    each: impl Fn(usize, Vec<Decoded<RawComponent>>, &mut [C]) -> Option<()> + Sync,
-) -> Option<(Span, usize)> {
-    let mut slots = Vec::with_capacity(cuts.pieces.len());
+    each: impl Fn(usize, Vec<Decoded<RawComponent>>, &mut [C]) -> Option<R> + Sync,
+) -> Option<Pieces<R>> {
+    let slots = split_slots(out, &cuts.firsts)?;
+    map_pieces(text, cuts, slots, |_, entries, (first, slot)| {
+        if entries.len() != slot.len() {
+            return None;
+        }
+        each(first, entries, slot)
+    })
+}
+
+/// `out` split into one run of slots per piece, the `i`-th starting at
+/// `firsts[i]`, each with its first slot's index; `None` when the runs do
+/// not cover `out` exactly.
+pub(super) fn split_slots<'o, C>(
+    out: &'o mut [C],
+    firsts: &[usize],
+) -> Option<Vec<(usize, &'o mut [C])>> {
+    let mut slots = Vec::with_capacity(firsts.len());
     let mut rest = out;
-    let lasts = cuts.firsts.iter().skip(1).copied();
-    for (&first, last) in cuts.firsts.iter().zip(lasts.chain([usize::MAX])) {
-        let len = last.min(first + rest.len()) - first;
+    let lasts = firsts.iter().skip(1).copied();
+    for (&first, last) in firsts.iter().zip(lasts.chain([usize::MAX])) {
+        let len = last.checked_sub(first)?.min(rest.len());
         let (slot, tail) = rest.split_at_mut(len);
         slots.push((first, slot));
         rest = tail;
     }
-    if !rest.is_empty() {
-        return None;
-    }
-    let parts: Vec<(usize, usize)> = cuts.piece_ranges().collect();
-    let read: Vec<Option<(Span, usize)>> = parts
-        .into_par_iter()
-        .zip(slots)
-        .map(|((start, end), (first, slot))| {
-            let Part::Entries(span, entries, count) = read_part(text, start, end, 1)? else {
-                return None;
-            };
-            if entries.len() != slot.len() {
-                return None;
-            }
-            each(first, entries, slot)?;
-            Some((span, count))
-        })
-        .collect();
-    let mut read = read.into_iter();
-    let (span, mut nodes) = read.next()??;
-    for part in read {
-        // Each piece's own mapping stands for the one components mapping.
-        nodes += part?.1 - 1;
-    }
-    Some((span, nodes))
+    rest.is_empty().then_some(slots)
 }
 
 /// Reads the part `start..end` of `text` nested `depth` levels deep: the
@@ -411,8 +426,11 @@ mod tests {
     }
 
     fn in_pieces(text: &str, chunk: usize) -> Option<Result<Model, Vec<Problem>>> {
-        let read = read(text, chunk)?;
-        Some(validate::validate_apart(text, read.root, read.components))
+        validate::reported(text, &layout(text, chunk)?)
+    }
+
+    fn built(text: &str, chunk: usize) -> Option<Result<Model, Vec<Problem>>> {
+        validate::built(text, &layout(text, chunk)?)
     }
 
     use crate::model::load::tests::yaml_files;
@@ -432,25 +450,29 @@ mod tests {
         texts.push(crate::generate::layered(300, 3));
         let mut cut_up = 0;
         let mut invalid = 0;
-        let mut streamed = 0;
+        let mut in_one = 0;
+        let mut invalid_in_one = 0;
         for text in &texts {
-            // Pieces of 64 bytes: nearly every component is a piece.
+            // Pieces of 64 bytes: nearly every component is a piece. Read
+            // in two passes (names first, then the components)…
             if let Some(result) = in_pieces(text, 64) {
                 cut_up += 1;
                 invalid += usize::from(result.is_err());
                 assert_eq!(result, one_pass(text), "{text}");
             }
-            // Built piece by piece: only valid models, and as one pass.
-            if let Some(model) = validate::streamed(text, 64) {
-                streamed += 1;
-                assert_eq!(Ok(model), one_pass(text), "{text}");
+            // … and in one, the names taken from the entries' lines.
+            if let Some(result) = built(text, 64) {
+                in_one += 1;
+                invalid_in_one += usize::from(result.is_err());
+                assert_eq!(result, one_pass(text), "{text}");
             }
         }
         assert!(cut_up > 50, "most models are cut into pieces ({cut_up})");
         assert!(invalid > 10, "invalid models too ({invalid})");
+        assert!(in_one > 30, "most are read in one pass ({in_one})");
         assert!(
-            streamed > 30,
-            "valid ones are built piece by piece ({streamed})"
+            invalid_in_one > 10,
+            "invalid ones too, when each entry reads ({invalid_in_one})"
         );
         let text = &texts[texts.len() - 2];
         let cuts = cut(text, 64).unwrap();
@@ -472,7 +494,8 @@ mod tests {
             1,
         );
         let whole = load::parse(&broken).unwrap_err();
-        let piecewise = syntax_error(&broken, 64).expect("a piece fails to parse");
+        let piecewise =
+            syntax_error(&broken, &cut(&broken, 64).unwrap()).expect("a piece fails to parse");
         assert_eq!(piecewise.code, "model::yaml");
         assert_eq!(
             piecewise.span.line_column(&broken),
@@ -480,7 +503,7 @@ mod tests {
         );
         assert_eq!(piecewise.span.line_column(&broken).0, 34, "{piecewise:?}");
         // Every part of the valid text parses: no syntax error to report.
-        assert!(syntax_error(&text, 64).is_none());
+        assert!(syntax_error(&text, &cut(&text, 64).unwrap()).is_none());
     }
 
     #[test]
@@ -493,7 +516,7 @@ mod tests {
             }
             text
         };
-        let reads = |text: &str| read(text, 64).is_some();
+        let reads = |text: &str| in_pieces(text, 64).is_some();
         // Problems in several pieces, a duplicate across pieces, and a key
         // after the components: as one pass reports them.
         let plain = format!(
@@ -510,10 +533,7 @@ mod tests {
         let valid = format!("system: s\ncomponents:\n{}", entries(8)).replace('\n', "\r\n");
         let cuts = cut(&valid, 64).unwrap();
         assert!(cuts.pieces.len() > 3, "{}", cuts.pieces.len());
-        assert_eq!(
-            validate::streamed(&valid, 64).map(Ok),
-            Some(one_pass(&valid))
-        );
+        assert_eq!(built(&valid, 64), Some(one_pass(&valid)));
         // A lone carriage return inside a line is a line break to YAML,
         // not to the cutting: one pass reads it.
         let lone =

@@ -282,14 +282,53 @@ pub struct Decoded<T> {
 }
 
 impl<T> Decoded<T> {
-    /// The entry, when it was read without a problem under the name
-    /// `expected` (value and span).
-    pub fn valid_as(self, expected: &Spanned<String>) -> Option<T> {
-        let name = self.name?;
-        let clean = self.name_problems.is_empty() && self.item_problems.is_empty();
-        (clean && name.value == expected.value && name.span == expected.span)
-            .then_some(self.item)
-            .flatten()
+    /// The same entry with its item, when it was read, replaced by `f` of
+    /// it (the name and the problems kept).
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Decoded<U> {
+        Decoded {
+            name: self.name,
+            item: self.item.map(f),
+            name_problems: self.name_problems,
+            item_problems: self.item_problems,
+        }
+    }
+
+    /// The item, when it was read (whatever its problems).
+    pub fn into_item(self) -> Option<T> {
+        self.item
+    }
+
+    /// The entry, when it was read under the name `expected` (value and
+    /// span), its problems added to `cx` as [`merge_blocks`] adds them;
+    /// otherwise `None`, and nothing added.
+    pub fn read_as(self, expected: &Spanned<String>, cx: &mut Cx) -> Option<T> {
+        if !self.reads_as(expected) {
+            return None;
+        }
+        cx.problems.extend(self.name_problems);
+        cx.problems.extend(self.item_problems);
+        self.item
+    }
+
+    /// Whether the entry was read under the name `expected` (value and
+    /// span).
+    pub fn reads_as(&self, expected: &Spanned<String>) -> bool {
+        self.item.is_some()
+            && self
+                .name
+                .as_ref()
+                .is_some_and(|name| name.value == expected.value && name.span == expected.span)
+    }
+
+    /// An entry read under `name` whose problems are `problems` (in the
+    /// order [`merge_blocks`] adds an entry's).
+    pub fn read(name: Spanned<String>, item: T, problems: Vec<Problem>) -> Self {
+        Decoded {
+            name: Some(name),
+            item: Some(item),
+            name_problems: Vec::new(),
+            item_problems: problems,
+        }
     }
 }
 

@@ -411,16 +411,19 @@ impl Model {
 /// # Errors
 /// Every problem found, in source order.
 pub fn parse(text: &str) -> Result<Model, Vec<Problem>> {
-    if let Some(model) = validate::streamed(text, chunks::CHUNK_BYTES) {
-        return Ok(model);
-    }
-    if let Some(read) = chunks::read(text, chunks::CHUNK_BYTES) {
-        return validate::validate_apart(text, read.root, read.components);
+    // Cut once: the model is read from the cuts, or a syntax error located
+    // with them.
+    let cuts = chunks::layout(text, chunks::CHUNK_BYTES);
+    if let Some(cuts) = &cuts
+        && let Some(result) = validate::read(text, cuts)
+    {
+        return result;
     }
     if text.len() > load::MAX_MODEL_BYTES {
         // Cut into pieces but not read in them: a syntax error in one piece
         // is reported where it is, not as the size of the file.
-        let problem = chunks::syntax_error(text, chunks::CHUNK_BYTES)
+        let problem = cuts
+            .and_then(|cuts| chunks::syntax_error(text, &cuts))
             .unwrap_or_else(|| Problem::too_large(text.len()));
         return Err(vec![problem]);
     }

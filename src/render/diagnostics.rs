@@ -22,6 +22,9 @@ const WINDOW: usize = 80;
 /// a million mistakes).
 const MAX_SHOWN: usize = 500;
 
+// Every unknown name drawn has its "did you mean" looked for.
+const _: () = assert!(MAX_SHOWN <= crate::model::validate::SUGGESTED_REFERENCES);
+
 /// Longest underline drawn in a clipped line, in bytes.
 const MAX_UNDERLINE: usize = 120;
 
@@ -194,29 +197,44 @@ fn floor_boundary(text: &str, mut at: usize) -> usize {
     at
 }
 
-/// When a problem points into a line too long to draw, the line cut to a
-/// window around the problem and the problem moved into it (labels outside
-/// the window are left out); `None` when every labelled line is short.
+/// When a problem points into a line too long to draw, or next to one (the
+/// lines around it are drawn too), the line cut to a window around the
+/// problem and the problem moved into it (labels outside the window are
+/// left out, and no line around it is drawn); `None` when every labelled
+/// line and the lines around the problem are short.
 fn clip(source: &Indexed, problem: &Problem) -> Option<(Clipped, Problem)> {
     let (file, text) = (source.name.as_str(), source.text);
+    let long_line = |offset: usize| {
+        let (start, end) = line_around(text, offset);
+        end - start > LONG_LINE
+    };
+    let (line_start, line_end) = line_around(text, problem.span.offset);
+    let next_to_long = (line_start > 0 && long_line(line_start - 1))
+        || (line_end < text.len() && long_line(line_end + 1));
     let long = std::iter::once(problem.span)
         .chain(problem.related.iter().map(|(span, _)| *span))
-        .any(|span| {
-            let (start, end) = line_around(text, span.offset);
-            end - start > LONG_LINE
-        });
-    if !long {
+        .any(|span| long_line(span.offset));
+    if !long && !next_to_long {
         return None;
     }
-    let (line_start, line_end) = line_around(text, problem.span.offset);
     let offset = problem.span.offset.clamp(line_start, line_end);
     let end = problem
         .span
         .end()
         .min(line_end)
         .min(offset.saturating_add(MAX_UNDERLINE));
-    let start = floor_boundary(text, offset.saturating_sub(WINDOW).max(line_start));
-    let stop = floor_boundary(text, end.saturating_add(WINDOW).min(line_end));
+    // A short line is drawn whole.
+    let short = line_end - line_start <= LONG_LINE;
+    let start = if short {
+        line_start
+    } else {
+        floor_boundary(text, offset.saturating_sub(WINDOW).max(line_start))
+    };
+    let stop = if short {
+        line_end
+    } else {
+        floor_boundary(text, end.saturating_add(WINDOW).min(line_end))
+    };
     let marker = if start > line_start { "…" } else { "" };
     let window = format!(
         "{marker}{}{}",
@@ -248,9 +266,11 @@ fn clip(source: &Indexed, problem: &Problem) -> Option<(Clipped, Problem)> {
 }
 
 /// The source with every character that would act on a terminal (escape
-/// sequences, C1 controls, a lone `\r`, bidirectional overrides) replaced
-/// by a visible one of the same length in bytes, so spans stay valid:
-/// `?` for one byte, `¿` for two, `\u{fffd}` for three.
+/// sequences, C1 controls, bidirectional overrides) replaced by a visible
+/// one of the same length in bytes, so spans stay valid: `?` for one byte,
+/// `¿` for two, `\u{fffd}` for three. A `\r` alone is a line break to
+/// YAML (a file saved on an old Mac) and to `Span::line_column`: it is
+/// drawn as `\n`, so the excerpt's lines are the model's.
 fn printable_source(text: &str) -> std::borrow::Cow<'_, str> {
     let unsafe_at = |text: &str, at: usize, c: char| {
         c != '\n'
@@ -263,7 +283,9 @@ fn printable_source(text: &str) -> std::borrow::Cow<'_, str> {
     }
     let mut out = String::with_capacity(text.len());
     for (at, c) in text.char_indices() {
-        if unsafe_at(text, at, c) {
+        if c == '\r' && unsafe_at(text, at, c) {
+            out.push('\n');
+        } else if unsafe_at(text, at, c) {
             out.push(match c.len_utf8() {
                 1 => '?',
                 2 => '¿',

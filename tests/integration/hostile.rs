@@ -152,6 +152,48 @@ fn an_error_far_along_one_line_shows_a_window_around_it() {
 }
 
 #[test]
+fn a_long_line_next_to_the_error_is_not_drawn() {
+    // Line 3 and line 5 are comments of 100,000 `x`; the error is on line
+    // 4, where `lots` is the 21st character ("  a: {availability: " is 20).
+    // miette draws a line either side: they are left out, not drawn whole.
+    let long = "x".repeat(100_000);
+    let text =
+        format!("system: s\ncomponents:\n  # {long}\n  a: {{availability: lots}}\n  # {long}\n");
+    let run = check("beside.yaml", &text, Format::Table);
+    assert_eq!(run.outcome, Outcome::Invalid, "{}", run.stderr);
+    assert!(run.stderr.contains("[beside.yaml:4:21]"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("  a: {availability: lots}"),
+        "the line of the error is drawn whole"
+    );
+    assert!(run.stderr.len() < 2_000, "{} bytes", run.stderr.len());
+}
+
+#[test]
+fn a_file_with_carriage_returns_alone_is_located_by_line() {
+    // Line breaks of an old Mac file: `\r` alone, a line break to YAML.
+    // `lots` is on line 3 at character 21 ("  a: {availability: " is 20);
+    // the mismatched `}` of the second file at character 23.
+    let text = "system: s\rcomponents:\r  a: {availability: lots}\r";
+    let run = check("mac.yaml", text, Format::Table);
+    assert_eq!(run.outcome, Outcome::Invalid, "{}", run.stderr);
+    assert!(run.stderr.contains("[mac.yaml:3:21]"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains(" 3 │   a: {availability: lots}"),
+        "the excerpt is line 3 alone: {}",
+        run.stderr
+    );
+    let text = "system: s\rcomponents:\r  a: {availability: [1}\r";
+    let run = check("mac.yaml", text, Format::Table);
+    assert_eq!(run.outcome, Outcome::Invalid, "{}", run.stderr);
+    assert!(run.stderr.contains("[mac.yaml:3:"), "{}", run.stderr);
+    // Mixed `\r\n` (one break) and `\r`: still line 3.
+    let text = "system: s\r\ncomponents:\r  a: {availability: lots}\r\n";
+    let run = check("mixed.yaml", text, Format::Table);
+    assert!(run.stderr.contains("[mixed.yaml:3:21]"), "{}", run.stderr);
+}
+
+#[test]
 fn a_file_of_many_mistakes_is_reported_in_bounded_time_and_size() {
     // 20,000 bad counts: each diagnostic used to rescan the text from its
     // start (quadratic: 74 s in a debug build); now 500 are drawn and the

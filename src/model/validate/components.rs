@@ -29,9 +29,7 @@ pub(super) fn components(
     cx: &mut Cx,
 ) -> Vec<Component> {
     let count = component_names.len();
-    if count == 0 && raw.components.unreadable.is_empty() {
-        cx.report(Problem::empty_list(raw.components.span, "`components`"));
-    }
+    none_declared(raw, count, cx);
     // Each component is built on its own (in parallel for a large model);
     // its problems are reported in component order.
     let parallel = super::super::decode::in_parallel(count);
@@ -62,6 +60,13 @@ pub(super) fn components(
         drop(block);
     }
     out
+}
+
+/// Reports a model without any component entry (`count` readable ones).
+pub(super) fn none_declared(raw: &RawModel, count: usize, cx: &mut Cx) {
+    if count == 0 && raw.components.unreadable.is_empty() {
+        cx.report(Problem::empty_list(raw.components.span, "`components`"));
+    }
 }
 
 /// One component from its raw entry (whose name has been moved out, and
