@@ -111,7 +111,11 @@ impl WhatIf {
         self.after
             .findings
             .iter()
-            .filter(|f| self.introduced.binary_search(&f.id).is_ok())
+            .filter(|f| {
+                self.introduced
+                    .binary_search_by(|id| f.cmp_with(id).reverse())
+                    .is_ok()
+            })
     }
 
     /// The resolved findings (as they were before), in id order.
@@ -119,7 +123,11 @@ impl WhatIf {
         self.before
             .findings
             .iter()
-            .filter(|f| self.resolved.binary_search(&f.id).is_ok())
+            .filter(|f| {
+                self.resolved
+                    .binary_search_by(|id| f.cmp_with(id).reverse())
+                    .is_ok()
+            })
     }
 }
 

@@ -34,7 +34,7 @@ fn chain_fails(model: &Model, before: &State, origin: &Component, walk: &Cascade
         origin.span,
         text,
     )
-    .help(format!(
+    .help_text(format!(
         "fail {} over to a dedicated fallback that carries no traffic of its own, sized {} × {} = {} (policy.fallback_headroom × the load that fails over into it), or give each target in the chain room for the load it takes over",
         origin.name,
         model.policy.fallback_headroom,
@@ -263,7 +263,7 @@ components:
     #[test]
     fn a_peer_ring_cascades_all_the_way_round() {
         let audit = run(RING);
-        let ids: Vec<&str> = audit.findings.iter().map(|f| f.id.as_str()).collect();
+        let ids: Vec<String> = audit.findings.iter().map(|f| f.id().to_string()).collect();
         assert_eq!(ids, ["cascade/cell-a", "cascade/cell-b", "cascade/cell-c"]);
         // a fails at 620: b 560 + 620 = 1180 > 5 × 200 = 1000 fails; c 480 + 1180 = 1660 > 1000
         // fails; a is already down: 1660 unserved. Fallback 1.5 × 620 = 930.
@@ -277,7 +277,7 @@ components:
         assert_eq!(a.unserved, 1660.0);
         assert_eq!(a.recommended_fallback_capacity, 930.0);
         assert_eq!(
-            audit.findings[0].message,
+            audit.findings[0].message().to_string(),
             "cell-a failing at peak moves its load of 620 along failover_to: cell-b 560 + 620 = 1180 > 1000, fails; cell-c 480 + 1180 = 1660 > 1000, fails; cell-a has already failed: 1660 is left unserved"
         );
         // b first: c 480 + 560 = 1040 > 1000; a 620 + 1040 = 1660. c first: a 620 + 480 = 1100; b 560 + 1100 = 1660.
@@ -313,11 +313,11 @@ components:
 ");
         assert_eq!(audit.cascades[0].unserved, 620.0);
         assert!(
-            audit.findings[0].message.ends_with(
+            audit.findings[0].message().to_string().ends_with(
                 "spare 0 + 620 = 620 > 400, fails; spare has no failover_to: 620 is left unserved"
             ),
             "{}",
-            audit.findings[0].message
+            audit.findings[0].message().to_string()
         );
     }
 
@@ -351,7 +351,7 @@ components:
         assert_eq!(steps, [("db", 100.0, true)]);
         assert_eq!(a.unserved, 100.0);
         assert_eq!(
-            audit.findings[0].message,
+            audit.findings[0].message().to_string(),
             "a failing at peak moves its load of 50 along failover_to: db 50 + 50 = 100 > 80, fails; db has no failover_to: 100 is left unserved"
         );
     }

@@ -58,7 +58,7 @@ fn stampede(model: &Model, id: ComponentId, hidden: &[Hidden], row: &Stampede) -
             number(row.capacity),
         ),
     )
-    .help(format!(
+    .help_text(format!(
         "after a restart admit {} / {} = {} of the traffic first and open up as the caches warm (rate limit at the entrypoint, or pre-warm the cache), or size {} for {}",
         number(row.capacity),
         number(row.cold_load),
@@ -243,14 +243,14 @@ components:
         let audit = run(CACHED);
         assert_eq!(audit.findings.len(), 1);
         let finding = &audit.findings[0];
-        assert_eq!(finding.id, "cold-start/db");
+        assert_eq!(finding.id().to_string(), "cold-start/db");
         // warm 10000 × 1 × 0.05 = 500; cold 500 + 10000 × 0.95 = 10000 > 2 × 300 = 600
         assert!(
-            finding.message.contains(
+            finding.message().to_string().contains(
                 "gets 10000 instead of its steady 500 (api sends 10000 × 1 × (1 − 95%) = 500 warm, 10000 cold), against a capacity of 2 × 300 = 600"
             ),
             "{}",
-            finding.message
+            finding.message().to_string()
         );
         // admit 600 / 10000 = 6%
         assert!((audit.cold_start.stampedes[0].admit_fraction - 0.06).abs() < 1e-12);
@@ -266,13 +266,13 @@ components:
             "system: s\ncomponents:\n  web:\n    capacity: 1000\n    load: 800\n    depends_on: [{any_of: [db-a, db-b], hit_rate: 90%}]\n  db-a: {capacity: 100}\n  db-b: {capacity: 100}\n",
         );
         let finding = &audit.findings[0];
-        assert_eq!(finding.id, "cold-start/db-a");
+        assert_eq!(finding.id().to_string(), "cold-start/db-a");
         assert!(
-            finding.message.contains(
+            finding.message().to_string().contains(
                 "gets 400 instead of its steady 40 (web sends 800 × 1 × (1 − 90%) / 2 = 40 warm, 400 cold)"
             ),
             "{}",
-            finding.message
+            finding.message().to_string()
         );
     }
 

@@ -41,7 +41,7 @@ fn too_short(
             if inner.retries == 0 { "" } else { " (and retrying)" },
         ),
     )
-    .help(format!(
+    .help_text(format!(
         "per-call timeouts do not compose: propagate a deadline ({} passes its remaining time to {}, which stops when it runs out), or make {}'s timeout on {} at least {worst}",
         caller.name, target.name, caller.name, target.name
     ))
@@ -65,7 +65,7 @@ fn entrypoint_too_slow(
             path.join(" > "),
         ),
     )
-    .help(format!(
+    .help_text(format!(
         "propagate a deadline from {} down the path, or cut timeouts and retries on it until their sum is below {timeout}",
         component.name
     ))
@@ -220,14 +220,14 @@ components:
 ",
         );
         assert_eq!(found.len(), 1);
-        assert_eq!(found[0].id, "deadline/frontend>checkout");
+        assert_eq!(found[0].id().to_string(), "deadline/frontend>checkout");
         // (1 + 2) × 2s = 6s > 5s
         assert!(
-            found[0].message.contains(
+            found[0].message().to_string().contains(
                 "after 5s, but checkout's call to payments alone can take (1 + 2) × 2s = 6s"
             ),
             "{}",
-            found[0].message
+            found[0].message().to_string()
         );
     }
 
@@ -259,7 +259,7 @@ components:
   d: {}
 ",
         );
-        let ids: Vec<&str> = found.iter().map(|f| f.id.as_str()).collect();
+        let ids: Vec<String> = found.iter().map(|f| f.id().to_string()).collect();
         assert_eq!(ids, ["deadline/a>b", "deadline/b>c"]);
     }
 
@@ -282,18 +282,18 @@ components:
         assert!((row.worst_latency_s - 9.0).abs() < 1e-9);
         assert_eq!(row.timeout_s, Some(10.0));
         assert_eq!(row.over, Some(false));
-        assert!(!audit.findings.iter().any(|f| f.id == "deadline/web"));
+        assert!(!audit.findings.iter().any(|f| f.id().to_string() == "deadline/web"));
         let audit =
             crate::analyze::check_one(&Deadline, &text.replace("timeout: 10s", "timeout: 9s"));
         let f = audit
             .findings
             .iter()
-            .find(|f| f.id == "deadline/web")
+            .find(|f| f.id().to_string() == "deadline/web")
             .expect("fires");
         assert!(
-            f.message.contains("web > api > cache can take 9s"),
+            f.message().to_string().contains("web > api > cache can take 9s"),
             "{}",
-            f.message
+            f.message().to_string()
         );
     }
 }

@@ -24,7 +24,7 @@ fn undeclared(caller: &Component, target: &str, count: f64, graph: &Graph) -> Fi
             graph.window_text
         ),
     )
-    .help(format!(
+    .help_text(format!(
         "add `{target}` to the `depends_on` of {} (`nines import traces FILE --merge MODEL` writes it), or `degradable: true` if {} works without it",
         caller.name, caller.name
     ))
@@ -51,7 +51,7 @@ fn unknown(model: &Model, name: &str, graph: &Graph) -> Finding {
             how.join(", ")
         ),
     )
-    .help("add it as a component (`nines import traces FILE --merge MODEL` writes it with its calls), or rename the component the traces call by this name")
+    .help_text("add it as a component (`nines import traces FILE --merge MODEL` writes it with its calls), or rename the component the traces call by this name")
 }
 
 fn overload(component: &Component, declared: f64, measured: f64, graph: &Graph) -> Finding {
@@ -69,7 +69,7 @@ fn overload(component: &Component, declared: f64, measured: f64, graph: &Graph) 
             number(declared)
         ),
     )
-    .help("raise `load` to the measured peak (an average over the window is a floor for the peak), and `capacity` or `instances` with it if headroom falls short")
+    .help_text("raise `load` to the measured peak (an average over the window is a floor for the peak), and `capacity` or `instances` with it if headroom falls short")
 }
 
 fn unseen(
@@ -97,7 +97,7 @@ fn unseen(
         edge.span,
         format!("the model says {} calls {}, but {why}", caller.name, target.name),
     )
-    .help("remove the dependency if the call is gone; keep it if it is a rare path (failover, batch) and accept the finding with the reason")
+    .help_text("remove the dependency if the call is gone; keep it if it is a rare path (failover, batch) and accept the finding with the reason")
 }
 
 // ---- documentation ----
@@ -153,8 +153,8 @@ pub fn findings(model: &Model, graph: &Graph, factor: f64) -> Vec<Finding> {
             out.push(overload(component, capacity.load, rate, graph));
         }
     }
-    out.sort_by(|a, b| a.id.cmp(&b.id));
-    out.dedup_by(|a, b| a.id == b.id);
+    out.sort_by(Finding::cmp_id);
+    out.dedup_by(|a, b| a.cmp_id(b).is_eq());
     out
 }
 
@@ -190,8 +190,9 @@ components:
             ]),
             2.0,
         );
-        let ids: Vec<(&str, Severity)> =
-            found.iter().map(|f| (f.id.as_str(), f.severity)).collect();
+        let ids: Vec<(String, Severity)> =
+            found.iter().map(|f| (f.id().to_string(), f.severity)).collect();
+        let ids: Vec<(&str, Severity)> = ids.iter().map(|(id, s)| (id.as_str(), *s)).collect();
         assert_eq!(
             ids,
             [
@@ -202,14 +203,14 @@ components:
             ]
         );
         assert!(
-            found[0].message.contains("10 requests per second"),
+            found[0].message().to_string().contains("10 requests per second"),
             "{}",
-            found[0].message
+            found[0].message().to_string()
         );
         assert!(
-            found[0].message.contains("10× the model's load of 1"),
+            found[0].message().to_string().contains("10× the model's load of 1"),
             "{}",
-            found[0].message
+            found[0].message().to_string()
         );
     }
 

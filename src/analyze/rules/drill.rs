@@ -21,7 +21,7 @@ fn never(component: &Component, recovery: &Recovery) -> Finding {
             component.name
         ),
     )
-    .help("rehearse the restore or failover, measure it, and write the date as `last_drill` (and the measured times as `restore`/`failover`)")
+    .help_text("rehearse the restore or failover, measure it, and write the date as `last_drill` (and the measured times as `restore`/`failover`)")
 }
 
 fn stale(
@@ -42,7 +42,7 @@ fn stale(
             max.0 / DAY_MS
         ),
     )
-    .help("rehearse it again and update `last_drill`: systems, data sizes and people change, and so does the real restore time")
+    .help_text("rehearse it again and update `last_drill`: systems, data sizes and people change, and so does the real restore time")
 }
 
 // ---- documentation ----
@@ -114,7 +114,7 @@ components:
         );
         assert_eq!(found.len(), 1);
         assert_eq!(
-            found[0].message,
+            found[0].message().to_string(),
             "the recovery of db was last rehearsed on 2026-05-12, 202 days ago, more than policy.drill_max_age 90d (90 days)"
         );
     }
@@ -128,7 +128,7 @@ components:
     recovery: {backup_interval: 1h}
 ",
         );
-        assert!(found[0].message.contains("never been rehearsed"));
+        assert!(found[0].message().to_string().contains("never been rehearsed"));
         // 2026-09-01 is 90 days before 2026-11-30: not older than 90d.
         assert!(
             findings(

@@ -44,7 +44,7 @@ fn lapsing(model: &Model, id: GroupId, expires: Date, today: Date) -> Finding {
         g.fields.get("expires").unwrap_or(g.span),
         format!("{}{kind} {when}: {}", g.name, members(model, id)),
     )
-    .help(format!(
+    .help_text(format!(
         "renew {} and update `expires`, and automate the renewal with an alert well before the date",
         g.name
     ))
@@ -138,7 +138,7 @@ components:
         // 2026-12-07 - 2026-11-30 = 7 days.
         assert_eq!(found[0].severity, Severity::Warning);
         assert_eq!(
-            found[0].message,
+            found[0].message().to_string(),
             "cert (certificate) expires on 2026-12-07, in 7 days (within 30; today is 2026-11-30): every member fails with it at once: web (2 instances)"
         );
         // Points at the `expires` key: line 5, column 5.
@@ -152,10 +152,10 @@ components:
         assert_eq!(found[0].severity, Severity::Error);
         assert!(
             found[0]
-                .message
+                .message().to_string()
                 .contains("expired on 2026-11-18, 12 days ago"),
             "{}",
-            found[0].message
+            found[0].message().to_string()
         );
         assert_eq!(findings("2026-11-30")[0].severity, Severity::Error);
     }

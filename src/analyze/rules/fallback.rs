@@ -56,7 +56,7 @@ fn undersized(model: &Model, target: &Component, size: &Sizing) -> Finding {
             ),
         ),
     )
-    .help(if size.per_instance <= 0.0 {
+    .help_text(if size.per_instance <= 0.0 {
         format!(
             "give {} a capacity per instance: it has none, so it can take over nothing",
             target.name
@@ -213,22 +213,22 @@ components:
         assert!(findings(5).is_empty());
         // 4 × 200 = 800 < 930 but >= 620: a warning.
         let small = findings(4);
-        assert_eq!(small[0].id, "fallback/spare");
+        assert_eq!(small[0].id().to_string(), "fallback/spare");
         assert_eq!(small[0].severity, Severity::Warning);
         assert_eq!(
-            small[0].message,
+            small[0].message().to_string(),
             "spare carries no load of its own and takes over from cell-a (620), cell-b (560): 4 × 200 = 800 < 1.5 × 620 = 930 (policy.fallback_headroom), though it holds cell-a's load of 620 without headroom"
         );
         // ceil(930 / 200) = 5 instances.
         assert_eq!(
-            small[0].help.as_deref(),
+            small[0].help().map(|help| help.to_string()).as_deref(),
             Some("give spare at least 5 instances of 200: 5 × 200 = 1000 ≥ 1.5 × 620 = 930")
         );
         assert_eq!((small[0].location.line, small[0].location.column), (5, 3));
         // 3 × 200 = 600 < 620: an error.
         let tiny = findings(3);
         assert_eq!(tiny[0].severity, Severity::Error);
-        assert!(tiny[0].message.ends_with(
+        assert!(tiny[0].message().to_string().ends_with(
             "600 < 620, the load of cell-a alone: taking it over overloads spare at once"
         ));
     }
@@ -275,10 +275,10 @@ components:
         assert_eq!(doubled[0].severity, Severity::Error);
         assert!(
             doubled[0]
-                .message
+                .message().to_string()
                 .contains("from cell-a (1240), cell-b (1120): 5 × 200 = 1000 < 1240"),
             "{}",
-            doubled[0].message
+            doubled[0].message().to_string()
         );
         // Two spare instances lost: 3 × 200 = 600 < 620, an error.
         let smaller = under(
@@ -289,11 +289,11 @@ components:
             },
         );
         assert!(
-            smaller[0].message.ends_with(
+            smaller[0].message().to_string().ends_with(
                 "3 × 200 = 600 < 620, the load of cell-a alone: taking it over overloads spare at once"
             ),
             "{}",
-            smaller[0].message
+            smaller[0].message().to_string()
         );
         // cell-a down: its 620 moved onto the spare is not load of its own;
         // 1000 ≥ 1.5 × 620 = 930 still holds.
@@ -328,10 +328,10 @@ components:
         assert_eq!(found.len(), 1);
         assert!(
             found[0]
-                .message
+                .message().to_string()
                 .contains("from cell-a (1200): 5 × 200 = 1000 < 1200"),
             "{}",
-            found[0].message
+            found[0].message().to_string()
         );
     }
 }

@@ -24,7 +24,7 @@ fn unplaced(model: &Model, component: &Component) -> Finding {
             kinds,
         ),
     )
-    .help(format!(
+    .help_text(format!(
         "add `placement: [{}]` (a list spreads the instances evenly) or a map of exact counts",
         leaf_domains(model).take(3).collect::<Vec<_>>().join(", ")
     ))
@@ -109,19 +109,19 @@ components:
 ",
         );
         assert_eq!(found.len(), 1);
-        assert_eq!(found[0].id, "placement/db");
+        assert_eq!(found[0].id().to_string(), "placement/db");
         assert_eq!(found[0].severity, Severity::Warning);
         // Points at the component's name: line 5, column 3.
         assert_eq!((found[0].location.line, found[0].location.column), (5, 3));
         assert!(
-            found[0].message.contains("3 instances"),
+            found[0].message().to_string().contains("3 instances"),
             "{}",
-            found[0].message
+            found[0].message().to_string()
         );
         assert!(
-            found[0].message.contains("2 domains (zone)"),
+            found[0].message().to_string().contains("2 domains (zone)"),
             "{}",
-            found[0].message
+            found[0].message().to_string()
         );
     }
 

@@ -31,7 +31,7 @@ fn locked_out(
             down(need, need_lost),
         ),
     )
-    .help(format!(
+    .help_text(format!(
         "keep what the recovery of {} needs outside its failure domains and groups: run {} elsewhere too (another region, a break-glass account), or remove it from the runbook",
         component.name, need.name
     ))
@@ -176,10 +176,10 @@ components:
     fn losing_the_region_takes_the_login_with_the_database() {
         let found = findings(SAME_REGION);
         assert_eq!(found.len(), 1);
-        assert_eq!(found[0].id, "recovery-access/db/sso");
+        assert_eq!(found[0].id().to_string(), "recovery-access/db/sso");
         // eu-central holds fra-a and fra-b: 2 of 2 instances of each.
         assert_eq!(
-            found[0].message,
+            found[0].message().to_string(),
             "losing eu-central takes down db (2 of 2 instances) and sso (2 of 2), which its recovery needs"
         );
     }
@@ -226,7 +226,7 @@ components:
         assert_eq!(found.len(), 1);
         assert!(
             found[0]
-                .message
+                .message().to_string()
                 .starts_with("okta-tenant firing takes down db (1 of 1 instances)")
         );
     }

@@ -39,7 +39,7 @@ fn cyclic(model: &Model, cycle: &Cycle) -> Finding {
             and_list(&members),
         ),
     )
-    .help(format!(
+    .help_text(format!(
         "make one of {} degradable (`degradable: true`, with a cache, a default or a retry loop at startup), so the cycle has a first component to start",
         or_list(&edges)
     ))
@@ -100,13 +100,13 @@ components:
         let audit = run(CYCLE);
         assert_eq!(audit.findings.len(), 1);
         let finding = &audit.findings[0];
-        assert_eq!(finding.id, "recovery-order/audit+auth");
+        assert_eq!(finding.id().to_string(), "recovery-order/audit+auth");
         assert!(
             finding
-                .message
+                .message().to_string()
                 .starts_with("audit>auth and auth>audit are required edges that form a cycle"),
             "{}",
-            finding.message
+            finding.message().to_string()
         );
         assert_eq!(audit.cold_start.cycles, [vec!["audit", "auth"]]);
         assert_eq!(

@@ -29,7 +29,7 @@ fn over_target(
             Duration(worst.0 - target.0)
         ),
     )
-    .help(format!(
+    .help_text(format!(
         "keep a copy at most {target} old: ship logs (`log_shipping`) or replicate to a standby (`replication: async` with its lag, or `sync` for no loss), or agree a longer rpo"
     ))
 }
@@ -48,7 +48,7 @@ fn no_copy(component: &Component, recovery: &Recovery) -> Finding {
             component.name
         ),
     )
-    .help("take backups (`backup_interval`), ship logs (`log_shipping`) or replicate to a standby (`replication`); if the data may be lost, say so in an `accepted` entry")
+    .help_text("take backups (`backup_interval`), ship logs (`log_shipping`) or replicate to a standby (`replication`); if the data may be lost, say so in an `accepted` entry")
 }
 
 fn unknown_lag(component: &Component, recovery: &Recovery, target: Duration) -> Finding {
@@ -62,7 +62,7 @@ fn unknown_lag(component: &Component, recovery: &Recovery, target: Duration) -> 
             component.name
         ),
     )
-    .help("write the worst lag the standby has shown (`replication_lag: 10s`), or add log shipping or backups")
+    .help_text("write the worst lag the standby has shown (`replication_lag: 10s`), or add log shipping or backups")
 }
 
 // ---- documentation ----
@@ -130,7 +130,7 @@ components:
         assert_eq!(audit.findings.len(), 1);
         // 6h − 1h = 5h over
         assert_eq!(
-            audit.findings[0].message,
+            audit.findings[0].message().to_string(),
             "worst-case data loss for db is backup_interval 6h > rpo 1h (5h over)"
         );
         assert_eq!(audit.recovery[0].worst_rpo_s, Some(21_600.0));
@@ -145,7 +145,7 @@ components:
     recovery: {rto: 1h, restore: 10m}
 ");
         assert_eq!(audit.findings.len(), 1);
-        assert!(audit.findings[0].message.contains("no durable copy"));
+        assert!(audit.findings[0].message().to_string().contains("no durable copy"));
         assert_eq!(audit.recovery[0].worst_rpo_s, None);
     }
 
