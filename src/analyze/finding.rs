@@ -341,32 +341,13 @@ impl Finding {
     }
 }
 
-// TEMPORARY shims while rules move to wordings.
-impl Wording for String {
-    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
-        out.write_str(self)
-    }
-    fn help(&self, _: &mut fmt::Formatter<'_>) -> fmt::Result {
-        Ok(())
-    }
-    fn has_help(&self) -> bool {
-        false
-    }
-}
-
-impl Finding {
-    /// TEMPORARY.
-    #[must_use]
-    pub fn help_text(mut self, help: impl Into<String>) -> Self {
-        self.wording = Arc::new(Text::new(self.message().to_string()).help(help));
-        self
-    }
-}
-
 /// The byte order of the concatenations of `a` and `b`, comparing slices
 /// rather than bytes one by one.
 fn cmp_joined(a: &[&str], b: &[&str]) -> Ordering {
-    let (mut a, mut b) = (a.iter().map(|s| s.as_bytes()), b.iter().map(|s| s.as_bytes()));
+    let (mut a, mut b) = (
+        a.iter().map(|s| s.as_bytes()),
+        b.iter().map(|s| s.as_bytes()),
+    );
     let (mut left, mut right): (&[u8], &[u8]) = (&[], &[]);
     loop {
         while left.is_empty() {
@@ -458,5 +439,90 @@ impl Serialize for Finding {
             None => out.skip_field("justification")?,
         }
         out.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(rule: &'static str, subject: Subject) -> Finding {
+        let mut f = Finding::new(
+            Rule::Spof,
+            subject,
+            Severity::Error,
+            Span::default(),
+            Text::new("m"),
+        );
+        f.rule = rule;
+        f
+    }
+
+    #[test]
+    fn ids_sort_as_their_strings_do() {
+        // `-` (0x2d) < `.` (0x2e) < `/` (0x2f) < `>` (0x3e) < `b` (0x62):
+        // a subject that is a prefix of another, a separator inside a name
+        // (an accepted id as a subject), an edge, a pair, and rules one of
+        // which is a prefix of the other.
+        let mut findings = Vec::new();
+        for rule in ["r", "r-x", "ra", "r/"] {
+            for name in ["a", "a-b", "a/b", "a.b", "ab", "a>b", ""] {
+                findings.push(finding(rule, Subject::from(name)));
+            }
+            findings.push(finding(rule, Subject::pair("a".into(), "b".into())));
+            findings.push(finding(rule, Subject::pair("a".into(), "".into())));
+            findings.push(finding(rule, Subject::edge("a", "b")));
+            findings.push(finding(rule, Subject::edge("a-", "b")));
+        }
+        let mut by_string: Vec<String> = findings.iter().map(|f| f.id().to_string()).collect();
+        by_string.sort();
+        findings.reverse();
+        findings.sort_by(Finding::cmp_id);
+        let sorted: Vec<String> = findings.iter().map(|f| f.id().to_string()).collect();
+        assert_eq!(sorted, by_string);
+        // By hand: rule `r-x` first (`-` < `/` in `r-x/` against `r/…`),
+        // its empty subject, then `a`, then `a->b` before `a-b` (`>` < `b`).
+        assert_eq!(by_string[..4], ["r-x/", "r-x/a", "r-x/a->b", "r-x/a-b"]);
+        // The pair a/b and the name "a/b" are the same id.
+        let pair = finding("r", Subject::pair("a".into(), "b".into()));
+        assert!(pair.cmp_id(&finding("r", Subject::from("a/b"))).is_eq());
+        for f in &findings {
+            for g in &findings {
+                let id = g.id().to_string();
+                assert_eq!(
+                    f.cmp_with(&id),
+                    f.id().to_string().cmp(&id),
+                    "{} vs {id}",
+                    f.id()
+                );
+                assert_eq!(f.has_id(&id), f.id().to_string() == id);
+            }
+        }
+    }
+
+    #[test]
+    fn a_finding_serializes_its_written_text() {
+        let mut f = Finding::new(
+            Rule::Headroom,
+            Subject::pair("api".into(), "az-a".into()),
+            Severity::Warning,
+            Span::default(),
+            Text::new("line \"one\"\nline two").help("fix\tit"),
+        );
+        f.location = Location { line: 3, column: 5 };
+        let json = serde_json::to_string(&f).unwrap();
+        assert_eq!(
+            json,
+            r#"{"id":"headroom/api/az-a","rule":"headroom","severity":"warning","status":"new","message":"line \"one\"\nline two","help":"fix\tit","location":{"line":3,"column":5}}"#
+        );
+        f.wording = Arc::new(Text::new("m"));
+        f.justification = Some("known".to_owned());
+        let json = serde_json::to_string(&f).unwrap();
+        assert!(
+            json.ends_with(
+                r#""message":"m","location":{"line":3,"column":5},"justification":"known"}"#
+            ),
+            "{json}"
+        );
     }
 }

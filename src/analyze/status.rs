@@ -31,7 +31,9 @@ impl Wording for Stale {
     }
 
     fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
-        out.write_str("remove the entry from `accepted`, or correct its id from `nines check` output")
+        out.write_str(
+            "remove the entry from `accepted`, or correct its id from `nines check` output",
+        )
     }
 }
 

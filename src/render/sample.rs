@@ -59,7 +59,8 @@ pub(crate) fn audit() -> Audit {
             "db",
             Severity::Error,
             15,
-            Text::new("db has 1 instance and api needs it").help("run 2 instances in different zones"),
+            Text::new("db has 1 instance and api needs it")
+                .help("run 2 instances in different zones"),
         ),
     ];
     let mut audit = Audit::new("shop".to_owned(), findings);

@@ -6,10 +6,11 @@
 //! origin fails, the state is computed, whatever it overloads fails, and so
 //! on until nothing more fails.
 
-use std::fmt::Write as _;
+use std::fmt;
+use std::sync::Arc;
 
 use super::wording::amount;
-use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use super::{Analyzer, Context, Finding, RuleDoc, Severity, Wording};
 use crate::analyze::results::{Cascade, CascadeStep, Audit};
 use crate::engine::scenario::Scenario;
 use crate::engine::state::{State, overloaded};
@@ -18,87 +19,179 @@ use crate::model::{Component, ComponentId, Model};
 
 // ---- finding constructors ----
 
+/// `cascade/<component>`: the walk of its load along `failover_to`, step
+/// by step, and how it ends.
+#[derive(Debug)]
+struct ChainFails {
+    origin: Arc<str>,
+    load: f64,
+    steps: Steps,
+    end: End,
+    fallback_headroom: f64,
+    recommended_fallback_capacity: f64,
+}
+
+/// How a failover walk ends.
+#[derive(Debug)]
+enum End {
+    /// The last target holds, but what failed on the way has no running
+    /// failover: this much is left unserved.
+    Stranded(f64),
+    /// The walk stops at a failed target whose `failover_to` has already
+    /// failed (`Some`) or that has none (`None`, the name of the last one).
+    Stopped {
+        already_failed: Option<Arc<str>>,
+        last: Arc<str>,
+        unserved: f64,
+    },
+    /// The last target absorbs it, after this many failed on the way.
+    Absorbed(usize),
+}
+
 fn chain_fails(model: &Model, before: &State, origin: &Component, walk: &Cascade) -> Finding {
-    let load = walk.load;
-    let mut text = format!(
-        "{} failing at peak moves its load of {} along failover_to:",
-        origin.name,
-        amount(load)
-    );
-    text.push_str(&steps_text(model, before, &walk.steps));
-    finish(model, origin, walk, &mut text);
+    let name: Arc<str> = Arc::from(origin.name.as_str());
     Finding::new(
         DOC.rule,
-        &origin.name,
+        Arc::clone(&name),
         Severity::Error,
         origin.span,
-        text,
+        ChainFails {
+            origin: name,
+            load: walk.load,
+            steps: Steps::new(model, before, &walk.steps),
+            end: end(model, origin, walk),
+            fallback_headroom: model.policy.fallback_headroom,
+            recommended_fallback_capacity: walk.recommended_fallback_capacity,
+        },
     )
-    .help_text(format!(
-        "fail {} over to a dedicated fallback that carries no traffic of its own, sized {} × {} = {} (policy.fallback_headroom × the load that fails over into it), or give each target in the chain room for the load it takes over",
-        origin.name,
-        model.policy.fallback_headroom,
-        amount(load),
-        amount(walk.recommended_fallback_capacity)
-    ))
+}
+
+impl Wording for ChainFails {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            out,
+            "{} failing at peak moves its load of {} along failover_to:{}",
+            self.origin,
+            amount(self.load),
+            self.steps
+        )?;
+        match &self.end {
+            End::Stranded(unserved) => write!(
+                out,
+                " {} is left unserved: what failed on the way has no running failover",
+                amount(*unserved)
+            ),
+            End::Stopped {
+                already_failed,
+                last,
+                unserved,
+            } => {
+                match already_failed {
+                    Some(next) => write!(out, " {next} has already failed")?,
+                    None => write!(out, " {last} has no failover_to")?,
+                }
+                write!(out, ": {} is left unserved", amount(*unserved))
+            }
+            End::Absorbed(failed) => write!(
+                out,
+                " the last target absorbs it, but {failed} failed on the way"
+            ),
+        }
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            out,
+            "fail {} over to a dedicated fallback that carries no traffic of its own, sized {} × {} = {} (policy.fallback_headroom × the load that fails over into it), or give each target in the chain room for the load it takes over",
+            self.origin,
+            self.fallback_headroom,
+            amount(self.load),
+            amount(self.recommended_fallback_capacity)
+        )
+    }
 }
 
 /// ` cell-b 560 + 620 = 1180 > 1000, fails; …`: each step with the load it
 /// had before and the load it took over.
 pub fn steps_text(model: &Model, before: &State, steps: &[CascadeStep]) -> String {
-    let mut text = String::new();
-    for step in steps {
-        let own = component_id(model, &step.component)
-            .and_then(|id| before.load(id))
-            .unwrap_or(0.0)
-            .min(step.load);
-        let carried = step.load - own;
-        let _ = match step.capacity {
-            Some(capacity) => write!(
-                text,
-                " {} {} + {} = {} {} {}{};",
-                step.component,
-                amount(own),
-                amount(carried),
-                amount(step.load),
-                if step.failed { ">" } else { "<=" },
-                amount(capacity),
-                if step.failed { ", fails" } else { ", holds" },
-            ),
-            None => write!(
-                text,
-                " {} has no capacity figures, so the walk stops;",
-                step.component
-            ),
-        };
+    Steps::new(model, before, steps).to_string()
+}
+
+/// The steps of a walk as [`steps_text`] writes them.
+#[derive(Debug)]
+struct Steps(Vec<StepWords>);
+
+/// One step: the target, its own load and what it took over, against its
+/// capacity (`None`: no capacity figures, the walk stops).
+#[derive(Debug)]
+struct StepWords {
+    component: Arc<str>,
+    own: f64,
+    load: f64,
+    capacity: Option<f64>,
+    failed: bool,
+}
+
+impl Steps {
+    fn new(model: &Model, before: &State, steps: &[CascadeStep]) -> Self {
+        Self(
+            steps
+                .iter()
+                .map(|step| StepWords {
+                    component: Arc::from(step.component.as_str()),
+                    own: component_id(model, &step.component)
+                        .and_then(|id| before.load(id))
+                        .unwrap_or(0.0)
+                        .min(step.load),
+                    load: step.load,
+                    capacity: step.capacity,
+                    failed: step.failed,
+                })
+                .collect(),
+        )
     }
-    text
+}
+
+impl fmt::Display for Steps {
+    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for step in &self.0 {
+            match step.capacity {
+                Some(capacity) => write!(
+                    out,
+                    " {} {} + {} = {} {} {}{};",
+                    step.component,
+                    amount(step.own),
+                    amount(step.load - step.own),
+                    amount(step.load),
+                    if step.failed { ">" } else { "<=" },
+                    amount(capacity),
+                    if step.failed { ", fails" } else { ", holds" },
+                )?,
+                None => write!(
+                    out,
+                    " {} has no capacity figures, so the walk stops;",
+                    step.component
+                )?,
+            }
+        }
+        Ok(())
+    }
 }
 
 /// How the walk ends: what is left unserved, or who absorbed it.
-fn finish(model: &Model, origin: &Component, walk: &Cascade, text: &mut String) {
+fn end(model: &Model, origin: &Component, walk: &Cascade) -> End {
     let last = walk.steps.last();
     if walk.unserved > 0.0 && last.is_some_and(|s| !s.failed) {
-        let _ = write!(
-            text,
-            " {} is left unserved: what failed on the way has no running failover",
-            amount(walk.unserved)
-        );
+        End::Stranded(walk.unserved)
     } else if walk.unserved > 0.0 {
-        let why = match last.and_then(|s| component(model, &s.component)?.failover_to) {
-            Some(next) => format!("{} has already failed", model.component(next).name),
-            None => format!(
-                "{} has no failover_to",
-                last.map_or(origin.name.as_str(), |s| s.component.as_str())
-            ),
-        };
-        let _ = write!(text, " {why}: {} is left unserved", amount(walk.unserved));
+        let next = last.and_then(|s| component(model, &s.component)?.failover_to);
+        End::Stopped {
+            already_failed: next.map(|next| Arc::from(model.component(next).name.as_str())),
+            last: Arc::from(last.map_or(origin.name.as_str(), |s| s.component.as_str())),
+            unserved: walk.unserved,
+        }
     } else {
-        let failed = walk.steps.iter().filter(|s| s.failed).count();
-        let _ = write!(
-            text,
-            " the last target absorbs it, but {failed} failed on the way"
-        );
+        End::Absorbed(walk.steps.iter().filter(|s| s.failed).count())
     }
 }
 

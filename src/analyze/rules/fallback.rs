@@ -3,7 +3,10 @@
 //! load failing over to it, or smaller than that load itself.
 
 use super::wording::amount;
-use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use std::fmt;
+use std::sync::Arc;
+
+use super::{Analyzer, Context, Finding, RuleDoc, Severity, Wording};
 use crate::analyze::results::Audit;
 use crate::engine::state::State;
 use crate::model::Rule;
@@ -11,68 +14,95 @@ use crate::model::{Component, ComponentId, Model};
 
 // ---- finding constructors ----
 
-fn undersized(model: &Model, target: &Component, size: &Sizing) -> Finding {
-    let headroom = model.policy.fallback_headroom;
-    let have = format!(
-        "{} × {} = {}",
-        size.instances,
-        amount(size.per_instance),
-        amount(size.capacity)
-    );
-    let (severity, verdict) = if size.capacity < size.largest {
-        (
-            Severity::Error,
-            format!(
-                "{have} < {}, the load of {} alone: taking it over overloads {} at once",
-                amount(size.largest),
-                size.source,
-                target.name
-            ),
-        )
+/// `fallback/<component>`: a dedicated fallback's sizing against what
+/// fails over to it.
+#[derive(Debug)]
+struct Undersized {
+    target: Arc<str>,
+    size: Sizing,
+    headroom: f64,
+}
+
+fn undersized(model: &Model, target: &Component, size: Sizing) -> Finding {
+    let severity = if size.capacity < size.largest {
+        Severity::Error
     } else {
-        (
-            Severity::Warning,
-            format!(
-                "{have} < {headroom} × {} = {} (policy.fallback_headroom), though it holds {}'s load of {} without headroom",
-                amount(size.largest),
-                amount(headroom * size.largest),
-                size.source,
-                amount(size.largest)
-            ),
-        )
+        Severity::Warning
     };
+    let name: Arc<str> = Arc::from(target.name.as_str());
     Finding::new(
         DOC.rule,
-        &target.name,
+        Arc::clone(&name),
         severity,
         target.span,
-        format!(
-            "{} carries no load of its own and takes over from {}: {verdict}",
-            target.name,
+        Undersized {
+            target: name,
+            size,
+            headroom: model.policy.fallback_headroom,
+        },
+    )
+}
+
+impl Wording for Undersized {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (size, headroom) = (&self.size, self.headroom);
+        let have = format!(
+            "{} × {} = {}",
+            size.instances,
+            amount(size.per_instance),
+            amount(size.capacity)
+        );
+        write!(
+            out,
+            "{} carries no load of its own and takes over from {}: ",
+            self.target,
             super::wording::capped_list(
                 &size.sources,
                 size.sources.len(),
                 crate::engine::outage::LISTED
             ),
-        ),
-    )
-    .help_text(if size.per_instance <= 0.0 {
-        format!(
-            "give {} a capacity per instance: it has none, so it can take over nothing",
-            target.name
-        )
-    } else {
+        )?;
+        if size.capacity < size.largest {
+            write!(
+                out,
+                "{have} < {}, the load of {} alone: taking it over overloads {} at once",
+                amount(size.largest),
+                size.source,
+                self.target
+            )
+        } else {
+            write!(
+                out,
+                "{have} < {headroom} × {} = {} (policy.fallback_headroom), though it holds {}'s load of {} without headroom",
+                amount(size.largest),
+                amount(headroom * size.largest),
+                size.source,
+                amount(size.largest)
+            )
+        }
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (size, headroom) = (&self.size, self.headroom);
+        if size.per_instance <= 0.0 {
+            return write!(
+                out,
+                "give {} a capacity per instance: it has none, so it can take over nothing",
+                self.target
+            );
+        }
         let n = needed_instances(headroom * size.largest, size.per_instance);
-        format!(
+        write!(
+            out,
             "give {} at least {n} instances of {}: {n} × {} = {} ≥ {headroom} × {} = {}",
-            target.name,
+            self.target,
             amount(size.per_instance),
             amount(size.per_instance),
             amount(n as f64 * size.per_instance),
             amount(size.largest),
             amount(headroom * size.largest)
         )
-    })
+    }
 }
 
 fn needed_instances(capacity: f64, per_instance: f64) -> u64 {
@@ -101,6 +131,7 @@ static DOC: RuleDoc = RuleDoc {
 // ---- the check ----
 
 /// A dedicated fallback against what fails over to it.
+#[derive(Debug)]
 struct Sizing {
     /// Instances up.
     instances: u32,
@@ -180,7 +211,7 @@ impl Analyzer for Fallback {
             if size.capacity < cx.model.policy.fallback_headroom * size.largest {
                 audit
                     .findings
-                    .push(undersized(cx.model, cx.model.component(id), &size));
+                    .push(undersized(cx.model, cx.model.component(id), size));
             }
         }
     }

@@ -112,8 +112,17 @@ components:
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].id().to_string(), "retry-budget/api>db");
         assert_eq!(found[0].severity, Severity::Note);
-        // 1 + 2 = 3
-        assert!(found[0].message().to_string().contains("by 3"), "{}", found[0].message().to_string());
+        // 1 + 2 = 3 attempts; "up to twice"; with a 10% budget 1 + 0.1 = 1.1.
+        assert_eq!(
+            found[0].message().to_string(),
+            "api retries db up to twice with no `retry_budget`: when db fails, every call is retried and this hop multiplies the load on it by 3"
+        );
+        assert_eq!(
+            found[0].help().map(|help| help.to_string()).as_deref(),
+            Some(
+                "add `retry_budget: 10%`: retries then add at most 10% to the calls into db, a multiplier of 1.1 instead of 3"
+            )
+        );
     }
 
     #[test]

@@ -121,6 +121,17 @@ components:
         assert_eq!(ids, ["retry-jitter/api>a", "retry-jitter/api>b"]);
         // Points at `backoff`: line 5, after `      - {any_of: [a, b], retries: 2, ` (37 characters).
         assert_eq!((found[0].location.line, found[0].location.column), (5, 38));
+        // Each target gets its own text; the fix is the same for all.
+        assert_eq!(
+            found[1].message().to_string(),
+            "api retries b up to twice with exponential backoff but no jitter (`backoff: exponential`): every caller that failed at the same moment retries at the same moment"
+        );
+        assert_eq!(
+            found[1].help().map(|help| help.to_string()).as_deref(),
+            Some(
+                "set `backoff: jittered` (exponential backoff with random jitter) so retries spread out instead of arriving in waves"
+            )
+        );
     }
 
     #[test]
