@@ -156,6 +156,21 @@ impl Subject {
         self.then.as_ref().map(|(_, then)| &**then)
     }
 
+    /// The order of the subjects as written, comparing the names first (one
+    /// comparison decides unless a name is a prefix of the other).
+    fn cmp_written(&self, other: &Subject) -> Ordering {
+        let (a, b) = (self.name.as_bytes(), other.name.as_bytes());
+        let n = a.len().min(b.len());
+        match a[..n].cmp(&b[..n]) {
+            Ordering::Equal if a.len() == b.len() => match (&self.then, &other.then) {
+                (Some((x, then)), Some((y, other_then))) if x == y => then.cmp(other_then),
+                _ => cmp_joined(&self.parts()[1..], &other.parts()[1..]),
+            },
+            Ordering::Equal => cmp_joined(&self.parts(), &other.parts()),
+            unequal => unequal,
+        }
+    }
+
     /// The parts of the subject as written (`name`, or `name`, separator,
     /// second name).
     fn parts(&self) -> [&str; 3] {
@@ -320,11 +335,11 @@ impl Finding {
     /// without writing them.
     #[must_use]
     pub fn cmp_id(&self, other: &Finding) -> Ordering {
-        if self.rule == other.rule {
-            cmp_joined(&self.subject.parts(), &other.subject.parts())
-        } else {
-            cmp_joined(&self.id_parts(), &other.id_parts())
+        // Rule names are the registry's statics: one rule, one pointer.
+        if !(std::ptr::eq(self.rule, other.rule) || self.rule == other.rule) {
+            return cmp_joined(&self.id_parts(), &other.id_parts());
         }
+        self.subject.cmp_written(&other.subject)
     }
 
     /// The order of its id against the id `id` (as strings), without

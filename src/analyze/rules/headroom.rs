@@ -327,7 +327,7 @@ struct RowNames<'a> {
 }
 
 /// One shared copy of each loss's name (`az-a`, `az-a+az-b`, `instance`)
-/// for every row of the run, and of each domain kind for the findings.
+/// for every row of the run.
 #[derive(Default)]
 struct LostNames(HashMap<String, Arc<str>>);
 
@@ -402,6 +402,8 @@ impl Analyzer for Headroom {
     fn check(&self, cx: &Context, audit: &mut Audit) {
         let mut states = LossStates::default();
         let mut lost_names = LostNames::default();
+        // The kind of each domain, shared by the findings that lose it.
+        let mut kinds: Vec<Option<Arc<str>>> = vec![None; cx.model.domains.len()];
         for id in cx.model.component_ids() {
             let c = cx.model.component(id);
             let Some(cap) = c.capacity else { continue };
@@ -421,9 +423,11 @@ impl Analyzer for Headroom {
                 };
                 if !row.ok {
                     let kind = match &loss.lost {
-                        Lost::Domains(domains) => {
-                            Some(lost_names.get(&cx.model.domain(domains[0]).kind))
-                        }
+                        Lost::Domains(domains) => Some(Arc::clone(
+                            kinds[domains[0].0].get_or_insert_with(|| {
+                                Arc::from(cx.model.domain(domains[0]).kind.as_str())
+                            }),
+                        )),
                         Lost::Instance => None,
                     };
                     audit
