@@ -20,9 +20,8 @@ use crate::model::{ComponentId, Model};
 #[derive(Debug)]
 struct ColdStampede {
     component: Arc<str>,
-    /// Each cached edge into it: the caller's name, load, calls, hit rate
-    /// and the targets its calls are spread over.
-    hidden: Vec<(Arc<str>, f64, f64, f64, u32)>,
+    /// Each cached edge into it.
+    hidden: Vec<CachedCall>,
     /// Instances up, as written (`3`).
     up: f64,
     instances: u32,
@@ -33,13 +32,27 @@ struct ColdStampede {
     admit_fraction: f64,
 }
 
+/// A cached edge into the component: who calls, with what load, calls and
+/// hit rate, spread over how many targets.
+#[derive(Debug)]
+struct CachedCall {
+    caller: Arc<str>,
+    caller_load: f64,
+    calls: f64,
+    hit_rate: f64,
+    targets: u32,
+}
+
 fn stampede(model: &Model, id: ComponentId, hidden: &[Hidden], row: &Stampede) -> Finding {
     let component = model.component(id);
     let hidden = hidden
         .iter()
-        .map(|h| {
-            let caller = Arc::from(model.component(h.caller).name.as_str());
-            (caller, h.caller_load, h.calls, h.hit_rate, h.targets)
+        .map(|h| CachedCall {
+            caller: Arc::from(model.component(h.caller).name.as_str()),
+            caller_load: h.caller_load,
+            calls: h.calls,
+            hit_rate: h.hit_rate,
+            targets: h.targets,
         })
         .collect();
     let per_instance = component.capacity.map_or(0.0, |c| c.per_instance);
@@ -68,20 +81,21 @@ impl Wording for ColdStampede {
         let parts: Vec<String> = self
             .hidden
             .iter()
-            .map(|(caller, caller_load, calls, hit_rate, targets)| {
+            .map(|h| {
                 // An any_of/at_least edge spreads its calls over its targets.
-                let split = if *targets > 1 {
-                    format!(" / {targets}")
+                let split = if h.targets > 1 {
+                    format!(" / {}", h.targets)
                 } else {
                     String::new()
                 };
-                let per_target = caller_load * calls / f64::from(*targets);
+                let per_target = h.caller_load * h.calls / f64::from(h.targets);
                 format!(
-                    "{caller} sends {} × {} × (1 − {}){split} = {} warm, {} cold",
-                    number(*caller_load),
-                    number(*calls),
-                    percent(*hit_rate),
-                    number(per_target * (1.0 - hit_rate)),
+                    "{} sends {} × {} × (1 − {}){split} = {} warm, {} cold",
+                    h.caller,
+                    number(h.caller_load),
+                    number(h.calls),
+                    percent(h.hit_rate),
+                    number(per_target * (1.0 - h.hit_rate)),
                     number(per_target),
                 )
             })

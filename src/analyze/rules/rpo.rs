@@ -32,9 +32,11 @@ enum DataLoss {
     },
 }
 
-fn finding(component: &Component, span: Span, wording: impl FnOnce(Arc<str>) -> DataLoss) -> Finding {
-    let name: Arc<str> = Arc::from(component.name.as_str());
-    Finding::new(DOC.rule, Arc::clone(&name), Severity::Error, span, wording(name))
+fn finding(span: Span, wording: DataLoss) -> Finding {
+    let (DataLoss::OverTarget { component, .. }
+    | DataLoss::NoCopy { component, .. }
+    | DataLoss::UnknownLag { component, .. }) = &wording;
+    Finding::new(DOC.rule, Arc::clone(component), Severity::Error, span, wording)
 }
 
 fn over_target(
@@ -44,26 +46,29 @@ fn over_target(
     worst: Duration,
     target: Duration,
 ) -> Finding {
-    let span = recovery.fields.get("rpo").unwrap_or(recovery.span);
-    finding(component, span, |component| DataLoss::OverTarget {
-        component,
+    let wording = DataLoss::OverTarget {
+        component: Arc::from(component.name.as_str()),
         rpo,
         worst,
         target,
-    })
+    };
+    finding(recovery.fields.get("rpo").unwrap_or(recovery.span), wording)
 }
 
 fn no_copy(component: &Component, recovery: &Recovery) -> Finding {
-    let span = recovery.fields.get("rpo").unwrap_or(recovery.span);
-    finding(component, span, |component| DataLoss::NoCopy {
-        component,
+    let wording = DataLoss::NoCopy {
+        component: Arc::from(component.name.as_str()),
         target: recovery.rpo,
-    })
+    };
+    finding(recovery.fields.get("rpo").unwrap_or(recovery.span), wording)
 }
 
 fn unknown_lag(component: &Component, recovery: &Recovery, target: Duration) -> Finding {
-    let span = recovery.fields.get("replication").unwrap_or(recovery.span);
-    finding(component, span, |component| DataLoss::UnknownLag { component, target })
+    let wording = DataLoss::UnknownLag {
+        component: Arc::from(component.name.as_str()),
+        target,
+    };
+    finding(recovery.fields.get("replication").unwrap_or(recovery.span), wording)
 }
 
 impl Wording for DataLoss {
