@@ -418,15 +418,39 @@ impl fmt::Display for Help<'_> {
     }
 }
 
-/// Serializes `Display` text straight into the output (no string first).
+/// Serializes `Display` text as a string: written into a buffer kept per
+/// thread, then escaped once. (Written piece by piece through
+/// `collect_str`, each piece of a message is escaped and copied on its own:
+/// 0.3% more instructions for the JSON of the 100k model.)
 macro_rules! serialize_as_text {
     ($($ty:ident),*) => {$(
         impl Serialize for $ty<'_> {
             fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-                serializer.collect_str(self)
+                serialize_written(self, serializer)
             }
         }
     )*};
+}
+
+thread_local! {
+    /// The text being serialized, reused from one finding to the next.
+    static WRITTEN: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+/// `value` written into this thread's buffer and serialized as a string;
+/// straight through `collect_str` should the buffer be in use.
+fn serialize_written<S: Serializer>(
+    value: &dyn fmt::Display,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    WRITTEN.with(|buffer| match buffer.try_borrow_mut() {
+        Ok(mut text) => {
+            text.clear();
+            fmt::write(&mut *text, format_args!("{value}")).map_err(serde::ser::Error::custom)?;
+            serializer.serialize_str(&text)
+        }
+        Err(_) => serializer.collect_str(value),
+    })
 }
 
 serialize_as_text!(Id, Message, Help);
