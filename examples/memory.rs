@@ -61,16 +61,17 @@ fn component_bytes(model: &nines::model::Model) -> usize {
     bytes
 }
 
-/// The heap bytes the findings hold.
+/// The heap bytes the findings hold, about: each finding's wording (its
+/// facts, without what its own lists hold), subject names and reason.
 fn finding_bytes(audit: &nines::render::Audit) -> usize {
     audit.findings.capacity() * std::mem::size_of::<nines::analyze::Finding>()
         + audit
             .findings
             .iter()
             .map(|f| {
-                f.id.capacity()
-                    + f.message.capacity()
-                    + f.help.as_ref().map_or(0, String::capacity)
+                std::mem::size_of_val(&*f.wording)
+                    + f.subject.name().len()
+                    + f.subject.then().map_or(0, str::len)
                     + f.justification.as_ref().map_or(0, String::capacity)
             })
             .sum::<usize>()

@@ -80,7 +80,7 @@ pub fn audit(model: &Model, text: &str, scenario: Scenario, options: Options) ->
             audit
                 .findings
                 .extend(options.extra.into_iter().filter(|f| selected(f.rule)));
-            audit.findings.sort_by(|a, b| a.id.cmp(&b.id));
+            audit.findings.sort_by(Finding::cmp_id);
             apply_acceptances(&cx, &mut audit.findings, selected);
             audit
         },

@@ -172,26 +172,63 @@ impl<'a> CallPath<'a> {
         self.last_edge().map(retries_span).unwrap_or_default()
     }
 
+    /// The retrying hops, with what the messages say of them.
+    pub(crate) fn retrying_words(&self, model: &Model) -> RetryingHops {
+        RetryingHops(
+            self.retrying_hops()
+                .map(|(caller, target, edge)| HopWords {
+                    caller: Arc::from(model.component(caller).name.as_str()),
+                    target: Arc::from(model.component(target).name.as_str()),
+                    retries: edge.retries,
+                    budget: edge.retry_budget,
+                    factor: factor(edge),
+                })
+                .collect(),
+        )
+    }
+}
+
+/// The retrying hops of a path as findings name them, written when shown.
+#[derive(Debug)]
+pub(crate) struct RetryingHops(Vec<HopWords>);
+
+/// One retrying hop: `a>b`, its retries, budget and factor.
+#[derive(Debug)]
+struct HopWords {
+    caller: Arc<str>,
+    target: Arc<str>,
+    retries: u32,
+    budget: Option<f64>,
+    factor: f64,
+}
+
+impl RetryingHops {
+    /// `a>b (2 retries)`, each hop with its retries.
+    pub(crate) fn with_retries(&self) -> Vec<String> {
+        self.0
+            .iter()
+            .map(|h| {
+                let word = if h.retries == 1 { "retry" } else { "retries" };
+                format!("{}>{} ({} {word})", h.caller, h.target, h.retries)
+            })
+            .collect()
+    }
+
     /// `3 (a>b) × 1.1 (b>c, 1 + min(2, 10%))`: the factors of the retrying
     /// hops (the first and last few, with a count between, on a long path).
-    pub fn factors(&self, model: &Model) -> String {
-        let hops: Vec<_> = self.retrying_hops().collect();
-        let shown = |(caller, target, edge): &(ComponentId, ComponentId, &Edge)| {
-            let hop = format!(
-                "{}>{}",
-                model.component(*caller).name,
-                model.component(*target).name
-            );
-            match edge.retry_budget {
-                Some(budget) => format!(
-                    "{} ({hop}, 1 + min({}, {}))",
-                    number(factor(edge)),
-                    edge.retries,
-                    percent(budget)
-                ),
-                None => format!("{} ({hop})", number(factor(edge))),
-            }
+    pub(crate) fn factors(&self) -> String {
+        let shown = |h: &HopWords| match h.budget {
+            Some(budget) => format!(
+                "{} ({}>{}, 1 + min({}, {}))",
+                number(h.factor),
+                h.caller,
+                h.target,
+                h.retries,
+                percent(budget)
+            ),
+            None => format!("{} ({}>{})", number(h.factor), h.caller, h.target),
         };
+        let hops = &self.0;
         if hops.len() <= MAX_FACTORS {
             return hops.iter().map(shown).collect::<Vec<_>>().join(" × ");
         }

@@ -16,7 +16,7 @@ mod status;
 pub(crate) mod wording;
 
 pub use audit::{Options, audit};
-pub use finding::{Finding, Location, Severity, Status, by_severity};
+pub use finding::{Finding, Location, Severity, Status, Subject, Text, Wording, by_severity};
 pub use rules::slo::availability_rows;
 pub use rules::{ANALYZERS, drift, single_point_of_failure};
 pub use status::{apply_acceptances, today_utc};
@@ -272,8 +272,8 @@ pub(crate) fn merge(mut parts: Vec<Part>, audit: &mut Audit) {
     for (_, part) in parts {
         audit.absorb(part);
     }
-    audit.findings.sort_by(|a, b| a.id.cmp(&b.id));
-    audit.findings.dedup_by(|a, b| a.id == b.id);
+    audit.findings.sort_by(Finding::cmp_id);
+    audit.findings.dedup_by(|a, b| a.cmp_id(b).is_eq());
 }
 
 /// Runs one analyzer on a model text, on 2026-11-30, for analyzer tests.

@@ -1,7 +1,10 @@
 //! Accepted risks: which findings an `accepted` entry covers, which entries
 //! have expired, and which match nothing (`stale-acceptance/<id>`).
 
-use super::{Context, Finding, RuleDoc, Severity, Status, analyzer};
+use std::fmt;
+use std::sync::Arc;
+
+use super::{Context, Finding, RuleDoc, Severity, Status, Wording, analyzer};
 use crate::model::Date;
 use crate::model::Rule;
 
@@ -14,6 +17,26 @@ pub fn today_utc() -> Date {
     Date::from_days(i64::try_from(seconds / 86_400).unwrap_or(0))
 }
 
+/// `stale-acceptance/<id>`: the accepted id that matches nothing.
+#[derive(Debug)]
+struct Stale(Arc<str>);
+
+impl Wording for Stale {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            out,
+            "the acceptance of {} matches no finding: the risk is gone or the id changed",
+            self.0
+        )
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        out.write_str(
+            "remove the entry from `accepted`, or correct its id from `nines check` output",
+        )
+    }
+}
+
 /// Marks findings covered by a live acceptance as `accepted`, and adds a
 /// `stale-acceptance` finding for every entry that matches nothing. An entry
 /// whose rule is not among `ran` cannot be judged stale and is left alone.
@@ -22,7 +45,7 @@ pub fn apply_acceptances(cx: &Context, findings: &mut Vec<Finding>, ran: impl Fn
     for entry in &cx.model.accepted {
         let live = entry.expires.is_none_or(|expires| cx.today <= expires);
         let mut matched = false;
-        for finding in findings.iter_mut().filter(|f| f.id == entry.id) {
+        for finding in findings.iter_mut().filter(|f| f.has_id(&entry.id)) {
             matched = true;
             if live {
                 finding.status = Status::Accepted;
@@ -31,20 +54,18 @@ pub fn apply_acceptances(cx: &Context, findings: &mut Vec<Finding>, ran: impl Fn
         }
         let rule = entry.id.split('/').next().unwrap_or("");
         if !matched && analyzer(rule).is_some() && ran(rule) && ran(STALE.name()) {
-            stale.push(
-                Finding::new(
-                    STALE.rule,
-                    &entry.id,
-                    Severity::Warning,
-                    entry.span,
-                    format!("the acceptance of {} matches no finding: the risk is gone or the id changed", entry.id),
-                )
-                .help("remove the entry from `accepted`, or correct its id from `nines check` output"),
-            );
+            let id: Arc<str> = Arc::from(entry.id.as_str());
+            stale.push(Finding::new(
+                STALE.rule,
+                Arc::clone(&id),
+                Severity::Warning,
+                entry.span,
+                Stale(id),
+            ));
         }
     }
     findings.extend(stale);
-    findings.sort_by(|a, b| a.id.cmp(&b.id));
+    findings.sort_by(Finding::cmp_id);
 }
 
 /// The documentation of `stale-acceptance`, which is raised here rather than

@@ -3,7 +3,8 @@
 //! arithmetic: loads as the model gives them, ratios as percents with as
 //! many decimals as it takes to tell them from their threshold.
 
-use std::fmt::Write as _;
+use std::fmt;
+use std::sync::Arc;
 
 use crate::engine::outage::{LISTED, Outage};
 use crate::model::{ComponentId, Model, Plane};
@@ -111,53 +112,111 @@ pub(crate) fn percent_against(ratio: f64, limit: f64) -> String {
 /// What an event takes down, in words: "postgres (1 of 1 instances) and
 /// with it checkout, lb; entrypoint lb goes down".
 pub fn describe_outage(model: &Model, outage: &Outage) -> String {
-    let names = |ids: &[ComponentId]| -> Vec<String> {
-        ids.iter()
-            .map(|&id| model.component(id).name.clone())
-            .collect()
-    };
-    let lost: Vec<String> = outage
-        .lost
-        .iter()
-        .map(|&(id, n)| {
-            let c = model.component(id);
-            let plane = if c.plane == Plane::Control {
-                "control plane, "
-            } else {
-                ""
-            };
-            let needs = if c.min_healthy > 1 {
-                format!(", needs {}", c.min_healthy)
-            } else {
-                String::new()
-            };
-            format!(
-                "{} ({plane}{n} of {} instances{needs})",
-                c.name, c.instances
-            )
-        })
-        .collect();
-    let mut text = capped_list(&lost, lost.len(), LISTED);
-    if !outage.dragged.is_empty() {
-        text.push_str(" and with it ");
-        text.push_str(&capped_list(
-            &names(&outage.dragged),
-            outage.dragged_total,
-            LISTED,
-        ));
+    OutageWords::new(model, outage).to_string()
+}
+
+/// The facts [`describe_outage`] writes, kept by findings that write them
+/// only when shown: the first [`LISTED`] names of each list and how many
+/// there are.
+#[derive(Debug, Clone)]
+pub(crate) struct OutageWords {
+    lost: Vec<LostWords>,
+    lost_total: usize,
+    dragged: Vec<Arc<str>>,
+    dragged_total: usize,
+    entrypoints: Vec<Arc<str>>,
+    entrypoints_total: usize,
+}
+
+/// A component down on its own: `postgres (control plane, 1 of 1
+/// instances, needs 2)`.
+#[derive(Debug, Clone)]
+struct LostWords {
+    name: Arc<str>,
+    control: bool,
+    lost: u32,
+    instances: u32,
+    min_healthy: u32,
+}
+
+impl OutageWords {
+    pub(crate) fn new(model: &Model, outage: &Outage) -> Self {
+        let names = |ids: &[ComponentId]| -> Vec<Arc<str>> {
+            ids.iter()
+                .take(LISTED)
+                .map(|&id| Arc::from(model.component(id).name.as_str()))
+                .collect()
+        };
+        let lost = outage
+            .lost
+            .iter()
+            .take(LISTED)
+            .map(|&(id, lost)| {
+                let c = model.component(id);
+                LostWords {
+                    name: Arc::from(c.name.as_str()),
+                    control: c.plane == Plane::Control,
+                    lost,
+                    instances: c.instances,
+                    min_healthy: c.min_healthy,
+                }
+            })
+            .collect();
+        Self {
+            lost,
+            lost_total: outage.lost.len(),
+            dragged: names(&outage.dragged),
+            dragged_total: outage.dragged_total,
+            entrypoints: names(&outage.entrypoints),
+            entrypoints_total: outage.entrypoints.len(),
+        }
     }
-    let (word, verb) = if outage.entrypoints.len() == 1 {
-        ("entrypoint", "goes")
-    } else {
-        ("entrypoints", "go")
-    };
-    let entrypoints = names(&outage.entrypoints);
-    let _ = write!(
-        text,
-        "; {word} {} {verb} down",
-        capped_list(&entrypoints, entrypoints.len(), LISTED)
-    );
-    text
+
+    /// The names of the components down on their own (at most [`LISTED`]).
+    pub(crate) fn lost_names(&self) -> impl Iterator<Item = &str> {
+        self.lost.iter().map(|l| &*l.name)
+    }
+
+    /// How many components are down on their own.
+    pub(crate) fn lost_total(&self) -> usize {
+        self.lost_total
+    }
+}
+
+impl fmt::Display for OutageWords {
+    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let lost: Vec<String> = self
+            .lost
+            .iter()
+            .map(|l| {
+                let plane = if l.control { "control plane, " } else { "" };
+                let needs = if l.min_healthy > 1 {
+                    format!(", needs {}", l.min_healthy)
+                } else {
+                    String::new()
+                };
+                format!(
+                    "{} ({plane}{} of {} instances{needs})",
+                    l.name, l.lost, l.instances
+                )
+            })
+            .collect();
+        out.write_str(&capped_list(&lost, self.lost_total, LISTED))?;
+        if !self.dragged.is_empty() {
+            out.write_str(" and with it ")?;
+            out.write_str(&capped_list(&self.dragged, self.dragged_total, LISTED))?;
+        }
+        let (word, verb) = if self.entrypoints_total == 1 {
+            ("entrypoint", "goes")
+        } else {
+            ("entrypoints", "go")
+        };
+        write!(
+            out,
+            "; {word} {} {verb} down",
+            capped_list(&self.entrypoints, self.entrypoints_total, LISTED)
+        )
+    }
 }
 
 #[cfg(test)]

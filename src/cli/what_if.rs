@@ -179,7 +179,7 @@ fn compare(model: &Model, text: &str, change: &Change, today: Date) -> WhatIf {
     let ids = |r: &crate::render::Audit| -> Vec<String> {
         r.findings
             .iter()
-            .map(|f| f.id.clone())
+            .map(|f| f.id().to_string())
             .filter(|id| !change.lost.is_subject(id))
             .collect()
     };

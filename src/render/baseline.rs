@@ -4,6 +4,7 @@
 //! sorted, versioned and without timestamps, so it diffs well in review.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
 
 use serde::{Deserialize, Serialize};
 
@@ -62,7 +63,7 @@ impl BaselineFile {
             .iter()
             .filter(|f| f.status != Status::Accepted)
             .map(|f| BaselineEntry {
-                id: f.id.clone(),
+                id: f.id().to_string(),
                 rule: f.rule.to_owned(),
                 severity: f.severity,
                 figures: figures(audit, f),
@@ -111,18 +112,25 @@ impl BaselineFile {
     /// cannot be judged fixed and is left out.
     pub fn apply(&self, file: &str, audit: &mut Audit, ran: impl Fn(&str) -> bool) {
         let known: BTreeSet<String> = self.findings.iter().map(|e| e.id.clone()).collect();
+        let mut found: BTreeSet<&str> = BTreeSet::new();
+        let mut id = String::new();
         for finding in &mut audit.findings {
-            if finding.status == Status::New && known.contains(&finding.id) {
-                finding.status = Status::Baseline;
+            id.clear();
+            let _ = write!(id, "{}", finding.id());
+            if let Some(entry) = known.get(id.as_str()) {
+                found.insert(entry);
+                if finding.status == Status::New {
+                    finding.status = Status::Baseline;
+                }
             }
         }
-        let found: BTreeSet<&str> = audit.findings.iter().map(|f| f.id.as_str()).collect();
-        audit.fixed = known
+        let fixed = known
             .iter()
             .filter(|id| !found.contains(id.as_str()))
             .filter(|id| ran(id.split('/').next().unwrap_or("")))
             .cloned()
             .collect();
+        audit.fixed = fixed;
         audit.baseline = Some(Known {
             file: file.to_owned(),
             ids: known,
@@ -133,11 +141,8 @@ impl BaselineFile {
 /// The figures a finding's message is about, looked up in the report's
 /// sections by the finding's subject.
 fn figures(audit: &Audit, finding: &Finding) -> BTreeMap<String, f64> {
-    let subject = finding
-        .id
-        .strip_prefix(finding.rule)
-        .and_then(|s| s.strip_prefix('/'))
-        .unwrap_or("");
+    let subject = finding.subject.to_string();
+    let subject = subject.as_str();
     let mut figures = BTreeMap::new();
     let rule = Rule::from_name(finding.rule);
     match rule {
@@ -254,7 +259,7 @@ mod tests {
         });
         let mut audit = sample::audit();
         file.apply("known.json", &mut audit, |rule| rule != "drill");
-        let status = |id: &str| audit.findings.iter().find(|f| f.id == id).unwrap().status;
+        let status = |id: &str| audit.findings.iter().find(|f| f.has_id(id)).unwrap().status;
         assert_eq!(status("spof/db"), Status::New);
         assert_eq!(status("slo/api"), Status::Baseline);
         assert_eq!(status("spof/config"), Status::Accepted);

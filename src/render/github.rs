@@ -3,6 +3,7 @@
 //! model's line in a pull request. New findings come first, most severe
 //! first, because GitHub shows only the first few of each level.
 
+use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use super::{Audit, Target};
@@ -26,7 +27,7 @@ pub fn render(audit: &Audit, target: &Target, out: &mut dyn Write) -> io::Result
     for finding in ordered {
         let (level, index) = level(finding);
         per_level[index] += 1;
-        let mut text = finding.message.clone();
+        let mut text = finding.message().to_string();
         match finding.status {
             Status::New => {}
             Status::Baseline => text.push_str(" (in baseline)"),
@@ -37,9 +38,8 @@ pub fn render(audit: &Audit, target: &Target, out: &mut dyn Write) -> io::Result
                 text.push(')');
             }
         }
-        if let Some(help) = &finding.help {
-            text.push_str("\nhelp: ");
-            text.push_str(help);
+        if let Some(help) = finding.help() {
+            let _ = write!(text, "\nhelp: {help}");
         }
         writeln!(
             out,
@@ -47,7 +47,7 @@ pub fn render(audit: &Audit, target: &Target, out: &mut dyn Write) -> io::Result
             property(file),
             finding.location.line,
             finding.location.column,
-            property(&format!("{} ({})", finding.id, finding.severity.as_str())),
+            property(&format!("{} ({})", finding.id(), finding.severity.as_str())),
             data(&text)
         )?;
     }
@@ -167,7 +167,8 @@ mod tests {
         let template = audit.findings[0].clone();
         for index in 0..SHOWN_PER_LEVEL {
             let mut extra = template.clone();
-            extra.id = format!("spof/extra-{index}");
+            extra.rule = "spof";
+            extra.subject = format!("extra-{index}").into();
             audit.findings.push(extra);
         }
         let text = render_to_string(&audit, "m.yaml");

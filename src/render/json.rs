@@ -134,7 +134,9 @@ fn indented<T: Serialize>(item: &T, text: &mut Vec<u8>) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analyze::Text;
     use crate::render::HeadroomRow;
+    use std::sync::Arc;
 
     fn whole(audit: &Audit) -> Vec<u8> {
         let mut out = serde_json::to_vec_pretty(audit).unwrap();
@@ -173,8 +175,11 @@ mod tests {
         audit.findings = (0..WINDOW + CHUNK + 7)
             .map(|i| {
                 let mut f = finding.clone();
-                f.id = format!("spof/c-{i:06}");
-                f.message = format!("line one \"quoted\"\nstill one string {i}");
+                f.rule = "spof";
+                f.subject = format!("c-{i:06}").into();
+                f.wording = Arc::new(Text::new(format!(
+                    "line one \"quoted\"\nstill one string {i}"
+                )));
                 f
             })
             .collect();

@@ -166,15 +166,15 @@ fn findings_table(findings: &[&Finding], reasons: bool, page: &mut String) {
         page.push_str("| severity | id | line | message |\n|---|---|---:|---|\n");
     }
     for (index, finding) in findings.iter().enumerate() {
-        let mut message = cell(&finding.message);
-        if let Some(help) = &finding.help {
+        let mut message = cell(&finding.message().to_string());
+        if let Some(help) = finding.help() {
             message.push_str("<br>fix: ");
-            message.push_str(&cell(help));
+            message.push_str(&cell(&help.to_string()));
         }
         let mut row = format!(
             "| {} | {} | {} | {message} |",
             finding.severity.as_str(),
-            cell(&format!("`{}`", finding.id)),
+            cell(&format!("`{}`", finding.id())),
             finding.location.line
         );
         if reasons {
@@ -326,8 +326,9 @@ mod tests {
         let template = audit.findings[0].clone();
         for index in 0..5_000 {
             let mut extra = template.clone();
-            extra.id = format!("spof/extra-{index:05}");
-            extra.message = "x".repeat(100);
+            extra.rule = "spof";
+            extra.subject = format!("extra-{index:05}").into();
+            extra.wording = std::sync::Arc::new(crate::analyze::Text::new("x".repeat(100)));
             extra.status = if index % 2 == 0 {
                 Status::New
             } else {

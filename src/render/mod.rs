@@ -74,10 +74,12 @@ impl<'a> Target<'a> {
 pub type Render = fn(audit: &Audit, target: &Target, out: &mut dyn Write) -> io::Result<()>;
 
 /// Every user-supplied string of an audit made safe for a terminal (see
-/// [`escape::terminal`]): the system's name, finding ids, messages, help texts and
-/// reasons (which quote kinds), the baseline's fixed ids and the headroom's
-/// lost domains. Names are safe already (validation allows letters, digits,
-/// `.`, `_` and `-`).
+/// [`escape::terminal`]): the system's name, the accepted reasons, the
+/// baseline's fixed ids and the headroom's lost domains. Names are safe
+/// already (validation allows letters, digits, `.`, `_` and `-`). A
+/// finding's id, message and fix (which quote kinds, traced service names
+/// and accepted ids) are written only when shown: the table escapes them
+/// as it writes them ([`table::finding_block`]).
 pub fn terminal_audit(audit: &mut Audit) {
     fn clean(text: &mut String) {
         if let Cow::Owned(safe) = escape::terminal_lines(text) {
@@ -87,11 +89,6 @@ pub fn terminal_audit(audit: &mut Audit) {
     clean(&mut audit.system);
     // Tens of thousands of findings on a large model: in parallel.
     audit.findings.par_iter_mut().for_each(|finding| {
-        clean(&mut finding.id);
-        clean(&mut finding.message);
-        if let Some(help) = &mut finding.help {
-            clean(help);
-        }
         if let Some(reason) = &mut finding.justification {
             clean(reason);
         }

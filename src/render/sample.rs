@@ -2,11 +2,11 @@
 //! severity, and a message with the characters each format must escape.
 
 use super::{Audit, AvailabilityRow, HeadroomRow};
-use crate::analyze::{Finding, Location, Severity, Status};
+use crate::analyze::{Finding, Location, Severity, Status, Text};
 use crate::model::{Rule, Span};
 
-fn finding(rule: Rule, subject: &str, severity: Severity, line: usize, message: &str) -> Finding {
-    let mut finding = Finding::new(rule, subject, severity, Span::default(), message.to_owned());
+fn finding(rule: Rule, subject: &str, severity: Severity, line: usize, text: Text) -> Finding {
+    let mut finding = Finding::new(rule, subject, severity, Span::default(), text);
     finding.location = Location { line, column: 3 };
     finding
 }
@@ -19,7 +19,7 @@ pub(crate) fn audit() -> Audit {
         "config",
         Severity::Error,
         20,
-        "config has 1 instance and api needs it",
+        Text::new("config has 1 instance and api needs it"),
     );
     accepted.status = Status::Accepted;
     accepted.justification = Some("single-region by design; runbook R-12".to_owned());
@@ -29,29 +29,29 @@ pub(crate) fn audit() -> Audit {
             "api/az-a",
             Severity::Error,
             5,
-            "losing az-a leaves 2 of 4 api instances at 125% of capacity",
-        )
-        .help("run 6 instances, 2 per zone"),
+            Text::new("losing az-a leaves 2 of 4 api instances at 125% of capacity")
+                .help("run 6 instances, 2 per zone"),
+        ),
         finding(
             Rule::Placement,
             "cache",
             Severity::Warning,
             12,
-            "cache: 100% of traffic, in no domain | <none>, see a*b\nsecond line",
+            Text::new("cache: 100% of traffic, in no domain | <none>, see a*b\nsecond line"),
         ),
         finding(
             Rule::RetryBudget,
             "api>db",
             Severity::Note,
             8,
-            "api retries db without a retry_budget",
+            Text::new("api retries db without a retry_budget"),
         ),
         finding(
             Rule::Slo,
             "api",
             Severity::Error,
             2,
-            "api is up 99.85% of the time, below the 99.9% objective",
+            Text::new("api is up 99.85% of the time, below the 99.9% objective"),
         ),
         accepted,
         finding(
@@ -59,9 +59,9 @@ pub(crate) fn audit() -> Audit {
             "db",
             Severity::Error,
             15,
-            "db has 1 instance and api needs it",
-        )
-        .help("run 2 instances in different zones"),
+            Text::new("db has 1 instance and api needs it")
+                .help("run 2 instances in different zones"),
+        ),
     ];
     let mut audit = Audit::new("shop".to_owned(), findings);
     audit.availability.insert(

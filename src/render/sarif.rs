@@ -4,12 +4,14 @@
 //! accepted findings as suppressions with their reason.
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use serde::Serialize;
 
 use super::{Audit, Target};
+use crate::analyze::finding::Id;
 use crate::analyze::{Finding, Severity, Status, doc};
 
 /// The schema every SARIF 2.1.0 log names.
@@ -104,9 +106,9 @@ struct SarifResult<'a> {
     rule_id: &'static str,
     rule_index: usize,
     level: &'static str,
-    message: OwnedText,
+    message: ResultText<'a>,
     locations: [Location<'a>; 1],
-    partial_fingerprints: BTreeMap<&'static str, &'a str>,
+    partial_fingerprints: BTreeMap<&'static str, Id<'a>>,
     #[serde(skip_serializing_if = "Option::is_none")]
     baseline_state: Option<&'static str>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -114,8 +116,28 @@ struct SarifResult<'a> {
 }
 
 #[derive(Serialize)]
-struct OwnedText {
-    text: String,
+struct ResultText<'a> {
+    text: FindingText<'a>,
+}
+
+/// The message, and the finding's own fix when it has one, written
+/// straight into the log.
+struct FindingText<'a>(&'a Finding);
+
+impl fmt::Display for FindingText<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0.message())?;
+        match self.0.help() {
+            Some(help) => write!(f, "\nhelp: {help}"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Serialize for FindingText<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
 }
 
 #[derive(Serialize)]
@@ -196,8 +218,8 @@ fn sarif_result<'a>(
         rule_id: finding.rule,
         rule_index: rule_ids.binary_search(&finding.rule).unwrap_or(0),
         level: level(finding.severity),
-        message: OwnedText {
-            text: message(finding),
+        message: ResultText {
+            text: FindingText(finding),
         },
         locations: [Location {
             physical_location: PhysicalLocation {
@@ -208,9 +230,9 @@ fn sarif_result<'a>(
                 },
             },
         }],
-        partial_fingerprints: BTreeMap::from([(FINGERPRINT, finding.id.as_str())]),
+        partial_fingerprints: BTreeMap::from([(FINGERPRINT, finding.id())]),
         baseline_state: audit
-            .in_baseline(&finding.id)
+            .in_baseline(&finding.id().to_string())
             .map(|known| if known { "unchanged" } else { "new" }),
         suppressions: match (finding.status, &finding.justification) {
             (Status::Accepted, Some(reason)) => vec![Suppression {
@@ -260,14 +282,6 @@ fn level(severity: Severity) -> &'static str {
         Severity::Error => "error",
         Severity::Warning => "warning",
         Severity::Note => "note",
-    }
-}
-
-/// The message, and the finding's own fix when it has one.
-fn message(finding: &Finding) -> String {
-    match &finding.help {
-        Some(help) => format!("{}\nhelp: {help}", finding.message),
-        None => finding.message.clone(),
     }
 }
 

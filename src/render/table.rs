@@ -8,6 +8,7 @@ use comfy_table::{CellAlignment, ContentArrangement, Table, presets};
 use rayon::prelude::*;
 
 use super::baseline::refresh_command;
+use super::escape::terminal_lines;
 use super::{Audit, Cascade, ColdStart, RecoveryRow, RetryPath, Target};
 use crate::analyze::wording::{amount, number, percent, whole_percent};
 use crate::analyze::{Finding, Severity, Status, by_severity};
@@ -167,12 +168,8 @@ fn grouped(
         writeln!(out, "    {lead}{line}")?;
     }
     for finding in findings {
-        let subject = finding
-            .id
-            .strip_prefix(finding.rule)
-            .and_then(|rest| rest.strip_prefix('/'))
-            .unwrap_or(&finding.id);
-        let head = format!("{subject}{}", status_tag(finding.status));
+        let subject = finding.subject.to_string();
+        let head = format!("{}{}", terminal_lines(&subject), status_tag(finding.status));
         let place = format!("line {}:{}", finding.location.line, finding.location.column);
         let gap = style
             .width
@@ -684,23 +681,29 @@ pub(crate) fn downtime(seconds: f64) -> String {
     }
 }
 
+/// One finding as the table shows it: id and place, message, fix and
+/// accepted reason, its id, message and fix escaped for a terminal as they
+/// are written.
 pub(crate) fn finding_block(
     finding: &Finding,
     style: Style,
     out: &mut dyn Write,
 ) -> io::Result<()> {
     let place = format!("line {}:{}", finding.location.line, finding.location.column);
-    let head = format!("{}{}", finding.id, status_tag(finding.status));
+    let id = finding.id().to_string();
+    let head = format!("{}{}", terminal_lines(&id), status_tag(finding.status));
     let gap = style
         .width
         .saturating_sub(2 + text_width(&head) + text_width(&place))
         .max(1);
     writeln!(out, "  {head}{}{place}", " ".repeat(gap))?;
-    for line in wrap(&finding.message, style.width.saturating_sub(4)) {
+    let message = finding.message().to_string();
+    for line in wrap(&terminal_lines(&message), style.width.saturating_sub(4)) {
         writeln!(out, "    {line}")?;
     }
-    if let Some(help) = &finding.help {
-        for (index, line) in wrap(help, style.width.saturating_sub(10))
+    if let Some(help) = finding.help() {
+        let help = help.to_string();
+        for (index, line) in wrap(&terminal_lines(&help), style.width.saturating_sub(10))
             .into_iter()
             .enumerate()
         {

@@ -108,18 +108,20 @@ impl WhatIf {
 
     /// The introduced findings, in id order.
     pub fn introduced_findings(&self) -> impl Iterator<Item = &Finding> {
-        self.after
-            .findings
-            .iter()
-            .filter(|f| self.introduced.binary_search(&f.id).is_ok())
+        self.after.findings.iter().filter(|f| {
+            self.introduced
+                .binary_search_by(|id| f.cmp_with(id).reverse())
+                .is_ok()
+        })
     }
 
     /// The resolved findings (as they were before), in id order.
     pub fn resolved_findings(&self) -> impl Iterator<Item = &Finding> {
-        self.before
-            .findings
-            .iter()
-            .filter(|f| self.resolved.binary_search(&f.id).is_ok())
+        self.before.findings.iter().filter(|f| {
+            self.resolved
+                .binary_search_by(|id| f.cmp_with(id).reverse())
+                .is_ok()
+        })
     }
 }
 

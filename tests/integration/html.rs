@@ -98,10 +98,10 @@ fn html_reports_render_in_headless_chromium() {
         }
         let audit = nines::cli::audit_selected(&model, &text, today, &|_| true);
         for finding in &audit.findings {
+            let id = finding.id().to_string();
             assert!(
-                dom.contains(&format!("id=\"{}\"", finding.id.replace('>', "&gt;"))),
-                "{stem}: finding {} is not on the page",
-                finding.id
+                dom.contains(&format!("id=\"{}\"", id.replace('>', "&gt;"))),
+                "{stem}: finding {id} is not on the page",
             );
         }
         if index == 0 {

@@ -6,10 +6,11 @@
 //! origin fails, the state is computed, whatever it overloads fails, and so
 //! on until nothing more fails.
 
-use std::fmt::Write as _;
+use std::fmt;
+use std::sync::Arc;
 
 use super::wording::amount;
-use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use super::{Analyzer, Context, Finding, RuleDoc, Severity, Wording};
 use crate::analyze::results::{Cascade, CascadeStep, Audit};
 use crate::engine::scenario::Scenario;
 use crate::engine::state::{State, overloaded};
@@ -18,87 +19,179 @@ use crate::model::{Component, ComponentId, Model};
 
 // ---- finding constructors ----
 
+/// `cascade/<component>`: the walk of its load along `failover_to`, step
+/// by step, and how it ends.
+#[derive(Debug)]
+struct ChainFails {
+    origin: Arc<str>,
+    load: f64,
+    steps: Steps,
+    end: End,
+    fallback_headroom: f64,
+    recommended_fallback_capacity: f64,
+}
+
+/// How a failover walk ends.
+#[derive(Debug)]
+enum End {
+    /// The last target holds, but what failed on the way has no running
+    /// failover: this much is left unserved.
+    Stranded(f64),
+    /// The walk stops at a failed target whose `failover_to` has already
+    /// failed (`Some`) or that has none (`None`, the name of the last one).
+    Stopped {
+        already_failed: Option<Arc<str>>,
+        last: Arc<str>,
+        unserved: f64,
+    },
+    /// The last target absorbs it, after this many failed on the way.
+    Absorbed(usize),
+}
+
 fn chain_fails(model: &Model, before: &State, origin: &Component, walk: &Cascade) -> Finding {
-    let load = walk.load;
-    let mut text = format!(
-        "{} failing at peak moves its load of {} along failover_to:",
-        origin.name,
-        amount(load)
-    );
-    text.push_str(&steps_text(model, before, &walk.steps));
-    finish(model, origin, walk, &mut text);
+    let name: Arc<str> = Arc::from(origin.name.as_str());
     Finding::new(
         DOC.rule,
-        &origin.name,
+        Arc::clone(&name),
         Severity::Error,
         origin.span,
-        text,
+        ChainFails {
+            origin: name,
+            load: walk.load,
+            steps: Steps::new(model, before, &walk.steps),
+            end: end(model, origin, walk),
+            fallback_headroom: model.policy.fallback_headroom,
+            recommended_fallback_capacity: walk.recommended_fallback_capacity,
+        },
     )
-    .help(format!(
-        "fail {} over to a dedicated fallback that carries no traffic of its own, sized {} × {} = {} (policy.fallback_headroom × the load that fails over into it), or give each target in the chain room for the load it takes over",
-        origin.name,
-        model.policy.fallback_headroom,
-        amount(load),
-        amount(walk.recommended_fallback_capacity)
-    ))
+}
+
+impl Wording for ChainFails {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            out,
+            "{} failing at peak moves its load of {} along failover_to:{}",
+            self.origin,
+            amount(self.load),
+            self.steps
+        )?;
+        match &self.end {
+            End::Stranded(unserved) => write!(
+                out,
+                " {} is left unserved: what failed on the way has no running failover",
+                amount(*unserved)
+            ),
+            End::Stopped {
+                already_failed,
+                last,
+                unserved,
+            } => {
+                match already_failed {
+                    Some(next) => write!(out, " {next} has already failed")?,
+                    None => write!(out, " {last} has no failover_to")?,
+                }
+                write!(out, ": {} is left unserved", amount(*unserved))
+            }
+            End::Absorbed(failed) => write!(
+                out,
+                " the last target absorbs it, but {failed} failed on the way"
+            ),
+        }
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            out,
+            "fail {} over to a dedicated fallback that carries no traffic of its own, sized {} × {} = {} (policy.fallback_headroom × the load that fails over into it), or give each target in the chain room for the load it takes over",
+            self.origin,
+            self.fallback_headroom,
+            amount(self.load),
+            amount(self.recommended_fallback_capacity)
+        )
+    }
 }
 
 /// ` cell-b 560 + 620 = 1180 > 1000, fails; …`: each step with the load it
 /// had before and the load it took over.
 pub fn steps_text(model: &Model, before: &State, steps: &[CascadeStep]) -> String {
-    let mut text = String::new();
-    for step in steps {
-        let own = component_id(model, &step.component)
-            .and_then(|id| before.load(id))
-            .unwrap_or(0.0)
-            .min(step.load);
-        let carried = step.load - own;
-        let _ = match step.capacity {
-            Some(capacity) => write!(
-                text,
-                " {} {} + {} = {} {} {}{};",
-                step.component,
-                amount(own),
-                amount(carried),
-                amount(step.load),
-                if step.failed { ">" } else { "<=" },
-                amount(capacity),
-                if step.failed { ", fails" } else { ", holds" },
-            ),
-            None => write!(
-                text,
-                " {} has no capacity figures, so the walk stops;",
-                step.component
-            ),
-        };
+    Steps::new(model, before, steps).to_string()
+}
+
+/// The steps of a walk as [`steps_text`] writes them.
+#[derive(Debug)]
+struct Steps(Vec<StepWords>);
+
+/// One step: the target, its own load and what it took over, against its
+/// capacity (`None`: no capacity figures, the walk stops).
+#[derive(Debug)]
+struct StepWords {
+    component: Arc<str>,
+    own: f64,
+    load: f64,
+    capacity: Option<f64>,
+    failed: bool,
+}
+
+impl Steps {
+    fn new(model: &Model, before: &State, steps: &[CascadeStep]) -> Self {
+        Self(
+            steps
+                .iter()
+                .map(|step| StepWords {
+                    component: Arc::from(step.component.as_str()),
+                    own: component_id(model, &step.component)
+                        .and_then(|id| before.load(id))
+                        .unwrap_or(0.0)
+                        .min(step.load),
+                    load: step.load,
+                    capacity: step.capacity,
+                    failed: step.failed,
+                })
+                .collect(),
+        )
     }
-    text
+}
+
+impl fmt::Display for Steps {
+    fn fmt(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for step in &self.0 {
+            match step.capacity {
+                Some(capacity) => write!(
+                    out,
+                    " {} {} + {} = {} {} {}{};",
+                    step.component,
+                    amount(step.own),
+                    amount(step.load - step.own),
+                    amount(step.load),
+                    if step.failed { ">" } else { "<=" },
+                    amount(capacity),
+                    if step.failed { ", fails" } else { ", holds" },
+                )?,
+                None => write!(
+                    out,
+                    " {} has no capacity figures, so the walk stops;",
+                    step.component
+                )?,
+            }
+        }
+        Ok(())
+    }
 }
 
 /// How the walk ends: what is left unserved, or who absorbed it.
-fn finish(model: &Model, origin: &Component, walk: &Cascade, text: &mut String) {
+fn end(model: &Model, origin: &Component, walk: &Cascade) -> End {
     let last = walk.steps.last();
     if walk.unserved > 0.0 && last.is_some_and(|s| !s.failed) {
-        let _ = write!(
-            text,
-            " {} is left unserved: what failed on the way has no running failover",
-            amount(walk.unserved)
-        );
+        End::Stranded(walk.unserved)
     } else if walk.unserved > 0.0 {
-        let why = match last.and_then(|s| component(model, &s.component)?.failover_to) {
-            Some(next) => format!("{} has already failed", model.component(next).name),
-            None => format!(
-                "{} has no failover_to",
-                last.map_or(origin.name.as_str(), |s| s.component.as_str())
-            ),
-        };
-        let _ = write!(text, " {why}: {} is left unserved", amount(walk.unserved));
+        let next = last.and_then(|s| component(model, &s.component)?.failover_to);
+        End::Stopped {
+            already_failed: next.map(|next| Arc::from(model.component(next).name.as_str())),
+            last: Arc::from(last.map_or(origin.name.as_str(), |s| s.component.as_str())),
+            unserved: walk.unserved,
+        }
     } else {
-        let failed = walk.steps.iter().filter(|s| s.failed).count();
-        let _ = write!(
-            text,
-            " the last target absorbs it, but {failed} failed on the way"
-        );
+        End::Absorbed(walk.steps.iter().filter(|s| s.failed).count())
     }
 }
 
@@ -263,7 +356,7 @@ components:
     #[test]
     fn a_peer_ring_cascades_all_the_way_round() {
         let audit = run(RING);
-        let ids: Vec<&str> = audit.findings.iter().map(|f| f.id.as_str()).collect();
+        let ids: Vec<String> = audit.findings.iter().map(|f| f.id().to_string()).collect();
         assert_eq!(ids, ["cascade/cell-a", "cascade/cell-b", "cascade/cell-c"]);
         // a fails at 620: b 560 + 620 = 1180 > 5 × 200 = 1000 fails; c 480 + 1180 = 1660 > 1000
         // fails; a is already down: 1660 unserved. Fallback 1.5 × 620 = 930.
@@ -277,7 +370,7 @@ components:
         assert_eq!(a.unserved, 1660.0);
         assert_eq!(a.recommended_fallback_capacity, 930.0);
         assert_eq!(
-            audit.findings[0].message,
+            audit.findings[0].message().to_string(),
             "cell-a failing at peak moves its load of 620 along failover_to: cell-b 560 + 620 = 1180 > 1000, fails; cell-c 480 + 1180 = 1660 > 1000, fails; cell-a has already failed: 1660 is left unserved"
         );
         // b first: c 480 + 560 = 1040 > 1000; a 620 + 1040 = 1660. c first: a 620 + 480 = 1100; b 560 + 1100 = 1660.
@@ -313,11 +406,11 @@ components:
 ");
         assert_eq!(audit.cascades[0].unserved, 620.0);
         assert!(
-            audit.findings[0].message.ends_with(
+            audit.findings[0].message().to_string().ends_with(
                 "spare 0 + 620 = 620 > 400, fails; spare has no failover_to: 620 is left unserved"
             ),
             "{}",
-            audit.findings[0].message
+            audit.findings[0].message().to_string()
         );
     }
 
@@ -351,7 +444,7 @@ components:
         assert_eq!(steps, [("db", 100.0, true)]);
         assert_eq!(a.unserved, 100.0);
         assert_eq!(
-            audit.findings[0].message,
+            audit.findings[0].message().to_string(),
             "a failing at peak moves its load of 50 along failover_to: db 50 + 50 = 100 > 80, fails; db has no failover_to: 100 is left unserved"
         );
     }

@@ -2,7 +2,10 @@
 //! of it empty, a component receives more than its capacity.
 
 use super::wording::{number, percent};
-use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use std::fmt;
+use std::sync::Arc;
+
+use super::{Analyzer, Context, Finding, RuleDoc, Severity, Wording};
 use crate::analyze::results::{Audit, Stampede};
 use crate::engine::scenario::Scenario;
 use crate::engine::start_order::StartOrder;
@@ -12,60 +15,120 @@ use crate::model::{ComponentId, Model};
 
 // ---- finding constructors ----
 
+/// `cold-start/<component>`: the load with empty caches against the
+/// capacity, and what each cache hides.
+#[derive(Debug)]
+struct ColdStampede {
+    component: Arc<str>,
+    /// Each cached edge into it.
+    hidden: Vec<CachedCall>,
+    /// Instances up, as written (`3`).
+    up: f64,
+    instances: u32,
+    per_instance: f64,
+    steady_load: f64,
+    cold_load: f64,
+    capacity: f64,
+    admit_fraction: f64,
+}
+
+/// A cached edge into the component: who calls, with what load, calls and
+/// hit rate, spread over how many targets.
+#[derive(Debug)]
+struct CachedCall {
+    caller: Arc<str>,
+    caller_load: f64,
+    calls: f64,
+    hit_rate: f64,
+    targets: u32,
+}
+
 fn stampede(model: &Model, id: ComponentId, hidden: &[Hidden], row: &Stampede) -> Finding {
     let component = model.component(id);
-    let parts: Vec<String> = hidden
+    let hidden = hidden
         .iter()
-        .map(|h| {
-            let caller = model.component(h.caller);
-            // An any_of/at_least edge spreads its calls over its targets.
-            let split = if h.targets > 1 {
-                format!(" / {}", h.targets)
-            } else {
-                String::new()
-            };
-            let per_target = h.caller_load * h.calls / f64::from(h.targets);
-            format!(
-                "{} sends {} × {} × (1 − {}){split} = {} warm, {} cold",
-                caller.name,
-                number(h.caller_load),
-                number(h.calls),
-                percent(h.hit_rate),
-                number(per_target * (1.0 - h.hit_rate)),
-                number(per_target),
-            )
+        .map(|h| CachedCall {
+            caller: Arc::from(model.component(h.caller).name.as_str()),
+            caller_load: h.caller_load,
+            calls: h.calls,
+            hit_rate: h.hit_rate,
+            targets: h.targets,
         })
         .collect();
     let per_instance = component.capacity.map_or(0.0, |c| c.per_instance);
-    let up = if per_instance > 0.0 {
-        format!("{}", (row.capacity / per_instance).round())
-    } else {
-        component.instances.to_string()
-    };
+    let name: Arc<str> = Arc::from(component.name.as_str());
     Finding::new(
         DOC.rule,
-        &component.name,
+        Arc::clone(&name),
         Severity::Warning,
         component.fields.get("capacity").unwrap_or(component.span),
-        format!(
+        ColdStampede {
+            component: name,
+            hidden,
+            up: (row.capacity / per_instance).round(),
+            instances: component.instances,
+            per_instance,
+            steady_load: row.steady_load,
+            cold_load: row.cold_load,
+            capacity: row.capacity,
+            admit_fraction: row.admit_fraction,
+        },
+    )
+}
+
+impl Wording for ColdStampede {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts: Vec<String> = self
+            .hidden
+            .iter()
+            .map(|h| {
+                // An any_of/at_least edge spreads its calls over its targets.
+                let split = if h.targets > 1 {
+                    format!(" / {}", h.targets)
+                } else {
+                    String::new()
+                };
+                let per_target = h.caller_load * h.calls / f64::from(h.targets);
+                format!(
+                    "{} sends {} × {} × (1 − {}){split} = {} warm, {} cold",
+                    h.caller,
+                    number(h.caller_load),
+                    number(h.calls),
+                    percent(h.hit_rate),
+                    number(per_target * (1.0 - h.hit_rate)),
+                    number(per_target),
+                )
+            })
+            .collect();
+        let up = if self.per_instance > 0.0 {
+            format!("{}", self.up)
+        } else {
+            self.instances.to_string()
+        };
+        write!(
+            out,
             "with empty caches {} gets {} instead of its steady {} ({}), against a capacity of {} × {} = {}",
-            component.name,
-            number(row.cold_load),
-            number(row.steady_load),
+            self.component,
+            number(self.cold_load),
+            number(self.steady_load),
             parts.join("; "),
             up,
-            number(per_instance),
-            number(row.capacity),
-        ),
-    )
-    .help(format!(
-        "after a restart admit {} / {} = {} of the traffic first and open up as the caches warm (rate limit at the entrypoint, or pre-warm the cache), or size {} for {}",
-        number(row.capacity),
-        number(row.cold_load),
-        percent(row.admit_fraction),
-        component.name,
-        number(row.cold_load),
-    ))
+            number(self.per_instance),
+            number(self.capacity),
+        )
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            out,
+            "after a restart admit {} / {} = {} of the traffic first and open up as the caches warm (rate limit at the entrypoint, or pre-warm the cache), or size {} for {}",
+            number(self.capacity),
+            number(self.cold_load),
+            percent(self.admit_fraction),
+            self.component,
+            number(self.cold_load),
+        )
+    }
 }
 
 // ---- documentation ----
@@ -243,14 +306,14 @@ components:
         let audit = run(CACHED);
         assert_eq!(audit.findings.len(), 1);
         let finding = &audit.findings[0];
-        assert_eq!(finding.id, "cold-start/db");
+        assert_eq!(finding.id().to_string(), "cold-start/db");
         // warm 10000 × 1 × 0.05 = 500; cold 500 + 10000 × 0.95 = 10000 > 2 × 300 = 600
         assert!(
-            finding.message.contains(
+            finding.message().to_string().contains(
                 "gets 10000 instead of its steady 500 (api sends 10000 × 1 × (1 − 95%) = 500 warm, 10000 cold), against a capacity of 2 × 300 = 600"
             ),
             "{}",
-            finding.message
+            finding.message().to_string()
         );
         // admit 600 / 10000 = 6%
         assert!((audit.cold_start.stampedes[0].admit_fraction - 0.06).abs() < 1e-12);
@@ -266,13 +329,13 @@ components:
             "system: s\ncomponents:\n  web:\n    capacity: 1000\n    load: 800\n    depends_on: [{any_of: [db-a, db-b], hit_rate: 90%}]\n  db-a: {capacity: 100}\n  db-b: {capacity: 100}\n",
         );
         let finding = &audit.findings[0];
-        assert_eq!(finding.id, "cold-start/db-a");
+        assert_eq!(finding.id().to_string(), "cold-start/db-a");
         assert!(
-            finding.message.contains(
+            finding.message().to_string().contains(
                 "gets 400 instead of its steady 40 (web sends 800 × 1 × (1 − 90%) / 2 = 40 warm, 400 cold)"
             ),
             "{}",
-            finding.message
+            finding.message().to_string()
         );
     }
 

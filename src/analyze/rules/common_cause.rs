@@ -3,7 +3,10 @@
 //! fail together on their own. Its replicas buy nothing.
 
 use super::loss::LossJudge;
-use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use std::fmt;
+use std::sync::Arc;
+
+use super::{Analyzer, Context, Finding, RuleDoc, Severity, Wording};
 use crate::analyze::results::Audit;
 use crate::engine::scenario::surviving_instances;
 use crate::model::Rule;
@@ -11,16 +14,40 @@ use crate::model::{Component, ComponentId, DomainId};
 
 // ---- finding constructors ----
 
-fn dominated(c: &Component, risk: &CommonCause) -> Finding {
+/// `common-cause/<component>`: the causes every instance shares, and the
+/// two probabilities compared.
+#[derive(Debug)]
+struct Dominated {
+    component: Arc<str>,
+    instances: u32,
+    min_healthy: u32,
+    risk: CommonCause,
+}
+
+fn dominated(c: &Component, risk: CommonCause) -> Finding {
+    let component: Arc<str> = Arc::from(c.name.as_str());
     Finding::new(
         DOC.rule,
-        &c.name,
+        Arc::clone(&component),
         Severity::Warning,
         c.span,
-        format!(
-            "all {} instances of {} share {}, {} with probability {}; on their own, {} with probability {}: the common cause is {}, and adding replicas buys nothing",
-            c.instances,
-            c.name,
+        Dominated {
+            component,
+            instances: c.instances,
+            min_healthy: c.min_healthy,
+            risk,
+        },
+    )
+}
+
+impl Wording for Dominated {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let risk = &self.risk;
+        write!(
+            out,
+            "all {} instances of {} share {}, {} with probability {}; on their own, ",
+            self.instances,
+            self.component,
             risk.causes.join(", "),
             if risk.causes.len() == 1 {
                 "which fails"
@@ -28,31 +55,39 @@ fn dominated(c: &Component, risk: &CommonCause) -> Finding {
                 "one of which fails"
             },
             probability(risk.common),
-            if c.min_healthy == 1 {
-                format!("all {} fail together", c.instances)
-            } else {
-                format!("fewer than {} of {} are up", c.min_healthy, c.instances)
-            },
+        )?;
+        if self.min_healthy == 1 {
+            write!(out, "all {} fail together", self.instances)?;
+        } else {
+            write!(out, "fewer than {} of {} are up", self.min_healthy, self.instances)?;
+        }
+        write!(
+            out,
+            " with probability {}: the common cause is {}, and adding replicas buys nothing",
             probability(risk.independent),
             crate::human::likelier(risk.common, risk.independent),
-        ),
-    )
-    .help(match (&risk.spread, risk.groups.is_empty()) {
-        (Some(kind), true) => format!(
-            "spread {} over several {kind}s that fail independently; more replicas in the same place do not help",
-            c.name
-        ),
-        (Some(kind), false) => format!(
-            "spread {} over several {kind}s and take it out of {}, so that no single cause holds every instance",
-            c.name,
-            risk.groups.join(", ")
-        ),
-        (None, _) => format!(
-            "take {} out of {} (one certificate per endpoint, staged releases, a second provider), so that no single cause holds every instance",
-            c.name,
-            risk.groups.join(", ")
-        ),
-    })
+        )
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (c, risk) = (&self.component, &self.risk);
+        match (&risk.spread, risk.groups.is_empty()) {
+            (Some(kind), true) => write!(
+                out,
+                "spread {c} over several {kind}s that fail independently; more replicas in the same place do not help"
+            ),
+            (Some(kind), false) => write!(
+                out,
+                "spread {c} over several {kind}s and take it out of {}, so that no single cause holds every instance",
+                risk.groups.join(", ")
+            ),
+            (None, _) => write!(
+                out,
+                "take {c} out of {} (one certificate per endpoint, staged releases, a second provider), so that no single cause holds every instance",
+                risk.groups.join(", ")
+            ),
+        }
+    }
 }
 
 /// A probability for prose: `0.05%`, `1 × 10⁻²⁴`.
@@ -76,6 +111,7 @@ static DOC: RuleDoc = RuleDoc {
 // ---- the check ----
 
 /// Why a redundant component fails together.
+#[derive(Debug)]
 struct CommonCause {
     /// Names of the domains and groups that hold every instance and have a figure.
     causes: Vec<String>,
@@ -184,7 +220,7 @@ impl Analyzer for CommonCauseFailure {
             if let Some(risk) = common_cause(cx, judge, id) {
                 audit
                     .findings
-                    .push(dominated(cx.model.component(id), &risk));
+                    .push(dominated(cx.model.component(id), risk));
             }
         }
     }
@@ -212,11 +248,11 @@ components:
 ",
         );
         assert_eq!(found.len(), 1);
-        assert_eq!(found[0].id, "common-cause/cache");
+        assert_eq!(found[0].id().to_string(), "common-cause/cache");
         // common: 1 - 0.9995 = 5.0e-4; independent: all 3 down = 0.001^3 = 1.0e-9;
         // 5e-4 / 1e-9 = 5e5, about 10^6 (log10 5e5 = 5.7 rounds to 6).
         assert_eq!(
-            found[0].message,
+            found[0].message().to_string(),
             "all 3 instances of cache share az-a (zone), which fails with probability 0.05%; on their own, all 3 fail together with probability 1 × 10⁻⁹: the common cause is vastly more likely (10⁶×), and adding replicas buys nothing"
         );
         assert_eq!((found[0].location.line, found[0].location.column), (6, 3));
@@ -244,9 +280,9 @@ components:
         );
         // common 1.0e-3 against 1.0e-4: 10 times.
         assert!(
-            found[0].message.contains("is 10 times as likely"),
+            found[0].message().to_string().contains("is 10 times as likely"),
             "{}",
-            found[0].message
+            found[0].message().to_string()
         );
     }
 
@@ -334,7 +370,7 @@ components:
         // db 2 × 300 = 600: 100 intact (17%), 1000 after the loss (167%).
         let found = findings(&model(300));
         assert_eq!(found.len(), 1, "{found:#?}");
-        assert_eq!(found[0].id, "common-cause/cache");
+        assert_eq!(found[0].id().to_string(), "common-cause/cache");
         // db 2 × 600 = 1200 carries the 1000: the zone breaks nothing.
         assert!(findings(&model(600)).is_empty());
     }

@@ -2,13 +2,40 @@
 //! target may still be retrying its own dependencies.
 
 use super::call_paths::CallPath;
-use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use std::fmt;
+use std::sync::Arc;
+
+use super::{Analyzer, Context, Finding, RuleDoc, Severity, Subject, Wording};
 use crate::analyze::results::{LatencyRow, Audit};
 use crate::model::Rule;
 use crate::model::graph::calls;
 use crate::model::{ComponentId, Duration, Edge, Model};
 
 // ---- finding constructors ----
+
+/// `deadline/<caller>><target>` and `deadline/<entrypoint>`: a timeout
+/// shorter than what it waits for.
+#[derive(Debug)]
+enum TooLate {
+    /// The caller gives up before the target's own call can end.
+    TooShort {
+        /// The edge `caller>target`.
+        edge: Subject,
+        inner: Arc<str>,
+        timeout: Duration,
+        /// The inner call's retries and timeout.
+        retries: u32,
+        inner_timeout: Duration,
+        worst: Duration,
+    },
+    /// The clients of an entrypoint give up before its slowest path ends.
+    EntrypointTooSlow {
+        component: Arc<str>,
+        path: String,
+        worst: Duration,
+        timeout: Duration,
+    },
+}
 
 fn too_short(
     model: &Model,
@@ -17,34 +44,21 @@ fn too_short(
     worst: Duration,
 ) -> Finding {
     let (caller, target) = (model.component(caller), model.component(target));
-    let inner_name = &model.component(inner_target).name;
+    let subject = Subject::edge(&caller.name, &target.name);
     Finding::new(
         DOC.rule,
-        &format!("{}>{}", caller.name, target.name),
+        subject.clone(),
         Severity::Warning,
         edge.fields.get("timeout").unwrap_or(edge.span),
-        format!(
-            "{} gives up on {} after {timeout}, but {}'s call to {inner_name} alone can take {}: {} keeps working{} for a caller that is gone",
-            caller.name,
-            target.name,
-            target.name,
-            if inner.retries == 0 {
-                worst.to_string()
-            } else {
-                format!(
-                    "(1 + {}) × {} = {worst}",
-                    inner.retries,
-                    inner.timeout.unwrap_or_default()
-                )
-            },
-            target.name,
-            if inner.retries == 0 { "" } else { " (and retrying)" },
-        ),
+        TooLate::TooShort {
+            edge: subject,
+            inner: Arc::from(model.component(inner_target).name.as_str()),
+            timeout,
+            retries: inner.retries,
+            inner_timeout: inner.timeout.unwrap_or_default(),
+            worst,
+        },
     )
-    .help(format!(
-        "per-call timeouts do not compose: propagate a deadline ({} passes its remaining time to {}, which stops when it runs out), or make {}'s timeout on {} at least {worst}",
-        caller.name, target.name, caller.name, target.name
-    ))
 }
 
 fn entrypoint_too_slow(
@@ -54,21 +68,77 @@ fn entrypoint_too_slow(
     timeout: Duration,
 ) -> Finding {
     let component = model.component(entrypoint);
+    let name: Arc<str> = Arc::from(component.name.as_str());
     Finding::new(
         DOC.rule,
-        &component.name,
+        Arc::clone(&name),
         Severity::Warning,
         component.fields.get("timeout").unwrap_or(component.span),
-        format!(
-            "{}'s clients wait {timeout}, but its slowest call path {} can take {worst} (Σ timeout × attempts over its hops): a request can still be in flight when the client has given up",
-            component.name,
-            path.join(" > "),
-        ),
+        TooLate::EntrypointTooSlow {
+            component: name,
+            path: path.join(" > "),
+            worst,
+            timeout,
+        },
     )
-    .help(format!(
-        "propagate a deadline from {} down the path, or cut timeouts and retries on it until their sum is below {timeout}",
-        component.name
-    ))
+}
+
+impl Wording for TooLate {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TooLate::TooShort {
+                edge,
+                inner,
+                timeout,
+                retries,
+                inner_timeout,
+                worst,
+            } => {
+                let (caller, target) = (edge.name(), edge.then().unwrap_or(""));
+                write!(
+                    out,
+                    "{caller} gives up on {target} after {timeout}, but {target}'s call to {inner} alone can take "
+                )?;
+                if *retries == 0 {
+                    write!(out, "{worst}")?;
+                } else {
+                    write!(out, "(1 + {retries}) × {inner_timeout} = {worst}")?;
+                }
+                write!(
+                    out,
+                    ": {target} keeps working{} for a caller that is gone",
+                    if *retries == 0 { "" } else { " (and retrying)" },
+                )
+            }
+            TooLate::EntrypointTooSlow {
+                component,
+                path,
+                worst,
+                timeout,
+            } => write!(
+                out,
+                "{component}'s clients wait {timeout}, but its slowest call path {path} can take {worst} (Σ timeout × attempts over its hops): a request can still be in flight when the client has given up"
+            ),
+        }
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TooLate::TooShort { edge, worst, .. } => {
+                let (caller, target) = (edge.name(), edge.then().unwrap_or(""));
+                write!(
+                    out,
+                    "per-call timeouts do not compose: propagate a deadline ({caller} passes its remaining time to {target}, which stops when it runs out), or make {caller}'s timeout on {target} at least {worst}"
+                )
+            }
+            TooLate::EntrypointTooSlow {
+                component, timeout, ..
+            } => write!(
+                out,
+                "propagate a deadline from {component} down the path, or cut timeouts and retries on it until their sum is below {timeout}"
+            ),
+        }
+    }
 }
 
 // ---- documentation ----
@@ -220,14 +290,14 @@ components:
 ",
         );
         assert_eq!(found.len(), 1);
-        assert_eq!(found[0].id, "deadline/frontend>checkout");
+        assert_eq!(found[0].id().to_string(), "deadline/frontend>checkout");
         // (1 + 2) × 2s = 6s > 5s
         assert!(
-            found[0].message.contains(
+            found[0].message().to_string().contains(
                 "after 5s, but checkout's call to payments alone can take (1 + 2) × 2s = 6s"
             ),
             "{}",
-            found[0].message
+            found[0].message().to_string()
         );
     }
 
@@ -259,7 +329,7 @@ components:
   d: {}
 ",
         );
-        let ids: Vec<&str> = found.iter().map(|f| f.id.as_str()).collect();
+        let ids: Vec<String> = found.iter().map(|f| f.id().to_string()).collect();
         assert_eq!(ids, ["deadline/a>b", "deadline/b>c"]);
     }
 
@@ -282,18 +352,18 @@ components:
         assert!((row.worst_latency_s - 9.0).abs() < 1e-9);
         assert_eq!(row.timeout_s, Some(10.0));
         assert_eq!(row.over, Some(false));
-        assert!(!audit.findings.iter().any(|f| f.id == "deadline/web"));
+        assert!(!audit.findings.iter().any(|f| f.id().to_string() == "deadline/web"));
         let audit =
             crate::analyze::check_one(&Deadline, &text.replace("timeout: 10s", "timeout: 9s"));
         let f = audit
             .findings
             .iter()
-            .find(|f| f.id == "deadline/web")
+            .find(|f| f.id().to_string() == "deadline/web")
             .expect("fires");
         assert!(
-            f.message.contains("web > api > cache can take 9s"),
+            f.message().to_string().contains("web > api > cache can take 9s"),
             "{}",
-            f.message
+            f.message().to_string()
         );
     }
 }

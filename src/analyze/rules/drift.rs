@@ -4,72 +4,94 @@
 
 use std::collections::BTreeSet;
 
-use super::{Finding, RuleDoc, Severity};
+use std::fmt;
+use std::sync::Arc;
+
+use super::{Finding, RuleDoc, Severity, Subject, Wording};
 use crate::import::service_graph::{Graph, number};
 use crate::model::Rule;
 use crate::model::{Component, Edge, Model};
 
 // ---- finding constructors ----
 
-fn undeclared(caller: &Component, target: &str, count: f64, graph: &Graph) -> Finding {
+/// `drift/…`: what the traces show against what the model says; `window`
+/// is the traces' window in words (`over 1h`), shared by every finding of
+/// the run.
+#[derive(Debug)]
+enum Drift {
+    /// A traced call the model has no dependency for.
+    Undeclared {
+        edge: Subject,
+        count: f64,
+        window: Arc<str>,
+    },
+    /// A traced service the model lacks: its callers and calls.
+    Unknown {
+        name: Arc<str>,
+        callers: Vec<String>,
+        calls: Vec<String>,
+    },
+    /// A measured rate above the model's load.
+    Overload {
+        component: Arc<str>,
+        declared: f64,
+        measured: f64,
+        window: Arc<str>,
+    },
+    /// A dependency of the model the traces never saw (`traced`: the caller
+    /// is in the traces).
+    Unseen {
+        edge: Subject,
+        traced: bool,
+        window: Arc<str>,
+    },
+}
+
+fn undeclared(caller: &Component, target: &str, count: f64, window: &Arc<str>) -> Finding {
+    let edge = Subject::edge(&caller.name, target);
     Finding::new(
         DOC.rule,
-        &format!("{}>{target}", caller.name),
+        edge.clone(),
         Severity::Error,
         caller.fields.get("depends_on").unwrap_or(caller.span),
-        format!(
-            "the traces show {} calling {target} ({} calls in {}), but the model has no such dependency: an undeclared dependency is an undeclared single point of failure",
-            caller.name,
-            number(count),
-            graph.window_text
-        ),
+        Drift::Undeclared {
+            edge,
+            count,
+            window: Arc::clone(window),
+        },
     )
-    .help(format!(
-        "add `{target}` to the `depends_on` of {} (`nines import traces FILE --merge MODEL` writes it), or `degradable: true` if {} works without it",
-        caller.name, caller.name
-    ))
 }
 
 fn unknown(model: &Model, name: &str, graph: &Graph) -> Finding {
     let service = &graph.services[name];
-    let mut how = Vec::new();
-    if !service.callers.is_empty() {
-        let callers: Vec<&str> = service.callers.iter().map(String::as_str).collect();
-        how.push(format!("called by {}", callers.join(", ")));
-    }
-    if !service.calls.is_empty() {
-        let calls: Vec<&str> = service.calls.keys().map(String::as_str).collect();
-        how.push(format!("calling {}", calls.join(", ")));
-    }
+    let name: Arc<str> = Arc::from(name);
     Finding::new(
         DOC.rule,
-        name,
+        Arc::clone(&name),
         Severity::Error,
         model.span,
-        format!(
-            "the traces show a service {name} ({}), which the model does not have",
-            how.join(", ")
-        ),
+        Drift::Unknown {
+            name,
+            callers: service.callers.iter().cloned().collect(),
+            calls: service.calls.keys().cloned().collect(),
+        },
     )
-    .help("add it as a component (`nines import traces FILE --merge MODEL` writes it with its calls), or rename the component the traces call by this name")
 }
 
-fn overload(component: &Component, declared: f64, measured: f64, graph: &Graph) -> Finding {
+fn overload(component: &Component, declared: f64, measured: f64, window: &Arc<str>) -> Finding {
+    let name: Arc<str> = Arc::from(component.name.as_str());
     Finding::new(
         DOC.rule,
-        &component.name,
+        Arc::clone(&name),
         Severity::Warning,
         component.fields.get("load").unwrap_or(component.span),
-        format!(
-            "{} received {} requests per second on average over {}, {}× the model's load of {}: its headroom is computed from a load it no longer has",
-            component.name,
-            number(measured),
-            graph.window_text,
-            number(measured / declared),
-            number(declared)
-        ),
+        Drift::Overload {
+            component: name,
+            declared,
+            measured,
+            window: Arc::clone(window),
+        },
     )
-    .help("raise `load` to the measured peak (an average over the window is a floor for the peak), and `capacity` or `instances` with it if headroom falls short")
 }
 
 fn unseen(
@@ -77,27 +99,102 @@ fn unseen(
     target: &Component,
     edge: &Edge,
     traced: bool,
-    graph: &Graph,
+    window: &Arc<str>,
 ) -> Finding {
-    let why = if traced {
-        format!(
-            "the traces saw no call from {} to {} in {}: the path is dead, or too rare for the window",
-            caller.name, target.name, graph.window_text
-        )
-    } else {
-        format!(
-            "{} is not in the traces at all, so its call to {} cannot be confirmed",
-            caller.name, target.name
-        )
-    };
+    let subject = Subject::edge(&caller.name, &target.name);
     Finding::new(
         DOC.rule,
-        &format!("{}>{}", caller.name, target.name),
+        subject.clone(),
         Severity::Note,
         edge.span,
-        format!("the model says {} calls {}, but {why}", caller.name, target.name),
+        Drift::Unseen {
+            edge: subject,
+            traced,
+            window: Arc::clone(window),
+        },
     )
-    .help("remove the dependency if the call is gone; keep it if it is a rare path (failover, batch) and accept the finding with the reason")
+}
+
+impl Wording for Drift {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Drift::Undeclared {
+                edge,
+                count,
+                window,
+            } => write!(
+                out,
+                "the traces show {} calling {} ({} calls in {window}), but the model has no such dependency: an undeclared dependency is an undeclared single point of failure",
+                edge.name(),
+                edge.then().unwrap_or(""),
+                number(*count),
+            ),
+            Drift::Unknown {
+                name,
+                callers,
+                calls,
+            } => {
+                let mut how = Vec::new();
+                if !callers.is_empty() {
+                    how.push(format!("called by {}", callers.join(", ")));
+                }
+                if !calls.is_empty() {
+                    how.push(format!("calling {}", calls.join(", ")));
+                }
+                write!(
+                    out,
+                    "the traces show a service {name} ({}), which the model does not have",
+                    how.join(", ")
+                )
+            }
+            Drift::Overload {
+                component,
+                declared,
+                measured,
+                window,
+            } => write!(
+                out,
+                "{component} received {} requests per second on average over {window}, {}× the model's load of {}: its headroom is computed from a load it no longer has",
+                number(*measured),
+                number(measured / declared),
+                number(*declared)
+            ),
+            Drift::Unseen {
+                edge,
+                traced,
+                window,
+            } => {
+                let (caller, target) = (edge.name(), edge.then().unwrap_or(""));
+                write!(out, "the model says {caller} calls {target}, but ")?;
+                if *traced {
+                    write!(
+                        out,
+                        "the traces saw no call from {caller} to {target} in {window}: the path is dead, or too rare for the window"
+                    )
+                } else {
+                    write!(
+                        out,
+                        "{caller} is not in the traces at all, so its call to {target} cannot be confirmed"
+                    )
+                }
+            }
+        }
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Drift::Undeclared { edge, .. } => {
+                let (caller, target) = (edge.name(), edge.then().unwrap_or(""));
+                write!(
+                    out,
+                    "add `{target}` to the `depends_on` of {caller} (`nines import traces FILE --merge MODEL` writes it), or `degradable: true` if {caller} works without it"
+                )
+            }
+            Drift::Unknown { .. } => out.write_str("add it as a component (`nines import traces FILE --merge MODEL` writes it with its calls), or rename the component the traces call by this name"),
+            Drift::Overload { .. } => out.write_str("raise `load` to the measured peak (an average over the window is a floor for the peak), and `capacity` or `instances` with it if headroom falls short"),
+            Drift::Unseen { .. } => out.write_str("remove the dependency if the call is gone; keep it if it is a rare path (failover, batch) and accept the finding with the reason"),
+        }
+    }
 }
 
 // ---- documentation ----
@@ -120,6 +217,7 @@ pub static DOC: RuleDoc = RuleDoc {
 /// far above the model's load a measured rate may be.
 pub fn findings(model: &Model, graph: &Graph, factor: f64) -> Vec<Finding> {
     let names: BTreeSet<&str> = model.components.iter().map(|c| c.name.as_str()).collect();
+    let window: Arc<str> = Arc::from(graph.window_text.as_str());
     let mut out = Vec::new();
     for name in graph.services.keys() {
         if !names.contains(name.as_str()) {
@@ -135,7 +233,7 @@ pub fn findings(model: &Model, graph: &Graph, factor: f64) -> Vec<Finding> {
                 declared.insert(&target.name);
                 let seen = service.is_some_and(|s| s.calls.contains_key(&target.name));
                 if !seen {
-                    out.push(unseen(component, target, edge, service.is_some(), graph));
+                    out.push(unseen(component, target, edge, service.is_some(), &window));
                 }
             }
         }
@@ -144,17 +242,17 @@ pub fn findings(model: &Model, graph: &Graph, factor: f64) -> Vec<Finding> {
         };
         for (target, call) in &service.calls {
             if !declared.contains(target.as_str()) && names.contains(target.as_str()) {
-                out.push(undeclared(component, target, call.count, graph));
+                out.push(undeclared(component, target, call.count, &window));
             }
         }
         if let (Some(capacity), Some(rate)) = (&component.capacity, service.load(graph.window))
             && rate > factor * capacity.load
         {
-            out.push(overload(component, capacity.load, rate, graph));
+            out.push(overload(component, capacity.load, rate, &window));
         }
     }
-    out.sort_by(|a, b| a.id.cmp(&b.id));
-    out.dedup_by(|a, b| a.id == b.id);
+    out.sort_by(Finding::cmp_id);
+    out.dedup_by(|a, b| a.cmp_id(b).is_eq());
     out
 }
 
@@ -190,8 +288,11 @@ components:
             ]),
             2.0,
         );
-        let ids: Vec<(&str, Severity)> =
-            found.iter().map(|f| (f.id.as_str(), f.severity)).collect();
+        let ids: Vec<(String, Severity)> = found
+            .iter()
+            .map(|f| (f.id().to_string(), f.severity))
+            .collect();
+        let ids: Vec<(&str, Severity)> = ids.iter().map(|(id, s)| (id.as_str(), *s)).collect();
         assert_eq!(
             ids,
             [
@@ -202,14 +303,20 @@ components:
             ]
         );
         assert!(
-            found[0].message.contains("10 requests per second"),
+            found[0]
+                .message()
+                .to_string()
+                .contains("10 requests per second"),
             "{}",
-            found[0].message
+            found[0].message().to_string()
         );
         assert!(
-            found[0].message.contains("10× the model's load of 1"),
+            found[0]
+                .message()
+                .to_string()
+                .contains("10× the model's load of 1"),
             "{}",
-            found[0].message
+            found[0].message().to_string()
         );
     }
 

@@ -1,7 +1,10 @@
 //! `drill/<component>`: a recovery never rehearsed, or rehearsed longer ago
 //! than `policy.drill_max_age`.
 
-use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use std::fmt;
+use std::sync::Arc;
+
+use super::{Analyzer, Context, Finding, RuleDoc, Severity, Wording};
 use crate::analyze::results::Audit;
 use crate::model::Rule;
 use crate::model::{Component, Date, Duration, Recovery};
@@ -10,18 +13,30 @@ const DAY_MS: u64 = 86_400_000;
 
 // ---- finding constructors ----
 
+/// `drill/<component>`: a recovery never rehearsed, or last rehearsed too
+/// long ago.
+#[derive(Debug)]
+enum Rehearsal {
+    Never {
+        component: Arc<str>,
+    },
+    Stale {
+        component: Arc<str>,
+        last: Date,
+        age: i64,
+        max: Duration,
+    },
+}
+
 fn never(component: &Component, recovery: &Recovery) -> Finding {
+    let name: Arc<str> = Arc::from(component.name.as_str());
     Finding::new(
         DOC.rule,
-        &component.name,
+        Arc::clone(&name),
         Severity::Warning,
         recovery.span,
-        format!(
-            "the recovery of {} has never been rehearsed (no `last_drill`): its restore and failover times are guesses",
-            component.name
-        ),
+        Rehearsal::Never { component: name },
     )
-    .help("rehearse the restore or failover, measure it, and write the date as `last_drill` (and the measured times as `restore`/`failover`)")
 }
 
 fn stale(
@@ -31,18 +46,47 @@ fn stale(
     age: i64,
     max: Duration,
 ) -> Finding {
+    let name: Arc<str> = Arc::from(component.name.as_str());
     Finding::new(
         DOC.rule,
-        &component.name,
+        Arc::clone(&name),
         Severity::Warning,
         recovery.fields.get("last_drill").unwrap_or(recovery.span),
-        format!(
-            "the recovery of {} was last rehearsed on {last}, {age} days ago, more than policy.drill_max_age {max} ({} days)",
-            component.name,
-            max.0 / DAY_MS
-        ),
+        Rehearsal::Stale {
+            component: name,
+            last,
+            age,
+            max,
+        },
     )
-    .help("rehearse it again and update `last_drill`: systems, data sizes and people change, and so does the real restore time")
+}
+
+impl Wording for Rehearsal {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Rehearsal::Never { component } => write!(
+                out,
+                "the recovery of {component} has never been rehearsed (no `last_drill`): its restore and failover times are guesses"
+            ),
+            Rehearsal::Stale {
+                component,
+                last,
+                age,
+                max,
+            } => write!(
+                out,
+                "the recovery of {component} was last rehearsed on {last}, {age} days ago, more than policy.drill_max_age {max} ({} days)",
+                max.0 / DAY_MS
+            ),
+        }
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        out.write_str(match self {
+            Rehearsal::Never { .. } => "rehearse the restore or failover, measure it, and write the date as `last_drill` (and the measured times as `restore`/`failover`)",
+            Rehearsal::Stale { .. } => "rehearse it again and update `last_drill`: systems, data sizes and people change, and so does the real restore time",
+        })
+    }
 }
 
 // ---- documentation ----
@@ -114,7 +158,7 @@ components:
         );
         assert_eq!(found.len(), 1);
         assert_eq!(
-            found[0].message,
+            found[0].message().to_string(),
             "the recovery of db was last rehearsed on 2026-05-12, 202 days ago, more than policy.drill_max_age 90d (90 days)"
         );
     }
@@ -128,7 +172,7 @@ components:
     recovery: {backup_interval: 1h}
 ",
         );
-        assert!(found[0].message.contains("never been rehearsed"));
+        assert!(found[0].message().to_string().contains("never been rehearsed"));
         // 2026-09-01 is 90 days before 2026-11-30: not older than 90d.
         assert!(
             findings(

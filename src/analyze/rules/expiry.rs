@@ -2,7 +2,10 @@
 //! certificate, a token, a licence) that lapses soon or has lapsed, taking
 //! every member down at once.
 
-use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use std::fmt;
+use std::sync::Arc;
+
+use super::{Analyzer, Context, Finding, RuleDoc, Severity, Wording};
 use crate::analyze::results::Audit;
 use crate::model::Rule;
 use crate::model::{Date, Group, GroupId, Model};
@@ -12,57 +15,91 @@ const WARN_DAYS: i64 = 30;
 
 // ---- finding constructors ----
 
-fn lapsing(model: &Model, id: GroupId, expires: Date, today: Date) -> Finding {
-    let g = model.group(id);
-    let left = expires.days() - today.days();
-    let (severity, when) = match left {
-        ..0 => (
-            Severity::Error,
-            format!(
-                "expired on {expires}, {} day{} ago (today is {today})",
-                -left,
-                if left == -1 { "" } else { "s" }
-            ),
-        ),
-        0 => (Severity::Error, format!("expires today, {expires}")),
-        _ => (
-            Severity::Warning,
-            format!(
-                "expires on {expires}, in {left} day{} (within {WARN_DAYS}; today is {today})",
-                if left == 1 { "" } else { "s" }
-            ),
-        ),
-    };
-    let kind = g
-        .kind
-        .as_deref()
-        .map_or_else(String::new, |k| format!(" ({k})"));
-    Finding::new(
-        DOC.rule,
-        &g.name,
-        severity,
-        g.fields.get("expires").unwrap_or(g.span),
-        format!("{}{kind} {when}: {}", g.name, members(model, id)),
-    )
-    .help(format!(
-        "renew {} and update `expires`, and automate the renewal with an alert well before the date",
-        g.name
-    ))
+/// `expiry/<group>`: a group that expires soon or has expired, and the
+/// components that share it.
+#[derive(Debug)]
+struct Lapsing {
+    group: Arc<str>,
+    kind: Option<Arc<str>>,
+    expires: Date,
+    today: Date,
+    /// `name (n instances)` of the first members, and how many there are.
+    members: Vec<(Arc<str>, u32)>,
+    total: usize,
 }
 
-fn members(model: &Model, id: GroupId) -> String {
-    let names: Vec<String> = model
+fn lapsing(model: &Model, id: GroupId, expires: Date, today: Date) -> Finding {
+    let g = model.group(id);
+    let members: Vec<(Arc<str>, u32)> = model
         .components
         .iter()
         .filter(|c| c.shares.contains(&id))
-        .map(|c| format!("{} ({} instances)", c.name, c.instances))
+        .map(|c| (Arc::from(c.name.as_str()), c.instances))
         .collect();
-    if names.is_empty() {
-        "no component shares it".to_owned()
+    let severity = if expires.days() - today.days() > 0 {
+        Severity::Warning
     } else {
-        format!(
-            "every member fails with it at once: {}",
-            super::wording::capped_list(&names, names.len(), crate::engine::outage::LISTED)
+        Severity::Error
+    };
+    let name: Arc<str> = Arc::from(g.name.as_str());
+    Finding::new(
+        DOC.rule,
+        Arc::clone(&name),
+        severity,
+        g.fields.get("expires").unwrap_or(g.span),
+        Lapsing {
+            group: name,
+            kind: g.kind.as_deref().map(Arc::from),
+            expires,
+            today,
+            total: members.len(),
+            members,
+        },
+    )
+}
+
+impl Wording for Lapsing {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (expires, today) = (self.expires, self.today);
+        out.write_str(&self.group)?;
+        if let Some(kind) = &self.kind {
+            write!(out, " ({kind})")?;
+        }
+        let left = expires.days() - today.days();
+        match left {
+            ..0 => write!(
+                out,
+                " expired on {expires}, {} day{} ago (today is {today})",
+                -left,
+                if left == -1 { "" } else { "s" }
+            )?,
+            0 => write!(out, " expires today, {expires}")?,
+            _ => write!(
+                out,
+                " expires on {expires}, in {left} day{} (within {WARN_DAYS}; today is {today})",
+                if left == 1 { "" } else { "s" }
+            )?,
+        }
+        if self.members.is_empty() {
+            return out.write_str(": no component shares it");
+        }
+        let names: Vec<String> = self
+            .members
+            .iter()
+            .map(|(name, instances)| format!("{name} ({instances} instances)"))
+            .collect();
+        write!(
+            out,
+            ": every member fails with it at once: {}",
+            super::wording::capped_list(&names, self.total, crate::engine::outage::LISTED)
+        )
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            out,
+            "renew {} and update `expires`, and automate the renewal with an alert well before the date",
+            self.group
         )
     }
 }
@@ -138,7 +175,7 @@ components:
         // 2026-12-07 - 2026-11-30 = 7 days.
         assert_eq!(found[0].severity, Severity::Warning);
         assert_eq!(
-            found[0].message,
+            found[0].message().to_string(),
             "cert (certificate) expires on 2026-12-07, in 7 days (within 30; today is 2026-11-30): every member fails with it at once: web (2 instances)"
         );
         // Points at the `expires` key: line 5, column 5.
@@ -152,10 +189,10 @@ components:
         assert_eq!(found[0].severity, Severity::Error);
         assert!(
             found[0]
-                .message
+                .message().to_string()
                 .contains("expired on 2026-11-18, 12 days ago"),
             "{}",
-            found[0].message
+            found[0].message().to_string()
         );
         assert_eq!(findings("2026-11-30")[0].severity, Severity::Error);
     }

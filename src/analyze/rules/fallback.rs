@@ -3,7 +3,10 @@
 //! load failing over to it, or smaller than that load itself.
 
 use super::wording::amount;
-use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use std::fmt;
+use std::sync::Arc;
+
+use super::{Analyzer, Context, Finding, RuleDoc, Severity, Wording};
 use crate::analyze::results::Audit;
 use crate::engine::state::State;
 use crate::model::Rule;
@@ -11,68 +14,95 @@ use crate::model::{Component, ComponentId, Model};
 
 // ---- finding constructors ----
 
-fn undersized(model: &Model, target: &Component, size: &Sizing) -> Finding {
-    let headroom = model.policy.fallback_headroom;
-    let have = format!(
-        "{} × {} = {}",
-        size.instances,
-        amount(size.per_instance),
-        amount(size.capacity)
-    );
-    let (severity, verdict) = if size.capacity < size.largest {
-        (
-            Severity::Error,
-            format!(
-                "{have} < {}, the load of {} alone: taking it over overloads {} at once",
-                amount(size.largest),
-                size.source,
-                target.name
-            ),
-        )
+/// `fallback/<component>`: a dedicated fallback's sizing against what
+/// fails over to it.
+#[derive(Debug)]
+struct Undersized {
+    target: Arc<str>,
+    size: Sizing,
+    headroom: f64,
+}
+
+fn undersized(model: &Model, target: &Component, size: Sizing) -> Finding {
+    let severity = if size.capacity < size.largest {
+        Severity::Error
     } else {
-        (
-            Severity::Warning,
-            format!(
-                "{have} < {headroom} × {} = {} (policy.fallback_headroom), though it holds {}'s load of {} without headroom",
-                amount(size.largest),
-                amount(headroom * size.largest),
-                size.source,
-                amount(size.largest)
-            ),
-        )
+        Severity::Warning
     };
+    let name: Arc<str> = Arc::from(target.name.as_str());
     Finding::new(
         DOC.rule,
-        &target.name,
+        Arc::clone(&name),
         severity,
         target.span,
-        format!(
-            "{} carries no load of its own and takes over from {}: {verdict}",
-            target.name,
+        Undersized {
+            target: name,
+            size,
+            headroom: model.policy.fallback_headroom,
+        },
+    )
+}
+
+impl Wording for Undersized {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (size, headroom) = (&self.size, self.headroom);
+        let have = format!(
+            "{} × {} = {}",
+            size.instances,
+            amount(size.per_instance),
+            amount(size.capacity)
+        );
+        write!(
+            out,
+            "{} carries no load of its own and takes over from {}: ",
+            self.target,
             super::wording::capped_list(
                 &size.sources,
                 size.sources.len(),
                 crate::engine::outage::LISTED
             ),
-        ),
-    )
-    .help(if size.per_instance <= 0.0 {
-        format!(
-            "give {} a capacity per instance: it has none, so it can take over nothing",
-            target.name
-        )
-    } else {
+        )?;
+        if size.capacity < size.largest {
+            write!(
+                out,
+                "{have} < {}, the load of {} alone: taking it over overloads {} at once",
+                amount(size.largest),
+                size.source,
+                self.target
+            )
+        } else {
+            write!(
+                out,
+                "{have} < {headroom} × {} = {} (policy.fallback_headroom), though it holds {}'s load of {} without headroom",
+                amount(size.largest),
+                amount(headroom * size.largest),
+                size.source,
+                amount(size.largest)
+            )
+        }
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (size, headroom) = (&self.size, self.headroom);
+        if size.per_instance <= 0.0 {
+            return write!(
+                out,
+                "give {} a capacity per instance: it has none, so it can take over nothing",
+                self.target
+            );
+        }
         let n = needed_instances(headroom * size.largest, size.per_instance);
-        format!(
+        write!(
+            out,
             "give {} at least {n} instances of {}: {n} × {} = {} ≥ {headroom} × {} = {}",
-            target.name,
+            self.target,
             amount(size.per_instance),
             amount(size.per_instance),
             amount(n as f64 * size.per_instance),
             amount(size.largest),
             amount(headroom * size.largest)
         )
-    })
+    }
 }
 
 fn needed_instances(capacity: f64, per_instance: f64) -> u64 {
@@ -101,6 +131,7 @@ static DOC: RuleDoc = RuleDoc {
 // ---- the check ----
 
 /// A dedicated fallback against what fails over to it.
+#[derive(Debug)]
 struct Sizing {
     /// Instances up.
     instances: u32,
@@ -180,7 +211,7 @@ impl Analyzer for Fallback {
             if size.capacity < cx.model.policy.fallback_headroom * size.largest {
                 audit
                     .findings
-                    .push(undersized(cx.model, cx.model.component(id), &size));
+                    .push(undersized(cx.model, cx.model.component(id), size));
             }
         }
     }
@@ -213,22 +244,22 @@ components:
         assert!(findings(5).is_empty());
         // 4 × 200 = 800 < 930 but >= 620: a warning.
         let small = findings(4);
-        assert_eq!(small[0].id, "fallback/spare");
+        assert_eq!(small[0].id().to_string(), "fallback/spare");
         assert_eq!(small[0].severity, Severity::Warning);
         assert_eq!(
-            small[0].message,
+            small[0].message().to_string(),
             "spare carries no load of its own and takes over from cell-a (620), cell-b (560): 4 × 200 = 800 < 1.5 × 620 = 930 (policy.fallback_headroom), though it holds cell-a's load of 620 without headroom"
         );
         // ceil(930 / 200) = 5 instances.
         assert_eq!(
-            small[0].help.as_deref(),
+            small[0].help().map(|help| help.to_string()).as_deref(),
             Some("give spare at least 5 instances of 200: 5 × 200 = 1000 ≥ 1.5 × 620 = 930")
         );
         assert_eq!((small[0].location.line, small[0].location.column), (5, 3));
         // 3 × 200 = 600 < 620: an error.
         let tiny = findings(3);
         assert_eq!(tiny[0].severity, Severity::Error);
-        assert!(tiny[0].message.ends_with(
+        assert!(tiny[0].message().to_string().ends_with(
             "600 < 620, the load of cell-a alone: taking it over overloads spare at once"
         ));
     }
@@ -275,10 +306,10 @@ components:
         assert_eq!(doubled[0].severity, Severity::Error);
         assert!(
             doubled[0]
-                .message
+                .message().to_string()
                 .contains("from cell-a (1240), cell-b (1120): 5 × 200 = 1000 < 1240"),
             "{}",
-            doubled[0].message
+            doubled[0].message().to_string()
         );
         // Two spare instances lost: 3 × 200 = 600 < 620, an error.
         let smaller = under(
@@ -289,11 +320,11 @@ components:
             },
         );
         assert!(
-            smaller[0].message.ends_with(
+            smaller[0].message().to_string().ends_with(
                 "3 × 200 = 600 < 620, the load of cell-a alone: taking it over overloads spare at once"
             ),
             "{}",
-            smaller[0].message
+            smaller[0].message().to_string()
         );
         // cell-a down: its 620 moved onto the spare is not load of its own;
         // 1000 ≥ 1.5 × 620 = 930 still holds.
@@ -328,10 +359,10 @@ components:
         assert_eq!(found.len(), 1);
         assert!(
             found[0]
-                .message
+                .message().to_string()
                 .contains("from cell-a (1200): 5 × 200 = 1000 < 1200"),
             "{}",
-            found[0].message
+            found[0].message().to_string()
         );
     }
 }

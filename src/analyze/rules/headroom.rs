@@ -9,8 +9,9 @@
 //! scenario the rows are the next losses from the changed state.
 
 use super::wording::{amount, percent_against, whole_percent};
-use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use super::{Analyzer, Context, Finding, RuleDoc, Severity, Subject, Wording};
 use std::collections::{BTreeMap, HashMap};
+use std::fmt;
 use std::sync::Arc;
 
 use crate::analyze::results::{HeadroomRow, Audit};
@@ -21,109 +22,147 @@ use crate::model::{Capacity, Component, ComponentId, DomainId, Model};
 
 // ---- finding constructors ----
 
+/// `headroom/<component>/<lost>`: the survivors of a loss above the
+/// ceiling, with the row of the contingency and what its sizing needs.
+#[derive(Debug)]
+struct Overloaded {
+    row: HeadroomRow,
+    /// The kind of the lost domains; `None` for one instance.
+    kind: Option<Arc<str>>,
+    /// Whether two domains are lost.
+    pair: bool,
+    load: f64,
+    per_instance: f64,
+    max: f64,
+    load_shedding: bool,
+    managed: bool,
+    /// Domains lost at once, and domains of that kind in use.
+    k: u32,
+    used: u32,
+}
+
 fn overloaded(
     model: &Model,
     c: &Component,
-    cap: Capacity,
+    (cap, load): (Capacity, f64),
     loss: &Loss,
+    kind: Option<Arc<str>>,
     row: &HeadroomRow,
-    load: f64,
 ) -> Finding {
-    let max = model.policy.max_utilization;
-    let what = match &loss.lost {
-        Lost::Instance => "losing one instance".to_owned(),
-        Lost::Domains(domains) => format!(
-            "losing {} ({}{})",
-            loss.name.replace('+', " and "),
-            model.domain(domains[0]).kind,
-            if domains.len() > 1 { "s" } else { "" }
-        ),
-    };
-    let served = f64::from(row.survivors) * cap.per_instance;
-    let consequence = if c.load_shedding {
-        format!(
-            "with load_shedding the survivors shed the excess and still serve {} / {} = {} of peak",
-            amount(served),
-            amount(load),
-            whole_percent(served / load)
-        )
-    } else {
-        "without load_shedding the survivors overload and fail in turn, each failure moving its load onto fewer instances until none is left (a capacity redistribution cascade)".to_owned()
-    };
     Finding::new(
         DOC.rule,
-        &format!("{}/{}", c.name, loss.name),
+        Subject::pair(Arc::clone(&row.component), Arc::clone(&row.lost)),
         if c.load_shedding {
             Severity::Warning
         } else {
             Severity::Error
         },
         c.span,
-        format!(
-            "{what} leaves {} {} of {} instances: {} / ({} × {}) = {} of capacity, above the {} ceiling; {consequence}",
-            c.name,
-            row.survivors,
-            c.instances,
-            amount(load),
-            row.survivors,
-            amount(cap.per_instance),
-            percent_against(row.utilization, max),
-            whole_percent(max),
-        ),
+        Overloaded {
+            row: row.clone(),
+            kind,
+            pair: matches!(&loss.lost, Lost::Domains(domains) if domains.len() > 1),
+            load,
+            per_instance: cap.per_instance,
+            max: model.policy.max_utilization,
+            load_shedding: c.load_shedding,
+            managed: c.managed,
+            k: loss.k,
+            used: loss.used,
+        },
     )
-    .help(if c.managed {
-        // The team does not run its instances: the sizing is what to buy
-        // or configure from the provider.
-        format!(
-            "{} is a managed service: the provider runs its nodes, so buy or configure the equivalent of what this takes ({}), or cut the load reaching it",
-            c.name,
-            sizing_help(model, c, cap, loss, row, load)
-        )
-    } else {
-        sizing_help(model, c, cap, loss, row, load)
-    })
 }
 
-fn sizing_help(
-    model: &Model,
-    c: &Component,
-    cap: Capacity,
-    loss: &Loss,
-    row: &HeadroomRow,
-    load: f64,
-) -> String {
-    let max = model.policy.max_utilization;
-    if row.required_instances > LARGEST_SENSIBLE_FLEET {
-        return format!(
-            "no fleet of a sensible size passes: a peak of {} over {} per instance needs more than {LARGEST_SENSIBLE_FLEET} instances; check that `load` and `capacity` are in the same unit",
-            amount(load),
-            amount(cap.per_instance),
-        );
+impl Wording for Overloaded {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let row = &self.row;
+        match &self.kind {
+            None => out.write_str("losing one instance")?,
+            Some(kind) => write!(
+                out,
+                "losing {} ({kind}{})",
+                row.lost.replace('+', " and "),
+                if self.pair { "s" } else { "" }
+            )?,
+        }
+        write!(
+            out,
+            " leaves {} {} of {} instances: {} / ({} × {}) = {} of capacity, above the {} ceiling; ",
+            row.component,
+            row.survivors,
+            row.instances,
+            amount(self.load),
+            row.survivors,
+            amount(self.per_instance),
+            percent_against(row.utilization, self.max),
+            whole_percent(self.max),
+        )?;
+        if self.load_shedding {
+            let served = f64::from(row.survivors) * self.per_instance;
+            write!(
+                out,
+                "with load_shedding the survivors shed the excess and still serve {} / {} = {} of peak",
+                amount(served),
+                amount(self.load),
+                whole_percent(served / self.load)
+            )
+        } else {
+            out.write_str("without load_shedding the survivors overload and fail in turn, each failure moving its load onto fewer instances until none is left (a capacity redistribution cascade)")
+        }
     }
-    let at_peak = at_peak(cap.per_instance, load, max);
-    let steady = whole_percent(row.required_steady_utilization);
-    let head = format!(
-        "at peak {at_peak} instances are needed at {} (ceil({} / ({} × {})))",
-        whole_percent(max),
-        amount(load),
-        amount(cap.per_instance),
-        max
-    );
-    match (&loss.lost, row.per_domain) {
-        (Lost::Domains(domains), Some(per_domain)) => {
-            let kind = &model.domain(domains[0]).kind;
-            format!(
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.managed {
+            // The team does not run its instances: the sizing is what to buy
+            // or configure from the provider.
+            write!(
+                out,
+                "{} is a managed service: the provider runs its nodes, so buy or configure the equivalent of what this takes (",
+                self.row.component,
+            )?;
+            self.sizing(out)?;
+            out.write_str("), or cut the load reaching it")
+        } else {
+            self.sizing(out)
+        }
+    }
+}
+
+impl Overloaded {
+    fn sizing(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (row, load, per_instance, max) = (&self.row, self.load, self.per_instance, self.max);
+        if row.required_instances > LARGEST_SENSIBLE_FLEET {
+            return write!(
+                out,
+                "no fleet of a sensible size passes: a peak of {} over {} per instance needs more than {LARGEST_SENSIBLE_FLEET} instances; check that `load` and `capacity` are in the same unit",
+                amount(load),
+                amount(per_instance),
+            );
+        }
+        let at_peak = at_peak(per_instance, load, max);
+        let steady = whole_percent(row.required_steady_utilization);
+        let head = format!(
+            "at peak {at_peak} instances are needed at {} (ceil({} / ({} × {})))",
+            whole_percent(max),
+            amount(load),
+            amount(per_instance),
+            max
+        );
+        match (&self.kind, row.per_domain) {
+            (Some(kind), Some(per_domain)) => write!(
+                out,
                 "run {} instances, {per_domain} per {kind} over {} {kind}s: {head}, and they must fit in the {} left after losing {}; that fleet runs at {steady} in steady state",
                 row.required_instances,
-                loss.used,
-                count(loss.used - loss.k, kind),
-                loss.k
-            )
+                self.used,
+                count(self.used - self.k, kind),
+                self.k
+            ),
+            _ => write!(
+                out,
+                "run {} instances of {} (N+1: {head}, plus one spare); that fleet runs at {steady} in steady state",
+                row.required_instances, row.component
+            ),
         }
-        _ => format!(
-            "run {} instances of {} (N+1: {head}, plus one spare); that fleet runs at {steady} in steady state",
-            row.required_instances, c.name
-        ),
     }
 }
 
@@ -363,6 +402,8 @@ impl Analyzer for Headroom {
     fn check(&self, cx: &Context, audit: &mut Audit) {
         let mut states = LossStates::default();
         let mut lost_names = LostNames::default();
+        // The kind of each domain, shared by the findings that lose it.
+        let mut kinds: Vec<Option<Arc<str>>> = vec![None; cx.model.domains.len()];
         for id in cx.model.component_ids() {
             let c = cx.model.component(id);
             let Some(cap) = c.capacity else { continue };
@@ -381,9 +422,17 @@ impl Analyzer for Headroom {
                     continue;
                 };
                 if !row.ok {
+                    let kind = match &loss.lost {
+                        Lost::Domains(domains) => Some(Arc::clone(
+                            kinds[domains[0].0].get_or_insert_with(|| {
+                                Arc::from(cx.model.domain(domains[0]).kind.as_str())
+                            }),
+                        )),
+                        Lost::Instance => None,
+                    };
                     audit
                         .findings
-                        .push(overloaded(cx.model, c, cap, &loss, &row, load));
+                        .push(overloaded(cx.model, c, (cap, load), &loss, kind, &row));
                 }
                 audit.headroom.push(row);
             }
@@ -419,9 +468,9 @@ mod tests {
         let f = audit
             .findings
             .iter()
-            .find(|f| f.id == "headroom/rds/instance")
+            .find(|f| f.id().to_string() == "headroom/rds/instance")
             .expect("headroom/rds/instance");
-        let help = f.help.as_deref().unwrap();
+        let help = f.help().map(|help| help.to_string()).unwrap();
         assert!(
             help.starts_with("rds is a managed service: the provider runs its nodes, so buy or configure the equivalent of what this takes (run 3 instances of rds (N+1"),
             "{help}"
@@ -447,14 +496,14 @@ mod tests {
         assert_eq!((a.required_instances, a.per_domain), (8, Some(2)));
         assert!((a.required_steady_utilization - 0.4375).abs() < 1e-12);
         let f = &audit.findings[0];
-        assert_eq!(f.id, "headroom/api/az-a");
+        assert_eq!(f.id().to_string(), "headroom/api/az-a");
         assert_eq!(f.severity, Severity::Error);
         assert_eq!(
-            f.message,
+            f.message().to_string(),
             "losing az-a (zone) leaves api 3 of 4 instances: 350 / (3 × 100) = 117% of capacity, above the 100% ceiling; without load_shedding the survivors overload and fail in turn, each failure moving its load onto fewer instances until none is left (a capacity redistribution cascade)"
         );
         assert_eq!(
-            f.help.as_deref(),
+            f.help().map(|help| help.to_string()).as_deref(),
             Some(
                 "run 8 instances, 2 per zone over 4 zones: at peak 4 instances are needed at 100% (ceil(350 / (100 × 1))), and they must fit in the 3 zones left after losing 1; that fleet runs at 44% in steady state"
             )
@@ -488,10 +537,10 @@ mod tests {
         assert_eq!(audit.headroom[0].required_instances, 12);
         assert!(
             audit.findings[4]
-                .message
+                .message().to_string()
                 .contains("= 71% of capacity, above the 70% ceiling"),
             "{}",
-            audit.findings[4].message
+            audit.findings[4].message().to_string()
         );
     }
 
@@ -506,7 +555,7 @@ policy: {{survive: 2}}
         ));
         // 4 singles (83%), 6 pairs (500 / 400 = 125%), 1 instance (71%).
         assert_eq!(audit.headroom.len(), 11);
-        let ids: Vec<&str> = audit.findings.iter().map(|f| f.id.as_str()).collect();
+        let ids: Vec<String> = audit.findings.iter().map(|f| f.id().to_string()).collect();
         assert_eq!(
             ids,
             [
@@ -539,9 +588,9 @@ components:
         // At 70%: 210 / (2 × 100) = 105% > 100%. N+1: ceil(210 / 100) + 1 = 4.
         let hot = fleet(210);
         assert_eq!(hot.findings.len(), 1);
-        assert_eq!(hot.findings[0].id, "headroom/db/instance");
+        assert_eq!(hot.findings[0].id().to_string(), "headroom/db/instance");
         assert_eq!(hot.headroom[0].required_instances, 4);
-        assert!(hot.findings[0].message.starts_with(
+        assert!(hot.findings[0].message().to_string().starts_with(
             "losing one instance leaves db 2 of 3 instances: 210 / (2 × 100) = 105% of capacity"
         ));
         // At 60%: 180 / 200 = 90%.
@@ -561,9 +610,9 @@ components:
         let f = &audit.findings[0];
         assert_eq!(f.severity, Severity::Warning);
         assert!(
-            f.message.ends_with("still serve 8000 / 9000 = 89% of peak"),
+            f.message().to_string().ends_with("still serve 8000 / 9000 = 89% of peak"),
             "{}",
-            f.message
+            f.message().to_string()
         );
     }
 
@@ -635,7 +684,7 @@ components:
         assert_eq!(rows, [("instance", 3, true)]);
         // survive 2: losing az-b or az-c too leaves 2: 300 / 200 = 150%.
         let two = run_under(&model(2), &[0]);
-        let ids: Vec<&str> = two.findings.iter().map(|f| f.id.as_str()).collect();
+        let ids: Vec<String> = two.findings.iter().map(|f| f.id().to_string()).collect();
         assert_eq!(ids, ["headroom/api/az-b", "headroom/api/az-c"]);
         assert!((two.headroom[0].utilization - 1.5).abs() < 1e-12);
     }

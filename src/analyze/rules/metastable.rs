@@ -3,15 +3,19 @@
 //! cold capacity: once collapsed it cannot come back on its own.
 
 use super::wording::{number, percent};
-use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use std::fmt;
+use std::sync::Arc;
+
+use super::{Analyzer, Context, Finding, RuleDoc, Severity, Wording};
 use crate::analyze::results::Audit;
 use crate::model::Rule;
-use crate::model::{ComponentId, Model};
+use crate::model::{ComponentId, Duration, Model};
 use crate::recover::{Network, Settings};
 
 // ---- finding constructors ----
 
 /// The figures of one trapped component.
+#[derive(Debug)]
 struct Trap {
     /// Offered load after an outage with cold caches and no failures.
     lambda: f64,
@@ -23,52 +27,83 @@ struct Trap {
     share: f64,
 }
 
-fn trapped(model: &Model, id: ComponentId, trap: &Trap, settings: &Settings) -> Finding {
+/// `metastable/<component>`: the trap's figures and how its cold capacity
+/// is made up.
+#[derive(Debug)]
+struct Trapped {
+    component: Arc<str>,
+    trap: Trap,
+    instances: u32,
+    per_instance: f64,
+    warmup: Duration,
+    /// Whether the cold share is the default `policy.cold_capacity`.
+    default_share: bool,
+}
+
+fn trapped(model: &Model, id: ComponentId, trap: Trap, settings: &Settings) -> Finding {
     let component = model.component(id);
-    let per_instance = component.capacity.map_or(0.0, |c| c.per_instance);
-    let cold_text = if trap.share < 1.0 {
-        let default = if settings
-            .defaults
-            .iter()
-            .any(|d| d.starts_with("policy.cold_capacity"))
-        {
-            ", the default `policy.cold_capacity`"
-        } else {
-            ""
-        };
-        format!(
-            "{} × {} × {} (cold, {} warmup{default})",
-            component.instances,
-            number(per_instance),
-            percent(trap.share),
-            component.warmup.unwrap_or_default()
-        )
-    } else {
-        format!("{} × {}", component.instances, number(per_instance))
-    };
-    let admit = trap.cold / (trap.k * trap.lambda);
+    let name: Arc<str> = Arc::from(component.name.as_str());
     Finding::new(
         DOC.rule,
-        &component.name,
+        Arc::clone(&name),
         Severity::Warning,
         component.fields.get("load_shedding").or(component.fields.get("capacity")).unwrap_or(component.span),
-        format!(
+        Trapped {
+            component: name,
+            trap,
+            instances: component.instances,
+            per_instance: component.capacity.map_or(0.0, |c| c.per_instance),
+            warmup: component.warmup.unwrap_or_default(),
+            default_share: settings
+                .defaults
+                .iter()
+                .any(|d| d.starts_with("policy.cold_capacity")),
+        },
+    )
+}
+
+impl Wording for Trapped {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let trap = &self.trap;
+        let cold_text = if trap.share < 1.0 {
+            let default = if self.default_share {
+                ", the default `policy.cold_capacity`"
+            } else {
+                ""
+            };
+            format!(
+                "{} × {} × {} (cold, {} warmup{default})",
+                self.instances,
+                number(self.per_instance),
+                percent(trap.share),
+                self.warmup
+            )
+        } else {
+            format!("{} × {}", self.instances, number(self.per_instance))
+        };
+        write!(
+            out,
             "after an outage {} is offered λ = {} and its callers make up to k = {} attempts per request while it fails: λ × k = {} > C = {} = {}, and without load shedding a queue past the callers' timeout fails every request, so it stays collapsed until λ falls below C / k = {}",
-            component.name,
+            self.component,
             number(trap.lambda),
             number(trap.k),
             number(trap.lambda * trap.k),
             cold_text,
             number(trap.cold),
             number(trap.cold / trap.k),
-        ),
-    )
-    .help(format!(
-        "give {} `load_shedding: true`, put retry budgets on its callers, or after a restart admit at most {} at the edge (shed 1 − C / (kλ) = {}) and ramp up as it warms: `nines recover` gives the schedule",
-        component.name,
-        percent(admit),
-        percent(1.0 - admit),
-    ))
+        )
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let admit = self.trap.cold / (self.trap.k * self.trap.lambda);
+        write!(
+            out,
+            "give {} `load_shedding: true`, put retry budgets on its callers, or after a restart admit at most {} at the edge (shed 1 − C / (kλ) = {}) and ramp up as it warms: `nines recover` gives the schedule",
+            self.component,
+            percent(admit),
+            percent(1.0 - admit),
+        )
+    }
 }
 
 // ---- documentation ----
@@ -135,7 +170,7 @@ impl Analyzer for Metastable {
         for (id, trap) in traps(cx.model, &cx.start_order().waves, &settings) {
             audit
                 .findings
-                .push(trapped(cx.model, id, &trap, &settings));
+                .push(trapped(cx.model, id, trap, &settings));
         }
     }
 }
@@ -177,18 +212,18 @@ mod tests {
         let audit = run(&model(130));
         assert_eq!(audit.findings.len(), 1);
         let finding = &audit.findings[0];
-        assert_eq!(finding.id, "metastable/app");
+        assert_eq!(finding.id().to_string(), "metastable/app");
         assert!(
-            finding.message.contains(
+            finding.message().to_string().contains(
                 "λ = 130 and its callers make up to k = 4 attempts per request while it fails: λ × k = 520 > C = 1 × 1000 × 50% (cold, 5m warmup, the default `policy.cold_capacity`) = 500"
             ),
             "{}",
-            finding.message
+            finding.message().to_string()
         );
         // Admit 500 / 520 = 96.2%, shed 3.8%.
         assert!(
             finding
-                .help
+                .help().map(|help| help.to_string())
                 .as_deref()
                 .unwrap_or("")
                 .contains("admit at most 96.2% at the edge (shed 1 − C / (kλ) = 3.8%)")

@@ -2,10 +2,11 @@
 //! the changed one for `what-if`), the load that reaches a component is
 //! above what its instances up can carry.
 
-use std::fmt::Write as _;
+use std::fmt::{self, Write as _};
+use std::sync::Arc;
 
 use super::wording::{amount, whole_percent};
-use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use super::{Analyzer, Context, Finding, RuleDoc, Severity, Wording};
 use crate::analyze::results::Audit;
 use crate::engine::state::State;
 use crate::model::Rule;
@@ -13,94 +14,150 @@ use crate::model::{ComponentId, Model};
 
 // ---- finding constructors ----
 
-fn over(model: &Model, id: ComponentId, up: u32, load: f64, per_instance: f64) -> Finding {
+/// `overload/<component>`: its load against the capacity of the instances
+/// up.
+#[derive(Debug)]
+struct Over {
+    component: Arc<str>,
+    instances: u32,
+    up: u32,
+    load: f64,
+    per_instance: f64,
+    max: f64,
+    managed: bool,
+    load_shedding: bool,
+    /// What follows, step by step, for an overload without load shedding
+    /// (one text per run, shared by its findings).
+    follows: Option<Arc<str>>,
+}
+
+fn over(
+    model: &Model,
+    id: ComponentId,
+    (up, load, per_instance): (u32, f64, f64),
+    follows: Option<Arc<str>>,
+) -> Finding {
     let c = model.component(id);
-    let max = model.policy.max_utilization;
-    let capacity = f64::from(up) * per_instance;
-    let utilization = if capacity > 0.0 {
-        load / capacity
-    } else {
-        f64::INFINITY
+    let wording = Over {
+        component: Arc::from(c.name.as_str()),
+        instances: c.instances,
+        up,
+        load,
+        per_instance,
+        max: model.policy.max_utilization,
+        managed: c.managed,
+        load_shedding: c.load_shedding,
+        follows,
     };
-    let fleet = if up == c.instances {
-        format!("{up} × {}", amount(per_instance))
+    let severity = if wording.utilization() > 1.0 + 1e-12 {
+        Severity::Error
     } else {
-        format!(
-            "{up} of {} instances up × {}",
-            c.instances,
-            amount(per_instance)
-        )
+        Severity::Warning
     };
-    let figures = format!(
-        "{} gets {} against {fleet} = {}: {} of capacity",
-        c.name,
-        amount(load),
-        amount(capacity),
-        if utilization.is_finite() {
-            whole_percent(utilization)
+    Finding::new(
+        DOC.rule,
+        Arc::clone(&wording.component),
+        severity,
+        c.fields.get("capacity").unwrap_or(c.span),
+        wording,
+    )
+}
+
+impl Over {
+    fn capacity(&self) -> f64 {
+        f64::from(self.up) * self.per_instance
+    }
+
+    fn utilization(&self) -> f64 {
+        let capacity = self.capacity();
+        if capacity > 0.0 {
+            self.load / capacity
         } else {
-            "all".to_owned()
-        },
-    );
-    let help = if c.managed {
-        // The team cannot add instances to a service it does not run: the
-        // capacity is the provider's quota or rate limit on the account.
-        let quota = if (max - 1.0).abs() < 1e-12 {
-            amount(load)
+            f64::INFINITY
+        }
+    }
+}
+
+impl Wording for Over {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (up, load, per_instance, capacity) =
+            (self.up, self.load, self.per_instance, self.capacity());
+        let utilization = self.utilization();
+        let fleet = if up == self.instances {
+            format!("{up} × {}", amount(per_instance))
         } else {
             format!(
-                "{} ({} / {max}, policy.max_utilization)",
-                amount(load / max),
-                amount(load)
+                "{up} of {} instances up × {}",
+                self.instances,
+                amount(per_instance)
             )
         };
-        format!(
-            "{} is a managed service: its capacity is the provider's limit on your account, not instances you run. Raise the quota or rate limit to at least {quota}, or cut the load reaching it (a cache in front, fewer calls per request, batching); where overload must be survived for a while, shed or queue the excess on the calling side",
-            c.name
-        )
-    } else {
-        let needed = instances_needed(load, per_instance, max);
-        format!(
-            "run {needed} instances (ceil({} / ({} × {}))) or cut the load reaching it; where overload must be survived for a while, `load_shedding: true` (admission control) serves what fits and refuses the rest",
+        write!(
+            out,
+            "{} gets {} against {fleet} = {}: {} of capacity",
+            self.component,
             amount(load),
-            amount(per_instance),
-            max
-        )
-    };
-    if utilization > 1.0 + 1e-12 {
-        let consequence = if c.load_shedding {
-            format!(
-                "with load_shedding it serves {} / {} = {} and refuses the rest",
+            amount(capacity),
+            if utilization.is_finite() {
+                whole_percent(utilization)
+            } else {
+                "all".to_owned()
+            },
+        )?;
+        if utilization <= 1.0 + 1e-12 {
+            return write!(
+                out,
+                ", above the {} ceiling of policy.max_utilization",
+                whole_percent(self.max)
+            );
+        }
+        if self.load_shedding {
+            write!(
+                out,
+                "; with load_shedding it serves {} / {} = {} and refuses the rest",
                 amount(capacity),
                 amount(load),
                 whole_percent(capacity / load)
+            )?;
+        } else {
+            write!(
+                out,
+                "; it falls {} behind for every unit of time at this load and, without load_shedding, queues, times out and fails",
+                amount(load - capacity)
+            )?;
+        }
+        out.write_str(self.follows.as_deref().unwrap_or(""))
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (load, max) = (self.load, self.max);
+        if self.managed {
+            // The team cannot add instances to a service it does not run: the
+            // capacity is the provider's quota or rate limit on the account.
+            let quota = if (max - 1.0).abs() < 1e-12 {
+                amount(load)
+            } else {
+                format!(
+                    "{} ({} / {max}, policy.max_utilization)",
+                    amount(load / max),
+                    amount(load)
+                )
+            };
+            write!(
+                out,
+                "{} is a managed service: its capacity is the provider's limit on your account, not instances you run. Raise the quota or rate limit to at least {quota}, or cut the load reaching it (a cache in front, fewer calls per request, batching); where overload must be survived for a while, shed or queue the excess on the calling side",
+                self.component
             )
         } else {
-            format!(
-                "it falls {} behind for every unit of time at this load and, without load_shedding, queues, times out and fails",
-                amount(load - capacity)
+            let needed = instances_needed(load, self.per_instance, max);
+            write!(
+                out,
+                "run {needed} instances (ceil({} / ({} × {}))) or cut the load reaching it; where overload must be survived for a while, `load_shedding: true` (admission control) serves what fits and refuses the rest",
+                amount(load),
+                amount(self.per_instance),
+                max
             )
-        };
-        Finding::new(
-            DOC.rule,
-            &c.name,
-            Severity::Error,
-            c.fields.get("capacity").unwrap_or(c.span),
-            format!("{figures}; {consequence}"),
-        )
-        .help(help)
-    } else {
-        Finding::new(
-            DOC.rule,
-            &c.name,
-            Severity::Warning,
-            c.fields.get("capacity").unwrap_or(c.span),
-            format!(
-                "{figures}, above the {} ceiling of policy.max_utilization",
-                whole_percent(max)
-            ),
-        )
-        .help(help)
+        }
     }
 }
 
@@ -163,7 +220,7 @@ impl Analyzer for Overload {
     fn check(&self, cx: &Context, audit: &mut Audit) {
         let state = cx.state();
         let max = cx.model.policy.max_utilization;
-        let mut walk: Option<Option<String>> = None;
+        let mut walk: Option<Option<Arc<str>>> = None;
         for id in cx.model.component_ids() {
             let Some(cap) = cx.model.component(id).capacity else {
                 continue;
@@ -174,20 +231,16 @@ impl Analyzer for Overload {
                 continue;
             };
             if utilization > max + 1e-12 {
-                let mut finding = over(
-                    cx.model,
-                    id,
-                    state.of(id).instances_up,
-                    load,
-                    cap.per_instance,
-                );
-                if utilization > 1.0 + 1e-12 && !cx.model.component(id).load_shedding {
-                    let walk = walk.get_or_insert_with(|| what_follows(cx));
-                    if let Some(text) = walk {
-                        finding.message.push_str(text);
-                    }
-                }
-                audit.findings.push(finding);
+                let follows = if utilization > 1.0 + 1e-12
+                    && !cx.model.component(id).load_shedding
+                {
+                    walk.get_or_insert_with(|| what_follows(cx).map(Arc::from))
+                        .clone()
+                } else {
+                    None
+                };
+                let figures = (state.of(id).instances_up, load, cap.per_instance);
+                audit.findings.push(over(cx.model, id, figures, follows));
             }
         }
     }
@@ -213,16 +266,16 @@ components:
 ",
         );
         assert_eq!(found.len(), 1);
-        assert_eq!(found[0].id, "overload/api");
+        assert_eq!(found[0].id().to_string(), "overload/api");
         assert_eq!(found[0].severity, Severity::Error);
         assert_eq!(
-            found[0].message,
+            found[0].message().to_string(),
             "api gets 500 against 4 × 100 = 400: 125% of capacity; it falls 100 behind for every unit of time at this load and, without load_shedding, queues, times out and fails"
         );
         // ceil(500 / (100 × 1)) = 5.
         assert!(
             found[0]
-                .help
+                .help().map(|help| help.to_string())
                 .as_deref()
                 .unwrap()
                 .starts_with("run 5 instances")
@@ -239,9 +292,9 @@ components:
 ",
         );
         assert!(
-            found[0].message.contains("it falls 200 behind"),
+            found[0].message().to_string().contains("it falls 200 behind"),
             "{}",
-            found[0].message
+            found[0].message().to_string()
         );
         let shed = findings(
             r"system: s
@@ -251,10 +304,10 @@ components:
         );
         assert!(
             shed[0]
-                .message
+                .message().to_string()
                 .ends_with("with load_shedding it serves 1000 / 1200 = 83% and refuses the rest"),
             "{}",
-            shed[0].message
+            shed[0].message().to_string()
         );
     }
 
@@ -271,11 +324,11 @@ components:
         );
         assert_eq!(warn.len(), 1);
         assert_eq!(
-            (warn[0].id.as_str(), warn[0].severity),
+            (warn[0].id().to_string().as_str(), warn[0].severity),
             ("overload/a", Severity::Warning)
         );
         assert_eq!(
-            warn[0].message,
+            warn[0].message().to_string(),
             "a gets 90 against 1 × 100 = 100: 90% of capacity, above the 80% ceiling of policy.max_utilization"
         );
     }
@@ -290,7 +343,7 @@ components:
         );
         assert_eq!(found.len(), 1);
         assert_eq!(found[0].severity, Severity::Error);
-        let help = found[0].help.as_deref().unwrap();
+        let help = found[0].help().map(|help| help.to_string()).unwrap();
         assert!(!help.contains("run 2 instances"), "{help}");
         assert!(
             help.starts_with(
@@ -310,7 +363,7 @@ components:
   db: {capacity: 1000}
 ",
         );
-        let ids: Vec<&str> = found.iter().map(|f| f.id.as_str()).collect();
+        let ids: Vec<String> = found.iter().map(|f| f.id().to_string()).collect();
         assert_eq!(ids, ["overload/db"]);
     }
 }

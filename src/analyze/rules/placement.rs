@@ -1,33 +1,80 @@
 //! `placement/<component>`: a component outside every declared failure domain.
 
-use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use std::fmt;
+use std::sync::Arc;
+
+use super::{Analyzer, Context, Finding, RuleDoc, Severity, Wording};
 use crate::analyze::results::Audit;
 use crate::model::Rule;
 use crate::model::{Component, Model};
 
 // ---- finding constructors ----
 
-fn unplaced(model: &Model, component: &Component) -> Finding {
-    let kinds = domain_kinds(model);
+/// `placement/<component>`: a component without placement, and what the
+/// model's domains are (one text per run, shared by its findings).
+#[derive(Debug)]
+struct Unplaced {
+    component: Arc<str>,
+    instances: u32,
+    domains: Arc<Domains>,
+}
+
+/// What the advice names of the model's domains: their kinds, and the
+/// first few leaf domains.
+#[derive(Debug)]
+struct Domains {
+    count: usize,
+    kinds: String,
+    leaves: String,
+}
+
+impl Domains {
+    fn of(model: &Model) -> Self {
+        Self {
+            count: model.domains.len(),
+            kinds: domain_kinds(model),
+            leaves: leaf_domains(model).take(3).collect::<Vec<_>>().join(", "),
+        }
+    }
+}
+
+fn unplaced(component: &Component, domains: &Arc<Domains>) -> Finding {
+    let name: Arc<str> = Arc::from(component.name.as_str());
     Finding::new(
         DOC.rule,
-        &component.name,
+        Arc::clone(&name),
         Severity::Warning,
         component.span,
-        format!(
-            "{} ({} instance{}) has no placement, while the model declares {} domain{} ({}): no zone or region loss can be judged for it",
-            component.name,
-            component.instances,
-            if component.instances == 1 { "" } else { "s" },
-            model.domains.len(),
-            if model.domains.len() == 1 { "" } else { "s" },
-            kinds,
-        ),
+        Unplaced {
+            component: name,
+            instances: component.instances,
+            domains: Arc::clone(domains),
+        },
     )
-    .help(format!(
-        "add `placement: [{}]` (a list spreads the instances evenly) or a map of exact counts",
-        leaf_domains(model).take(3).collect::<Vec<_>>().join(", ")
-    ))
+}
+
+impl Wording for Unplaced {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let domains = &self.domains;
+        write!(
+            out,
+            "{} ({} instance{}) has no placement, while the model declares {} domain{} ({}): no zone or region loss can be judged for it",
+            self.component,
+            self.instances,
+            if self.instances == 1 { "" } else { "s" },
+            domains.count,
+            if domains.count == 1 { "" } else { "s" },
+            domains.kinds,
+        )
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            out,
+            "add `placement: [{}]` (a list spreads the instances evenly) or a map of exact counts",
+            self.domains.leaves
+        )
+    }
 }
 
 /// Domains that contain no other domain: where instances are usually placed.
@@ -79,10 +126,12 @@ impl Analyzer for Placement {
         if cx.model.domains.is_empty() {
             return;
         }
+        let mut domains: Option<Arc<Domains>> = None;
         for component in &cx.model.components {
             // A managed service runs where its provider runs it.
             if component.placement.is_empty() && !component.managed {
-                audit.findings.push(unplaced(cx.model, component));
+                let domains = domains.get_or_insert_with(|| Arc::new(Domains::of(cx.model)));
+                audit.findings.push(unplaced(component, domains));
             }
         }
     }
@@ -109,19 +158,19 @@ components:
 ",
         );
         assert_eq!(found.len(), 1);
-        assert_eq!(found[0].id, "placement/db");
+        assert_eq!(found[0].id().to_string(), "placement/db");
         assert_eq!(found[0].severity, Severity::Warning);
         // Points at the component's name: line 5, column 3.
         assert_eq!((found[0].location.line, found[0].location.column), (5, 3));
         assert!(
-            found[0].message.contains("3 instances"),
+            found[0].message().to_string().contains("3 instances"),
             "{}",
-            found[0].message
+            found[0].message().to_string()
         );
         assert!(
-            found[0].message.contains("2 domains (zone)"),
+            found[0].message().to_string().contains("2 domains (zone)"),
             "{}",
-            found[0].message
+            found[0].message().to_string()
         );
     }
 

@@ -1,12 +1,29 @@
 //! `recovery-access/<component>/<need>`: one event takes down both a
 //! component and something its recovery procedure needs.
 
-use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use std::fmt;
+use std::sync::Arc;
+
+use super::{Analyzer, Context, Finding, RuleDoc, Severity, Subject, Wording};
 use crate::analyze::results::Audit;
 use crate::model::Rule;
 use crate::model::{Component, ComponentId, Model, Recovery};
 
 // ---- finding constructors ----
+
+/// `recovery-access/<component>/<need>`: an event that takes down a
+/// component and what its recovery needs.
+#[derive(Debug)]
+struct LockedOut {
+    /// `losing az-a`, `vault firing`: the event's name, and whether it is a
+    /// group.
+    event: (Arc<str>, bool),
+    component: Arc<str>,
+    /// Instances lost, of how many.
+    own: (u32, u32),
+    need: Arc<str>,
+    needed: (u32, u32),
+}
 
 fn locked_out(
     model: &Model,
@@ -15,26 +32,48 @@ fn locked_out(
     event: &Event,
 ) -> Finding {
     let need = model.component(need);
-    let down = |c: &Component, lost: u32| format!("{lost} of {}", c.instances);
     let (own_lost, need_lost) = (event.lost(model, component), event.lost(model, need));
+    let (name, needed): (Arc<str>, Arc<str>) = (
+        Arc::from(component.name.as_str()),
+        Arc::from(need.name.as_str()),
+    );
     Finding::new(
         DOC.rule,
-        &format!("{}/{}", component.name, need.name),
+        Subject::pair(Arc::clone(&name), Arc::clone(&needed)),
         Severity::Error,
         recovery.fields.get("needs").unwrap_or(recovery.span),
-        format!(
-            "{} takes down {} ({} instances) and {} ({}), which its recovery needs",
-            event.words(model),
-            component.name,
-            down(component, own_lost),
-            need.name,
-            down(need, need_lost),
-        ),
+        LockedOut {
+            event: event.name(model),
+            component: name,
+            own: (own_lost, component.instances),
+            need: needed,
+            needed: (need_lost, need.instances),
+        },
     )
-    .help(format!(
-        "keep what the recovery of {} needs outside its failure domains and groups: run {} elsewhere too (another region, a break-glass account), or remove it from the runbook",
-        component.name, need.name
-    ))
+}
+
+impl Wording for LockedOut {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (event, group) = &self.event;
+        if *group {
+            write!(out, "{event} firing")?;
+        } else {
+            write!(out, "losing {event}")?;
+        }
+        write!(
+            out,
+            " takes down {} ({} of {} instances) and {} ({} of {}), which its recovery needs",
+            self.component, self.own.0, self.own.1, self.need, self.needed.0, self.needed.1,
+        )
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            out,
+            "keep what the recovery of {} needs outside its failure domains and groups: run {} elsewhere too (another region, a break-glass account), or remove it from the runbook",
+            self.component, self.need
+        )
+    }
 }
 
 // ---- documentation ----
@@ -93,10 +132,12 @@ impl Event {
         }
     }
 
-    fn words(&self, model: &Model) -> String {
+    /// The name of what is lost, and whether it is a group (`vault
+    /// firing`) rather than a domain (`losing az-a`).
+    fn name(&self, model: &Model) -> (Arc<str>, bool) {
         match *self {
-            Event::Domain(d) => format!("losing {}", model.domain(d).name),
-            Event::Group(g) => format!("{} firing", model.group(g).name),
+            Event::Domain(d) => (Arc::from(model.domain(d).name.as_str()), false),
+            Event::Group(g) => (Arc::from(model.group(g).name.as_str()), true),
         }
     }
 }
@@ -176,10 +217,10 @@ components:
     fn losing_the_region_takes_the_login_with_the_database() {
         let found = findings(SAME_REGION);
         assert_eq!(found.len(), 1);
-        assert_eq!(found[0].id, "recovery-access/db/sso");
+        assert_eq!(found[0].id().to_string(), "recovery-access/db/sso");
         // eu-central holds fra-a and fra-b: 2 of 2 instances of each.
         assert_eq!(
-            found[0].message,
+            found[0].message().to_string(),
             "losing eu-central takes down db (2 of 2 instances) and sso (2 of 2), which its recovery needs"
         );
     }
@@ -226,7 +267,7 @@ components:
         assert_eq!(found.len(), 1);
         assert!(
             found[0]
-                .message
+                .message().to_string()
                 .starts_with("okta-tenant firing takes down db (1 of 1 instances)")
         );
     }

@@ -3,7 +3,10 @@
 
 use super::cold_start::fill_start_order;
 use super::wording::{and_list, or_list};
-use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use std::fmt;
+use std::sync::Arc;
+
+use super::{Analyzer, Context, Finding, RuleDoc, Severity, Subject, Wording};
 use crate::analyze::results::Audit;
 use crate::engine::start_order::Cycle;
 use crate::model::Model;
@@ -11,38 +14,67 @@ use crate::model::Rule;
 
 // ---- finding constructors ----
 
+/// `recovery-order/<a+b+…>`: the members of a cycle of required edges and
+/// its edges.
+#[derive(Debug)]
+struct Cyclic {
+    members: Vec<Arc<str>>,
+    /// The edges, `caller>target`.
+    edges: Vec<Subject>,
+}
+
 fn cyclic(model: &Model, cycle: &Cycle) -> Finding {
-    let name = |c: crate::model::ComponentId| model.component(c).name.clone();
-    let members: Vec<String> = cycle.members.iter().map(|&c| name(c)).collect();
-    let edges: Vec<String> = cycle
+    let name = |c: crate::model::ComponentId| Arc::<str>::from(model.component(c).name.as_str());
+    let members: Vec<Arc<str>> = cycle.members.iter().map(|&c| name(c)).collect();
+    let edges = cycle
         .edges
         .iter()
-        .map(|&(from, to, _)| format!("{}>{}", name(from), name(to)))
+        .map(|&(from, to, _)| {
+            Subject::edge(&model.component(from).name, &model.component(to).name)
+        })
         .collect();
     let span = cycle
         .edges
         .first()
         .map_or(model.component(cycle.members[0]).span, |&(_, _, e)| e.span);
-    let walk = if edges.len() < members.len() {
-        format!("; it is one of the cycles among {}", and_list(&members))
-    } else {
-        String::new()
-    };
+    // The id names every member: joined here, once per cycle.
+    let subject = members.join("+");
     Finding::new(
         DOC.rule,
-        &members.join("+"),
+        subject,
         Severity::Error,
         span,
-        format!(
-            "{} are required edges that form a cycle{walk}: after a full outage none of {} can start first, so there is no start order",
-            and_list(&edges),
-            and_list(&members),
-        ),
+        Cyclic { members, edges },
     )
-    .help(format!(
-        "make one of {} degradable (`degradable: true`, with a cache, a default or a retry loop at startup), so the cycle has a first component to start",
-        or_list(&edges)
-    ))
+}
+
+impl Cyclic {
+    fn edge_names(&self) -> Vec<String> {
+        self.edges.iter().map(ToString::to_string).collect()
+    }
+}
+
+impl Wording for Cyclic {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let edges = self.edge_names();
+        write!(out, "{} are required edges that form a cycle", and_list(&edges))?;
+        if edges.len() < self.members.len() {
+            write!(out, "; it is one of the cycles among {}", and_list(&self.members))?;
+        }
+        write!(
+            out,
+            ": after a full outage none of {} can start first, so there is no start order",
+            and_list(&self.members),
+        )
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            out,
+            "make one of {} degradable (`degradable: true`, with a cache, a default or a retry loop at startup), so the cycle has a first component to start",
+            or_list(&self.edge_names())
+        )
+    }
 }
 
 // ---- documentation ----
@@ -100,13 +132,13 @@ components:
         let audit = run(CYCLE);
         assert_eq!(audit.findings.len(), 1);
         let finding = &audit.findings[0];
-        assert_eq!(finding.id, "recovery-order/audit+auth");
+        assert_eq!(finding.id().to_string(), "recovery-order/audit+auth");
         assert!(
             finding
-                .message
+                .message().to_string()
                 .starts_with("audit>auth and auth>audit are required edges that form a cycle"),
             "{}",
-            finding.message
+            finding.message().to_string()
         );
         assert_eq!(audit.cold_start.cycles, [vec!["audit", "auth"]]);
         assert_eq!(

@@ -1,35 +1,63 @@
 //! `retry-amplification/<a>><b>>…`: a call path whose retries multiply into
 //! more worst-case attempts at its last hop than the policy allows.
 
-use super::call_paths::{self, CallPath};
+use std::fmt;
+use std::sync::Arc;
+
+use super::call_paths::{self, CallPath, RetryingHops};
 use super::wording::number;
-use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use super::{Analyzer, Context, Finding, RuleDoc, Severity, Wording};
 use crate::analyze::results::Audit;
 use crate::model::Model;
 use crate::model::Rule;
 
 // ---- finding constructors ----
 
+/// `retry-amplification/<path>`: the path's factors against the limit.
+#[derive(Debug)]
+struct Amplified {
+    last: Arc<str>,
+    amplification: f64,
+    hops: RetryingHops,
+    limit: f64,
+}
+
 fn amplified(model: &Model, path: &CallPath) -> Finding {
-    let last = &model.component(path.last()).name;
-    let limit = model.policy.max_retry_amplification;
     Finding::new(
         DOC.rule,
-        &path.id(model),
+        path.id(model),
         Severity::Error,
         path.innermost_retries_span(),
-        format!(
-            "one failing request can reach {last} {} times: {} = {} > {} (policy.max_retry_amplification)",
-            number(path.amplification),
-            path.factors(model),
-            number(path.amplification),
-            number(limit),
-        ),
+        Amplified {
+            last: Arc::from(model.component(path.last()).name.as_str()),
+            amplification: path.amplification,
+            hops: path.retrying_words(model),
+            limit: model.policy.max_retry_amplification,
+        },
     )
-    .help(format!(
-        "retry at one layer only (`retries: 0` on the others), or cap the inner hops with `retry_budget: 10%` (a hop then multiplies by at most 1.1), so attempts at {last} stay within {}",
-        number(limit)
-    ))
+}
+
+impl Wording for Amplified {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            out,
+            "one failing request can reach {} {} times: {} = {} > {} (policy.max_retry_amplification)",
+            self.last,
+            number(self.amplification),
+            self.hops.factors(),
+            number(self.amplification),
+            number(self.limit),
+        )
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            out,
+            "retry at one layer only (`retries: 0` on the others), or cap the inner hops with `retry_budget: 10%` (a hop then multiplies by at most 1.1), so attempts at {} stay within {}",
+            self.last,
+            number(self.limit)
+        )
+    }
 }
 
 // ---- documentation ----
@@ -92,14 +120,14 @@ components:
         let audit = run(THREE_LAYERS);
         assert_eq!(audit.findings.len(), 1);
         let finding = &audit.findings[0];
-        assert_eq!(finding.id, "retry-amplification/lb>api>svc>db");
+        assert_eq!(finding.id().to_string(), "retry-amplification/lb>api>svc>db");
         // 3 × 3 × 3 = 27 > 10
         assert!(
             finding
-                .message
+                .message().to_string()
                 .contains("3 (lb>api) × 3 (api>svc) × 3 (svc>db) = 27 > 10"),
             "{}",
-            finding.message
+            finding.message().to_string()
         );
         // Points at `retries` of svc>db: line 5, after `  svc: {depends_on: [{target: db, ` (34 characters).
         assert_eq!((finding.location.line, finding.location.column), (5, 35));
@@ -128,7 +156,7 @@ policy: {max_retry_amplification: 8}
 ",
         ));
         // 9 > 8 already at svc: the path to svc is reported, not its extension.
-        let ids: Vec<&str> = audit.findings.iter().map(|f| f.id.as_str()).collect();
+        let ids: Vec<String> = audit.findings.iter().map(|f| f.id().to_string()).collect();
         assert_eq!(ids, ["retry-amplification/lb>api>svc"]);
     }
 }

@@ -2,7 +2,9 @@
 
 use super::call_paths::retries_span;
 use super::wording::times;
-use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use std::fmt;
+
+use super::{Analyzer, Context, Finding, RuleDoc, Severity, Subject, Wording};
 use crate::analyze::results::Audit;
 use crate::model::Rule;
 use crate::model::graph::calls;
@@ -10,26 +12,46 @@ use crate::model::{Component, Edge};
 
 // ---- finding constructors ----
 
+/// `retry-budget/<caller>><target>`: the edge and its retries.
+#[derive(Debug)]
+struct Unbudgeted {
+    subject: Subject,
+    retries: u32,
+}
+
 fn unbudgeted(caller: &Component, target: &Component, edge: &Edge) -> Finding {
+    let subject = Subject::edge(&caller.name, &target.name);
     Finding::new(
         DOC.rule,
-        &format!("{}>{}", caller.name, target.name),
+        subject.clone(),
         Severity::Note,
         retries_span(edge),
-        format!(
-            "{} retries {} up to {} with no `retry_budget`: when {} fails, every call is retried and this hop multiplies the load on it by {}",
-            caller.name,
-            target.name,
-            times(edge.retries),
-            target.name,
-            1 + u64::from(edge.retries)
-        ),
+        Unbudgeted {
+            subject,
+            retries: edge.retries,
+        },
     )
-    .help(format!(
-        "add `retry_budget: 10%`: retries then add at most 10% to the calls into {}, a multiplier of 1.1 instead of {}",
-        target.name,
-        1 + u64::from(edge.retries)
-    ))
+}
+
+impl Wording for Unbudgeted {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (caller, target) = (self.subject.name(), self.subject.then().unwrap_or(""));
+        write!(
+            out,
+            "{caller} retries {target} up to {} with no `retry_budget`: when {target} fails, every call is retried and this hop multiplies the load on it by {}",
+            times(self.retries),
+            1 + u64::from(self.retries)
+        )
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            out,
+            "add `retry_budget: 10%`: retries then add at most 10% to the calls into {}, a multiplier of 1.1 instead of {}",
+            self.subject.then().unwrap_or(""),
+            1 + u64::from(self.retries)
+        )
+    }
 }
 
 // ---- documentation ----
@@ -88,10 +110,19 @@ components:
 ",
         );
         assert_eq!(found.len(), 1);
-        assert_eq!(found[0].id, "retry-budget/api>db");
+        assert_eq!(found[0].id().to_string(), "retry-budget/api>db");
         assert_eq!(found[0].severity, Severity::Note);
-        // 1 + 2 = 3
-        assert!(found[0].message.contains("by 3"), "{}", found[0].message);
+        // 1 + 2 = 3 attempts; "up to twice"; with a 10% budget 1 + 0.1 = 1.1.
+        assert_eq!(
+            found[0].message().to_string(),
+            "api retries db up to twice with no `retry_budget`: when db fails, every call is retried and this hop multiplies the load on it by 3"
+        );
+        assert_eq!(
+            found[0].help().map(|help| help.to_string()).as_deref(),
+            Some(
+                "add `retry_budget: 10%`: retries then add at most 10% to the calls into db, a multiplier of 1.1 instead of 3"
+            )
+        );
     }
 
     #[test]

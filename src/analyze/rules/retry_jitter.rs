@@ -1,7 +1,9 @@
 //! `retry-jitter/<caller>><target>`: an edge retries without jitter.
 
 use super::wording::times;
-use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use std::fmt;
+
+use super::{Analyzer, Context, Finding, RuleDoc, Severity, Subject, Wording};
 use crate::analyze::results::Audit;
 use crate::model::Rule;
 use crate::model::graph::calls;
@@ -9,29 +11,52 @@ use crate::model::{Backoff, Component, Edge};
 
 // ---- finding constructors ----
 
+/// `retry-jitter/<caller>><target>`: the edge, its retries and backoff.
+#[derive(Debug)]
+struct Unjittered {
+    subject: Subject,
+    retries: u32,
+    backoff: Backoff,
+}
+
 fn unjittered(caller: &Component, target: &Component, edge: &Edge) -> Finding {
-    let how = match edge.backoff {
-        Backoff::None => "immediately, with no backoff",
-        Backoff::Exponential => "with exponential backoff but no jitter",
-        Backoff::Jittered => "with jitter",
-    };
+    let subject = Subject::edge(&caller.name, &target.name);
     Finding::new(
         DOC.rule,
-        &format!("{}>{}", caller.name, target.name),
+        subject.clone(),
         Severity::Warning,
         edge.fields
             .get("backoff")
             .or_else(|| edge.fields.get("retries"))
             .unwrap_or(edge.span),
-        format!(
-            "{} retries {} up to {} {how} (`backoff: {}`): every caller that failed at the same moment retries at the same moment",
-            caller.name,
-            target.name,
-            times(edge.retries),
-            edge.backoff.as_str()
-        ),
+        Unjittered {
+            subject,
+            retries: edge.retries,
+            backoff: edge.backoff,
+        },
     )
-    .help("set `backoff: jittered` (exponential backoff with random jitter) so retries spread out instead of arriving in waves")
+}
+
+impl Wording for Unjittered {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let how = match self.backoff {
+            Backoff::None => "immediately, with no backoff",
+            Backoff::Exponential => "with exponential backoff but no jitter",
+            Backoff::Jittered => "with jitter",
+        };
+        write!(
+            out,
+            "{} retries {} up to {} {how} (`backoff: {}`): every caller that failed at the same moment retries at the same moment",
+            self.subject.name(),
+            self.subject.then().unwrap_or(""),
+            times(self.retries),
+            self.backoff.as_str()
+        )
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        out.write_str("set `backoff: jittered` (exponential backoff with random jitter) so retries spread out instead of arriving in waves")
+    }
 }
 
 // ---- documentation ----
@@ -92,10 +117,21 @@ components:
   b: {}
 ",
         );
-        let ids: Vec<&str> = found.iter().map(|f| f.id.as_str()).collect();
+        let ids: Vec<String> = found.iter().map(|f| f.id().to_string()).collect();
         assert_eq!(ids, ["retry-jitter/api>a", "retry-jitter/api>b"]);
         // Points at `backoff`: line 5, after `      - {any_of: [a, b], retries: 2, ` (37 characters).
         assert_eq!((found[0].location.line, found[0].location.column), (5, 38));
+        // Each target gets its own text; the fix is the same for all.
+        assert_eq!(
+            found[1].message().to_string(),
+            "api retries b up to twice with exponential backoff but no jitter (`backoff: exponential`): every caller that failed at the same moment retries at the same moment"
+        );
+        assert_eq!(
+            found[1].help().map(|help| help.to_string()).as_deref(),
+            Some(
+                "set `backoff: jittered` (exponential backoff with random jitter) so retries spread out instead of arriving in waves"
+            )
+        );
     }
 
     #[test]

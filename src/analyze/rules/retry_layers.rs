@@ -1,46 +1,57 @@
 //! `retry-layers/<a>><b>>…`: more than one hop on a call path retries.
 
-use super::call_paths::{self, CallPath};
+use std::fmt;
+use std::sync::Arc;
+
+use super::call_paths::{self, CallPath, RetryingHops};
 use super::wording::{and_list, number};
-use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use super::{Analyzer, Context, Finding, RuleDoc, Severity, Wording};
 use crate::analyze::results::Audit;
 use crate::model::Model;
 use crate::model::Rule;
 
 // ---- finding constructors ----
 
+/// `retry-layers/<path>`: the retrying hops of the path.
+#[derive(Debug)]
+struct Layered {
+    last: Arc<str>,
+    retrying: u32,
+    amplification: f64,
+    hops: RetryingHops,
+}
+
 fn layered(model: &Model, path: &CallPath) -> Finding {
-    let hops: Vec<String> = path
-        .retrying_hops()
-        .map(|(caller, target, edge)| {
-            format!(
-                "{}>{} ({} {})",
-                model.component(caller).name,
-                model.component(target).name,
-                edge.retries,
-                if edge.retries == 1 {
-                    "retry"
-                } else {
-                    "retries"
-                }
-            )
-        })
-        .collect();
-    let last = &model.component(path.last()).name;
     Finding::new(
         DOC.rule,
-        &path.id(model),
+        path.id(model),
         Severity::Warning,
         path.innermost_retries_span(),
-        format!(
-            "{} hops retry on this path: {}; each layer retries the failures of the one below, so {last} gets {} = {} attempts per request",
-            path.retrying,
-            and_list(&hops),
-            path.factors(model),
-            number(path.amplification)
-        ),
+        Layered {
+            last: Arc::from(model.component(path.last()).name.as_str()),
+            retrying: path.retrying,
+            amplification: path.amplification,
+            hops: path.retrying_words(model),
+        },
     )
-    .help("retry at one layer only (usually the one closest to the failure) and set `retries: 0` on the others, or give each retrying hop a `retry_budget`")
+}
+
+impl Wording for Layered {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            out,
+            "{} hops retry on this path: {}; each layer retries the failures of the one below, so {} gets {} = {} attempts per request",
+            self.retrying,
+            and_list(&self.hops.with_retries()),
+            self.last,
+            self.hops.factors(),
+            number(self.amplification)
+        )
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        out.write_str("retry at one layer only (usually the one closest to the failure) and set `retries: 0` on the others, or give each retrying hop a `retry_budget`")
+    }
 }
 
 // ---- documentation ----
@@ -98,14 +109,14 @@ components:
   disk: {}
 ",
         );
-        let ids: Vec<&str> = found.iter().map(|f| f.id.as_str()).collect();
+        let ids: Vec<String> = found.iter().map(|f| f.id().to_string()).collect();
         // The third layer extends the same problem: one finding.
         assert_eq!(ids, ["retry-layers/api>svc>db"]);
         // (1 + 2) × (1 + 1) = 6 attempts at db
         assert!(
-            found[0].message.contains("3 (api>svc) × 2 (svc>db) = 6"),
+            found[0].message().to_string().contains("3 (api>svc) × 2 (svc>db) = 6"),
             "{}",
-            found[0].message
+            found[0].message().to_string()
         );
     }
 

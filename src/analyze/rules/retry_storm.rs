@@ -5,7 +5,10 @@ use std::collections::BTreeMap;
 
 use super::call_paths::{self, CallPath, Storm};
 use super::wording::{number, percent};
-use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use std::fmt;
+use std::sync::Arc;
+
+use super::{Analyzer, Context, Finding, RuleDoc, Severity, Wording};
 use crate::analyze::results::Audit;
 use crate::model::Rule;
 use crate::model::{ComponentId, Model};
@@ -15,69 +18,113 @@ const STORM_THRESHOLD: f64 = 0.10;
 
 // ---- finding constructors ----
 
+/// `retry-storm/<component>`: the path's figures against the capacity of
+/// its last hop.
+#[derive(Debug)]
+struct Stormed {
+    component: Arc<str>,
+    /// The path, as its id (`api>db`).
+    path: String,
+    /// The caller of the last edge, when its flow is known.
+    caller: Option<Arc<str>>,
+    figures: Storm,
+    amplification: f64,
+    critical: f64,
+    per_instance: f64,
+    /// Instances up.
+    up: f64,
+}
+
 fn storm(model: &Model, path: &CallPath, figures: &Storm, critical: f64) -> Finding {
     let component = model.component(path.last());
-    let a = path.amplification;
-    let Storm {
-        load,
-        flow,
-        capacity,
-        ..
-    } = *figures;
     let per_instance = component.capacity.map_or(0.0, |c| c.per_instance);
     let up = if per_instance > 0.0 {
-        (capacity / per_instance).round()
+        (figures.capacity / per_instance).round()
     } else {
         f64::from(component.instances)
     };
-    let source = match path.last_edge_from() {
-        Some((caller, _)) if figures.flow_known => format!(
-            "{} of it is what {} sends over this edge (caller load × calls × (1 − hit_rate))",
-            number(flow),
-            model.component(caller).name
-        ),
-        _ => {
-            "the caller's load is unknown, so all of it is taken to come over this path".to_owned()
+    let caller = match path.last_edge_from() {
+        Some((caller, _)) if figures.flow_known => {
+            Some(Arc::from(model.component(caller).name.as_str()))
         }
+        _ => None,
     };
-    let curve = if critical > 0.0 {
-        format!(
-            "over it from f = ({} − {}) / ({} × ({} − 1)) = {}; at 5% it carries {}, at 25% {}",
-            number(capacity),
-            number(load),
-            number(flow),
-            number(a),
-            percent(critical),
-            number(figures.load_at(0.05, a)),
-            number(figures.load_at(0.25, a)),
-        )
-    } else {
-        "already over it before any failure".to_owned()
-    };
+    let name: Arc<str> = Arc::from(component.name.as_str());
     Finding::new(
         DOC.rule,
-        &component.name,
+        Arc::clone(&name),
         Severity::Warning,
         path.innermost_retries_span(),
-        format!(
-            "{} (capacity {} × {} = {}, load {}) gets up to {} attempts per call on {}; {source}: at failure rate f of those calls it carries {} + {} × f × ({} − 1), {curve}",
-            component.name,
+        Stormed {
+            component: name,
+            path: path.id(model),
+            caller,
+            figures: *figures,
+            amplification: path.amplification,
+            critical,
+            per_instance,
             up,
-            number(per_instance),
+        },
+    )
+}
+
+impl Wording for Stormed {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let a = self.amplification;
+        let figures = &self.figures;
+        let Storm {
+            load,
+            flow,
+            capacity,
+            ..
+        } = *figures;
+        let source = match &self.caller {
+            Some(caller) => format!(
+                "{} of it is what {caller} sends over this edge (caller load × calls × (1 − hit_rate))",
+                number(flow),
+            ),
+            None => {
+                "the caller's load is unknown, so all of it is taken to come over this path".to_owned()
+            }
+        };
+        let curve = if self.critical > 0.0 {
+            format!(
+                "over it from f = ({} − {}) / ({} × ({} − 1)) = {}; at 5% it carries {}, at 25% {}",
+                number(capacity),
+                number(load),
+                number(flow),
+                number(a),
+                percent(self.critical),
+                number(figures.load_at(0.05, a)),
+                number(figures.load_at(0.25, a)),
+            )
+        } else {
+            "already over it before any failure".to_owned()
+        };
+        write!(
+            out,
+            "{} (capacity {} × {} = {}, load {}) gets up to {} attempts per call on {}; {source}: at failure rate f of those calls it carries {} + {} × f × ({} − 1), {curve}",
+            self.component,
+            self.up,
+            number(self.per_instance),
             number(capacity),
             number(load),
             number(a),
-            path.id(model),
+            self.path,
             number(load),
             number(flow),
             number(a),
-        ),
-    )
-    .help(format!(
-        "cap the retries into {} with a `retry_budget` (or a circuit breaker), retry at fewer layers, or give it the capacity to absorb the retries of {} failures",
-        component.name,
-        percent(STORM_THRESHOLD)
-    ))
+        )
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            out,
+            "cap the retries into {} with a `retry_budget` (or a circuit breaker), retry at fewer layers, or give it the capacity to absorb the retries of {} failures",
+            self.component,
+            percent(STORM_THRESHOLD)
+        )
+    }
 }
 
 // ---- documentation ----
@@ -154,15 +201,15 @@ components:
 ",
         );
         assert_eq!(found.len(), 1);
-        assert_eq!(found[0].id, "retry-storm/payments");
+        assert_eq!(found[0].id().to_string(), "retry-storm/payments");
         // (110 / 100 − 1) / (3 − 1) = 0.05; at 5%: 95 + 15 = 110; at 25%: 75 + 75 = 150
         // checkout's load is unknown: all 100 is taken to come over the path.
         assert!(
-            found[0].message.contains(
+            found[0].message().to_string().contains(
                 "from f = (110 − 100) / (100 × (3 − 1)) = 5%; at 5% it carries 110, at 25% 150"
             ),
             "{}",
-            found[0].message
+            found[0].message().to_string()
         );
     }
 
@@ -176,9 +223,9 @@ components:
         let found = findings(&text.replace("capacity: 150", "capacity: 120"));
         assert_eq!(found.len(), 1);
         assert!(
-            found[0].message.contains("on e>b>db"),
+            found[0].message().to_string().contains("on e>b>db"),
             "{}",
-            found[0].message
+            found[0].message().to_string()
         );
     }
 

@@ -2,67 +2,116 @@
 //! no durable copy of the data exists at all.
 
 use super::disaster_recovery::{self, Rpo};
-use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use std::fmt;
+use std::sync::Arc;
+
+use super::{Analyzer, Context, Finding, RuleDoc, Severity, Wording};
 use crate::analyze::results::Audit;
 use crate::model::Rule;
-use crate::model::{Component, Duration, Recovery};
+use crate::model::{Component, Duration, Recovery, Span};
 
 // ---- finding constructors ----
+
+/// `rpo/<component>`: the worst-case data loss against the target, or why
+/// it cannot be judged.
+#[derive(Debug)]
+enum DataLoss {
+    OverTarget {
+        component: Arc<str>,
+        rpo: Rpo,
+        worst: Duration,
+        target: Duration,
+    },
+    NoCopy {
+        component: Arc<str>,
+        target: Option<Duration>,
+    },
+    UnknownLag {
+        component: Arc<str>,
+        target: Duration,
+    },
+}
+
+fn finding(span: Span, wording: DataLoss) -> Finding {
+    let (DataLoss::OverTarget { component, .. }
+    | DataLoss::NoCopy { component, .. }
+    | DataLoss::UnknownLag { component, .. }) = &wording;
+    Finding::new(DOC.rule, Arc::clone(component), Severity::Error, span, wording)
+}
 
 fn over_target(
     component: &Component,
     recovery: &Recovery,
-    rpo: &Rpo,
+    rpo: Rpo,
     worst: Duration,
     target: Duration,
 ) -> Finding {
-    Finding::new(
-        DOC.rule,
-        &component.name,
-        Severity::Error,
-        recovery.fields.get("rpo").unwrap_or(recovery.span),
-        format!(
-            "worst-case data loss for {} is {} > rpo {} ({} over)",
-            component.name,
-            rpo.working(),
-            target,
-            Duration(worst.0 - target.0)
-        ),
-    )
-    .help(format!(
-        "keep a copy at most {target} old: ship logs (`log_shipping`) or replicate to a standby (`replication: async` with its lag, or `sync` for no loss), or agree a longer rpo"
-    ))
+    let wording = DataLoss::OverTarget {
+        component: Arc::from(component.name.as_str()),
+        rpo,
+        worst,
+        target,
+    };
+    finding(recovery.fields.get("rpo").unwrap_or(recovery.span), wording)
 }
 
 fn no_copy(component: &Component, recovery: &Recovery) -> Finding {
-    let target = recovery
-        .rpo
-        .map_or_else(String::new, |t| format!(" against an rpo of {t}"));
-    Finding::new(
-        DOC.rule,
-        &component.name,
-        Severity::Error,
-        recovery.fields.get("rpo").unwrap_or(recovery.span),
-        format!(
-            "{} has no durable copy of its data: no replication, no log shipping, no backup_interval{target}; losing it loses everything",
-            component.name
-        ),
-    )
-    .help("take backups (`backup_interval`), ship logs (`log_shipping`) or replicate to a standby (`replication`); if the data may be lost, say so in an `accepted` entry")
+    let wording = DataLoss::NoCopy {
+        component: Arc::from(component.name.as_str()),
+        target: recovery.rpo,
+    };
+    finding(recovery.fields.get("rpo").unwrap_or(recovery.span), wording)
 }
 
 fn unknown_lag(component: &Component, recovery: &Recovery, target: Duration) -> Finding {
-    Finding::new(
-        DOC.rule,
-        &component.name,
-        Severity::Error,
-        recovery.fields.get("replication").unwrap_or(recovery.span),
-        format!(
-            "{} replicates asynchronously with no `replication_lag` and has no other copy: its worst-case data loss cannot be checked against rpo {target}",
-            component.name
-        ),
-    )
-    .help("write the worst lag the standby has shown (`replication_lag: 10s`), or add log shipping or backups")
+    let wording = DataLoss::UnknownLag {
+        component: Arc::from(component.name.as_str()),
+        target,
+    };
+    finding(recovery.fields.get("replication").unwrap_or(recovery.span), wording)
+}
+
+impl Wording for DataLoss {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DataLoss::OverTarget {
+                component,
+                rpo,
+                worst,
+                target,
+            } => write!(
+                out,
+                "worst-case data loss for {component} is {} > rpo {target} ({} over)",
+                rpo.working(),
+                Duration(worst.0 - target.0)
+            ),
+            DataLoss::NoCopy { component, target } => {
+                write!(
+                    out,
+                    "{component} has no durable copy of its data: no replication, no log shipping, no backup_interval"
+                )?;
+                if let Some(target) = target {
+                    write!(out, " against an rpo of {target}")?;
+                }
+                out.write_str("; losing it loses everything")
+            }
+            DataLoss::UnknownLag { component, target } => write!(
+                out,
+                "{component} replicates asynchronously with no `replication_lag` and has no other copy: its worst-case data loss cannot be checked against rpo {target}"
+            ),
+        }
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DataLoss::OverTarget { target, .. } => write!(
+                out,
+                "keep a copy at most {target} old: ship logs (`log_shipping`) or replicate to a standby (`replication: async` with its lag, or `sync` for no loss), or agree a longer rpo"
+            ),
+            DataLoss::NoCopy { .. } => out.write_str("take backups (`backup_interval`), ship logs (`log_shipping`) or replicate to a standby (`replication`); if the data may be lost, say so in an `accepted` entry"),
+            DataLoss::UnknownLag { .. } => out.write_str("write the worst lag the standby has shown (`replication_lag: 10s`), or add log shipping or backups"),
+        }
+    }
 }
 
 // ---- documentation ----
@@ -100,7 +149,7 @@ impl Analyzer for RecoveryPoint {
                     Some(unknown_lag(component, recovery, target))
                 }
                 (_, Some(worst), Some(target)) if worst > target => {
-                    Some(over_target(component, recovery, &rpo, worst, target))
+                    Some(over_target(component, recovery, rpo.clone(), worst, target))
                 }
                 _ => None,
             };
@@ -130,7 +179,7 @@ components:
         assert_eq!(audit.findings.len(), 1);
         // 6h − 1h = 5h over
         assert_eq!(
-            audit.findings[0].message,
+            audit.findings[0].message().to_string(),
             "worst-case data loss for db is backup_interval 6h > rpo 1h (5h over)"
         );
         assert_eq!(audit.recovery[0].worst_rpo_s, Some(21_600.0));
@@ -145,7 +194,7 @@ components:
     recovery: {rto: 1h, restore: 10m}
 ");
         assert_eq!(audit.findings.len(), 1);
-        assert!(audit.findings[0].message.contains("no durable copy"));
+        assert!(audit.findings[0].message().to_string().contains("no durable copy"));
         assert_eq!(audit.recovery[0].worst_rpo_s, None);
     }
 

@@ -1,40 +1,68 @@
 //! `rto/<component>`: the worst-case recovery time exceeds the `rto` target.
 
 use super::disaster_recovery::{self, Rto};
-use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use std::fmt;
+use std::sync::Arc;
+
+use super::{Analyzer, Context, Finding, RuleDoc, Severity, Wording};
 use crate::analyze::results::Audit;
 use crate::model::Rule;
 use crate::model::{Component, Duration, Recovery};
 
 // ---- finding constructors ----
 
+/// `rto/<component>`: the worst-case recovery against the target.
+#[derive(Debug)]
+struct OverTarget {
+    component: Arc<str>,
+    rto: Rto,
+    target: Duration,
+    /// The standby's replication, when the recovery fails over.
+    replication: &'static str,
+}
+
 fn over_target(component: &Component, recovery: &Recovery, rto: Rto, target: Duration) -> Finding {
-    let standby = if rto.action == "failover" {
-        format!(
-            "a standby exists ({} replication)",
-            recovery.replication.as_str()
-        )
-    } else {
-        "no standby".to_owned()
-    };
+    let name: Arc<str> = Arc::from(component.name.as_str());
     Finding::new(
         DOC.rule,
-        &component.name,
+        Arc::clone(&name),
         Severity::Error,
         recovery.fields.get("rto").unwrap_or(recovery.span),
-        format!(
-            "{standby}, so worst-case recovery of {} = {} > rto {target} ({} over); {}",
-            component.name,
-            rto.working(),
-            Duration(rto.total().0 - target.0),
-            rto.share_words()
-        ),
+        OverTarget {
+            component: name,
+            rto,
+            target,
+            replication: recovery.replication.as_str(),
+        },
     )
-    .help(if rto.action == "failover" {
-        "automate the decision (`decide: 0s` with automatic failover) and alert faster: detecting and deciding are usually the largest and cheapest part to cut"
-    } else {
-        "add a standby to fail over to (`replication: async` or `sync`, with a `failover` time), or cut detection and decision time; a restore from backup rarely fits a short target"
-    })
+}
+
+impl Wording for OverTarget {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let rto = self.rto;
+        if rto.action == "failover" {
+            write!(out, "a standby exists ({} replication)", self.replication)?;
+        } else {
+            out.write_str("no standby")?;
+        }
+        write!(
+            out,
+            ", so worst-case recovery of {} = {} > rto {} ({} over); {}",
+            self.component,
+            rto.working(),
+            self.target,
+            Duration(rto.total().0 - self.target.0),
+            rto.share_words()
+        )
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        out.write_str(if self.rto.action == "failover" {
+            "automate the decision (`decide: 0s` with automatic failover) and alert faster: detecting and deciding are usually the largest and cheapest part to cut"
+        } else {
+            "add a standby to fail over to (`replication: async` or `sync`, with a `failover` time), or cut detection and decision time; a restore from backup rarely fits a short target"
+        })
+    }
 }
 
 // ---- documentation ----
@@ -97,7 +125,7 @@ components:
         assert_eq!(audit.findings.len(), 1);
         // 5m + 15m + 45m = 65m = 1h5m; 5m over; (5 + 15) / 65 = 30.8%
         assert_eq!(
-            audit.findings[0].message,
+            audit.findings[0].message().to_string(),
             "no standby, so worst-case recovery of db = detect 5m + decide 15m + restore 45m = 1h5m > rto 1h (5m over); detecting and deciding are 20m of 1h5m (30.8%)"
         );
         assert_eq!(audit.recovery[0].rto_margin_s, Some(-300.0));

@@ -1,8 +1,11 @@
 //! `shared-fate/<group>`: one shared-fate group firing (a release, a config
 //! push, a certificate) takes an entrypoint down.
 
-use super::wording::describe_outage;
-use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use std::fmt;
+use std::sync::Arc;
+
+use super::wording::OutageWords;
+use super::{Analyzer, Context, Finding, RuleDoc, Severity, Wording};
 use crate::analyze::results::Audit;
 use crate::engine::outage::{Outage, outage};
 use crate::engine::scenario::Scenario;
@@ -11,28 +14,47 @@ use crate::model::{GroupId, Model};
 
 // ---- finding constructors ----
 
+/// `shared-fate/<group>`: the group and what its firing takes down.
+#[derive(Debug)]
+struct GroupTakesDown {
+    name: Arc<str>,
+    kind: Option<Arc<str>>,
+    outage: OutageWords,
+}
+
 fn group_takes_down(model: &Model, id: GroupId, outage: &Outage) -> Finding {
     let g = model.group(id);
-    let kind = g
-        .kind
-        .as_deref()
-        .map_or_else(String::new, |k| format!(" ({k})"));
+    let name: Arc<str> = Arc::from(g.name.as_str());
     Finding::new(
         DOC.rule,
-        &g.name,
+        Arc::clone(&name),
         Severity::Error,
         g.span,
-        format!(
-            "{}{kind} firing takes down every member at once: {}",
-            g.name,
-            describe_outage(model, outage)
-        ),
+        GroupTakesDown {
+            name,
+            kind: g.kind.as_deref().map(Arc::from),
+            outage: OutageWords::new(model, outage),
+        },
     )
-    .help(format!(
-        "split {} so that one firing reaches only part of the fleet ({}), or add an alternative that does not share it",
-        g.name,
-        remedy(g.kind.as_deref())
-    ))
+}
+
+impl Wording for GroupTakesDown {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        out.write_str(&self.name)?;
+        if let Some(kind) = &self.kind {
+            write!(out, " ({kind})")?;
+        }
+        write!(out, " firing takes down every member at once: {}", self.outage)
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            out,
+            "split {} so that one firing reaches only part of the fleet ({}), or add an alternative that does not share it",
+            self.name,
+            remedy(self.kind.as_deref())
+        )
+    }
 }
 
 /// The usual way to split a cause of this kind.
@@ -117,10 +139,10 @@ components:
 ",
         );
         assert_eq!(found.len(), 1);
-        assert_eq!(found[0].id, "shared-fate/release-train");
+        assert_eq!(found[0].id().to_string(), "shared-fate/release-train");
         // Both alternatives lose all 5 instances, so the any_of has 0 >= 1: router is down.
         assert_eq!(
-            found[0].message,
+            found[0].message().to_string(),
             "release-train (software) firing takes down every member at once: cell-a (5 of 5 instances), cell-b (5 of 5 instances) and with it router; entrypoint router goes down"
         );
         // The group's name: line 3, column 3.

@@ -5,9 +5,11 @@
 //! order-1 minimal cut sets of a fault tree exported from the same model.
 
 use std::collections::BTreeMap;
+use std::fmt;
+use std::sync::Arc;
 
-use super::wording::describe_outage;
-use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use super::wording::OutageWords;
+use super::{Analyzer, Context, Finding, RuleDoc, Severity, Wording};
 use crate::analyze::results::Audit;
 use crate::engine::outage::{LISTED, Outage, outage, required_closure};
 use crate::engine::scenario::{Baseline, Scenario};
@@ -17,89 +19,130 @@ use crate::model::{ComponentId, DomainId, Model, Plane};
 
 // ---- finding constructors ----
 
+/// `spof/<component>` and `spof/<domain>`: the event and what it takes
+/// down.
+#[derive(Debug)]
+enum Spof {
+    /// One instance of a managed service failing.
+    Managed { name: Arc<str>, outage: OutageWords },
+    /// One instance failing.
+    Instance {
+        name: Arc<str>,
+        control: bool,
+        min_healthy: u32,
+        outage: OutageWords,
+    },
+    /// A domain lost.
+    Domain {
+        name: Arc<str>,
+        kind: Arc<str>,
+        outage: OutageWords,
+        /// Whether the one component it takes down on its own is managed.
+        lone_managed: bool,
+    },
+}
+
 /// The advice for a service the team does not run.
-fn managed_help(name: &str) -> String {
-    format!(
+fn managed_help(name: &str, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+    write!(
+        out,
         "{name} is a managed service: it cannot be given instances or a placement. Add a second provider behind an `any_of`, serve a cached or stale copy when it fails (a cache with `hit_rate` and a degradable edge), make the edges to {name} degradable, or accept the risk under `accepted:` with the provider's SLA as its `availability`"
     )
 }
 
 fn instance_spof(model: &Model, id: ComponentId, outage: &Outage) -> Finding {
     let c = model.component(id);
-    if c.managed {
-        return Finding::new(
-            DOC.rule,
-            &c.name,
-            Severity::Error,
-            c.span,
-            format!(
-                "{} (managed) failing takes down {}",
-                c.name,
-                describe_outage(model, outage)
-            ),
-        )
-        .help(managed_help(&c.name));
-    }
-    let plane = if c.plane == Plane::Control {
-        " (control plane)"
+    let name: Arc<str> = Arc::from(c.name.as_str());
+    let outage = OutageWords::new(model, outage);
+    let wording = if c.managed {
+        Spof::Managed {
+            name: Arc::clone(&name),
+            outage,
+        }
     } else {
-        ""
+        Spof::Instance {
+            name: Arc::clone(&name),
+            control: c.plane == Plane::Control,
+            min_healthy: c.min_healthy,
+            outage,
+        }
     };
-    Finding::new(
-        DOC.rule,
-        &c.name,
-        Severity::Error,
-        c.span,
-        format!(
-            "one instance of {}{plane} failing takes down {}",
-            c.name,
-            describe_outage(model, outage)
-        ),
-    )
-    .help(format!(
-        "run {} or more instances (min_healthy {}) in different failure domains, or make the edges to {} degradable if its callers can work without it",
-        c.min_healthy + 1,
-        c.min_healthy,
-        c.name
-    ))
+    Finding::new(DOC.rule, name, Severity::Error, c.span, wording)
 }
 
 fn domain_spof(model: &Model, id: DomainId, outage: &Outage) -> Finding {
     let d = model.domain(id);
-    let lost: Vec<String> = outage
-        .lost
-        .iter()
-        .map(|&(c, _)| model.component(c).name.clone())
-        .collect();
+    let name: Arc<str> = Arc::from(d.name.as_str());
     Finding::new(
         DOC.rule,
-        &d.name,
+        Arc::clone(&name),
         Severity::Error,
         d.span,
-        format!(
-            "losing {} ({}) takes down {}",
-            d.name,
-            d.kind,
-            describe_outage(model, outage)
-        ),
-    )
-    .help(
-        if outage.lost.len() == 1 && model.component(outage.lost[0].0).managed {
-            managed_help(&lost[0])
-        } else if lost.len() == 1 {
-            format!(
-                "spread {} over at least two {}s, so that no one {} is needed",
-                lost[0], d.kind, d.kind
-            )
-        } else {
-            format!(
-                "place {} in different {}s, so that no one {} holds all that is needed",
-                super::wording::capped_list(&lost, lost.len(), LISTED),
-                d.kind,
-                d.kind
-            )
+        Spof::Domain {
+            name,
+            kind: Arc::from(d.kind.as_str()),
+            lone_managed: outage.lost.len() == 1 && model.component(outage.lost[0].0).managed,
+            outage: OutageWords::new(model, outage),
         },
     )
+}
+
+impl Wording for Spof {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Spof::Managed { name, outage } => {
+                write!(out, "{name} (managed) failing takes down {outage}")
+            }
+            Spof::Instance {
+                name,
+                control,
+                outage,
+                ..
+            } => {
+                let plane = if *control { " (control plane)" } else { "" };
+                write!(out, "one instance of {name}{plane} failing takes down {outage}")
+            }
+            Spof::Domain {
+                name, kind, outage, ..
+            } => write!(out, "losing {name} ({kind}) takes down {outage}"),
+        }
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Spof::Managed { name, .. } => managed_help(name, out),
+            Spof::Instance {
+                name, min_healthy, ..
+            } => write!(
+                out,
+                "run {} or more instances (min_healthy {min_healthy}) in different failure domains, or make the edges to {name} degradable if its callers can work without it",
+                min_healthy + 1,
+            ),
+            Spof::Domain {
+                kind,
+                outage,
+                lone_managed,
+                ..
+            } => {
+                let lost: Vec<&str> = outage.lost_names().collect();
+                let first = lost.first().copied().unwrap_or("");
+                if *lone_managed {
+                    managed_help(first, out)
+                } else if outage.lost_total() == 1 {
+                    write!(
+                        out,
+                        "spread {first} over at least two {kind}s, so that no one {kind} is needed"
+                    )
+                } else {
+                    write!(
+                        out,
+                        "place {} in different {kind}s, so that no one {kind} holds all that is needed",
+                        super::wording::capped_list(&lost, outage.lost_total(), LISTED),
+                    )
+                }
+            }
+        }
+    }
 }
 
 // ---- documentation ----
@@ -418,7 +461,7 @@ mod tests {
     }
 
     fn ids(text: &str) -> Vec<String> {
-        findings(text).into_iter().map(|f| f.id).collect()
+        findings(text).into_iter().map(|f| f.id().to_string()).collect()
     }
 
     const ZONES: &str = r"system: s
@@ -433,17 +476,17 @@ domains: {az-a: {kind: zone}, az-b: {kind: zone}}
   postgres: {{placement: [az-a]}}
 "
         ));
-        let ids: Vec<&str> = found.iter().map(|f| f.id.as_str()).collect();
+        let ids: Vec<String> = found.iter().map(|f| f.id().to_string()).collect();
         assert_eq!(ids, ["spof/postgres", "spof/az-a"]);
         // postgres: 1 instance - 1 failed = 0 < min_healthy 1; checkout keeps
         // all 4 instances but requires it.
         assert_eq!(
-            found[0].message,
+            found[0].message().to_string(),
             "one instance of postgres failing takes down postgres (1 of 1 instances) and with it checkout; entrypoint checkout goes down"
         );
         // az-a holds postgres's only instance and 2 of checkout's 4.
         assert_eq!(
-            found[1].message,
+            found[1].message().to_string(),
             "losing az-a (zone) takes down postgres (1 of 1 instances) and with it checkout; entrypoint checkout goes down"
         );
         // The domain finding points at the domain: line 2, column 11 (`az-a`
@@ -514,10 +557,10 @@ components:
         assert_eq!(found.len(), 1);
         assert!(
             found[0]
-                .message
+                .message().to_string()
                 .starts_with("one instance of config-store (control plane) failing takes down config-store (control plane, 1 of 1 instances)"),
             "{}",
-            found[0].message
+            found[0].message().to_string()
         );
     }
 
@@ -543,7 +586,7 @@ components:
   db: {instances: 3, min_healthy: 3}
 ",
         );
-        assert_eq!(found[0].id, "spof/db");
-        assert!(found[0].message.contains("db (1 of 3 instances, needs 3)"));
+        assert_eq!(found[0].id().to_string(), "spof/db");
+        assert!(found[0].message().to_string().contains("db (1 of 3 instances, needs 3)"));
     }
 }

@@ -6,7 +6,10 @@ use std::collections::BTreeMap;
 
 use rayon::prelude::*;
 
-use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use std::fmt;
+use std::sync::Arc;
+
+use super::{Analyzer, Context, Finding, RuleDoc, Severity, Wording};
 use crate::analyze::results::{AvailabilityRow, Improvement, Audit};
 use crate::engine::{Figure, Method, Subject};
 use crate::model::Rule;
@@ -16,6 +19,20 @@ const YEAR_S: f64 = 365.25 * 86_400.0;
 
 // ---- finding constructors ----
 
+/// `slo/<entrypoint>` below its objective: the figure, the objective and
+/// the three largest gains.
+#[derive(Debug)]
+struct BelowObjective {
+    component: Arc<str>,
+    /// "at most " for an upper bound, else "".
+    at_most: &'static str,
+    availability: f64,
+    objective: Objective,
+    /// The three largest gains per window: what never fails, and the
+    /// downtime saved in seconds.
+    top: Vec<(Arc<str>, f64)>,
+}
+
 fn below_objective(
     model: &Model,
     component: &Component,
@@ -23,65 +40,109 @@ fn below_objective(
     objective: &Objective,
 ) -> Finding {
     let window = objective.window.seconds();
-    let down_min = (1.0 - figure.availability) * window / 60.0;
-    let budget_min = (1.0 - objective.availability) * window / 60.0;
-    let top: Vec<String> = figure
+    let top = figure
         .improvement
         .iter()
         .take(3)
-        .map(|(subject, gain)| {
-            format!(
-                "{} (+{})",
-                subject.name(model),
-                crate::human::duration(gain * window)
-            )
-        })
+        .map(|(subject, gain)| (Arc::from(subject.name(model)), gain * window))
         .collect();
-    let finding = Finding::new(
+    let name: Arc<str> = Arc::from(component.name.as_str());
+    Finding::new(
         DOC.rule,
-        &component.name,
+        Arc::clone(&name),
         Severity::Error,
         component.span,
-        format!(
+        BelowObjective {
+            component: name,
+            at_most: at_most(figure),
+            availability: figure.availability,
+            objective: *objective,
+            top,
+        },
+    )
+}
+
+impl Wording for BelowObjective {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let objective = &self.objective;
+        let window = objective.window.seconds();
+        let down_min = (1.0 - self.availability) * window / 60.0;
+        let budget_min = (1.0 - objective.availability) * window / 60.0;
+        write!(
+            out,
             "{} reaches {}{} ({:.2} nines) against an objective of {}: {} min of downtime per {} window against a budget of {} min, {} min over",
-            component.name,
-            at_most(figure),
-            percent(figure.availability),
-            nines(figure.availability),
+            self.component,
+            self.at_most,
+            percent(self.availability),
+            nines(self.availability),
             percent(objective.availability),
             one_decimal(down_min),
             objective.window,
             one_decimal(budget_min),
             one_decimal(down_min - budget_min),
-        ),
-    );
-    if top.is_empty() {
-        finding.help("every figure that matters is at 100%: lower the objective or add redundancy")
-    } else {
-        finding.help(format!(
-            "the largest gains per window if one thing never failed: {}",
-            top.join(", ")
-        ))
+        )
     }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.top.is_empty() {
+            return out.write_str(
+                "every figure that matters is at 100%: lower the objective or add redundancy",
+            );
+        }
+        out.write_str("the largest gains per window if one thing never failed: ")?;
+        for (index, (name, gain)) in self.top.iter().enumerate() {
+            let comma = if index > 0 { ", " } else { "" };
+            write!(out, "{comma}{name} (+{})", crate::human::duration(*gain))?;
+        }
+        Ok(())
+    }
+}
+
+/// `slo/<entrypoint>` met only by assuming instant failover: the figure,
+/// the objective and the caveats.
+#[derive(Debug)]
+struct MetOnlyIf {
+    component: Arc<str>,
+    at_most: &'static str,
+    availability: f64,
+    objective: f64,
+    caveats: Vec<String>,
 }
 
 /// The figure meets the objective only by assuming instant failover.
 fn met_only_if(component: &Component, figure: &Figure, objective: &Objective) -> Finding {
+    let name: Arc<str> = Arc::from(component.name.as_str());
     Finding::new(
         DOC.rule,
-        &component.name,
+        Arc::clone(&name),
         Severity::Warning,
         component.span,
-        format!(
-            "{} reaches {}{} against an objective of {} only if failover is instant: {}",
-            component.name,
-            at_most(figure),
-            percent(figure.availability),
-            percent(objective.availability),
-            figure.caveats.join("; "),
-        ),
+        MetOnlyIf {
+            component: name,
+            at_most: at_most(figure),
+            availability: figure.availability,
+            objective: objective.availability,
+            caveats: figure.caveats.clone(),
+        },
     )
-    .help("give the active side `mttr` (with `availability` or `mtbf`) so the switchover time can be counted, or make the alternatives hot (`switchover: 0s`)")
+}
+
+impl Wording for MetOnlyIf {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            out,
+            "{} reaches {}{} against an objective of {} only if failover is instant: {}",
+            self.component,
+            self.at_most,
+            percent(self.availability),
+            percent(self.objective),
+            self.caveats.join("; "),
+        )
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        out.write_str("give the active side `mttr` (with `availability` or `mtbf`) so the switchover time can be counted, or make the alternatives hot (`switchover: 0s`)")
+    }
 }
 
 /// "at most " when components on the path have no figure: the figure is
@@ -261,20 +322,20 @@ components:
         );
         assert_eq!(audit.findings.len(), 1);
         let f = &audit.findings[0];
-        assert_eq!(f.id, "slo/api");
-        assert!(f.message.contains("reaches 99.8001%"), "{}", f.message);
+        assert_eq!(f.id().to_string(), "slo/api");
+        assert!(f.message().to_string().contains("reaches 99.8001%"), "{}", f.message().to_string());
         assert!(
-            f.message.contains(
+            f.message().to_string().contains(
                 "86.4 min of downtime per 30d window against a budget of 21.6 min, 64.8 min over"
             ),
             "{}",
-            f.message
+            f.message().to_string()
         );
         // Each of api and postgres would give back 0.000999 × 43200 = 43.2 min.
         assert!(
-            f.help.as_deref().unwrap_or("").contains("api (+43.2 min)"),
+            f.help().map(|help| help.to_string()).as_deref().unwrap_or("").contains("api (+43.2 min)"),
             "{:?}",
-            f.help
+            f.help().map(|help| help.to_string())
         );
     }
 
@@ -292,11 +353,11 @@ components:
         let f = &audit.findings[0];
         assert_eq!(f.severity, Severity::Warning);
         assert!(
-            f.message.starts_with(
+            f.message().to_string().starts_with(
                 "api reaches at most 99.999975% against an objective of 99.99% only if failover is instant"
             ),
             "{}",
-            f.message
+            f.message().to_string()
         );
     }
 

@@ -1,6 +1,8 @@
 //! `timeout/<caller>><target>`: an edge without a timeout.
 
-use super::{Analyzer, Context, Finding, RuleDoc, Severity};
+use std::fmt;
+
+use super::{Analyzer, Context, Finding, RuleDoc, Severity, Subject, Wording};
 use crate::analyze::results::Audit;
 use crate::model::Rule;
 use crate::model::graph::calls;
@@ -8,21 +10,31 @@ use crate::model::{Component, Edge};
 
 // ---- finding constructors ----
 
+/// `timeout/<caller>><target>`: the edge without a timeout.
+#[derive(Debug)]
+struct Missing(Subject);
+
 fn missing(caller: &Component, target: &Component, edge: &Edge) -> Finding {
-    Finding::new(
-        DOC.rule,
-        &format!("{}>{}", caller.name, target.name),
-        Severity::Note,
-        edge.span,
-        format!(
-            "{} calls {} with no `timeout`: a slow {} holds {}'s requests, threads and connections for as long as it hangs",
-            caller.name, target.name, target.name, caller.name
-        ),
-    )
-    .help(format!(
-        "set `timeout:` on the edge to what {} really waits per attempt (e.g. `timeout: 500ms`), so deadlines and worst-case call times can be checked",
-        caller.name
-    ))
+    let subject = Subject::edge(&caller.name, &target.name);
+    Finding::new(DOC.rule, subject.clone(), Severity::Note, edge.span, Missing(subject))
+}
+
+impl Wording for Missing {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (caller, target) = (self.0.name(), self.0.then().unwrap_or(""));
+        write!(
+            out,
+            "{caller} calls {target} with no `timeout`: a slow {target} holds {caller}'s requests, threads and connections for as long as it hangs"
+        )
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            out,
+            "set `timeout:` on the edge to what {} really waits per attempt (e.g. `timeout: 500ms`), so deadlines and worst-case call times can be checked",
+            self.0.name()
+        )
+    }
 }
 
 // ---- documentation ----
@@ -83,7 +95,7 @@ components:
   c: {}
 ",
         );
-        let ids: Vec<&str> = found.iter().map(|f| f.id.as_str()).collect();
+        let ids: Vec<String> = found.iter().map(|f| f.id().to_string()).collect();
         assert_eq!(ids, ["timeout/web>db", "timeout/web>a", "timeout/web>b"]);
         // The short form points at the name: line 3, column 22.
         assert_eq!((found[0].location.line, found[0].location.column), (3, 22));

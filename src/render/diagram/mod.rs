@@ -91,7 +91,8 @@ impl Diagram {
         // domain: one pass over the findings, not one per name.
         let flagged: std::collections::HashSet<&str> = findings
             .iter()
-            .filter_map(|f| f.id.strip_prefix("spof/"))
+            .filter(|f| f.rule == "spof")
+            .map(|f| f.subject.name())
             .collect();
         let spof = |name: &str| flagged.contains(name);
         let mut entrypoint = vec![false; model.components.len()];
@@ -203,13 +204,13 @@ impl Diagram {
         // more than any number of warnings, a warning more than notes.
         let mut weight = vec![0u64; n];
         for finding in findings {
-            let subject = finding.id.split_once('/').map_or("", |(_, rest)| rest);
             let add = match finding.severity {
                 crate::analyze::Severity::Error => 1 << 40,
                 crate::analyze::Severity::Warning => 1 << 20,
                 crate::analyze::Severity::Note => 1,
             };
-            for part in subject.split(['/', '>']) {
+            let pieces = std::iter::once(finding.subject.name()).chain(finding.subject.then());
+            for part in pieces.flat_map(|piece| piece.split(['/', '>'])) {
                 if let Some(&i) = index.get(part) {
                     weight[i] = weight[i].saturating_add(add);
                 }
@@ -541,17 +542,17 @@ components:
             "c0",
             crate::analyze::Severity::Error,
             crate::model::Span::default(),
-            String::new(),
+            crate::analyze::Text::new(""),
         );
         let mut findings: Vec<Finding> = (0..N)
             .map(|i| Finding {
-                id: format!("spof/c{i}"),
+                subject: format!("c{i}").into(),
                 ..base.clone()
             })
             .collect();
         // `spof/c1x` names no component.
         findings.push(Finding {
-            id: "spof/c1x".to_owned(),
+            subject: "c1x".into(),
             ..base.clone()
         });
         let d = Diagram::new(&model, &findings[1..]);

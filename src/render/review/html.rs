@@ -92,6 +92,7 @@ fn block_html(block: &Block, document: &Document, out: &mut String) {
         }
         Block::Findings(findings) => {
             for finding in findings {
+                let id = finding.id().to_string();
                 let status = match finding.status {
                     Status::New => "",
                     Status::Baseline => " (baseline)",
@@ -105,17 +106,17 @@ fn block_html(block: &Block, document: &Document, out: &mut String) {
                 let _ = writeln!(
                     out,
                     "<div class=\"finding {severity}\" id=\"{}\">\n<p><code>{}</code>{status} <span class=\"where\">{severity}, line {}:{}</span></p>\n<p>{}</p>",
-                    escape_xml(&finding.id),
-                    escape_xml(&finding.id),
+                    escape_xml(&id),
+                    escape_xml(&id),
                     finding.location.line,
                     finding.location.column,
-                    inline(&finding.message)
+                    inline(&finding.message().to_string())
                 );
-                if let Some(help) = &finding.help {
+                if let Some(help) = finding.help() {
                     let _ = writeln!(
                         out,
                         "<p class=\"help\"><strong>Help:</strong> {}</p>",
-                        inline(help)
+                        inline(&help.to_string())
                     );
                 }
                 if let Some(reason) = &finding.justification {

@@ -69,12 +69,12 @@ fn block_text(block: &Block, document: &Document, out: &mut String) {
                 let _ = writeln!(
                     out,
                     "- **`{}`**{status} (line {}): {}",
-                    finding.id,
+                    finding.id(),
                     finding.location.line,
-                    inline(&finding.message)
+                    inline(&finding.message().to_string())
                 );
-                if let Some(help) = &finding.help {
-                    let _ = writeln!(out, "  - Help: {}", inline(help));
+                if let Some(help) = finding.help() {
+                    let _ = writeln!(out, "  - Help: {}", inline(&help.to_string()));
                 }
                 if let Some(reason) = &finding.justification {
                     let _ = writeln!(out, "  - Accepted: {}", inline(reason));
