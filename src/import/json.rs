@@ -71,7 +71,7 @@ pub struct SyntaxError {
 /// The first syntax error, located.
 pub fn parse(text: &str) -> Result<Json, SyntaxError> {
     if let Err(err) = serde_json::from_str::<serde_json::Value>(text) {
-        let span = Span::at_line_column(text, err.line(), err.column()).widen_to_token(text);
+        let span = at_line_column(text, err.line(), err.column()).widen_to_token(text);
         let message = err.to_string();
         // serde_json appends " at line L column C"; the span says it.
         let message = message
@@ -82,6 +82,27 @@ pub fn parse(text: &str) -> Result<Json, SyntaxError> {
     }
     let mut walk = Walk { text, at: 0 };
     Ok(walk.value())
+}
+
+/// The point at serde_json's 1-based line and column: JSON ends lines at
+/// `\n` only (a `\r` alone is blank space), unlike YAML, whose line
+/// breaks [`Span::at_line_column`] counts.
+fn at_line_column(text: &str, line: usize, column: usize) -> Span {
+    let start = if line <= 1 {
+        Some(0)
+    } else {
+        text.match_indices('\n').nth(line - 2).map(|(at, _)| at + 1)
+    };
+    let Some(start) = start else {
+        return Span::new(text.len(), 0);
+    };
+    let rest = &text[start..];
+    let end = rest.find('\n').unwrap_or(rest.len());
+    let within = rest[..end]
+        .char_indices()
+        .nth(column.saturating_sub(1))
+        .map_or(end, |(at, _)| at);
+    Span::new(start + within, 0)
 }
 
 /// A walk over text already known to be valid JSON.
@@ -195,6 +216,18 @@ impl Walk<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_syntax_error_after_a_carriage_return_alone_is_on_serde_jsons_line() {
+        // `\r` alone is blank space in JSON: serde_json puts the stray `x`
+        // on line 2 (after the one `\n`), column 5 ("  \r x": the fifth
+        // character, counting the `\r`): line 2 starts at byte 6 (after
+        // `{"a":` and the `\n`), so byte 6 + 4 = 10.
+        let text = "{\"a\":\n  \r x}";
+        let err = parse(text).unwrap_err();
+        assert_eq!(err.span.offset, text.find('x').unwrap());
+        assert_eq!(err.span.offset, 10);
+    }
 
     #[test]
     fn every_value_knows_its_span() {
