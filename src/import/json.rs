@@ -84,7 +84,7 @@ pub fn parse(text: &str) -> Result<Json, SyntaxError> {
     Ok(walk.value())
 }
 
-/// The point at serde_json's 1-based line and column: JSON ends lines at
+/// The point at `serde_json`'s 1-based line and column: JSON ends lines at
 /// `\n` only (a `\r` alone is blank space), unlike YAML, whose line
 /// breaks [`Span::at_line_column`] counts.
 fn at_line_column(text: &str, line: usize, column: usize) -> Span {
