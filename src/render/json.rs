@@ -78,9 +78,11 @@ fn skeleton(audit: &Audit) -> Audit {
 /// (strings never hold a raw newline).
 fn split_at_empty<'t>(text: &'t [u8], key: &str) -> io::Result<(&'t [u8], &'t [u8])> {
     let needle = format!("\n  \"{key}\": []");
-    let at = text
-        .windows(needle.len())
-        .position(|w| w == needle.as_bytes())
+    // `str::find` searches with Two-Way (a byte-window scan compared each
+    // position: 80M instructions on the skeleton of a 10k model).
+    let at = std::str::from_utf8(text)
+        .ok()
+        .and_then(|text| text.find(&needle))
         .ok_or_else(|| io::Error::other(format!("no top-level `{key}` in the JSON report")))?;
     let open = at + needle.len() - 2;
     Ok((&text[..open], &text[open + 2..]))
