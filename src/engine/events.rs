@@ -334,6 +334,73 @@ impl Leaf {
             .clamp(0.0, 1.0)
     }
 
+    /// Probability the component is *not* healthy given which conditioned
+    /// events are down: `1 − healthy`, computed in failure space so that a
+    /// failure of 1e-20 is not lost next to 1 (see [`below`]).
+    pub fn failing(&self, down: impl Fn(usize) -> bool, folded: &[Event]) -> f64 {
+        self.failing_in(down, folded, &mut Running::default())
+    }
+
+    /// [`Leaf::failing`] with reused buffers (see [`Leaf::healthy_in`]).
+    pub fn failing_in(
+        &self,
+        down: impl Fn(usize) -> bool,
+        folded: &[Event],
+        buffers: &mut Running,
+    ) -> f64 {
+        if self.groups.iter().any(|&g| down(g)) {
+            return 1.0;
+        }
+        let k = u64::from(self.min_healthy);
+        if self.private.iter().all(Vec::is_empty) {
+            let running: u64 = self
+                .entries
+                .iter()
+                .filter(|(_, needs)| !needs.iter().any(|&e| down(e)))
+                .map(|&(count, _)| u64::from(count))
+                .sum();
+            return below(running, k, self.availability);
+        }
+        // The distribution of running instances as in `healthy_in`, each
+        // count weighted by its failure; an entry's folded domains are
+        // down with probability 1 − Π up, taken as −expm1(Σ ln up).
+        let Running { running, next } = buffers;
+        running.clear();
+        running.push((0, 1.0));
+        for ((count, needs), private) in self.entries.iter().zip(&self.private) {
+            if needs.iter().any(|&e| down(e)) {
+                continue;
+            }
+            let log_up: f64 = private
+                .iter()
+                .map(|&f| (-(1.0 - folded[f].up)).ln_1p())
+                .sum();
+            let (up, gone) = (log_up.exp(), -log_up.exp_m1());
+            next.clear();
+            for &(m, p) in running.iter() {
+                next.push((m + u64::from(*count), p * up));
+                if gone > 0.0 {
+                    next.push((m, p * gone));
+                }
+            }
+            next.sort_by_key(|&(m, _)| m);
+            next.dedup_by(|b, a| {
+                if a.0 == b.0 {
+                    a.1 += b.1;
+                    true
+                } else {
+                    false
+                }
+            });
+            std::mem::swap(running, next);
+        }
+        running
+            .iter()
+            .map(|&(m, p)| p * below(m, k, self.availability))
+            .sum::<f64>()
+            .clamp(0.0, 1.0)
+    }
+
     /// Probability the component is healthy given which events are down,
     /// when it has no folded events; with `perfect`, its instances never
     /// fail on their own.
@@ -394,6 +461,63 @@ pub fn at_least(n: u64, k: u64, p: f64) -> f64 {
         log_term += ((n as f64) - j).ln() - (j + 1.0).ln() + p.ln() - q.ln();
     }
     (1.0 - lower).clamp(0.0, 1.0)
+}
+
+/// `P(X < k)` for `X ~ Binomial(n, p)`: the complement of [`at_least`],
+/// summed directly (the lower tail term by term; `1 − p^n` as
+/// `−expm1(n ln p)` when every instance is needed), so that a failure
+/// probability of 1e-30 keeps its digits instead of vanishing next to 1.
+#[must_use]
+pub fn below(n: u64, k: u64, p: f64) -> f64 {
+    if k == 0 {
+        return 0.0;
+    }
+    if n < k {
+        return 1.0;
+    }
+    if p >= 1.0 {
+        return 0.0;
+    }
+    if p <= 0.0 {
+        return 1.0;
+    }
+    let q = 1.0 - p;
+    if k == n {
+        return (-((n as f64) * (-q).ln_1p()).exp_m1()).clamp(0.0, 1.0);
+    }
+    if k > DIRECT_TERMS {
+        return (1.0 - super::beta::regularized(k as f64, (n - k + 1) as f64, p)).clamp(0.0, 1.0);
+    }
+    let mut log_term = (n as f64) * q.ln();
+    let mut lower = 0.0;
+    for j in 0..k {
+        lower += log_term.exp();
+        let j = j as f64;
+        log_term += ((n as f64) - j).ln() - (j + 1.0).ln() + p.ln() - q.ln();
+    }
+    lower.clamp(0.0, 1.0)
+}
+
+/// The probability that fewer than `k` of independent events hold, each
+/// given as (probability it holds, probability it does not): the
+/// complement of [`tail`], from the same row of counts, exact in relative
+/// terms however small.
+pub fn tail_failure(k: usize, pu: impl Iterator<Item = (f64, f64)>, row: &mut Vec<f64>) -> f64 {
+    if k == 0 {
+        return 0.0;
+    }
+    // row[j] = P(exactly j held so far) for j < k; row[k] = P(at least k).
+    row.clear();
+    row.resize(k + 1, 0.0);
+    row[0] = 1.0;
+    for (pi, ui) in pu {
+        row[k] += row[k - 1] * pi;
+        for j in (1..k).rev() {
+            row[j] = row[j] * ui + row[j - 1] * pi;
+        }
+        row[0] *= ui;
+    }
+    row[..k].iter().sum::<f64>().clamp(0.0, 1.0)
 }
 
 #[cfg(test)]

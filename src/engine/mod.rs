@@ -104,6 +104,9 @@ pub fn availability(model: &Model) -> Vec<(ComponentId, Figure)> {
             figure.availability = (figure.availability - cost).max(0.0);
             figure.lower = (figure.lower - cost).max(0.0);
             figure.upper = (figure.upper - cost).max(0.0);
+            figure.unavailability = (figure.unavailability + cost).min(1.0);
+            figure.unavailability_lower = (figure.unavailability_lower + cost).min(1.0);
+            figure.unavailability_upper = (figure.unavailability_upper + cost).min(1.0);
             (entrypoint, figure)
         })
         .collect()
@@ -139,7 +142,9 @@ fn retry(model: &Model, entrypoint: ComponentId, truncated: bool, mut figure: Fi
         }
         if !larger.truncated {
             let mut visited = exact::evaluate_within(model, &larger, RETRY_VISIT_WORK);
-            if visited.upper - visited.lower < figure.upper - figure.lower {
+            if visited.unavailability_upper - visited.unavailability_lower
+                < figure.unavailability_upper - figure.unavailability_lower
+            {
                 visited.switchover = figure.switchover;
                 visited.caveats = std::mem::take(&mut figure.caveats);
                 figure = visited;
@@ -192,21 +197,35 @@ fn bracket_by_parts(model: &Model, entrypoint: ComponentId, limit: usize, figure
         start = end;
     }
     let (mut lower, mut upper) = (1.0_f64, 1.0_f64);
+    // The same in failure space: U ≥ max_i U(S ∧ C_i), and
+    // U ≤ 1 − (1 − U(S ∧ C_1)) × Π_{i>1} (1 − U(C_i)).
+    let (mut failure_lower, mut failures) = (0.0_f64, Vec::new());
     for (i, (range, part)) in parts.iter().enumerate() {
         let with_series = exact::evaluate(model, part);
         upper = upper.min(with_series.upper);
+        failure_lower = failure_lower.max(with_series.unavailability_lower);
         if i == 0 {
             lower *= with_series.lower;
+            failures.push(with_series.unavailability_upper);
         } else {
             let mut alone = structure::build_part(model, entrypoint, range.clone(), limit);
             alone.series.clear();
-            lower *= exact::evaluate(model, &alone).lower;
+            let alone = exact::evaluate(model, &alone);
+            lower *= alone.lower;
+            failures.push(alone.unavailability_upper);
         }
     }
+    let failure_upper = exact::series_failure(failures.into_iter());
     if lower > figure.lower || upper < figure.upper {
         figure.lower = exact::honest_lower(figure.lower.max(lower.min(upper)));
         figure.upper = figure.upper.min(upper).max(figure.lower);
         figure.availability = figure.lower;
+        figure.unavailability_lower = figure.unavailability_lower.max(failure_lower);
+        figure.unavailability_upper = figure
+            .unavailability_upper
+            .min(failure_upper)
+            .max(figure.unavailability_lower);
+        figure.unavailability = figure.unavailability_upper;
         // The gains came from the relaxed figure (every alternative
         // required): a different system, whose gains can exceed all the
         // downtime the narrowed bracket leaves. The parts give none.
