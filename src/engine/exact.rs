@@ -170,6 +170,10 @@ pub fn evaluate_within(model: &Model, structure: &Structure, work: usize) -> Fig
     evaluate_with(model, structure, work, Conditioning::Usual, None)
 }
 
+/// Most events enumerated exhaustively when the work allows it (see
+/// [`Conditioning::Affordable`]): 2^24 states.
+pub const AFFORDABLE_EVENTS: usize = 24;
+
 /// How [`evaluate_by`] conditions on the events.
 #[doc(hidden)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -182,6 +186,10 @@ pub enum Conditioning {
     BestFirst,
     /// Every state up to 24 events (for tests: 2^events), else best-first.
     Exhaustive,
+    /// Every state when `2^events × cost of a state` is within the work
+    /// (up to [`AFFORDABLE_EVENTS`]), else best-first; no joint diagram
+    /// (for a second try, after the joint diagram was refused).
+    Affordable,
 }
 
 /// [`evaluate_within`] with a choice of method, for tests that compare
@@ -220,13 +228,18 @@ fn evaluate_with(
         }
     }
     let mut run = Run::with_shared(structure, &event_model, &components, shared);
-    let method = if n <= EXACT_EVENTS || (conditioning == Conditioning::Exhaustive && n <= 24) {
-        run.exhaust();
-        Method::Exact
-    } else {
-        run.best_first(work);
-        Method::Bounded
-    };
+    let affordable = conditioning == Conditioning::Affordable
+        && n <= AFFORDABLE_EVENTS
+        && (1usize << n).saturating_mul(run.state_cost()) <= work;
+    let method =
+        if n <= EXACT_EVENTS || (conditioning == Conditioning::Exhaustive && n <= 24) || affordable
+        {
+            run.exhaust();
+            Method::Exact
+        } else {
+            run.best_first(work);
+            Method::Bounded
+        };
     run.settle();
     let mut lower = run.total.clamp(0.0, 1.0);
     let mut upper = match method {
@@ -263,13 +276,17 @@ fn evaluate_with(
             .clamp(failure, 1.0);
     }
     let mut improvement = run.improvement(model, &components);
-    improvement.extend(folded_gains(
-        structure,
-        &event_model,
-        method,
-        run.total,
-        (&components, shared),
-    ));
+    // A folded domain's gain is one more run: affordable once, not once
+    // per domain.
+    if !affordable {
+        improvement.extend(folded_gains(
+            structure,
+            &event_model,
+            method,
+            run.total,
+            (&components, shared),
+        ));
+    }
     improvement.sort_by(|a, b| {
         b.1.total_cmp(&a.1)
             .then_with(|| a.0.name(model).cmp(b.0.name(model)))
@@ -300,8 +317,13 @@ fn evaluate_with(
                 }
                 None => String::new(),
             };
+            let joint = if joint.is_empty() {
+                joint
+            } else {
+                format!("; {joint}")
+            };
             format!(
-                "{n} correlated events: {} of their 2^{n} states visited within the work limit, the others weighing {:.1e} together; {joint}",
+                "{n} correlated events: {} of their 2^{n} states visited within the work limit, the others weighing {:.1e} together{joint}",
                 run.states,
                 (1.0 - run.mass).max(0.0)
             )
@@ -1290,6 +1312,11 @@ impl<'a> Run<'a> {
     /// bounded figure costs at most about [`MAX_VISIT_WORK`] steps (about a
     /// second of one core).
     fn state_limit(&self, work: usize) -> usize {
+        (work / self.state_cost()).clamp(1_000, MAX_STATES)
+    }
+
+    /// The steps one state costs, for [`Run::state_limit`].
+    fn state_cost(&self) -> usize {
         // A BDD variable's health is worked out per state (twice, with and
         // without its own failures): it weighs more than a node.
         // Tabled, it is a mask and two look-ups.
@@ -1310,7 +1337,7 @@ impl<'a> Run<'a> {
                 .map(|m| m.members.len() * m.k)
                 .sum::<usize>()
             + 1;
-        (work / per_state).clamp(1_000, MAX_STATES)
+        per_state
     }
 
     /// The improvement table: components, then events, by gain.

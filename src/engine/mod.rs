@@ -19,6 +19,7 @@ mod beta;
 pub mod events;
 pub mod exact;
 mod fasthash;
+pub mod gates;
 pub mod joint;
 pub mod mef;
 pub mod montecarlo;
@@ -141,23 +142,74 @@ fn retry(model: &Model, entrypoint: ComponentId, truncated: bool, mut figure: Fi
             return exact;
         }
         if !larger.truncated {
-            let mut visited = exact::evaluate_within(model, &larger, RETRY_VISIT_WORK);
+            let mut visited = exact::evaluate_by(
+                model,
+                &larger,
+                RETRY_VISIT_WORK,
+                exact::Conditioning::Affordable,
+            );
             if visited.unavailability_upper - visited.unavailability_lower
                 < figure.unavailability_upper - figure.unavailability_lower
             {
                 visited.switchover = figure.switchover;
                 visited.caveats = std::mem::take(&mut figure.caveats);
+                // The second try does not build the joint diagram again:
+                // keep why the first one was refused.
+                if let (Some(old), Some(new)) = (&figure.why, &mut visited.why)
+                    && let Some(at) = old.find("; their joint diagram")
+                {
+                    new.push_str(&old[at..]);
+                }
                 figure = visited;
             }
             // The whole structure was conditioned on: parts would only
             // give a wider bracket.
+            narrow_by_gates(model, entrypoint, &mut figure);
             return figure;
         }
     }
     if truncated && figure.method == Method::Bounded {
         bracket_by_parts(model, entrypoint, PART_NODES, &mut figure);
     }
+    narrow_by_gates(model, entrypoint, &mut figure);
     figure
+}
+
+/// A bounded figure's bracket is worth a further look when wider than this
+/// share of the unavailability.
+const WIDE: f64 = 0.01;
+
+/// Narrows a bounded figure wider than [`WIDE`] by the union of its gates
+/// in failure space (see [`gates`]), when its shape allows: both brackets
+/// hold the truth, so their intersection does.
+fn narrow_by_gates(model: &Model, entrypoint: ComponentId, figure: &mut Figure) {
+    if figure.method != Method::Bounded
+        || figure.unavailability_upper - figure.unavailability_lower
+            <= WIDE * figure.unavailability_upper
+    {
+        return;
+    }
+    let Some(b) = gates::bracket(model, entrypoint, RETRY_VISIT_WORK) else {
+        return;
+    };
+    let lower = figure.unavailability_lower.max(b.lower);
+    let upper = figure.unavailability_upper.min(b.upper).max(lower);
+    if upper - lower >= figure.unavailability_upper - figure.unavailability_lower {
+        return;
+    }
+    figure.unavailability_lower = lower;
+    figure.unavailability_upper = upper;
+    figure.unavailability = upper;
+    figure.lower = exact::honest_lower(figure.lower.max(1.0 - upper));
+    figure.upper = figure.upper.min(1.0 - lower).max(figure.lower);
+    figure.availability = figure.lower;
+    if let Some(why) = &mut figure.why {
+        let _ = write!(
+            why,
+            "; narrowed in failure space by the union of its {} gates over the {} likeliest states (Bonferroni below, Harris above, the rest bounded by each gate's own failure)",
+            b.gates, b.states
+        );
+    }
 }
 
 /// Steps of the best-first search in a second try (four times the first:
