@@ -525,6 +525,63 @@ mod tests {
     use super::*;
 
     #[test]
+    fn failure_tails_keep_their_digits_next_to_one() {
+        // 1 of 3 at 99%: 0.01³ = 1e-6 (0.99 is 0.01 × (1 + 9e-16) short of
+        // 1 in binary, so to 1e-14 relative).
+        assert!((below(3, 1, 0.99) / 1e-6 - 1.0).abs() < 1e-14);
+        // 1 of 10 at 99%: 0.01^10 = 1e-20, where 1 − at_least gives 0.
+        assert!((below(10, 1, 0.99) / 1e-20 - 1.0).abs() < 1e-13);
+        assert!(1.0 - at_least(10, 1, 0.99) == 0.0);
+        // 3 of 3 at 99.9%: 1 − 0.999³ = 0.002997001; 2 of 3 at 90%: 0.028.
+        assert!((below(3, 3, 0.999) - 0.002_997_001).abs() < 1e-16);
+        assert!((below(3, 2, 0.9) - 0.028).abs() < 1e-15);
+        assert!(below(3, 0, 0.5) == 0.0 && below(2, 3, 0.9) == 1.0);
+        // At least 2 of 3 items that each fail with 1e-10: fewer than 2
+        // hold when two or three fail, 3u²(1 − u) + u³ = 3e-20 − 2e-30.
+        let u = 1e-10;
+        let lost = tail_failure(2, std::iter::repeat_n((1.0 - u, u), 3), &mut Vec::new());
+        assert!((lost / 3e-20 - 1.0).abs() < 1e-9, "{lost:e}");
+        // And it is the complement of the tail where both can be told apart:
+        // 2 of 3 at 90%: 1 − 0.972 = 0.028.
+        let lost = tail_failure(2, std::iter::repeat_n((0.9, 0.1), 3), &mut Vec::new());
+        assert!((lost - 0.028).abs() < 1e-15);
+    }
+
+    #[test]
+    fn a_leaf_fails_in_failure_space_with_and_without_folded_zones() {
+        // Three instances at 99%, one needed, one per zone: with zone 0
+        // down, 0.01² = 1e-4; none down, 1e-6; all down, 1.
+        let leaf = Leaf {
+            entries: vec![(1, vec![0]), (1, vec![1]), (1, vec![2])],
+            groups: Vec::new(),
+            availability: 0.99,
+            min_healthy: 1,
+            footprint: vec![0, 1, 2],
+            private: vec![Vec::new(); 3],
+        };
+        assert!((leaf.failing(|e| e == 0, &[]) / 1e-4 - 1.0).abs() < 1e-14);
+        assert!((leaf.failing(|_| false, &[]) / 1e-6 - 1.0).abs() < 1e-14);
+        assert!((leaf.failing(|_| true, &[]) - 1.0).abs() < 1e-15);
+        // The same three entries each in a folded 99.9% zone, no event:
+        // an instance runs with 0.999 × 0.99, so all three fail with
+        // (1 − 0.98901)³ = 0.01099³ = 1.327373299e-6.
+        let folded = Leaf {
+            entries: vec![(1, Vec::new()); 3],
+            footprint: Vec::new(),
+            private: vec![vec![0], vec![1], vec![2]],
+            ..leaf
+        };
+        let zone = Event {
+            subject: Subject::Domain(DomainId(0)),
+            up: 0.999,
+        };
+        let u = folded.failing(|_| false, &[zone; 3]);
+        assert!((u / 0.010_99_f64.powi(3) - 1.0).abs() < 1e-12, "{u:e}");
+        let h = folded.healthy(|_| false, &[zone; 3], false);
+        assert!((h + u - 1.0).abs() < 1e-15);
+    }
+
+    #[test]
     fn binomial_tails_match_hand_figures() {
         // 1 of 3 at 0.99: 1 − 0.01³ = 0.999999
         assert!((at_least(3, 1, 0.99) - 0.999_999).abs() < 1e-15);

@@ -98,6 +98,19 @@ fn gates_of(
 /// each gate's events are few; `None` otherwise.
 #[must_use]
 pub fn bracket(model: &Model, entrypoint: ComponentId, work: usize) -> Option<Bracket> {
+    bracket_within(model, entrypoint, work, usize::MAX)
+}
+
+/// [`bracket`] visiting at most `states` states (for tests of the bound on
+/// the unvisited ones).
+#[doc(hidden)]
+#[must_use]
+pub fn bracket_within(
+    model: &Model,
+    entrypoint: ComponentId,
+    work: usize,
+    states: usize,
+) -> Option<Bracket> {
     let (series, any_of) = gates_of(model, entrypoint)?;
     let mut components = series.clone();
     for gate in &any_of {
@@ -125,7 +138,7 @@ pub fn bracket(model: &Model, entrypoint: ComponentId, work: usize) -> Option<Br
         .map(|g| gate_failure(&events, g, &mut budget))
         .collect::<Option<Vec<f64>>>()?;
     let search = Search::new(&events, &gates);
-    Some(search.run(&totals, work))
+    Some(search.run(&totals, work, states))
 }
 
 /// A gate's failure over every state of its own events: `E[Π u_m(s)]`.
@@ -277,9 +290,9 @@ impl<'a> Search<'a> {
 
     /// Visits states most probable first until the bracket is within
     /// [`TARGET`] of its lower end or the work is spent.
-    fn run(mut self, totals: &[f64], work: usize) -> Bracket {
+    fn run(mut self, totals: &[f64], work: usize, most: usize) -> Bracket {
         let events = &self.events.events;
-        let limit = (work / self.cost()).max(1);
+        let limit = (work / self.cost()).clamp(1, most.max(1));
         let base: Vec<bool> = events.iter().map(|e| e.up < 0.5).collect();
         let p_of = |e: &events::Event, down: bool| if down { 1.0 - e.up } else { e.up };
         // Flipping event i multiplies the probability by ratio[i] ≤ 1;
@@ -372,5 +385,77 @@ impl Ord for Candidate {
         self.weight
             .total_cmp(&other.weight)
             .then_with(|| other.sequence.cmp(&self.sequence))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(text: &str) -> Model {
+        crate::model::parse(text).unwrap_or_else(|p| panic!("{p:#?}"))
+    }
+
+    #[test]
+    fn two_gates_sharing_a_member_are_bracketed_by_hand() {
+        // e needs (a or b) and (b or c), each 90%, no zones: one state.
+        // Truth: 1 − 0.981 = 0.019. Each gate fails with 0.1² = 0.01, both
+        // together when a, b and c all fail: 0.001. Bonferroni:
+        // 0.01 + 0.01 − 0.001 = 0.019 (exact with two gates); Harris:
+        // 1 − 0.99² = 0.0199.
+        let m = model(
+            r"system: s
+components:
+  e: {depends_on: [{any_of: [a, b]}, {any_of: [b, c]}]}
+  a: {availability: 90%}
+  b: {availability: 90%}
+  c: {availability: 90%}
+",
+        );
+        let b = bracket(&m, m.entrypoints[0], 1_000_000).expect("any_of of leaves");
+        assert!((b.lower - 0.019).abs() < 1e-15, "{b:?}");
+        assert!((b.upper - 0.0199).abs() < 1e-15, "{b:?}");
+        // e itself counts as a gate of one member: three gates.
+        assert_eq!(b.gates, 3);
+    }
+
+    #[test]
+    fn unvisited_states_are_bounded_by_each_gates_own_failure() {
+        // e needs (a or b), a in zone z1 and b in z2 (99% zones, 90%
+        // instances). A member fails with 1 − 0.99 × 0.9 = 0.109, so
+        // U = 0.109² = 0.011881. After the likeliest state alone (both
+        // zones up, weight 0.9801, U = 0.01 there), the rest is bounded by
+        // the gate's total less what that state took:
+        // 0.011881 − 0.9801 × 0.01 = 0.00208, so [0.009801, 0.011881].
+        let m = model(
+            r"system: s
+domains: {z1: {kind: zone, availability: 99%}, z2: {kind: zone, availability: 99%}}
+components:
+  e: {depends_on: [{any_of: [a, b]}]}
+  a: {availability: 90%, placement: [z1]}
+  b: {availability: 90%, placement: [z2]}
+",
+        );
+        let b = bracket_within(&m, m.entrypoints[0], 1_000_000, 1).expect("any_of of leaves");
+        assert_eq!(b.states, 1, "{b:?}");
+        assert!((b.lower - 0.009_801).abs() < 1e-12, "{b:?}");
+        assert!((b.upper - 0.011_881).abs() < 1e-12, "{b:?}");
+        // Every state: exact (one gate, so Bonferroni and Harris agree).
+        let b = bracket(&m, m.entrypoints[0], 1_000_000).expect("any_of of leaves");
+        assert!((b.lower - 0.011_881).abs() < 1e-15 && (b.upper - 0.011_881).abs() < 1e-15);
+    }
+
+    #[test]
+    fn other_shapes_are_left_to_the_other_methods() {
+        let m = model(
+            r"system: s
+components:
+  e: {depends_on: [{at_least: 2, of: [a, b, c]}]}
+  a: {availability: 90%}
+  b: {availability: 90%}
+  c: {availability: 90%}
+",
+        );
+        assert!(bracket(&m, m.entrypoints[0], 1_000_000).is_none());
     }
 }

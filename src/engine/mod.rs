@@ -343,6 +343,73 @@ components:
     }
 
     #[test]
+    fn tiny_unavailabilities_are_carried_in_failure_space() {
+        // Three series components, each 10 instances at 99% needing one:
+        // each fails with 0.01^10 = 1e-20, so U = 1 − (1 − 1e-20)³ = 3e-20
+        // (less 3e-40), where the availability rounds to exactly 1. The
+        // inputs are 0.99 in binary (0.01 × (1 + 9e-16)): to 1e-13.
+        let f = figure(
+            r"system: s
+components:
+  a: {instances: 10, availability: 99%, depends_on: [b]}
+  b: {instances: 10, availability: 99%, depends_on: [c]}
+  c: {instances: 10, availability: 99%}
+",
+        );
+        assert!(f.availability == 1.0);
+        assert!((f.unavailability / 3e-20 - 1.0).abs() < 1e-13, "{f:?}");
+        assert_eq!(f.unavailability_lower, f.unavailability_upper);
+        // And the series formula alone, on exact inputs: 3e-20 to 1e-15.
+        let u = exact::series_failure([1e-20; 3].into_iter());
+        assert!((u / 3e-20 - 1.0).abs() < 1e-15, "{u:e}");
+        // Two any_of gates, each of two 5-instance components at 99%
+        // (1e-10 each): a gate fails with 1e-20, both gates' union with
+        // 2e-20 − 1e-40.
+        let f = figure(
+            r"system: s
+components:
+  e: {depends_on: [{any_of: [a, b]}, {any_of: [c, d]}]}
+  a: {instances: 5, availability: 99%}
+  b: {instances: 5, availability: 99%}
+  c: {instances: 5, availability: 99%}
+  d: {instances: 5, availability: 99%}
+",
+        );
+        assert!((f.unavailability / 2e-20 - 1.0).abs() < 1e-13, "{f:?}");
+        // The same in a zone at 99.9% holding everything: the zone adds
+        // 1e-3, and with it up the gates add (1 − 1e-3) × 2e-20.
+        let f = figure(
+            r"system: s
+domains: {z: {kind: zone, availability: 99.9%}}
+components:
+  e: {placement: [z], depends_on: [{any_of: [a, b]}, {any_of: [c, d]}]}
+  a: {instances: 5, availability: 99%, placement: [z]}
+  b: {instances: 5, availability: 99%, placement: [z]}
+  c: {instances: 5, availability: 99%, placement: [z]}
+  d: {instances: 5, availability: 99%, placement: [z]}
+",
+        );
+        let truth = 1e-3 + 0.999 * 2e-20;
+        assert!((f.unavailability / truth - 1.0).abs() < 1e-13, "{f:?}");
+    }
+
+    #[test]
+    fn a_switchover_adds_to_the_unavailability() {
+        // The worked example of `switchover`: 0.75 h per 724 h on top of a
+        // perfect structure: U = 1.0359e-3 in both spaces.
+        let f = figure(
+            r"system: s
+components:
+  api: {depends_on: [{any_of: [primary, standby], switchover: 45m}]}
+  primary: {mtbf: 720h, mttr: 4h}
+  standby: {availability: 100%}
+",
+        );
+        assert!((f.unavailability - 0.75 / 724.0).abs() < 1e-12, "{f:?}");
+        assert!((f.unavailability + f.availability - 1.0).abs() < 1e-15);
+    }
+
+    #[test]
     fn k_of_n_instances() {
         // 1 of 3 at 99%: 1 − 0.01³ = 0.999999
         let f = figure(
