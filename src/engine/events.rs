@@ -531,11 +531,11 @@ mod tests {
         assert!((below(3, 1, 0.99) / 1e-6 - 1.0).abs() < 1e-14);
         // 1 of 10 at 99%: 0.01^10 = 1e-20, where 1 − at_least gives 0.
         assert!((below(10, 1, 0.99) / 1e-20 - 1.0).abs() < 1e-13);
-        assert!(1.0 - at_least(10, 1, 0.99) == 0.0);
+        assert!((1.0 - at_least(10, 1, 0.99)).to_bits() == 0.0_f64.to_bits());
         // 3 of 3 at 99.9%: 1 − 0.999³ = 0.002997001; 2 of 3 at 90%: 0.028.
         assert!((below(3, 3, 0.999) - 0.002_997_001).abs() < 1e-16);
         assert!((below(3, 2, 0.9) - 0.028).abs() < 1e-15);
-        assert!(below(3, 0, 0.5) == 0.0 && below(2, 3, 0.9) == 1.0);
+        assert!(below(3, 0, 0.5).abs() < 1e-300 && (below(2, 3, 0.9) - 1.0).abs() < 1e-300);
         // At least 2 of 3 items that each fail with 1e-10: fewer than 2
         // hold when two or three fail, 3u²(1 − u) + u³ = 3e-20 − 2e-30.
         let u = 1e-10;

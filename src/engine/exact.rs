@@ -249,31 +249,7 @@ fn evaluate_with(
     let mut failure = run.failure.clamp(0.0, 1.0);
     let mut failure_upper = failure;
     if method == Method::Bounded {
-        // The visited states bound the figure; so does the product of its
-        // factors' expectations (see [`Run::factor_bounds`]): keep the
-        // tighter of each.
-        let (low, high) = run.factor_bounds();
-        lower = lower.max(low.min(upper));
-        upper = upper.min(high).max(lower);
-        // Each state's term is a product of about this many roundings,
-        // and the BDD pass adds one per level: widen the bracket by that
-        // much so rounding cannot take it off the truth.
-        let roundings =
-            n + run.footprints.len() + structure.vars.len() + structure.modules.len() + 8;
-        let allowance = roundings as f64 * f64::EPSILON;
-        lower = honest_lower((lower - allowance).max(0.0));
-        upper = (upper + allowance).min(1.0);
-        // The same in failure space: the visited states' failures are a
-        // lower bound (to a relative rounding), and the unvisited ones add
-        // at most their weight.
-        let visited = failure;
-        let unvisited = (1.0 - run.mass).max(0.0);
-        failure = (visited * (1.0 - allowance))
-            .max(1.0 - high - allowance)
-            .clamp(0.0, 1.0);
-        failure_upper = (visited * (1.0 + allowance) + unvisited + allowance)
-            .min(1.0 - low + allowance)
-            .clamp(failure, 1.0);
+        [lower, upper, failure, failure_upper] = run.bracket([lower, upper]);
     }
     let mut improvement = run.improvement(model, &components);
     // A folded domain's gain is one more run: affordable once, not once
@@ -517,6 +493,47 @@ struct Footprint {
     direct_gain: f64,
 }
 
+impl Footprint {
+    /// Fills the tables of a footprint narrow enough to table: its
+    /// members' health per state of its events, from their `shared`
+    /// tables when they all have one, and its log-health from their
+    /// failures.
+    fn fill_tables(&mut self, model: &EventModel, tables: Option<&[&Arc<Health>]>) {
+        let size = 1usize << self.events.len();
+        let footprint = &*self;
+        let table = (0..size)
+            .map(|mask| {
+                if let Some(tables) = tables {
+                    return tables.iter().map(|t| t.p[mask]).product();
+                }
+                let down = |e: usize| local_down(&footprint.events, mask as u64, e);
+                footprint
+                    .members
+                    .iter()
+                    .map(|&m| model.leaves[m].healthy(down, &model.folded, false))
+                    .product()
+            })
+            .collect();
+        let logs = (0..size)
+            .map(|mask| {
+                if let Some(tables) = tables {
+                    return log_health(tables.iter().map(|t| t.u[mask]));
+                }
+                let down = |e: usize| local_down(&footprint.events, mask as u64, e);
+                log_health(
+                    footprint
+                        .members
+                        .iter()
+                        .map(|&m| model.leaves[m].failing(down, &model.folded)),
+                )
+            })
+            .collect();
+        self.table = Some(Arc::new(table));
+        self.log_health = Some(Arc::new(logs));
+        self.weight = vec![0.0; size];
+    }
+}
+
 struct Run<'a> {
     structure: &'a Structure,
     model: &'a EventModel,
@@ -691,7 +708,6 @@ impl<'a> Run<'a> {
         }
         for footprint in &mut footprints {
             if footprint.events.len() <= MAX_TABLE_EVENTS {
-                let size = 1usize << footprint.events.len();
                 // The members' shared tables when they all have one: the
                 // same products of the same values, without a `healthy`
                 // call per member and state.
@@ -700,36 +716,7 @@ impl<'a> Run<'a> {
                     .iter()
                     .map(|&m| shared_health(m))
                     .collect();
-                let table = (0..size)
-                    .map(|mask| {
-                        if let Some(tables) = &tables {
-                            return tables.iter().map(|t| t.p[mask]).product();
-                        }
-                        let down = |e: usize| local_down(&footprint.events, mask as u64, e);
-                        footprint
-                            .members
-                            .iter()
-                            .map(|&m| model.leaves[m].healthy(down, &model.folded, false))
-                            .product()
-                    })
-                    .collect();
-                let logs = (0..size)
-                    .map(|mask| {
-                        if let Some(tables) = &tables {
-                            return log_health(tables.iter().map(|t| t.u[mask]));
-                        }
-                        let down = |e: usize| local_down(&footprint.events, mask as u64, e);
-                        log_health(
-                            footprint
-                                .members
-                                .iter()
-                                .map(|&m| model.leaves[m].failing(down, &model.folded)),
-                        )
-                    })
-                    .collect();
-                footprint.table = Some(Arc::new(table));
-                footprint.log_health = Some(Arc::new(logs));
-                footprint.weight = vec![0.0; size];
+                footprint.fill_tables(model, tables.as_deref());
             }
         }
         let series_len = structure.series.len();
@@ -1220,6 +1207,42 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// The bracket of a bounded run from the visited states' sums,
+    /// `[lower, upper]` of the availability before the factor bounds:
+    /// the availability's and the unavailability's, each end widened by
+    /// its roundings.
+    fn bracket(&self, [mut lower, mut upper]: [f64; 2]) -> [f64; 4] {
+        // The visited states bound the figure; so does the product of its
+        // factors' expectations (see [`Run::factor_bounds`]): keep the
+        // tighter of each.
+        let (low, high) = self.factor_bounds();
+        lower = lower.max(low.min(upper));
+        upper = upper.min(high).max(lower);
+        // Each state's term is a product of about this many roundings,
+        // and the BDD pass adds one per level: widen the bracket by that
+        // much so rounding cannot take it off the truth.
+        let roundings = self.model.events.len()
+            + self.footprints.len()
+            + self.structure.vars.len()
+            + self.structure.modules.len()
+            + 8;
+        let allowance = roundings as f64 * f64::EPSILON;
+        lower = honest_lower((lower - allowance).max(0.0));
+        upper = (upper + allowance).min(1.0);
+        // The same in failure space: the visited states' failures are a
+        // lower bound (to a relative rounding), and the unvisited ones add
+        // at most their weight.
+        let visited = self.failure.clamp(0.0, 1.0);
+        let unvisited = (1.0 - self.mass).max(0.0);
+        let failure = (visited * (1.0 - allowance))
+            .max(1.0 - high - allowance)
+            .clamp(0.0, 1.0);
+        let failure_upper = (visited * (1.0 + allowance) + unvisited + allowance)
+            .min(1.0 - low + allowance)
+            .clamp(failure, 1.0);
+        [lower, upper, failure, failure_upper]
+    }
+
     /// Bounds on the figure from its factors, whatever the number of
     /// events. The figure is `E[Π_j F_j(s)]`: one factor per footprint of
     /// the series part and one for the alternatives, each a non-decreasing
@@ -1326,7 +1349,7 @@ impl<'a> Run<'a> {
             .take(self.structure.vars.len())
             .map(|t| t.as_ref().map_or(128, |t| 8 + 2 * t.events.len()))
             .sum();
-        let per_state = 4 * self.model.events.len()
+        4 * self.model.events.len()
             + 8 * self.footprints.len()
             + self.structure.bdd.len()
             + per_var
@@ -1336,8 +1359,7 @@ impl<'a> Run<'a> {
                 .iter()
                 .map(|m| m.members.len() * m.k)
                 .sum::<usize>()
-            + 1;
-        per_state
+            + 1
     }
 
     /// The improvement table: components, then events, by gain.

@@ -189,7 +189,7 @@ struct Search<'a> {
     lower: f64,
     upper: f64,
     mass: f64,
-    /// Per gate: Σ over visited states of P(s) × U_g(s).
+    /// Per gate: Σ over visited states of `P(s) × U_g(s)`.
     visited: Vec<f64>,
     /// Per leaf: its failure in the current state; per gate likewise.
     u: Vec<f64>,

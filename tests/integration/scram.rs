@@ -68,9 +68,12 @@ fn compare(name: &str, model: &Model, dir: &Path) -> usize {
             .find(|(n, _)| *n == top)
             .unwrap_or_else(|| panic!("{name}: no {top}"))
             .1;
-        // The interval [1 − upper, 1 − lower] must contain SCRAM's figure to its precision.
-        let (low, high) = (1.0 - figure.upper, 1.0 - figure.lower);
-        let tolerance = 1e-5 * theirs.abs().max(low.abs()) + 1e-15;
+        // The bracket of the unavailability (carried in failure space, so
+        // a figure of 1e-20 is compared to its digits, not to 1e-15 of an
+        // availability near 1) must contain SCRAM's figure to its
+        // precision.
+        let (low, high) = (figure.unavailability_lower, figure.unavailability_upper);
+        let tolerance = 1e-5 * theirs.abs().max(low.abs());
         assert!(
             theirs >= low - tolerance && theirs <= high + tolerance,
             "{name}/{top}: nines unavailability [{low:e}, {high:e}], SCRAM {theirs:e}"
