@@ -108,6 +108,15 @@ pub fn availability(model: &Model) -> Vec<(ComponentId, Figure)> {
             figure.unavailability = (figure.unavailability + cost).min(1.0);
             figure.unavailability_lower = (figure.unavailability_lower + cost).min(1.0);
             figure.unavailability_upper = (figure.unavailability_upper + cost).min(1.0);
+            // An availability summed to 1 (or just over, clamped) while
+            // the failure-space sum says otherwise (5e-15 of nested
+            // `at_least` gates) is not 1: keep the two consistent.
+            if figure.unavailability > 0.0 && figure.availability >= 1.0 {
+                figure.availability = exact::honest_lower(1.0 - figure.unavailability);
+            }
+            if figure.unavailability_upper > 0.0 && figure.lower >= 1.0 {
+                figure.lower = exact::honest_lower(1.0 - figure.unavailability_upper);
+            }
             (entrypoint, figure)
         })
         .collect()

@@ -157,7 +157,39 @@ domains:
     ))
     .unwrap();
     compared += compare("grid", &model, &dir);
+    // Two components over 60 shared zones, any one instance needed: an
+    // unavailability of 1e-120 (every zone down), 1 as an availability;
+    // compared in failure space to SCRAM's digits. (Nested `at_least`
+    // gates are left out: SCRAM prints their probability, then lists
+    // cut sets for minutes, gigabytes of report.)
+    let model = model::parse(&nines::generate::shared_zones(60)).unwrap();
+    compared += compare("shared-zones", &model, &dir);
+    // The union of gates in failure space (engine::gates), run on small
+    // grids SCRAM finishes (16 zones): its bracket must hold SCRAM's figure.
+    for (name, shape, side) in [
+        ("gates-every-row", nines::generate::Grid::EveryRow, 6),
+        (
+            "gates-rows-columns",
+            nines::generate::Grid::RowsAndColumns,
+            5,
+        ),
+    ] {
+        let model = model::parse(&nines::generate::grid(side, 16, shape)).unwrap();
+        let file = dir.join(format!("{name}.xml"));
+        std::fs::write(&file, mef::export(&model)).unwrap();
+        let theirs = scram_probabilities(&file)[0].1;
+        let b = engine::gates::bracket(&model, model.entrypoints[0], engine::RETRY_VISIT_WORK)
+            .expect("every gate an any_of of leaves");
+        let tolerance = 1e-5 * theirs;
+        assert!(
+            b.lower - tolerance <= theirs && theirs <= b.upper + tolerance,
+            "{name}: gates [{:e}, {:e}], SCRAM {theirs:e}",
+            b.lower,
+            b.upper
+        );
+        compared += 1;
+    }
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(compared >= 73, "compared {compared} entrypoints");
+    assert!(compared >= 76, "compared {compared} entrypoints");
     println!("compared {compared} entrypoints with SCRAM");
 }
