@@ -4,7 +4,8 @@
 //! the shapes whose name contains it).
 //!
 //! Prints one markdown row per shape: components, correlated events, how
-//! the figure was obtained, the bracket, its width relative to the
+//! the figure was obtained, the bracket of the unavailability (carried in
+//! failure space, so 5e-27 keeps its digits), its width relative to the
 //! unavailability, the wall time of `engine::availability`, and SCRAM's
 //! unavailability.
 
@@ -25,7 +26,7 @@ fn main() {
     let dir = std::env::temp_dir().join("nines-hostile-corpus");
     std::fs::create_dir_all(&dir).expect("a temp dir");
     println!(
-        "| shape | components | events | method | lower | upper | width / unavailability | time | SCRAM unavailability |"
+        "| shape | components | events | method | unavailability from | to | width / unavailability | time | SCRAM unavailability |"
     );
     println!("|---|---|---|---|---|---|---|---|---|");
     for (name, text) in generate::hostile_corpus() {
@@ -37,9 +38,8 @@ fn main() {
         let figures = nines::engine::availability(&model);
         let elapsed = start.elapsed();
         let (_, f) = &figures[0];
-        let unavailability = 1.0 - f.lower;
-        let relative = if unavailability > 0.0 {
-            (f.upper - f.lower) / unavailability
+        let relative = if f.unavailability_upper > 0.0 {
+            (f.unavailability_upper - f.unavailability_lower) / f.unavailability_upper
         } else {
             0.0
         };
@@ -51,12 +51,12 @@ fn main() {
             String::from("-")
         };
         println!(
-            "| {name} | {} | {} | {:?} | {:.12} | {:.12} | {relative:.2e} | {:.2} s | {theirs} |",
+            "| {name} | {} | {} | {:?} | {:.4e} | {:.4e} | {relative:.2e} | {:.2} s | {theirs} |",
             model.components.len(),
             f.events,
             f.method,
-            f.lower,
-            f.upper,
+            f.unavailability_lower,
+            f.unavailability_upper,
             elapsed.as_secs_f64(),
         );
         if let Some(why) = &f.why {

@@ -112,6 +112,19 @@ pub fn availability(a: f64) -> String {
     "99.999999999999%".to_owned()
 }
 
+/// An availability whose unavailability `u` was carried apart (in failure
+/// space): [`availability`] while its decimals can show it, else
+/// `1 − 5.25 × 10⁻²⁷` (a figure so close to 1 that a percentage would read
+/// `100.000000000000%`); `100.000000%` only when nothing can fail.
+#[must_use]
+pub fn availability_of(a: f64, u: f64) -> String {
+    let text = availability(a);
+    if u > 0.0 && (a >= 1.0 || text == "99.999999999999%") {
+        return format!("1 − {}", significant(u, 3));
+    }
+    text
+}
+
 /// An availability gain as percentage points for prose, one significant
 /// figure: `+0.05%` for `4.99e-4`, `+0.0001%` for `1e-6`, `+8 × 10⁻⁸%` for
 /// `7.6e-10`.

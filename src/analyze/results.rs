@@ -65,9 +65,19 @@ pub struct AvailabilityRow {
     pub lower: f64,
     /// Upper bound (of the quantified part).
     pub upper: f64,
-    /// `-log10(1 - availability)`; `null` with the availability.
+    /// `1 − availability`, computed in failure space so that a figure of
+    /// 1e-27 keeps its digits (where `availability` rounds to 1); `null`
+    /// with the availability. The upper end of the bracket when bounded.
+    pub unavailability: Option<f64>,
+    /// Lower bound of the unavailability (`1 − upper`, unrounded).
+    pub unavailability_lower: f64,
+    /// Upper bound of the unavailability (`1 − lower`, unrounded).
+    pub unavailability_upper: f64,
+    /// `-log10(unavailability)` (99 for a perfect figure); `null` with the
+    /// availability.
     pub nines: Option<f64>,
-    /// Expected downtime per year, in seconds; `null` with the availability.
+    /// Expected downtime per year (`unavailability` × a year), in seconds;
+    /// `null` with the availability.
     pub downtime_per_year_s: Option<f64>,
     /// The objective's window, in seconds (30 days without an objective).
     pub window_s: f64,
@@ -118,7 +128,7 @@ impl AvailabilityRow {
         if !self.caveats.is_empty() {
             why.push("assumes instant failover".to_owned());
         }
-        let figure = crate::human::availability(a);
+        let figure = crate::human::availability_of(a, self.unavailability.unwrap_or(1.0 - a));
         if why.is_empty() {
             format!("{figure}{bounded}")
         } else {

@@ -316,6 +316,22 @@ impl Bdd {
         scratch[root as usize]
     }
 
+    /// The probability that `root` is false when variable `v` is true with
+    /// probability `p[v]` and false with probability `u[v]` (`1 − p[v]`,
+    /// given apart so that a small one keeps its digits): the complement
+    /// of [`Bdd::probability`], summed in failure space.
+    pub fn failure(&self, root: Ref, p: &[f64], u: &[f64], scratch: &mut Vec<f64>) -> f64 {
+        scratch.clear();
+        scratch.resize(self.nodes.len().max(2), 0.0);
+        scratch[0] = 1.0;
+        for index in 2..=root as usize {
+            let n = self.nodes[index];
+            let v = n.var as usize;
+            scratch[index] = p[v] * scratch[n.high as usize] + u[v] * scratch[n.low as usize];
+        }
+        scratch[root as usize]
+    }
+
     /// Partial derivatives of the probability of `root` with respect to each
     /// variable's probability, after [`Bdd::probability`] filled `values`.
     /// Adds `weight × ∂P/∂p[v]` into `out[v]`.

@@ -334,6 +334,73 @@ impl Leaf {
             .clamp(0.0, 1.0)
     }
 
+    /// Probability the component is *not* healthy given which conditioned
+    /// events are down: `1 − healthy`, computed in failure space so that a
+    /// failure of 1e-20 is not lost next to 1 (see [`below`]).
+    pub fn failing(&self, down: impl Fn(usize) -> bool, folded: &[Event]) -> f64 {
+        self.failing_in(down, folded, &mut Running::default())
+    }
+
+    /// [`Leaf::failing`] with reused buffers (see [`Leaf::healthy_in`]).
+    pub fn failing_in(
+        &self,
+        down: impl Fn(usize) -> bool,
+        folded: &[Event],
+        buffers: &mut Running,
+    ) -> f64 {
+        if self.groups.iter().any(|&g| down(g)) {
+            return 1.0;
+        }
+        let k = u64::from(self.min_healthy);
+        if self.private.iter().all(Vec::is_empty) {
+            let running: u64 = self
+                .entries
+                .iter()
+                .filter(|(_, needs)| !needs.iter().any(|&e| down(e)))
+                .map(|&(count, _)| u64::from(count))
+                .sum();
+            return below(running, k, self.availability);
+        }
+        // The distribution of running instances as in `healthy_in`, each
+        // count weighted by its failure; an entry's folded domains are
+        // down with probability 1 − Π up, taken as −expm1(Σ ln up).
+        let Running { running, next } = buffers;
+        running.clear();
+        running.push((0, 1.0));
+        for ((count, needs), private) in self.entries.iter().zip(&self.private) {
+            if needs.iter().any(|&e| down(e)) {
+                continue;
+            }
+            let log_up: f64 = private
+                .iter()
+                .map(|&f| (-(1.0 - folded[f].up)).ln_1p())
+                .sum();
+            let (up, gone) = (log_up.exp(), -log_up.exp_m1());
+            next.clear();
+            for &(m, p) in running.iter() {
+                next.push((m + u64::from(*count), p * up));
+                if gone > 0.0 {
+                    next.push((m, p * gone));
+                }
+            }
+            next.sort_by_key(|&(m, _)| m);
+            next.dedup_by(|b, a| {
+                if a.0 == b.0 {
+                    a.1 += b.1;
+                    true
+                } else {
+                    false
+                }
+            });
+            std::mem::swap(running, next);
+        }
+        running
+            .iter()
+            .map(|&(m, p)| p * below(m, k, self.availability))
+            .sum::<f64>()
+            .clamp(0.0, 1.0)
+    }
+
     /// Probability the component is healthy given which events are down,
     /// when it has no folded events; with `perfect`, its instances never
     /// fail on their own.
@@ -396,9 +463,123 @@ pub fn at_least(n: u64, k: u64, p: f64) -> f64 {
     (1.0 - lower).clamp(0.0, 1.0)
 }
 
+/// `P(X < k)` for `X ~ Binomial(n, p)`: the complement of [`at_least`],
+/// summed directly (the lower tail term by term; `1 − p^n` as
+/// `−expm1(n ln p)` when every instance is needed), so that a failure
+/// probability of 1e-30 keeps its digits instead of vanishing next to 1.
+#[must_use]
+pub fn below(n: u64, k: u64, p: f64) -> f64 {
+    if k == 0 {
+        return 0.0;
+    }
+    if n < k {
+        return 1.0;
+    }
+    if p >= 1.0 {
+        return 0.0;
+    }
+    if p <= 0.0 {
+        return 1.0;
+    }
+    let q = 1.0 - p;
+    if k == n {
+        return (-((n as f64) * (-q).ln_1p()).exp_m1()).clamp(0.0, 1.0);
+    }
+    if k > DIRECT_TERMS {
+        return (1.0 - super::beta::regularized(k as f64, (n - k + 1) as f64, p)).clamp(0.0, 1.0);
+    }
+    let mut log_term = (n as f64) * q.ln();
+    let mut lower = 0.0;
+    for j in 0..k {
+        lower += log_term.exp();
+        let j = j as f64;
+        log_term += ((n as f64) - j).ln() - (j + 1.0).ln() + p.ln() - q.ln();
+    }
+    lower.clamp(0.0, 1.0)
+}
+
+/// The probability that fewer than `k` of independent events hold, each
+/// given as (probability it holds, probability it does not): the
+/// complement of [`tail`], from the same row of counts, exact in relative
+/// terms however small.
+pub fn tail_failure(k: usize, pu: impl Iterator<Item = (f64, f64)>, row: &mut Vec<f64>) -> f64 {
+    if k == 0 {
+        return 0.0;
+    }
+    // row[j] = P(exactly j held so far) for j < k; row[k] = P(at least k).
+    row.clear();
+    row.resize(k + 1, 0.0);
+    row[0] = 1.0;
+    for (pi, ui) in pu {
+        row[k] += row[k - 1] * pi;
+        for j in (1..k).rev() {
+            row[j] = row[j] * ui + row[j - 1] * pi;
+        }
+        row[0] *= ui;
+    }
+    row[..k].iter().sum::<f64>().clamp(0.0, 1.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn failure_tails_keep_their_digits_next_to_one() {
+        // 1 of 3 at 99%: 0.01³ = 1e-6 (0.99 is 0.01 × (1 + 9e-16) short of
+        // 1 in binary, so to 1e-14 relative).
+        assert!((below(3, 1, 0.99) / 1e-6 - 1.0).abs() < 1e-14);
+        // 1 of 10 at 99%: 0.01^10 = 1e-20, where 1 − at_least gives 0.
+        assert!((below(10, 1, 0.99) / 1e-20 - 1.0).abs() < 1e-13);
+        assert!((1.0 - at_least(10, 1, 0.99)).to_bits() == 0.0_f64.to_bits());
+        // 3 of 3 at 99.9%: 1 − 0.999³ = 0.002997001; 2 of 3 at 90%: 0.028.
+        assert!((below(3, 3, 0.999) - 0.002_997_001).abs() < 1e-16);
+        assert!((below(3, 2, 0.9) - 0.028).abs() < 1e-15);
+        assert!(below(3, 0, 0.5).abs() < 1e-300 && (below(2, 3, 0.9) - 1.0).abs() < 1e-300);
+        // At least 2 of 3 items that each fail with 1e-10: fewer than 2
+        // hold when two or three fail, 3u²(1 − u) + u³ = 3e-20 − 2e-30.
+        let u = 1e-10;
+        let lost = tail_failure(2, std::iter::repeat_n((1.0 - u, u), 3), &mut Vec::new());
+        assert!((lost / 3e-20 - 1.0).abs() < 1e-9, "{lost:e}");
+        // And it is the complement of the tail where both can be told apart:
+        // 2 of 3 at 90%: 1 − 0.972 = 0.028.
+        let lost = tail_failure(2, std::iter::repeat_n((0.9, 0.1), 3), &mut Vec::new());
+        assert!((lost - 0.028).abs() < 1e-15);
+    }
+
+    #[test]
+    fn a_leaf_fails_in_failure_space_with_and_without_folded_zones() {
+        // Three instances at 99%, one needed, one per zone: with zone 0
+        // down, 0.01² = 1e-4; none down, 1e-6; all down, 1.
+        let leaf = Leaf {
+            entries: vec![(1, vec![0]), (1, vec![1]), (1, vec![2])],
+            groups: Vec::new(),
+            availability: 0.99,
+            min_healthy: 1,
+            footprint: vec![0, 1, 2],
+            private: vec![Vec::new(); 3],
+        };
+        assert!((leaf.failing(|e| e == 0, &[]) / 1e-4 - 1.0).abs() < 1e-14);
+        assert!((leaf.failing(|_| false, &[]) / 1e-6 - 1.0).abs() < 1e-14);
+        assert!((leaf.failing(|_| true, &[]) - 1.0).abs() < 1e-15);
+        // The same three entries each in a folded 99.9% zone, no event:
+        // an instance runs with 0.999 × 0.99, so all three fail with
+        // (1 − 0.98901)³ = 0.01099³ = 1.327373299e-6.
+        let folded = Leaf {
+            entries: vec![(1, Vec::new()); 3],
+            footprint: Vec::new(),
+            private: vec![vec![0], vec![1], vec![2]],
+            ..leaf
+        };
+        let zone = Event {
+            subject: Subject::Domain(DomainId(0)),
+            up: 0.999,
+        };
+        let u = folded.failing(|_| false, &[zone; 3]);
+        assert!((u / 0.010_99_f64.powi(3) - 1.0).abs() < 1e-12, "{u:e}");
+        let h = folded.healthy(|_| false, &[zone; 3], false);
+        assert!((h + u - 1.0).abs() < 1e-15);
+    }
 
     #[test]
     fn binomial_tails_match_hand_figures() {

@@ -77,16 +77,18 @@ impl VarTable {
         let size = 1usize << events.len();
         let mut p = Vec::with_capacity(size);
         let mut q = Vec::with_capacity(if with_q { size } else { 0 });
+        let mut u = Vec::with_capacity(size);
         for mask in 0..size {
             let down = |e: usize| local_down(&events, mask as u64, e);
             p.push(leaf.healthy(down, folded, false));
             if with_q {
                 q.push(leaf.healthy(down, folded, true));
             }
+            u.push(leaf.failing(down, folded));
         }
         VarTable {
             events,
-            health: Arc::new(Health { p, q }),
+            health: Arc::new(Health { p, q, u }),
         }
     }
 }
@@ -109,6 +111,14 @@ pub struct Figure {
     pub lower: f64,
     /// Upper bound.
     pub upper: f64,
+    /// The unavailability, `1 − availability` carried in failure space so
+    /// that a figure of 1e-27 keeps its digits (the upper bound when
+    /// bounded: conservative).
+    pub unavailability: f64,
+    /// Lower bound of the unavailability (`1 − upper`, unrounded).
+    pub unavailability_lower: f64,
+    /// Upper bound of the unavailability (`1 − lower`, unrounded).
+    pub unavailability_upper: f64,
     /// How it was computed.
     pub method: Method,
     /// What each subject would add if it never failed, largest first.
@@ -160,6 +170,10 @@ pub fn evaluate_within(model: &Model, structure: &Structure, work: usize) -> Fig
     evaluate_with(model, structure, work, Conditioning::Usual, None)
 }
 
+/// Most events enumerated exhaustively when the work allows it (see
+/// [`Conditioning::Affordable`]): 2^24 states.
+pub const AFFORDABLE_EVENTS: usize = 24;
+
 /// How [`evaluate_by`] conditions on the events.
 #[doc(hidden)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -172,6 +186,10 @@ pub enum Conditioning {
     BestFirst,
     /// Every state up to 24 events (for tests: 2^events), else best-first.
     Exhaustive,
+    /// Every state when `2^events × cost of a state` is within the work
+    /// (up to [`AFFORDABLE_EVENTS`]), else best-first; no joint diagram
+    /// (for a second try, after the joint diagram was refused).
+    Affordable,
 }
 
 /// [`evaluate_within`] with a choice of method, for tests that compare
@@ -210,45 +228,41 @@ fn evaluate_with(
         }
     }
     let mut run = Run::with_shared(structure, &event_model, &components, shared);
-    let method = if n <= EXACT_EVENTS || (conditioning == Conditioning::Exhaustive && n <= 24) {
-        run.exhaust();
-        Method::Exact
-    } else {
-        run.best_first(work);
-        Method::Bounded
-    };
+    let affordable = conditioning == Conditioning::Affordable
+        && n <= AFFORDABLE_EVENTS
+        && (1usize << n).saturating_mul(run.state_cost()) <= work;
+    let method =
+        if n <= EXACT_EVENTS || (conditioning == Conditioning::Exhaustive && n <= 24) || affordable
+        {
+            run.exhaust();
+            Method::Exact
+        } else {
+            run.best_first(work);
+            Method::Bounded
+        };
     run.settle();
     let mut lower = run.total.clamp(0.0, 1.0);
     let mut upper = match method {
         Method::Exact => lower,
         Method::Bounded => (lower + (1.0 - run.mass).max(0.0)).min(1.0),
     };
+    let mut failure = run.failure.clamp(0.0, 1.0);
+    let mut failure_upper = failure;
     if method == Method::Bounded {
-        // The visited states bound the figure; so does the product of its
-        // factors' expectations (see [`Run::factor_bounds`]): keep the
-        // tighter of each.
-        let (low, high) = run.factor_bounds();
-        lower = lower.max(low.min(upper));
-        upper = upper.min(high).max(lower);
-    }
-    if method == Method::Bounded {
-        // Each state's term is a product of about this many roundings,
-        // and the BDD pass adds one per level: widen the bracket by that
-        // much so rounding cannot take it off the truth.
-        let roundings =
-            n + run.footprints.len() + structure.vars.len() + structure.modules.len() + 8;
-        let allowance = roundings as f64 * f64::EPSILON;
-        lower = honest_lower((lower - allowance).max(0.0));
-        upper = (upper + allowance).min(1.0);
+        [lower, upper, failure, failure_upper] = run.bracket([lower, upper]);
     }
     let mut improvement = run.improvement(model, &components);
-    improvement.extend(folded_gains(
-        structure,
-        &event_model,
-        method,
-        run.total,
-        (&components, shared),
-    ));
+    // A folded domain's gain is one more run: affordable once, not once
+    // per domain.
+    if !affordable {
+        improvement.extend(folded_gains(
+            structure,
+            &event_model,
+            method,
+            run.total,
+            (&components, shared),
+        ));
+    }
     improvement.sort_by(|a, b| {
         b.1.total_cmp(&a.1)
             .then_with(|| a.0.name(model).cmp(b.0.name(model)))
@@ -257,6 +271,9 @@ fn evaluate_with(
         availability: lower,
         lower,
         upper,
+        unavailability: failure_upper,
+        unavailability_lower: failure,
+        unavailability_upper: failure_upper,
         method,
         improvement,
         states: run.states,
@@ -276,8 +293,13 @@ fn evaluate_with(
                 }
                 None => String::new(),
             };
+            let joint = if joint.is_empty() {
+                joint
+            } else {
+                format!("; {joint}")
+            };
             format!(
-                "{n} correlated events: {} of their 2^{n} states visited within the work limit, the others weighing {:.1e} together; {joint}",
+                "{n} correlated events: {} of their 2^{n} states visited within the work limit, the others weighing {:.1e} together{joint}",
                 run.states,
                 (1.0 - run.mass).max(0.0)
             )
@@ -332,10 +354,14 @@ fn joint_figure(
             .then_with(|| a.0.name(model).cmp(b.0.name(model)))
     });
     let total = joint.total.clamp(0.0, 1.0);
+    let failure = joint.failure.clamp(0.0, 1.0);
     Figure {
         availability: total,
         lower: total,
         upper: total,
+        unavailability: failure,
+        unavailability_lower: failure,
+        unavailability_upper: failure,
         method: Method::Exact,
         improvement,
         states: 1,
@@ -430,6 +456,9 @@ fn relaxed(model: &Model, structure: &Structure, shared: Option<&Shared>) -> Fig
         availability: lower,
         lower,
         upper: high.upper,
+        unavailability: low.unavailability_upper,
+        unavailability_lower: high.unavailability_lower,
+        unavailability_upper: low.unavailability_upper,
         method: Method::Bounded,
         improvement: low.improvement,
         states: low.states + high.states,
@@ -452,6 +481,9 @@ struct Footprint {
     /// Product of the members' health per state of `events` (bit i = event
     /// i down); `None` when too wide to table.
     table: Option<Arc<Vec<f64>>>,
+    /// `ln table`, from the members' failures (see [`log_health`]), so
+    /// that the series failure is `−expm1` of a sum of look-ups.
+    log_health: Option<Arc<Vec<f64>>>,
     /// Σ P(s) × P(gates | s) × (product of the other footprints), per state
     /// of `events` (for the improvement of the members), indexed like
     /// `table` (empty when there is no table).
@@ -461,6 +493,47 @@ struct Footprint {
     direct_gain: f64,
 }
 
+impl Footprint {
+    /// Fills the tables of a footprint narrow enough to table: its
+    /// members' health per state of its events, from their `shared`
+    /// tables when they all have one, and its log-health from their
+    /// failures.
+    fn fill_tables(&mut self, model: &EventModel, tables: Option<&[&Arc<Health>]>) {
+        let size = 1usize << self.events.len();
+        let footprint = &*self;
+        let table = (0..size)
+            .map(|mask| {
+                if let Some(tables) = tables {
+                    return tables.iter().map(|t| t.p[mask]).product();
+                }
+                let down = |e: usize| local_down(&footprint.events, mask as u64, e);
+                footprint
+                    .members
+                    .iter()
+                    .map(|&m| model.leaves[m].healthy(down, &model.folded, false))
+                    .product()
+            })
+            .collect();
+        let logs = (0..size)
+            .map(|mask| {
+                if let Some(tables) = tables {
+                    return log_health(tables.iter().map(|t| t.u[mask]));
+                }
+                let down = |e: usize| local_down(&footprint.events, mask as u64, e);
+                log_health(
+                    footprint
+                        .members
+                        .iter()
+                        .map(|&m| model.leaves[m].failing(down, &model.folded)),
+                )
+            })
+            .collect();
+        self.table = Some(Arc::new(table));
+        self.log_health = Some(Arc::new(logs));
+        self.weight = vec![0.0; size];
+    }
+}
+
 struct Run<'a> {
     structure: &'a Structure,
     model: &'a EventModel,
@@ -468,10 +541,12 @@ struct Run<'a> {
     down: Vec<bool>,
     total: f64,
     mass: f64,
-    /// What rounding took off `total` and `mass` (Neumaier's compensated
-    /// summation: a sum of millions of states would otherwise drift by
-    /// 1e-12, enough to lift a lower bound above the truth).
-    carry: (f64, f64),
+    /// Σ P(s) × (1 − f(s)), each state's failure computed in failure space.
+    failure: f64,
+    /// What rounding took off `total`, `mass` and `failure` (Neumaier's
+    /// compensated summation: a sum of millions of states would otherwise
+    /// drift by 1e-12, enough to lift a lower bound above the truth).
+    carry: (f64, f64, f64),
     /// Whether sums are compensated (best-first only: an exhaustive
     /// enumeration keeps its plain sums, and so its figures to the bit).
     compensated: bool,
@@ -498,8 +573,12 @@ struct Scratch {
     p: Vec<f64>,
     /// The same with the component's own failures removed.
     q: Vec<f64>,
+    /// Failure probability of each BDD variable (`1 − p`, in failure space).
+    u: Vec<f64>,
     /// Per-node probabilities.
     values: Vec<f64>,
+    /// Per-node failure probabilities.
+    failures: Vec<f64>,
     /// Per-node derivatives.
     derivative: Vec<f64>,
     /// Probability of each event's value in the state.
@@ -545,7 +624,9 @@ impl Scratch {
         [
             self.p.capacity(),
             self.q.capacity(),
+            self.u.capacity(),
             self.values.capacity(),
+            self.failures.capacity(),
             self.derivative.capacity(),
             self.factors.capacity(),
             self.masks.capacity(),
@@ -562,7 +643,7 @@ impl Scratch {
 
     /// Keeps these buffers for the next run on this thread, unless one of
     /// them is large (so a thread keeps at most [`SPARE_RUNS`] ×
-    /// 11 buffers of [`SPARE_LEN`] elements), or the thread is ending.
+    /// 13 buffers of [`SPARE_LEN`] elements), or the thread is ending.
     fn give_back(self) {
         if self.largest() <= SPARE_LEN {
             let _ = SPARE.try_with(|spare| {
@@ -619,6 +700,7 @@ impl<'a> Run<'a> {
                     events: leaf.footprint.clone(),
                     members: vec![index],
                     table: None,
+                    log_health: None,
                     weight: Vec::new(),
                     direct_gain: 0.0,
                 });
@@ -626,7 +708,6 @@ impl<'a> Run<'a> {
         }
         for footprint in &mut footprints {
             if footprint.events.len() <= MAX_TABLE_EVENTS {
-                let size = 1usize << footprint.events.len();
                 // The members' shared tables when they all have one: the
                 // same products of the same values, without a `healthy`
                 // call per member and state.
@@ -635,21 +716,7 @@ impl<'a> Run<'a> {
                     .iter()
                     .map(|&m| shared_health(m))
                     .collect();
-                let table = (0..size)
-                    .map(|mask| {
-                        if let Some(tables) = &tables {
-                            return tables.iter().map(|t| t.p[mask]).product();
-                        }
-                        let down = |e: usize| local_down(&footprint.events, mask as u64, e);
-                        footprint
-                            .members
-                            .iter()
-                            .map(|&m| model.leaves[m].healthy(down, &model.folded, false))
-                            .product()
-                    })
-                    .collect();
-                footprint.table = Some(Arc::new(table));
-                footprint.weight = vec![0.0; size];
+                footprint.fill_tables(model, tables.as_deref());
             }
         }
         let series_len = structure.series.len();
@@ -682,7 +749,8 @@ impl<'a> Run<'a> {
             down: vec![false; model.events.len()],
             total: 0.0,
             mass: 0.0,
-            carry: (0.0, 0.0),
+            failure: 0.0,
+            carry: (0.0, 0.0, 0.0),
             compensated: false,
             states: 0,
             event_up: vec![0.0; model.events.len()],
@@ -702,13 +770,17 @@ impl<'a> Run<'a> {
         } else {
             self.mass += p_state;
         }
-        let series = self.series_part();
-        let gates = self.gates_part();
+        let (series, series_fail) = self.series_part();
+        let (gates, gates_fail) = self.gates_part();
         let f = series * gates;
+        // 1 − (1 − a)(1 − b), without forming 1 − a.
+        let fail = series_fail + gates_fail - series_fail * gates_fail;
         if self.compensated {
             add_compensated(&mut self.total, &mut self.carry.0, p_state * f);
+            add_compensated(&mut self.failure, &mut self.carry.2, p_state * fail);
         } else {
             self.total += p_state * f;
+            self.failure += p_state * fail;
         }
         if p_state == 0.0 {
             return;
@@ -732,8 +804,9 @@ impl<'a> Run<'a> {
     }
 
     /// The series product, footprint by footprint (each footprint's local
-    /// state in `scratch.masks`, its product in `scratch.parts`).
-    fn series_part(&mut self) -> f64 {
+    /// state in `scratch.masks`, its product in `scratch.parts`), and its
+    /// complement computed in failure space.
+    fn series_part(&mut self) -> (f64, f64) {
         let Scratch {
             masks,
             parts,
@@ -766,23 +839,38 @@ impl<'a> Run<'a> {
                     .product(),
             }
         }));
-        parts.iter().product()
+        let log_up: f64 = self
+            .footprints
+            .iter()
+            .zip(masks.iter())
+            .map(|(f, &mask)| match &f.log_health {
+                Some(table) => table[usize::try_from(mask).unwrap_or(0)],
+                None => log_health(f.members.iter().map(|&m| {
+                    self.model.leaves[m].failing_in(|e| self.down[e], &self.model.folded, running)
+                })),
+            })
+            .sum();
+        (parts.iter().product(), -log_up.exp_m1())
     }
 
     /// The probability the alternatives hold in the current state: each
     /// BDD variable's health with and without its own failures into
-    /// `scratch.p` and `scratch.q`, each module's tail after them.
-    fn gates_part(&mut self) -> f64 {
+    /// `scratch.p` and `scratch.q`, each module's tail after them; and the
+    /// probability they fail, computed in failure space.
+    fn gates_part(&mut self) -> (f64, f64) {
         let Scratch {
             p,
             q,
+            u,
             values,
+            failures,
             running,
             ..
         } = &mut self.scratch;
         let series_len = self.structure.series.len();
         p.clear();
         q.clear();
+        u.clear();
         let vars_end = series_len + self.structure.vars.len();
         let down = &self.down;
         let folded = &self.model.folded;
@@ -794,9 +882,11 @@ impl<'a> Run<'a> {
                 let mask = usize::try_from(mask_of(&t.events, down)).unwrap_or(0);
                 p.push(t.health.p[mask]);
                 q.push(t.health.q[mask]);
+                u.push(t.health.u[mask]);
             } else {
                 p.push(leaf.healthy_in(|e| down[e], folded, false, running));
                 q.push(leaf.healthy_in(|e| down[e], folded, true, running));
+                u.push(leaf.failing_in(|e| down[e], folded, running));
             }
         }
         let mut start = vars_end;
@@ -813,13 +903,30 @@ impl<'a> Run<'a> {
                 }),
                 &mut self.tail,
             );
+            let lost = events::tail_failure(
+                module.k,
+                members.iter().zip(tables).map(|(leaf, table)| match table {
+                    Some(t) => {
+                        let mask = usize::try_from(mask_of(&t.events, down)).unwrap_or(0);
+                        (t.health.p[mask], t.health.u[mask])
+                    }
+                    None => (
+                        leaf.healthy_in(|e| down[e], folded, false, running),
+                        leaf.failing_in(|e| down[e], folded, running),
+                    ),
+                }),
+                &mut self.tail,
+            );
             // A module's members have no improvement row: q = p.
             p.push(held);
             q.push(held);
+            u.push(lost);
         }
-        self.structure
-            .bdd
-            .probability(self.structure.root, p, values)
+        let bdd = &self.structure.bdd;
+        (
+            bdd.probability(self.structure.root, p, values),
+            bdd.failure(self.structure.root, p, u, failures),
+        )
     }
 
     /// The improvement bookkeeping of one state of probability `p_state`
@@ -828,7 +935,9 @@ impl<'a> Run<'a> {
         let Scratch {
             p,
             q,
+            u: _,
             values,
+            failures: _,
             derivative,
             factors,
             masks,
@@ -880,6 +989,7 @@ impl<'a> Run<'a> {
                     events: f.events.clone(),
                     members: f.members.clone(),
                     table: f.table.clone(),
+                    log_health: f.log_health.clone(),
                     weight: vec![0.0; f.weight.len()],
                     direct_gain: 0.0,
                 })
@@ -887,7 +997,8 @@ impl<'a> Run<'a> {
             down: vec![false; self.down.len()],
             total: 0.0,
             mass: 0.0,
-            carry: (0.0, 0.0),
+            failure: 0.0,
+            carry: (0.0, 0.0, 0.0),
             compensated: self.compensated,
             states: 0,
             event_up: vec![0.0; self.event_up.len()],
@@ -903,6 +1014,7 @@ impl<'a> Run<'a> {
     fn settle(&mut self) {
         self.total += std::mem::take(&mut self.carry.0);
         self.mass += std::mem::take(&mut self.carry.1);
+        self.failure += std::mem::take(&mut self.carry.2);
     }
 
     /// Adds the sums of a chunk's run into this one.
@@ -912,9 +1024,12 @@ impl<'a> Run<'a> {
             add_compensated(&mut self.total, &mut self.carry.0, part.carry.0);
             add_compensated(&mut self.mass, &mut self.carry.1, part.mass);
             add_compensated(&mut self.mass, &mut self.carry.1, part.carry.1);
+            add_compensated(&mut self.failure, &mut self.carry.2, part.failure);
+            add_compensated(&mut self.failure, &mut self.carry.2, part.carry.2);
         } else {
             self.total += part.total;
             self.mass += part.mass;
+            self.failure += part.failure;
         }
         self.states += part.states;
         for (sum, x) in self.event_up.iter_mut().zip(&part.event_up) {
@@ -1092,6 +1207,42 @@ impl<'a> Run<'a> {
         }
     }
 
+    /// The bracket of a bounded run from the visited states' sums,
+    /// `[lower, upper]` of the availability before the factor bounds:
+    /// the availability's and the unavailability's, each end widened by
+    /// its roundings.
+    fn bracket(&self, [mut lower, mut upper]: [f64; 2]) -> [f64; 4] {
+        // The visited states bound the figure; so does the product of its
+        // factors' expectations (see [`Run::factor_bounds`]): keep the
+        // tighter of each.
+        let (low, high) = self.factor_bounds();
+        lower = lower.max(low.min(upper));
+        upper = upper.min(high).max(lower);
+        // Each state's term is a product of about this many roundings,
+        // and the BDD pass adds one per level: widen the bracket by that
+        // much so rounding cannot take it off the truth.
+        let roundings = self.model.events.len()
+            + self.footprints.len()
+            + self.structure.vars.len()
+            + self.structure.modules.len()
+            + 8;
+        let allowance = roundings as f64 * f64::EPSILON;
+        lower = honest_lower((lower - allowance).max(0.0));
+        upper = (upper + allowance).min(1.0);
+        // The same in failure space: the visited states' failures are a
+        // lower bound (to a relative rounding), and the unvisited ones add
+        // at most their weight.
+        let visited = self.failure.clamp(0.0, 1.0);
+        let unvisited = (1.0 - self.mass).max(0.0);
+        let failure = (visited * (1.0 - allowance))
+            .max(1.0 - high - allowance)
+            .clamp(0.0, 1.0);
+        let failure_upper = (visited * (1.0 + allowance) + unvisited + allowance)
+            .min(1.0 - low + allowance)
+            .clamp(failure, 1.0);
+        [lower, upper, failure, failure_upper]
+    }
+
     /// Bounds on the figure from its factors, whatever the number of
     /// events. The figure is `E[Π_j F_j(s)]`: one factor per footprint of
     /// the series part and one for the alternatives, each a non-decreasing
@@ -1184,6 +1335,11 @@ impl<'a> Run<'a> {
     /// bounded figure costs at most about [`MAX_VISIT_WORK`] steps (about a
     /// second of one core).
     fn state_limit(&self, work: usize) -> usize {
+        (work / self.state_cost()).clamp(1_000, MAX_STATES)
+    }
+
+    /// The steps one state costs, for [`Run::state_limit`].
+    fn state_cost(&self) -> usize {
         // A BDD variable's health is worked out per state (twice, with and
         // without its own failures): it weighs more than a node.
         // Tabled, it is a mask and two look-ups.
@@ -1193,7 +1349,7 @@ impl<'a> Run<'a> {
             .take(self.structure.vars.len())
             .map(|t| t.as_ref().map_or(128, |t| 8 + 2 * t.events.len()))
             .sum();
-        let per_state = 4 * self.model.events.len()
+        4 * self.model.events.len()
             + 8 * self.footprints.len()
             + self.structure.bdd.len()
             + per_var
@@ -1203,8 +1359,7 @@ impl<'a> Run<'a> {
                 .iter()
                 .map(|m| m.members.len() * m.k)
                 .sum::<usize>()
-            + 1;
-        (work / per_state).clamp(1_000, MAX_STATES)
+            + 1
     }
 
     /// The improvement table: components, then events, by gain.
@@ -1373,6 +1528,18 @@ fn mask_of(events: &[usize], down: &[bool]) -> u64 {
         0,
         |mask, (i, &e)| if down[e] { mask | (1 << i) } else { mask },
     )
+}
+
+/// The probability that not every one of independent parts holds, given
+/// the probability each fails: `1 − Π (1 − u_i)` as `−expm1(Σ ln_1p(−u_i))`,
+/// so that parts failing with 1e-20 each add up instead of vanishing.
+pub(crate) fn series_failure(failures: impl Iterator<Item = f64>) -> f64 {
+    (-log_health(failures).exp_m1()).clamp(0.0, 1.0)
+}
+
+/// `ln Π (1 − u_i)` as `Σ ln_1p(−u_i)` (−∞ when one part surely fails).
+fn log_health(failures: impl Iterator<Item = f64>) -> f64 {
+    failures.map(|u| (-u).ln_1p()).sum()
 }
 
 /// Adds `x` to `sum`, keeping what rounding lost in `carry` (Neumaier).

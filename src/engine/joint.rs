@@ -72,6 +72,8 @@ pub enum Refusal {
 pub struct Joint {
     /// Probability the entrypoint is up.
     pub total: f64,
+    /// Probability it is down, summed in failure space.
+    pub failure: f64,
     /// Per event of the event model.
     pub event_gain: Vec<f64>,
     /// Per leaf (component) of the event model; 0 for module members.
@@ -97,6 +99,9 @@ struct Builder<'a> {
     bdd: Bdd,
     /// Probability of each diagram variable.
     p: Vec<f64>,
+    /// Probability each diagram variable is false (`1 − p`, in failure
+    /// space).
+    u: Vec<f64>,
     /// Diagram variable of each event, once placed.
     event_var: Vec<Option<u32>>,
     /// Copy behind each diagram variable that is a copy.
@@ -132,6 +137,7 @@ pub fn evaluate(structure: &Structure, model: &EventModel, limit: usize) -> Resu
         model,
         bdd: Bdd::with_limit(limit.min(MAX_JOINT_NODES)),
         p: Vec::new(),
+        u: Vec::new(),
         event_var: vec![None; model.events.len()],
         copies: HashMap::new(),
         local: vec![Vec::new(); model.leaves.len()],
@@ -192,9 +198,10 @@ fn compose(bdd: &mut Bdd, gates: &Bdd, root: Ref, input: &[Ref]) -> Ref {
 }
 
 impl Builder<'_> {
-    fn new_var(&mut self, p: f64) -> u32 {
+    fn new_var(&mut self, p: f64, u: f64) -> u32 {
         let var = u32::try_from(self.p.len()).unwrap_or(u32::MAX);
         self.p.push(p);
+        self.u.push(u);
         var
     }
 
@@ -209,7 +216,7 @@ impl Builder<'_> {
         for &e in &leaf.footprint {
             if self.event_var[e].is_none() {
                 let up = model.events[e].up;
-                self.event_var[e] = Some(self.new_var(up));
+                self.event_var[e] = Some(self.new_var(up, 1.0 - up));
             }
         }
         let mut local = leaf.footprint.clone();
@@ -250,18 +257,22 @@ impl Builder<'_> {
         for (slot, members) in anchored.iter().enumerate() {
             if slot > 0 && used[slot - 1] && self.event_var[slot - 1].is_none() {
                 let up = model.events[slot - 1].up;
-                self.event_var[slot - 1] = Some(self.new_var(up));
+                self.event_var[slot - 1] = Some(self.new_var(up, 1.0 - up));
             }
             for &(w, j) in members {
                 let leaf = &model.leaves[wide[w]];
                 let private = &leaf.private[j];
                 let folded = (!private.is_empty()).then(|| {
                     let up: f64 = private.iter().map(|&f| model.folded[f].up).product();
-                    self.new_var(up)
+                    let log_up: f64 = private
+                        .iter()
+                        .map(|&f| (-(1.0 - model.folded[f].up)).ln_1p())
+                        .sum();
+                    self.new_var(up, -log_up.exp_m1())
                 });
                 let instances = if leaf.availability < 1.0 {
                     (0..leaf.entries[j].0)
-                        .map(|_| self.new_var(leaf.availability))
+                        .map(|_| self.new_var(leaf.availability, 1.0 - leaf.availability))
                         .collect()
                 } else {
                     Vec::new()
@@ -323,26 +334,28 @@ impl Builder<'_> {
         i: usize,
         mask: u64,
         merge: bool,
-        by_value: &mut HashMap<(u64, u64), Ref>,
+        by_value: &mut HashMap<(u64, u64, u64), Ref>,
     ) -> Ref {
         if i == local.len() {
             let down = |e: usize| down_in(local, mask, e);
             let p = leaf.healthy(down, &self.model.folded, false);
             let q = leaf.healthy(down, &self.model.folded, true);
+            let u = leaf.failing(down, &self.model.folded);
             // Certain states (bit for bit 0 or 1, with and without own
-            // failures) need no variable.
+            // failures) need no variable; a health that rounds to 1 while
+            // its failure does not (1e-20) still needs one.
             if merge && p.to_bits() == q.to_bits() {
-                if p.to_bits() == 1.0_f64.to_bits() {
+                if u.to_bits() == 0.0_f64.to_bits() {
                     return TRUE;
                 }
                 if p.to_bits() == 0.0_f64.to_bits() {
                     return FALSE;
                 }
             }
-            if merge && let Some(&r) = by_value.get(&(p.to_bits(), q.to_bits())) {
+            if merge && let Some(&r) = by_value.get(&(p.to_bits(), q.to_bits(), u.to_bits())) {
                 return r;
             }
-            let var = self.new_var(p);
+            let var = self.new_var(p, u);
             self.copies.insert(
                 var,
                 Copy {
@@ -354,7 +367,7 @@ impl Builder<'_> {
             );
             let r = self.bdd.var(var);
             if merge {
-                by_value.insert((p.to_bits(), q.to_bits()), r);
+                by_value.insert((p.to_bits(), q.to_bits(), u.to_bits()), r);
             }
             return r;
         }
@@ -368,6 +381,7 @@ impl Builder<'_> {
     fn finish(self, root: Ref, structure: &Structure) -> Joint {
         let mut values = Vec::new();
         let total = self.bdd.probability(root, &self.p, &mut values);
+        let failure = self.bdd.failure(root, &self.p, &self.u, &mut Vec::new());
         let mut d = vec![0.0; self.p.len()];
         self.bdd
             .add_derivatives(root, &self.p, &values, 1.0, &mut Vec::new(), &mut d);
@@ -434,6 +448,7 @@ impl Builder<'_> {
         }
         Joint {
             total,
+            failure,
             event_gain,
             leaf_gain,
             folded_gain,

@@ -19,6 +19,7 @@ mod beta;
 pub mod events;
 pub mod exact;
 mod fasthash;
+pub mod gates;
 pub mod joint;
 pub mod mef;
 pub mod montecarlo;
@@ -104,6 +105,18 @@ pub fn availability(model: &Model) -> Vec<(ComponentId, Figure)> {
             figure.availability = (figure.availability - cost).max(0.0);
             figure.lower = (figure.lower - cost).max(0.0);
             figure.upper = (figure.upper - cost).max(0.0);
+            figure.unavailability = (figure.unavailability + cost).min(1.0);
+            figure.unavailability_lower = (figure.unavailability_lower + cost).min(1.0);
+            figure.unavailability_upper = (figure.unavailability_upper + cost).min(1.0);
+            // An availability summed to 1 (or just over, clamped) while
+            // the failure-space sum says otherwise (5e-15 of nested
+            // `at_least` gates) is not 1: keep the two consistent.
+            if figure.unavailability > 0.0 && figure.availability >= 1.0 {
+                figure.availability = exact::honest_lower(1.0 - figure.unavailability);
+            }
+            if figure.unavailability_upper > 0.0 && figure.lower >= 1.0 {
+                figure.lower = exact::honest_lower(1.0 - figure.unavailability_upper);
+            }
             (entrypoint, figure)
         })
         .collect()
@@ -138,21 +151,78 @@ fn retry(model: &Model, entrypoint: ComponentId, truncated: bool, mut figure: Fi
             return exact;
         }
         if !larger.truncated {
-            let mut visited = exact::evaluate_within(model, &larger, RETRY_VISIT_WORK);
-            if visited.upper - visited.lower < figure.upper - figure.lower {
+            let mut visited = exact::evaluate_by(
+                model,
+                &larger,
+                RETRY_VISIT_WORK,
+                exact::Conditioning::Affordable,
+            );
+            if visited.unavailability_upper - visited.unavailability_lower
+                < figure.unavailability_upper - figure.unavailability_lower
+            {
                 visited.switchover = figure.switchover;
                 visited.caveats = std::mem::take(&mut figure.caveats);
+                // The second try does not build the joint diagram again:
+                // keep why the first one was refused.
+                if let (Some(old), Some(new)) = (&figure.why, &mut visited.why)
+                    && let Some(at) = old.find("; their joint diagram")
+                {
+                    new.push_str(&old[at..]);
+                }
                 figure = visited;
             }
             // The whole structure was conditioned on: parts would only
             // give a wider bracket.
+            narrow_by_gates(model, entrypoint, &mut figure);
             return figure;
         }
     }
     if truncated && figure.method == Method::Bounded {
         bracket_by_parts(model, entrypoint, PART_NODES, &mut figure);
     }
+    narrow_by_gates(model, entrypoint, &mut figure);
     figure
+}
+
+/// A bounded figure's bracket is worth a further look when wider than this
+/// share of the unavailability.
+const WIDE: f64 = 0.01;
+
+/// Narrows a bounded figure wider than [`WIDE`] by the union of its gates
+/// in failure space (see [`gates`]), when its shape allows: both brackets
+/// hold the truth, so their intersection does.
+fn narrow_by_gates(model: &Model, entrypoint: ComponentId, figure: &mut Figure) {
+    if figure.method != Method::Bounded
+        || figure.unavailability_upper - figure.unavailability_lower
+            <= WIDE * figure.unavailability_upper
+    {
+        return;
+    }
+    let Some(b) = gates::bracket(model, entrypoint, RETRY_VISIT_WORK) else {
+        return;
+    };
+    let lower = figure.unavailability_lower.max(b.lower);
+    let upper = figure.unavailability_upper.min(b.upper).max(lower);
+    if upper - lower >= figure.unavailability_upper - figure.unavailability_lower {
+        return;
+    }
+    figure.unavailability_lower = lower;
+    figure.unavailability_upper = upper;
+    figure.unavailability = upper;
+    figure.lower = exact::honest_lower(figure.lower.max(1.0 - upper));
+    figure.upper = figure.upper.min(1.0 - lower).max(figure.lower);
+    figure.availability = figure.lower;
+    // The gains came from the visited states' availability, a sum short
+    // of the unvisited mass (1e-10 against an unavailability of 1e-27):
+    // the union gives none.
+    figure.improvement.clear();
+    if let Some(why) = &mut figure.why {
+        let _ = write!(
+            why,
+            "; narrowed in failure space by the union of its {} gates over the {} likeliest states (Bonferroni below, Harris above, the rest bounded by each gate's own failure), which give no improvement potential",
+            b.gates, b.states
+        );
+    }
 }
 
 /// Steps of the best-first search in a second try (four times the first:
@@ -192,21 +262,35 @@ fn bracket_by_parts(model: &Model, entrypoint: ComponentId, limit: usize, figure
         start = end;
     }
     let (mut lower, mut upper) = (1.0_f64, 1.0_f64);
+    // The same in failure space: U ≥ max_i U(S ∧ C_i), and
+    // U ≤ 1 − (1 − U(S ∧ C_1)) × Π_{i>1} (1 − U(C_i)).
+    let (mut failure_lower, mut failures) = (0.0_f64, Vec::new());
     for (i, (range, part)) in parts.iter().enumerate() {
         let with_series = exact::evaluate(model, part);
         upper = upper.min(with_series.upper);
+        failure_lower = failure_lower.max(with_series.unavailability_lower);
         if i == 0 {
             lower *= with_series.lower;
+            failures.push(with_series.unavailability_upper);
         } else {
             let mut alone = structure::build_part(model, entrypoint, range.clone(), limit);
             alone.series.clear();
-            lower *= exact::evaluate(model, &alone).lower;
+            let alone = exact::evaluate(model, &alone);
+            lower *= alone.lower;
+            failures.push(alone.unavailability_upper);
         }
     }
+    let failure_upper = exact::series_failure(failures.into_iter());
     if lower > figure.lower || upper < figure.upper {
         figure.lower = exact::honest_lower(figure.lower.max(lower.min(upper)));
         figure.upper = figure.upper.min(upper).max(figure.lower);
         figure.availability = figure.lower;
+        figure.unavailability_lower = figure.unavailability_lower.max(failure_lower);
+        figure.unavailability_upper = figure
+            .unavailability_upper
+            .min(failure_upper)
+            .max(figure.unavailability_lower);
+        figure.unavailability = figure.unavailability_upper;
         // The gains came from the relaxed figure (every alternative
         // required): a different system, whose gains can exceed all the
         // downtime the narrowed bracket leaves. The parts give none.
@@ -265,6 +349,73 @@ components:
         );
         assert!(close(f.availability, 0.996_005_996), "{}", f.availability);
         assert_eq!(f.method, Method::Exact);
+    }
+
+    #[test]
+    fn tiny_unavailabilities_are_carried_in_failure_space() {
+        // Three series components, each 10 instances at 99% needing one:
+        // each fails with 0.01^10 = 1e-20, so U = 1 − (1 − 1e-20)³ = 3e-20
+        // (less 3e-40), where the availability rounds to exactly 1. The
+        // inputs are 0.99 in binary (0.01 × (1 + 9e-16)): to 1e-13.
+        let f = figure(
+            r"system: s
+components:
+  a: {instances: 10, availability: 99%, depends_on: [b]}
+  b: {instances: 10, availability: 99%, depends_on: [c]}
+  c: {instances: 10, availability: 99%}
+",
+        );
+        assert!(f.availability.to_bits() == 1.0_f64.to_bits());
+        assert!((f.unavailability / 3e-20 - 1.0).abs() < 1e-13, "{f:?}");
+        assert!(f.unavailability_lower.to_bits() == f.unavailability_upper.to_bits());
+        // And the series formula alone, on exact inputs: 3e-20 to 1e-15.
+        let u = exact::series_failure([1e-20; 3].into_iter());
+        assert!((u / 3e-20 - 1.0).abs() < 1e-15, "{u:e}");
+        // Two any_of gates, each of two 5-instance components at 99%
+        // (1e-10 each): a gate fails with 1e-20, both gates' union with
+        // 2e-20 − 1e-40.
+        let f = figure(
+            r"system: s
+components:
+  e: {depends_on: [{any_of: [a, b]}, {any_of: [c, d]}]}
+  a: {instances: 5, availability: 99%}
+  b: {instances: 5, availability: 99%}
+  c: {instances: 5, availability: 99%}
+  d: {instances: 5, availability: 99%}
+",
+        );
+        assert!((f.unavailability / 2e-20 - 1.0).abs() < 1e-13, "{f:?}");
+        // The same in a zone at 99.9% holding everything: the zone adds
+        // 1e-3, and with it up the gates add (1 − 1e-3) × 2e-20.
+        let f = figure(
+            r"system: s
+domains: {z: {kind: zone, availability: 99.9%}}
+components:
+  e: {placement: [z], depends_on: [{any_of: [a, b]}, {any_of: [c, d]}]}
+  a: {instances: 5, availability: 99%, placement: [z]}
+  b: {instances: 5, availability: 99%, placement: [z]}
+  c: {instances: 5, availability: 99%, placement: [z]}
+  d: {instances: 5, availability: 99%, placement: [z]}
+",
+        );
+        let truth = 1e-3 + 0.999 * 2e-20;
+        assert!((f.unavailability / truth - 1.0).abs() < 1e-13, "{f:?}");
+    }
+
+    #[test]
+    fn a_switchover_adds_to_the_unavailability() {
+        // The worked example of `switchover`: 0.75 h per 724 h on top of a
+        // perfect structure: U = 1.0359e-3 in both spaces.
+        let f = figure(
+            r"system: s
+components:
+  api: {depends_on: [{any_of: [primary, standby], switchover: 45m}]}
+  primary: {mtbf: 720h, mttr: 4h}
+  standby: {availability: 100%}
+",
+        );
+        assert!((f.unavailability - 0.75 / 724.0).abs() < 1e-12, "{f:?}");
+        assert!((f.unavailability + f.availability - 1.0).abs() < 1e-15);
     }
 
     #[test]

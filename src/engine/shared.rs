@@ -27,7 +27,7 @@ use crate::model::{ComponentId, Model};
 
 /// Footprints of at most this many events are shared (4,096 states).
 const MAX_SHARED_EVENTS: usize = 12;
-/// Most table entries shared in one model (two `f64` each: 128 MB); past
+/// Most table entries shared in one model (three `f64` each: 192 MB); past
 /// it, entrypoints compute their own tables as before.
 const MAX_SHARED_ENTRIES: usize = 1 << 23;
 
@@ -40,6 +40,8 @@ pub struct Health {
     pub p: Vec<f64>,
     /// With its instances perfect (for the improvement table).
     pub q: Vec<f64>,
+    /// `1 − p`, computed in failure space (see `Leaf::failing`).
+    pub u: Vec<f64>,
 }
 
 impl Health {
@@ -48,12 +50,14 @@ impl Health {
         let size = 1usize << leaf.footprint.len();
         let mut p = Vec::with_capacity(size);
         let mut q = Vec::with_capacity(size);
+        let mut u = Vec::with_capacity(size);
         for mask in 0..size as u64 {
             let down = |e: usize| super::exact::local_down(&leaf.footprint, mask, e);
             p.push(leaf.healthy(down, &[], false));
             q.push(leaf.healthy(down, &[], true));
+            u.push(leaf.failing(down, &[]));
         }
-        Self { p, q }
+        Self { p, q, u }
     }
 }
 

@@ -237,20 +237,22 @@ fn availability(audit: &Audit, style: Style) -> String {
             .why_bounded
             .as_deref()
             .unwrap_or("the correlated events had too many states to visit within the work limit");
-        let unavailability = 1.0 - row.lower;
-        let relative = if unavailability > 0.0 {
+        let (low, high) = (row.unavailability_lower, row.unavailability_upper);
+        let relative = if high > 0.0 {
             format!(
                 ", {:.1}% of the unavailability",
-                100.0 * (row.upper - row.lower) / unavailability
+                100.0 * (high - low) / high
             )
         } else {
             String::new()
         };
         let note = format!(
-            "{name}: bounded: the truth is between {:.6}% and {:.6}% ({:.2e} wide{relative}); {why} (docs/performance.md)",
-            row.lower * 100.0,
-            row.upper * 100.0,
-            row.upper - row.lower
+            "{name}: bounded: the truth is between {} and {} (unavailability between {:.2e} and {:.2e}, {:.2e} wide{relative}); {why} (docs/performance.md)",
+            crate::human::availability_of(row.lower, high),
+            crate::human::availability_of(row.upper, low),
+            low,
+            high,
+            high - low
         );
         for line in wrap(&note, style.width) {
             text.push('\n');

@@ -181,6 +181,17 @@ fn nines(a: f64) -> f64 {
     }
 }
 
+/// `-log10(u)` of an unavailability carried in failure space (26.3 for
+/// 5e-27, where `1 − a` would be 0); a perfect figure shows as 99 nines
+/// (docs/json.md), and no figure beyond that.
+fn nines_of(u: f64) -> f64 {
+    if u <= 0.0 {
+        99.0
+    } else {
+        (-u.log10()).clamp(0.0, 99.0)
+    }
+}
+
 // ---- documentation ----
 
 static DOC: RuleDoc = RuleDoc {
@@ -256,6 +267,7 @@ pub fn availability_rows(
             let known = (figure.quantified
                 && !(figure.availability >= 1.0 && unquantified_components > 0))
                 .then_some(figure.availability);
+            let unavailability = known.map(|_| figure.unavailability);
             let objective = model.objective_of(*entrypoint);
             let window = objective.map_or(30.0 * 86_400.0, |o| o.window.seconds());
             let row = AvailabilityRow {
@@ -266,10 +278,13 @@ pub fn availability_rows(
                 },
                 lower: figure.lower,
                 upper: figure.upper,
-                nines: known.map(|a| (nines(a) * 100.0).round() / 100.0),
-                downtime_per_year_s: known.map(|a| (1.0 - a) * YEAR_S),
+                unavailability,
+                unavailability_lower: figure.unavailability_lower,
+                unavailability_upper: figure.unavailability_upper,
+                nines: unavailability.map(|u| (nines_of(u) * 100.0).round() / 100.0),
+                downtime_per_year_s: unavailability.map(|u| u * YEAR_S),
                 window_s: window,
-                downtime_per_window_s: known.map(|a| (1.0 - a) * window),
+                downtime_per_window_s: unavailability.map(|u| u * window),
                 objective: objective.map(|o| o.availability),
                 error_budget_s: objective.map(|o| (1.0 - o.availability) * window),
                 improvement: figure

@@ -196,8 +196,8 @@ fn availability(audit: &Audit) -> Section<'static> {
                     format!(
                         "{} (between {} and {})",
                         row.figure_text(),
-                        crate::human::availability(row.lower),
-                        crate::human::availability(row.upper)
+                        crate::human::availability_of(row.lower, row.unavailability_upper),
+                        crate::human::availability_of(row.upper, row.unavailability_lower)
                     )
                 },
                 row.nines_text(),
