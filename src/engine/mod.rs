@@ -110,12 +110,23 @@ pub fn availability(model: &Model) -> Vec<(ComponentId, Figure)> {
             figure.unavailability_upper = (figure.unavailability_upper + cost).min(1.0);
             // An availability summed to 1 (or just over, clamped) while
             // the failure-space sum says otherwise (5e-15 of nested
-            // `at_least` gates) is not 1: keep the two consistent.
+            // `at_least` gates) is not 1: keep the two consistent. An
+            // exact figure takes the nearest f64 (still 1 when U is below
+            // what 1 − U can hold, 1.1e-16); a bounded lower bound is
+            // never 1 (see `exact::honest_lower`).
+            let bounded = figure.method == Method::Bounded;
+            let below = |u: f64| {
+                if bounded {
+                    exact::honest_lower(1.0 - u)
+                } else {
+                    1.0 - u
+                }
+            };
             if figure.unavailability > 0.0 && figure.availability >= 1.0 {
-                figure.availability = exact::honest_lower(1.0 - figure.unavailability);
+                figure.availability = below(figure.unavailability);
             }
             if figure.unavailability_upper > 0.0 && figure.lower >= 1.0 {
-                figure.lower = exact::honest_lower(1.0 - figure.unavailability_upper);
+                figure.lower = below(figure.unavailability_upper);
             }
             (entrypoint, figure)
         })
