@@ -183,12 +183,14 @@ fn nines(a: f64) -> f64 {
 
 /// `-log10(u)` of an unavailability carried in failure space (26.3 for
 /// 5e-27, where `1 − a` would be 0); a perfect figure shows as 99 nines
-/// (docs/json.md), and no figure beyond that.
+/// (docs/json.md). A figure that is not perfect is never capped: 60 zones
+/// that must all fail at 1% each give 1e-120, 120 nines, and showing it as
+/// "≤ 99" would say less than the truth.
 fn nines_of(u: f64) -> f64 {
     if u <= 0.0 {
         99.0
     } else {
-        (-u.log10()).clamp(0.0, 99.0)
+        (-u.log10()).max(0.0)
     }
 }
 
@@ -263,9 +265,11 @@ pub fn availability_rows(
                 .filter(|s| matches!(s, Subject::Component(_)))
                 .count();
             // Quantified parts that are all perfect say nothing about the
-            // unquantified rest: n/a, not "≤ 100%, ≤ 99 nines".
+            // unquantified rest: n/a, not "≤ 100%, ≤ 99 nines". Perfect
+            // means no unavailability at all: 1e-120 is an availability
+            // that rounds to 1, not a perfect one.
             let known = (figure.quantified
-                && !(figure.availability >= 1.0 && unquantified_components > 0))
+                && !(figure.unavailability <= 0.0 && unquantified_components > 0))
                 .then_some(figure.availability);
             let unavailability = known.map(|_| figure.unavailability);
             let objective = model.objective_of(*entrypoint);
@@ -321,6 +325,23 @@ pub fn availability_rows(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_availability_that_rounds_to_one_keeps_its_nines_and_is_not_na() {
+        // `a` (no figure of its own) runs in 60 zones at 1% failure each
+        // and needs one: U = 0.01^60 = 1e-120, far below what 1 − U can
+        // hold. Its row is an upper bound (a is unquantified), not n/a,
+        // and its nines are 120, not capped at the 99 of a perfect figure.
+        let model = crate::model::parse(&crate::generate::shared_zones(60)).unwrap();
+        let figures = crate::engine::availability(&model);
+        let rows = availability_rows(&model, &figures);
+        let row = &rows["a"];
+        assert_eq!(row.availability, Some(1.0));
+        let u = row.unavailability.unwrap();
+        assert!((u / 1e-120 - 1.0).abs() < 1e-12, "{u:e}");
+        assert_eq!(row.nines, Some(120.0));
+        assert_eq!(nines_of(0.0), 99.0);
+    }
 
     #[test]
     fn fires_below_the_objective_with_the_gap_in_minutes() {
