@@ -1572,10 +1572,10 @@ fn products_without(items: &[f64], prefix: &mut Vec<f64>, suffix: &mut Vec<f64>)
 /// A set of flipped events (positions in the ratio order, kept apart under
 /// `sequence`) and its weight relative to the base state. Ties are broken
 /// by the sequence number (first pushed, first visited), never by
-/// comparing the sets.
-struct Candidate {
-    weight: f64,
-    sequence: usize,
+/// comparing the sets. Shared with [`super::gates`]'s best-first walk.
+pub(super) struct Candidate {
+    pub(super) weight: f64,
+    pub(super) sequence: usize,
 }
 
 impl PartialEq for Candidate {

@@ -23,6 +23,7 @@
 use std::collections::BinaryHeap;
 
 use super::events::{self, EventModel};
+use super::exact::Candidate;
 use crate::model::{ComponentId, EdgeKind, Model};
 
 /// Most events of one gate (its `U_g` enumerates 2^events states).
@@ -359,32 +360,6 @@ impl<'a> Search<'a> {
             }
         }
         self.bracket(totals, states)
-    }
-}
-
-/// A set of flipped events and its weight relative to the base state; ties
-/// by sequence (first pushed, first visited).
-struct Candidate {
-    weight: f64,
-    sequence: usize,
-}
-
-impl PartialEq for Candidate {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other).is_eq()
-    }
-}
-impl Eq for Candidate {}
-impl PartialOrd for Candidate {
-    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Candidate {
-    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        self.weight
-            .total_cmp(&other.weight)
-            .then_with(|| other.sequence.cmp(&self.sequence))
     }
 }
 
