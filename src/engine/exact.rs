@@ -1146,30 +1146,7 @@ impl<'a> Run<'a> {
                 self.visit_flipped(&base, &batch);
                 batch.clear();
             }
-            let last = *flipped.last().unwrap_or(&0);
-            if last + 1 < order.len() {
-                let mut extended = flipped.clone();
-                extended.push(last + 1);
-                heap.push(Candidate {
-                    weight: weight * order[last + 1].0,
-                    sequence: flips.len(),
-                });
-                flips.push(extended);
-                let mut moved = flipped;
-                if let Some(l) = moved.last_mut() {
-                    *l = last + 1;
-                }
-                let ratio = if order[last].0 > 0.0 {
-                    order[last + 1].0 / order[last].0
-                } else {
-                    0.0
-                };
-                heap.push(Candidate {
-                    weight: weight * ratio,
-                    sequence: flips.len(),
-                });
-                flips.push(moved);
-            }
+            push_successors(&order, flipped, weight, &mut heap, &mut flips);
         }
         self.visit_flipped(&base, &batch);
     }
@@ -1566,6 +1543,47 @@ fn products_without(items: &[f64], prefix: &mut Vec<f64>, suffix: &mut Vec<f64>)
     suffix.resize(items.len() + 1, 1.0);
     for i in (0..items.len()).rev() {
         suffix[i] = suffix[i + 1] * items[i];
+    }
+}
+
+/// Queues the successors of a set of flips (positions in `order`, the
+/// events sorted by ratio, largest first): the next position added, and the
+/// last one moved on to it. Every set is reached once, from the root `[]`
+/// (whose only successor is `[0]`). Shared by best-first here and in
+/// [`super::gates`].
+pub(super) fn push_successors(
+    order: &[(f64, usize)],
+    flipped: Vec<usize>,
+    weight: f64,
+    heap: &mut BinaryHeap<Candidate>,
+    flips: &mut Vec<Vec<usize>>,
+) {
+    let next = flipped.last().map_or(0, |&l| l + 1);
+    if next >= order.len() {
+        return;
+    }
+    let mut extended = flipped.clone();
+    extended.push(next);
+    heap.push(Candidate {
+        weight: weight * order[next].0,
+        sequence: flips.len(),
+    });
+    flips.push(extended);
+    if let Some(&last) = flipped.last() {
+        let mut moved = flipped;
+        if let Some(l) = moved.last_mut() {
+            *l = next;
+        }
+        let ratio = if order[last].0 > 0.0 {
+            order[next].0 / order[last].0
+        } else {
+            0.0
+        };
+        heap.push(Candidate {
+            weight: weight * ratio,
+            sequence: flips.len(),
+        });
+        flips.push(moved);
     }
 }
 

@@ -23,7 +23,7 @@
 use std::collections::BinaryHeap;
 
 use super::events::{self, EventModel};
-use super::exact::Candidate;
+use super::exact::{Candidate, push_successors};
 use crate::model::{ComponentId, EdgeKind, Model};
 
 /// Most events of one gate (its `U_g` enumerates 2^events states).
@@ -330,34 +330,7 @@ impl<'a> Search<'a> {
             let p: f64 = events.iter().zip(&down).map(|(e, &d)| p_of(e, d)).product();
             self.visit(&down, p);
             states += 1;
-            // The successors of a set of flips (positions in `order`):
-            // the next position added, or the last one moved on.
-            let next = flipped.last().map_or(0, |&l| l + 1);
-            if next < order.len() {
-                let mut extended = flipped.clone();
-                extended.push(next);
-                heap.push(Candidate {
-                    weight: weight * order[next].0,
-                    sequence: flips.len(),
-                });
-                flips.push(extended);
-                if let Some(&last) = flipped.last() {
-                    let mut moved = flipped;
-                    if let Some(l) = moved.last_mut() {
-                        *l = next;
-                    }
-                    let ratio = if order[last].0 > 0.0 {
-                        order[next].0 / order[last].0
-                    } else {
-                        0.0
-                    };
-                    heap.push(Candidate {
-                        weight: weight * ratio,
-                        sequence: flips.len(),
-                    });
-                    flips.push(moved);
-                }
-            }
+            push_successors(&order, flipped, weight, &mut heap, &mut flips);
         }
         self.bracket(totals, states)
     }
