@@ -24,6 +24,7 @@ use std::collections::BinaryHeap;
 
 use super::events::{self, EventModel};
 use super::exact::{Candidate, push_successors};
+use super::fasthash::FastMap;
 use crate::model::{ComponentId, EdgeKind, Model};
 
 /// Most events of one gate (its `U_g` enumerates 2^events states).
@@ -89,6 +90,9 @@ fn gates_of(
                 return None;
             }
             gates.push(edge.targets.clone());
+            if series.len() + gates.len() > MAX_GATES {
+                return None;
+            }
         }
     }
     Some((series, gates))
@@ -113,15 +117,17 @@ pub fn bracket_within(
     states: usize,
 ) -> Option<Bracket> {
     let (series, any_of) = gates_of(model, entrypoint)?;
-    let mut components = series.clone();
-    for gate in &any_of {
-        for &t in gate {
-            if !components.contains(&t) {
-                components.push(t);
-            }
-        }
+    // Each component's place in `components`, looked up rather than
+    // searched (a scan per member is quadratic in the gates' sizes).
+    let mut place: FastMap<ComponentId, usize> = FastMap::default();
+    let mut components = Vec::new();
+    for &c in series.iter().chain(any_of.iter().flatten()) {
+        place.entry(c).or_insert_with(|| {
+            components.push(c);
+            components.len() - 1
+        });
     }
-    let index = |c: ComponentId| components.iter().position(|&x| x == c).unwrap_or(0);
+    let index = |c: ComponentId| place.get(&c).copied().unwrap_or(0);
     let mut gates: Vec<Vec<usize>> = series.iter().map(|&c| vec![index(c)]).collect();
     gates.extend(any_of.iter().map(|g| {
         let mut members: Vec<usize> = g.iter().map(|&c| index(c)).collect();
@@ -138,7 +144,7 @@ pub fn bracket_within(
         .iter()
         .map(|g| gate_failure(&events, g, &mut budget))
         .collect::<Option<Vec<f64>>>()?;
-    let search = Search::new(&events, &gates);
+    let search = Search::new(&events, &gates, &mut budget)?;
     Some(search.run(&totals, work, states))
 }
 
@@ -180,12 +186,23 @@ fn gate_failure(events: &EventModel, members: &[usize], budget: &mut usize) -> O
     Some(total)
 }
 
+/// Two gates that share members.
+struct Overlap {
+    g: usize,
+    h: usize,
+    /// The members both have (sorted).
+    shared: Vec<usize>,
+    /// The members of `h` that `g` lacks.
+    own: Vec<usize>,
+}
+
 /// The best-first walk over the states of the events, with its sums.
 struct Search<'a> {
     events: &'a EventModel,
     gates: &'a [Vec<usize>],
-    /// Pairs of gates that share members, with the shared members.
-    overlaps: Vec<(usize, usize, Vec<usize>)>,
+    /// Pairs of gates that share members, with the shared members and the
+    /// members of the second that the first lacks.
+    overlaps: Vec<Overlap>,
     /// Σ P(s) × lower(s), Σ P(s) × upper(s), Σ P(s).
     lower: f64,
     upper: f64,
@@ -199,7 +216,14 @@ struct Search<'a> {
 }
 
 impl<'a> Search<'a> {
-    fn new(events: &'a EventModel, gates: &'a [Vec<usize>]) -> Self {
+    /// `None` when comparing every pair of gates would spend more than
+    /// `budget` (512 gates over the same 2,000 members would hold 2 GB of
+    /// pairs).
+    fn new(events: &'a EventModel, gates: &'a [Vec<usize>], budget: &mut usize) -> Option<Self> {
+        let pair_work = gates.iter().enumerate().fold(0usize, |work, (g, members)| {
+            work.saturating_add(members.len().saturating_mul(gates.len() - g))
+        });
+        *budget = budget.checked_sub(pair_work)?;
         let mut overlaps = Vec::new();
         for g in 0..gates.len() {
             for h in g + 1..gates.len() {
@@ -209,11 +233,16 @@ impl<'a> Search<'a> {
                     .filter(|m| gates[h].binary_search(m).is_ok())
                     .collect();
                 if !shared.is_empty() {
-                    overlaps.push((g, h, shared));
+                    let own: Vec<usize> = gates[h]
+                        .iter()
+                        .copied()
+                        .filter(|m| shared.binary_search(m).is_err())
+                        .collect();
+                    overlaps.push(Overlap { g, h, shared, own });
                 }
             }
         }
-        Search {
+        Some(Search {
             events,
             gates,
             overlaps,
@@ -224,14 +253,15 @@ impl<'a> Search<'a> {
             u: vec![0.0; events.leaves.len()],
             per_gate: vec![0.0; gates.len()],
             running: events::Running::default(),
-        }
+        })
     }
 
     /// Steps one state costs.
     fn cost(&self) -> usize {
         self.events.leaves.len() * 8
+            + self.events.events.len()
             + self.gates.iter().map(Vec::len).sum::<usize>()
-            + self.overlaps.iter().map(|o| o.2.len()).sum::<usize>()
+            + self.overlaps.iter().map(|o| o.shared.len()).sum::<usize>()
             + 2 * self.gates.len()
             + 1
     }
@@ -249,13 +279,22 @@ impl<'a> Search<'a> {
         // Σ_{g<h} U_g U_h, then the pairs that share members: their joint
         // failure counts each shared member once.
         let mut pairs = 0.5 * (sum * sum - squares).max(0.0);
-        for (g, h, shared) in &self.overlaps {
-            let (a, b) = (self.per_gate[*g], self.per_gate[*h]);
+        for overlap in &self.overlaps {
+            let (a, b) = (self.per_gate[overlap.g], self.per_gate[overlap.h]);
             if a == 0.0 || b == 0.0 {
                 continue;
             }
-            let common: f64 = shared.iter().map(|&m| self.u[m]).product();
-            pairs += a * b / common - a * b;
+            let ab = a * b;
+            // The joint failure counts each shared member once: a × b over
+            // the shared part, or, where a × b has lost its digits (below
+            // the smallest normal f64: two gates at 1e-170), a times the
+            // second gate's own members.
+            let joint = if ab >= f64::MIN_POSITIVE {
+                ab / overlap.shared.iter().map(|&m| self.u[m]).product::<f64>()
+            } else {
+                a * overlap.own.iter().map(|&m| self.u[m]).product::<f64>()
+            };
+            pairs += joint - ab;
         }
         let largest = self.per_gate.iter().copied().fold(0.0, f64::max);
         let below = (sum - pairs).max(largest);
@@ -272,7 +311,8 @@ impl<'a> Search<'a> {
     /// gates' totals less what the visited ones took, or by their weight.
     fn bracket(&self, totals: &[f64], states: usize) -> Bracket {
         // Each term is a product or sum of at most this many roundings.
-        let r = (self.cost() + self.events.events.len() + 16) as f64 * f64::EPSILON;
+        // The sums over states are plain: each visited state adds one more.
+        let r = (self.cost() + self.events.events.len() + 16 + states) as f64 * f64::EPSILON;
         let rest: f64 = totals
             .iter()
             .zip(&self.visited)
@@ -293,7 +333,7 @@ impl<'a> Search<'a> {
     /// [`TARGET`] of its lower end or the work is spent.
     fn run(mut self, totals: &[f64], work: usize, most: usize) -> Bracket {
         let events = &self.events.events;
-        let limit = (work / self.cost()).clamp(1, most.max(1));
+        let limit = (work / self.cost()).clamp(1, most.clamp(1, super::exact::MAX_STATES));
         let base: Vec<bool> = events.iter().map(|e| e.up < 0.5).collect();
         let p_of = |e: &events::Event, down: bool| if down { 1.0 - e.up } else { e.up };
         // Flipping event i multiplies the probability by ratio[i] ≤ 1;
@@ -365,6 +405,29 @@ components:
         assert!((b.upper - 0.0199).abs() < 1e-15, "{b:?}");
         // e itself counts as a gate of one member: three gates.
         assert_eq!(b.gates, 3);
+    }
+
+    #[test]
+    fn nested_gates_below_the_square_root_of_the_smallest_f64_keep_their_pair() {
+        // e needs a and (a or b); a is 85 instances at 99% needing one:
+        // u_a = 0.01^85 = 1e-170, b fails with 0.5. Gate {a} fails with
+        // 1e-170, gate {a, b} with 5e-171, both together exactly when a
+        // fails: 1e-170, the truth (the second gate implies the first).
+        // Bonferroni: 1e-170 + 5e-171 − (joint 5e-171 of the overlapping
+        // pair) = 1e-170. Dividing a × b = 5e-341 (0 in f64) by the shared
+        // part lost the pair and gave 1.5e-170, above the truth.
+        let m = model(
+            r"system: s
+components:
+  e: {depends_on: [a, {any_of: [a, b]}]}
+  a: {instances: 85, availability: 99%}
+  b: {availability: 50%}
+",
+        );
+        let b = bracket(&m, m.entrypoints[0], 1_000_000).expect("any_of of leaves");
+        assert!(b.lower <= 1e-170 * (1.0 + 1e-12), "{b:?}");
+        assert!(b.lower >= 1e-170 * (1.0 - 1e-12), "{b:?}");
+        assert!(b.upper >= 1e-170 * (1.0 - 1e-12), "{b:?}");
     }
 
     #[test]

@@ -124,6 +124,10 @@ pub fn availability(model: &Model) -> Vec<(ComponentId, Figure)> {
             };
             if figure.unavailability > 0.0 && figure.availability >= 1.0 {
                 figure.availability = below(figure.unavailability);
+                if !bounded {
+                    // Exact: one figure, so lower = upper = availability.
+                    figure.upper = figure.availability;
+                }
             }
             if figure.unavailability_upper > 0.0 && figure.lower >= 1.0 {
                 figure.lower = below(figure.unavailability_upper);
