@@ -224,8 +224,13 @@ fn narrow_by_gates(model: &Model, entrypoint: ComponentId, figure: &mut Figure) 
     figure.unavailability_lower = lower;
     figure.unavailability_upper = upper;
     figure.unavailability = upper;
-    figure.lower = exact::honest_lower(figure.lower.max(1.0 - upper));
-    figure.upper = figure.upper.min(1.0 - lower).max(figure.lower);
+    // `1 − u` rounds to nearest: an ulp of room keeps the availability
+    // bracket on the safe side of the unavailability one.
+    figure.lower = exact::honest_lower(figure.lower.max(1.0 - upper - f64::EPSILON));
+    figure.upper = figure
+        .upper
+        .min((1.0 - lower + f64::EPSILON).min(1.0))
+        .max(figure.lower);
     figure.availability = figure.lower;
     // The gains came from the visited states' availability, a sum short
     // of the unvisited mass (1e-10 against an unavailability of 1e-27):
@@ -296,7 +301,13 @@ fn bracket_by_parts(model: &Model, entrypoint: ComponentId, limit: usize, figure
         }
     }
     let failure_upper = exact::series_failure(failures.into_iter());
-    if lower > figure.lower || upper < figure.upper {
+    // Either bracket narrowed is kept: near 1e-27 the availability ends
+    // both round to 1 while the failure ends still narrow.
+    if lower > figure.lower
+        || upper < figure.upper
+        || failure_lower > figure.unavailability_lower
+        || failure_upper < figure.unavailability_upper
+    {
         figure.lower = exact::honest_lower(figure.lower.max(lower.min(upper)));
         figure.upper = figure.upper.min(upper).max(figure.lower);
         figure.availability = figure.lower;
