@@ -452,7 +452,12 @@ pub fn at_least(n: u64, k: u64, p: f64) -> f64 {
     if k > DIRECT_TERMS {
         return super::beta::regularized(k as f64, (n - k + 1) as f64, p).clamp(0.0, 1.0);
     }
-    // term(j) = C(n, j) p^j q^(n−j); start from j = 0 in log space.
+    (1.0 - lower_tail(n, k, p, q)).clamp(0.0, 1.0)
+}
+
+/// `P(X < k)` summed term by term, `term(j) = C(n, j) p^j q^(n−j)` from
+/// j = 0 in log space: the direct branch of [`at_least`] and [`below`].
+fn lower_tail(n: u64, k: u64, p: f64, q: f64) -> f64 {
     let mut log_term = (n as f64) * q.ln();
     let mut lower = 0.0;
     for j in 0..k {
@@ -460,7 +465,7 @@ pub fn at_least(n: u64, k: u64, p: f64) -> f64 {
         let j = j as f64;
         log_term += ((n as f64) - j).ln() - (j + 1.0).ln() + p.ln() - q.ln();
     }
-    (1.0 - lower).clamp(0.0, 1.0)
+    lower
 }
 
 /// `P(X < k)` for `X ~ Binomial(n, p)`: the complement of [`at_least`],
@@ -488,14 +493,7 @@ pub fn below(n: u64, k: u64, p: f64) -> f64 {
     if k > DIRECT_TERMS {
         return (1.0 - super::beta::regularized(k as f64, (n - k + 1) as f64, p)).clamp(0.0, 1.0);
     }
-    let mut log_term = (n as f64) * q.ln();
-    let mut lower = 0.0;
-    for j in 0..k {
-        lower += log_term.exp();
-        let j = j as f64;
-        log_term += ((n as f64) - j).ln() - (j + 1.0).ln() + p.ln() - q.ln();
-    }
-    lower.clamp(0.0, 1.0)
+    lower_tail(n, k, p, q).clamp(0.0, 1.0)
 }
 
 /// The probability that fewer than `k` of independent events hold, each
