@@ -141,6 +141,9 @@ pub struct Figure {
     pub caveats: Vec<String>,
     /// Why a bounded figure is not exact (`None` when exact).
     pub why: Option<String>,
+    /// Why the joint diagram of events and components was refused, when it
+    /// was tried (a second try names it without building it again).
+    pub refusal: Option<joint::Refusal>,
 }
 
 /// Computes the figure of one entrypoint from its structure.
@@ -188,8 +191,9 @@ pub enum Conditioning {
     Exhaustive,
     /// Every state when `2^events × cost of a state` is within the work
     /// (up to [`AFFORDABLE_EVENTS`]), else best-first; no joint diagram
-    /// (for a second try, after the joint diagram was refused).
-    Affordable,
+    /// (for a second try, after the joint diagram was refused: the
+    /// refusal, if any, is said in the `why`).
+    Affordable(Option<joint::Refusal>),
 }
 
 /// [`evaluate_within`] with a choice of method, for tests that compare
@@ -220,7 +224,10 @@ fn evaluate_with(
     let components: Vec<ComponentId> = structure.components().collect();
     let event_model = events::collect(model, &components);
     let n = event_model.events.len();
-    let mut refusal = None;
+    let mut refusal = match conditioning {
+        Conditioning::Affordable(refusal) => refusal,
+        _ => None,
+    };
     if n > EXACT_EVENTS && conditioning == Conditioning::Usual {
         match joint::evaluate(structure, &event_model, joint::MAX_JOINT_NODES) {
             Ok(joint) => return joint_figure(model, structure, &components, &event_model, &joint),
@@ -228,7 +235,7 @@ fn evaluate_with(
         }
     }
     let mut run = Run::with_shared(structure, &event_model, &components, shared);
-    let affordable = conditioning == Conditioning::Affordable
+    let affordable = matches!(conditioning, Conditioning::Affordable(_))
         && n <= AFFORDABLE_EVENTS
         && (1usize << n).saturating_mul(run.state_cost()) <= work;
     let method =
@@ -282,6 +289,7 @@ fn evaluate_with(
         quantified: quantified(model, &components),
         switchover: 0.0,
         caveats: Vec::new(),
+        refusal,
         why: (method == Method::Bounded).then(|| {
             let joint = match refusal {
                 Some(joint::Refusal::WideComponent(k)) => format!(
@@ -370,6 +378,7 @@ fn joint_figure(
         quantified: quantified(model, components),
         switchover: 0.0,
         caveats: Vec::new(),
+        refusal: None,
         why: None,
     }
 }
@@ -467,6 +476,7 @@ fn relaxed(model: &Model, structure: &Structure, shared: Option<&Shared>) -> Fig
         quantified: low.quantified,
         switchover: 0.0,
         caveats: Vec::new(),
+        refusal: None,
         why: Some(format!(
             "the diagram of the `any_of`/`at_least` gates exceeded its node budget ({} correlated events): the bracket counts every alternative as required (lower) or as always up (upper)",
             low.events

@@ -170,20 +170,13 @@ fn retry(model: &Model, entrypoint: ComponentId, truncated: bool, mut figure: Fi
                 model,
                 &larger,
                 RETRY_VISIT_WORK,
-                exact::Conditioning::Affordable,
+                exact::Conditioning::Affordable(figure.refusal),
             );
             if visited.unavailability_upper - visited.unavailability_lower
                 < figure.unavailability_upper - figure.unavailability_lower
             {
                 visited.switchover = figure.switchover;
                 visited.caveats = std::mem::take(&mut figure.caveats);
-                // The second try does not build the joint diagram again:
-                // keep why the first one was refused.
-                if let (Some(old), Some(new)) = (&figure.why, &mut visited.why)
-                    && let Some(at) = old.find("; their joint diagram")
-                {
-                    new.push_str(&old[at..]);
-                }
                 figure = visited;
             }
             // The whole structure was conditioned on: parts would only
