@@ -13,6 +13,7 @@ mod loss;
 pub mod results;
 mod rules;
 mod status;
+pub mod what_if;
 pub(crate) mod wording;
 
 pub use audit::{Options, audit};

@@ -1,129 +1,18 @@
 //! `nines what-if`: the reports of a model before and after a change, the
 //! state of every component before and after, and the findings the change
-//! introduces and resolves. Built by the command line; this file only
-//! formats it (and turns a [`State`] into its rows).
+//! introduces and resolves. Built by `analyze::what_if`; this file only
+//! formats it.
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use serde::Serialize;
 
+use super::Audit;
 use super::table::{Style, align_right, finding_block, row_downtime, table, wrap};
-use super::{Audit, HeadroomRow};
+pub use crate::analyze::what_if::{StateRow, WhatIf, state_rows};
 use crate::analyze::wording::{amount, whole_percent};
 use crate::analyze::{Finding, Severity};
-use crate::engine::state::State;
-use crate::model::Model;
-
-/// One component in one state, as the JSON `state` section gives it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct StateRow {
-    /// The component.
-    #[serde(skip)]
-    pub component: String,
-    /// Whether it is up.
-    pub up: bool,
-    /// Instances up.
-    pub instances_up: u32,
-    /// Load reaching it while it runs (a component down only because a
-    /// dependency is down still receives its callers' requests), 0 when it
-    /// is not running; absent when nothing says.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub load: Option<f64>,
-    /// What its instances up can carry; absent without `capacity`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub capacity: Option<f64>,
-    /// Load reaching it over that capacity, while it runs.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub utilization: Option<f64>,
-}
-
-/// The rows of every component of `model` in `state`, in model order.
-#[must_use]
-pub fn state_rows(model: &Model, state: &State) -> Vec<StateRow> {
-    model
-        .component_ids()
-        .map(|id| StateRow {
-            component: model.component(id).name.clone(),
-            up: state.of(id).up,
-            instances_up: state.of(id).instances_up,
-            load: if state.of(id).running {
-                state.of(id).offered
-            } else {
-                state.load(id)
-            },
-            capacity: state.capacity(model, id),
-            utilization: state.utilization(model, id),
-        })
-        .collect()
-}
-
-/// A scenario's outcome.
-#[derive(Debug, Clone, PartialEq)]
-pub struct WhatIf {
-    /// What was changed, one phrase each (`lose az-a (zone)`, `load × 2`).
-    pub scenario: Vec<String>,
-    /// The model as written.
-    pub before: Audit,
-    /// The changed copy.
-    pub after: Audit,
-    /// Ids found after and not before, sorted.
-    pub introduced: Vec<String>,
-    /// Ids found before and not after, sorted.
-    pub resolved: Vec<String>,
-    /// Every component's state before and after, in model order.
-    pub states: (Vec<StateRow>, Vec<StateRow>),
-    /// Load no running component serves, before and after.
-    pub unserved: (f64, f64),
-}
-
-impl WhatIf {
-    /// The components whose state changed: (before, after, worst next loss
-    /// from the after state), in model order.
-    #[must_use]
-    pub fn changed(&self) -> Vec<(&StateRow, &StateRow, Option<&HeadroomRow>)> {
-        self.states
-            .0
-            .iter()
-            .zip(&self.states.1)
-            .filter(|(b, a)| {
-                b.up != a.up
-                    || b.instances_up != a.instances_up
-                    || match (b.load, a.load) {
-                        (Some(x), Some(y)) => (x - y).abs() > 1e-9,
-                        (x, y) => x.is_some() != y.is_some(),
-                    }
-            })
-            .map(|(b, a)| {
-                let worst = self
-                    .after
-                    .headroom
-                    .iter()
-                    .filter(|r| *r.component == *a.component)
-                    .max_by(|x, y| x.utilization.total_cmp(&y.utilization));
-                (b, a, worst)
-            })
-            .collect()
-    }
-
-    /// The introduced findings, in id order.
-    pub fn introduced_findings(&self) -> impl Iterator<Item = &Finding> {
-        self.after.findings.iter().filter(|f| {
-            self.introduced
-                .binary_search_by(|id| f.cmp_with(id).reverse())
-                .is_ok()
-        })
-    }
-
-    /// The resolved findings (as they were before), in id order.
-    pub fn resolved_findings(&self) -> impl Iterator<Item = &Finding> {
-        self.before.findings.iter().filter(|f| {
-            self.resolved
-                .binary_search_by(|id| f.cmp_with(id).reverse())
-                .is_ok()
-        })
-    }
-}
 
 /// The JSON wire format (CLI.md): both reports, each with the state of
 /// every component, and the two id lists.
