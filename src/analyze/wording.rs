@@ -129,12 +129,15 @@ pub(crate) struct OutageWords {
 }
 
 /// A component down on its own: `postgres (control plane, 1 of 1
-/// instances, needs 2)`.
+/// instances, needs 2)`, or after a scenario that already took some,
+/// `redis (2 of 6 instances, after 2 already down: 2 left, needs 3)`.
 #[derive(Debug, Clone)]
 struct LostWords {
     name: Arc<str>,
     control: bool,
     lost: u32,
+    /// Instances already down before the event (a what-if's scenario).
+    already: u32,
     instances: u32,
     min_healthy: u32,
 }
@@ -153,10 +156,16 @@ impl OutageWords {
             .take(LISTED)
             .map(|&(id, lost)| {
                 let c = model.component(id);
+                let already = outage
+                    .already_down
+                    .iter()
+                    .find(|(down, _)| *down == id)
+                    .map_or(0, |&(_, n)| n);
                 LostWords {
                     name: Arc::from(c.name.as_str()),
                     control: c.plane == Plane::Control,
                     lost,
+                    already,
                     instances: c.instances,
                     min_healthy: c.min_healthy,
                 }
@@ -195,8 +204,14 @@ impl fmt::Display for OutageWords {
                 } else {
                     String::new()
                 };
+                let before = if l.already > 0 {
+                    let left = l.instances.saturating_sub(l.already + l.lost);
+                    format!(", after {} already down: {left} left", l.already)
+                } else {
+                    String::new()
+                };
                 format!(
-                    "{} ({plane}{} of {} instances{needs})",
+                    "{} ({plane}{} of {} instances{before}{needs})",
                     l.name, l.lost, l.instances
                 )
             })

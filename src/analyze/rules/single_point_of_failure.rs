@@ -11,7 +11,7 @@ use std::sync::Arc;
 use super::wording::OutageWords;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity, Wording};
 use crate::analyze::results::Audit;
-use crate::engine::outage::{LISTED, Outage, outage, required_closure};
+use crate::engine::outage::{LISTED, Outage, outage_after, required_closure};
 use crate::engine::scenario::{Baseline, Scenario};
 use crate::model::Rule;
 use crate::model::graph::ComponentGraph;
@@ -226,8 +226,14 @@ fn single_events_from(
             (baseline.is_up(id) && up.saturating_sub(1) < c.min_healthy)
                 .then(|| effects.outage(model, baseline, id))
                 .flatten()
+                .map(|mut outage| {
+                    if up < c.instances {
+                        outage.already_down = vec![(id, c.instances - up)];
+                    }
+                    outage
+                })
         } else {
-            outage(model, baseline, &event)
+            outage_after(model, baseline, scenario, &event)
         };
         if let Some(outage) = found {
             events.push((Event::Instance(id), outage));
@@ -241,7 +247,7 @@ fn single_events_from(
             domains: vec![id],
             ..Scenario::default()
         });
-        if let Some(outage) = outage(model, baseline, &event) {
+        if let Some(outage) = outage_after(model, baseline, scenario, &event) {
             events.push((Event::Domain(id), outage));
         }
     }
@@ -393,6 +399,7 @@ impl Effects {
         dragged.truncate(LISTED);
         Some(Outage {
             lost: vec![(id, 1)],
+            already_down: Vec::new(),
             dragged,
             dragged_total: effect.total - 1,
             entrypoints,
