@@ -68,6 +68,9 @@ pub struct WhatIf {
     pub introduced: Vec<String>,
     /// Ids found before and not after, sorted.
     pub resolved: Vec<String>,
+    /// Ids found after and not before about a component the change takes
+    /// down (it was up before): the scenario itself, not introduced; sorted.
+    pub taken_down: Vec<String>,
     /// Every component's state before and after, in model order.
     pub states: (Vec<StateRow>, Vec<StateRow>),
     /// Load no running component serves, before and after.
@@ -180,11 +183,25 @@ pub fn compare(model: &Model, text: &str, change: &Change, today: Date) -> WhatI
             .collect()
     };
     let (before_ids, after_ids) = (ids(&before), ids(&after));
-    let introduced: Vec<String> = after_ids
+    // A finding about a component the change takes down (overload of a
+    // frontend whose database is gone) is the scenario itself: listed
+    // apart, not introduced.
+    let is_down = |id: &str| {
+        let name = subject_component(id);
+        changed
+            .components
+            .iter()
+            .position(|c| c.name == name)
+            .is_some_and(|c| {
+                let c = ComponentId(c);
+                !after_state.of(c).up && before_state.of(c).up
+            })
+    };
+    let (taken_down, introduced): (Vec<String>, Vec<String>) = after_ids
         .iter()
         .filter(|id| before_ids.binary_search(id).is_err())
         .cloned()
-        .collect();
+        .partition(|id| is_down(id));
     let gone = Gone {
         model: changed,
         after: &after_state,
@@ -207,12 +224,21 @@ pub fn compare(model: &Model, text: &str, change: &Change, today: Date) -> WhatI
         after,
         introduced,
         resolved,
+        taken_down,
         states: (
             state_rows(model, &before_state),
             state_rows(changed, &after_state),
         ),
         unserved: (before_state.unserved, after_state.unserved),
     }
+}
+
+/// The component (or domain, or group) a finding id is about: its
+/// subject's first name (`checkout` of `headroom/checkout/az-a`, `web` of
+/// `timeout/web>db`).
+fn subject_component(id: &str) -> &str {
+    let subject = id.split_once('/').map_or("", |(_, s)| s);
+    subject.split(['/', '>', '+']).next().unwrap_or_default()
 }
 
 /// Why a finding of the intact model can be gone after the change without
@@ -233,9 +259,8 @@ impl Gone<'_> {
     /// failure left to find: its spof and shared-fate findings vanish
     /// without being resolved; so do findings about a component it downs.
     fn taken_down(&self, id: &str) -> bool {
-        let mut parts = id.split('/');
-        let rule = parts.next().unwrap_or_default();
-        let subject = parts.next().unwrap_or_default();
+        let rule = id.split('/').next().unwrap_or_default();
+        let subject = subject_component(id);
         (self.entrypoint_lost
             && matches!(Rule::from_name(rule), Some(Rule::Spof | Rule::SharedFate)))
             || self

@@ -126,6 +126,10 @@ pub(crate) struct OutageWords {
     dragged_total: usize,
     entrypoints: Vec<Arc<str>>,
     entrypoints_total: usize,
+    /// Components down on their own that no entrypoint needs (an optional
+    /// tracer on the lost node): named apart, never as a cause.
+    unneeded: Vec<Arc<str>>,
+    unneeded_total: usize,
 }
 
 /// A component down on its own: `postgres (control plane, 1 of 1
@@ -144,15 +148,30 @@ struct LostWords {
 
 impl OutageWords {
     pub(crate) fn new(model: &Model, outage: &Outage) -> Self {
+        Self::with_needed(model, outage, &[])
+    }
+
+    /// [`OutageWords::new`], naming apart the components down on their own
+    /// that `needed` (the entrypoints' required closure; empty: all count)
+    /// does not mark.
+    pub(crate) fn with_needed(model: &Model, outage: &Outage, needed: &[bool]) -> Self {
+        let is_needed = |id: ComponentId| needed.get(id.0).copied().unwrap_or(true);
         let names = |ids: &[ComponentId]| -> Vec<Arc<str>> {
             ids.iter()
                 .take(LISTED)
                 .map(|&id| Arc::from(model.component(id).name.as_str()))
                 .collect()
         };
+        let unneeded: Vec<ComponentId> = outage
+            .lost
+            .iter()
+            .map(|&(id, _)| id)
+            .filter(|&id| !is_needed(id))
+            .collect();
         let lost = outage
             .lost
             .iter()
+            .filter(|&&(id, _)| is_needed(id))
             .take(LISTED)
             .map(|&(id, lost)| {
                 let c = model.component(id);
@@ -173,22 +192,19 @@ impl OutageWords {
             .collect();
         Self {
             lost,
-            lost_total: outage.lost.len(),
+            lost_total: outage.lost.len() - unneeded.len(),
             dragged: names(&outage.dragged),
             dragged_total: outage.dragged_total,
             entrypoints: names(&outage.entrypoints),
             entrypoints_total: outage.entrypoints.len(),
+            unneeded_total: unneeded.len(),
+            unneeded: names(&unneeded),
         }
     }
 
     /// The names of the components down on their own (at most [`LISTED`]).
     pub(crate) fn lost_names(&self) -> impl Iterator<Item = &str> {
         self.lost.iter().map(|l| &*l.name)
-    }
-
-    /// How many components are down on their own.
-    pub(crate) fn lost_total(&self) -> usize {
-        self.lost_total
     }
 }
 
@@ -230,7 +246,15 @@ impl fmt::Display for OutageWords {
             out,
             "; {word} {} {verb} down",
             capped_list(&self.entrypoints, self.entrypoints_total, LISTED)
-        )
+        )?;
+        if !self.unneeded.is_empty() {
+            write!(
+                out,
+                "; also down, needed by no entrypoint: {}",
+                capped_list(&self.unneeded, self.unneeded_total, LISTED)
+            )?;
+        }
+        Ok(())
     }
 }
 

@@ -151,7 +151,11 @@ fn change(
 fn escape_for_terminal(outcome: &mut WhatIf) {
     crate::render::terminal_audit(&mut outcome.before);
     crate::render::terminal_audit(&mut outcome.after);
-    for line in &mut outcome.scenario {
+    for line in outcome
+        .scenario
+        .iter_mut()
+        .chain(outcome.taken_down.iter_mut())
+    {
         *line = crate::render::escape::terminal(line).into_owned();
     }
     for row in outcome

@@ -69,6 +69,7 @@ macro_rules! registry {
             Metastable = "metastable" => metastable::Metastable,
             Rpo = "rpo" => rpo::RecoveryPoint,
             Rto = "rto" => rto::RecoveryTime,
+            DrPath = "dr-path" => dr_path::DrPath,
             Drill = "drill" => drill::Drill,
             RecoveryAccess = "recovery-access" => recovery_access::RecoveryAccess,
             // Found outside the analyzers: by the acceptances

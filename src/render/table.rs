@@ -578,7 +578,15 @@ pub(crate) fn recovery_cells(row: &RecoveryRow) -> Vec<String> {
             row.rpo_target_s,
             if row.standby { "unknown" } else { "no copy" },
         ),
-        against(row.worst_rto_s, row.rto_target_s, "unknown"),
+        against(
+            row.worst_rto_s,
+            row.rto_target_s,
+            if row.restore_without_backup {
+                "no backup"
+            } else {
+                "unknown"
+            },
+        ),
         row.detect_decide_share
             .map_or_else(|| "-".to_owned(), percent),
     ]

@@ -22,6 +22,7 @@ struct Wire<'a> {
     after: Side<'a>,
     introduced: &'a [String],
     resolved: &'a [String],
+    taken_down: &'a [String],
 }
 
 /// A report and the state it judged.
@@ -53,6 +54,7 @@ pub fn render_json(what_if: &WhatIf, out: &mut dyn Write) -> io::Result<()> {
         after: side(&what_if.after, &what_if.states.1, what_if.unserved.1),
         introduced: &what_if.introduced,
         resolved: &what_if.resolved,
+        taken_down: &what_if.taken_down,
     };
     serde_json::to_writer_pretty(&mut *out, &wire)?;
     out.write_all(b"\n")
@@ -119,6 +121,18 @@ pub fn render_table(
         writeln!(out, "Introduced ({})", introduced.len())?;
         for finding in &introduced {
             finding_block(finding, style, out)?;
+        }
+    }
+    if !what_if.taken_down.is_empty() {
+        for line in wrap(
+            &format!(
+                "Not counted ({}), about components the change takes down: {}",
+                what_if.taken_down.len(),
+                what_if.taken_down.join(", ")
+            ),
+            style.width,
+        ) {
+            writeln!(out, "{line}")?;
         }
     }
     writeln!(out)?;
