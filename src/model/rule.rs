@@ -50,6 +50,7 @@ macro_rules! registry {
             Slo = "slo" => slo::Slo,
             Spof = "spof" => single_point_of_failure::SinglePointOfFailure,
             Placement = "placement" => placement::Placement,
+            Unreachable = "unreachable" => unreachable::Unreachable,
             SharedFate = "shared-fate" => shared_fate::SharedFate,
             CommonCause = "common-cause" => common_cause::CommonCauseFailure,
             Expiry = "expiry" => expiry::Expiry,
