@@ -99,6 +99,9 @@ fn component(out: &mut String, part: &Part) {
         &format!("kind: {kind}"),
         why.as_deref().unwrap_or(""),
     );
+    if let Some(why) = &part.control {
+        line(out, 4, "plane: control", why);
+    }
     match part.instances.0 {
         Some(n) => line(out, 4, &format!("instances: {n}"), &part.instances.1),
         None => line(out, 4, "# instances: N", &part.instances.1),

@@ -12,7 +12,7 @@ use super::wording::capped_list;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity, Wording};
 use crate::analyze::results::Audit;
 use crate::engine::outage::LISTED;
-use crate::model::{ComponentId, Model, Rule};
+use crate::model::{ComponentId, Model, Plane, Rule};
 
 // ---- finding constructors ----
 
@@ -113,7 +113,7 @@ static DOC: RuleDoc = RuleDoc {
     id: "unreachable/<component>",
     severity: "warning",
     summary: "No entrypoint reaches the component: it is never judged.",
-    checks: "Every component that no entrypoint reaches by following `depends_on` edges (required or degradable, `target`, `any_of` and `at_least` alike), `failover_to` and the `needs` of a `recovery` block, from each entrypoint. One finding per component: a warning, or a note when the component itself calls something an entrypoint reaches (a queue worker, a load generator: often left out on purpose, though its own dependencies then go unjudged) or is reached only from such a one (the worker's database). With the default entrypoints (every component nothing calls) only a cycle of components that call each other and nothing else can be unreached.",
+    checks: "Every component that no entrypoint reaches by following `depends_on` edges (required or degradable, `target`, `any_of` and `at_least` alike), `failover_to` and the `needs` of a `recovery` block, from each entrypoint. One finding per component: a warning, or a note when the component itself calls a data-plane component an entrypoint reaches (a queue worker, a load generator: often left out on purpose, though its own dependencies then go unjudged) or is reached only from such a one (the worker's database). A call to a `plane: control` component (a discovery service every service registers with) is no sign of a worker. With the default entrypoints (every component nothing calls) only a cycle of components that call each other and nothing else can be unreached.",
     why: "The availability of an entrypoint, its single points of failure and its N-k headroom follow the calls it makes. A component outside them fails without changing any figure, so a model with missing edges (an import from manifests whose services find each other through code or a discovery service) looks clean where it has not been judged at all. Saying so once per component turns silence into a list of edges to add.",
     example: "entrypoints: [front-end]\ncomponents:\n  front-end: {}\n  catalogue: {depends_on: [catalogue-db]}   # unreachable/catalogue\n  catalogue-db: {}                          # unreachable/catalogue-db",
     fix: "Add the missing edges (`depends_on` on the caller: its address may live in code; `nines import traces --merge` adds the calls a tracing backend measured), list the component under `entrypoints` if users call it, or remove it from the model.",
@@ -187,15 +187,17 @@ impl Analyzer for Unreachable {
                 .collect(),
             total: model.entrypoints.len(),
         });
+        // Calling a reached control-plane component (a discovery service
+        // every service registers with) is no sign of a worker.
         let calls_in: Vec<bool> = model
             .component_ids()
             .map(|id| {
                 !seen[id.0]
-                    && model
-                        .component(id)
-                        .depends_on
-                        .iter()
-                        .any(|e| e.targets.iter().any(|t| seen[t.0]))
+                    && model.component(id).depends_on.iter().any(|e| {
+                        e.targets
+                            .iter()
+                            .any(|t| seen[t.0] && model.component(*t).plane == Plane::Data)
+                    })
             })
             .collect();
         let via = reached_via(model, &seen, &calls_in);
