@@ -11,12 +11,12 @@
 
 use clap::{Args, ValueEnum};
 
-use super::set::{self, SetError};
 use super::{CliError, Outcome, Terminal, input, today};
 use crate::analyze::what_if::{Change, Lost, compare};
 use crate::analyze::{Severity, Status};
 use crate::engine::scenario::Scenario;
 use crate::model::error::closest;
+use crate::model::set::{self, SetError};
 use crate::model::{ComponentId, Date, DomainId, GroupId, Model};
 use crate::render::what_if::{self, WhatIf};
 use crate::render::{diagnostics, table};

@@ -1,4 +1,5 @@
-//! `--set COMPONENT.FIELD=VALUE` for `what-if`: the value is read by the
+//! `--set COMPONENT.FIELD=VALUE` for `what-if` (a change of the model, so
+//! it lives with the model): the value is read by the
 //! model's own rules. Each setting is written into the model's spanned tree
 //! (replacing the field or adding it), with the spans of the new key and
 //! value pointing into a copy of the argument appended to the model text;
