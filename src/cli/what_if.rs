@@ -47,8 +47,12 @@ pub struct WhatIfArgs {
     #[arg(long, value_name = "F")]
     pub scale_load: Option<f64>,
     /// Change one field of a component, read as in the model (repeatable):
-    /// `api.instances=6`, `db.availability=99.99%`, `api.placement=[az-a, az-b]`.
-    #[arg(long = "set", value_name = "COMPONENT.FIELD=VALUE")]
+    /// `api.instances=6`, `db.availability=99.99%`, `api.placement=[az-a, az-b]`;
+    /// or of the edge naming TARGET: `web.depends_on[db].hit_rate=95%`.
+    #[arg(
+        long = "set",
+        value_name = "COMPONENT[.depends_on[TARGET]].FIELD=VALUE"
+    )]
     pub set: Vec<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = WhatIfFormat::Table)]
