@@ -9,19 +9,12 @@ use std::sync::Arc;
 use crate::engine::outage::{LISTED, Outage};
 use crate::model::{ComponentId, Model, Plane};
 
-/// A number with at most three decimals and no trailing zeros: `27`, `1.1`,
-/// `0.333`.
+/// A figure in a message or a table cell: [`amount`], the one way a load,
+/// a capacity, an attempt count or a ratio of them is written (`27`,
+/// `1.1`, `0.33`, `338.13`), so that one column never mixes `338.129`
+/// with `12.5`.
 pub(crate) fn number(value: f64) -> String {
-    if !value.is_finite() || value.abs() >= 1e15 || (value != 0.0 && value.abs() < 1e-4) {
-        return crate::human::significant(value, 3);
-    }
-    let text = format!("{value:.3}");
-    let text = text.trim_end_matches('0').trim_end_matches('.');
-    if text == "-0" {
-        "0".to_owned()
-    } else {
-        text.to_owned()
-    }
+    amount(value)
 }
 
 /// A ratio as a percentage with at most one decimal: `5%`, `33.1%`.
@@ -266,8 +259,8 @@ mod tests {
     fn numbers_drop_trailing_zeros() {
         assert_eq!(number(27.0), "27");
         assert_eq!(number(1.1), "1.1");
-        assert_eq!(number(1.0 / 3.0), "0.333");
-        assert_eq!(number(-0.0001), "0");
+        assert_eq!(number(1.0 / 3.0), "0.33");
+        assert_eq!(number(338.129), "338.13");
         assert_eq!(percent(0.05), "5%");
         assert_eq!(percent(3000.0 / 9050.0), "33.1%");
         assert_eq!(and_list(&["a", "b", "c"]), "a, b and c");

@@ -289,7 +289,7 @@ fn the_report_writes_to_a_file() {
 /// arrow still stays out of every box.
 #[test]
 fn a_large_models_diagram_is_focused() {
-    // 300 components, far past the limit of 24 (2,000 tested the same and
+    // 300 components, far past the limit of 30 (2,000 tested the same and
     // took seconds in a debug build).
     let text = nines::generate::microservices(300, 7);
     let model = nines::model::parse(&text).unwrap();
@@ -302,5 +302,13 @@ fn a_large_models_diagram_is_focused() {
         "{boxes} boxes"
     );
     assert!(html.contains("too large to draw whole"), "no summary line");
+    // Wrapped to fit the page: at most 1100 px wide at its natural size.
+    let width: f64 = svg
+        .split("viewBox=\"0 0 ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|w| w.parse().ok())
+        .unwrap();
+    assert!(width <= 1100.0, "{width}");
     assert!(html.contains(&format!("the other {} are left out", 300 - boxes)));
 }

@@ -90,7 +90,9 @@ impl Wording for Trapped {
             "after an outage {} is offered λ = {} and its callers make up to k = {} attempts per request while it fails: λ × k = {} > C = {} = {}, and without load shedding a queue past the callers' timeout fails every request, so it stays collapsed until λ falls below C / k = {}",
             self.component,
             number(trap.lambda),
-            number(trap.k),
+            // An attempt multiplier near 1 keeps four significant figures,
+            // so that λ × k checks by hand (9050 × 1.101 = 9960).
+            crate::human::significant(trap.k, 4),
             number(trap.lambda * trap.k),
             cold_text,
             number(trap.cold),
