@@ -299,6 +299,37 @@ pub fn in_force(model: &Model, finding: &Finding) -> Vec<String> {
         .collect()
 }
 
+/// The changes `finding`'s help proposes to its subject that the team
+/// cannot make because the subject is a managed service (`managed: true`,
+/// `kind: saas`/`external`): a component key in backticks, or running
+/// more instances. None in a finding worth its help: a managed service gets
+/// what its callers can do instead.
+#[must_use]
+pub fn managed_changes(model: &Model, finding: &Finding) -> Vec<String> {
+    let Some(c) = model
+        .components
+        .iter()
+        .find(|c| c.name == finding.subject.name() && finding.subject.then().is_none())
+    else {
+        return Vec::new();
+    };
+    if !c.managed {
+        return Vec::new();
+    }
+    let Some(help) = finding.help().map(|h| h.to_string()) else {
+        return Vec::new();
+    };
+    let mut found: Vec<String> = proposals(&help)
+        .into_iter()
+        .filter(|(key, _)| COMPONENT_KEYS.contains(key))
+        .map(|(key, value)| format!("{key}: {value}"))
+        .collect();
+    if help.starts_with("run ") && help.contains(" instances") {
+        found.push("more instances".to_owned());
+    }
+    found
+}
+
 /// Wraps the wording of every finding whose subject writes a setting a
 /// help may propose, so that its help leaves out the clauses that propose
 /// one already in force.

@@ -150,7 +150,7 @@ impl DomainHelp {
         let runs = self.causes.iter().filter(|c| !c.managed);
         for c in runs.clone().filter(|c| c.standby.is_some()) {
             clauses.push(format!(
-                "{} is a primary with a standby (`replication: {}`): a second instance of a primary is not a second primary; give the standby its own component in another {kind} and call both through an `any_of` with a `switchover`",
+                "{} is a primary with a standby ({} replication): a second instance of a primary is not a second primary; give the standby its own component in another {kind} and call both through an `any_of` with a `switchover`",
                 c.name,
                 c.standby.unwrap_or_default()
             ));
@@ -296,7 +296,7 @@ impl InstanceHelp {
         if let Some(replication) = self.standby {
             return write!(
                 out,
-                "{name} is a primary with a standby (`replication: {replication}`): a second instance of a primary is not a second primary; give the standby its own component and call both through an `any_of` with a `switchover` (its detect + decide + failover), or make the edges to {name} degradable if its callers can work without it"
+                "{name} is a primary with a standby ({replication} replication): a second instance of a primary is not a second primary; give the standby its own component and call both through an `any_of` with a `switchover` (its detect + decide + failover), or make the edges to {name} degradable if its callers can work without it"
             );
         }
         if self.already > 0 && self.instances > m {
