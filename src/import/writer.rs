@@ -161,6 +161,12 @@ fn component(out: &mut String, part: &Part) {
             &format!("fill in: recovery targets ({storage})"),
         );
     }
+    dependencies(out, part);
+}
+
+/// The `depends_on` lines: the edges, then the Services with nothing
+/// behind them, commented out.
+fn dependencies(out: &mut String, part: &Part) {
     if part.edges.is_empty() && part.absent.is_empty() {
         return;
     }

@@ -4,6 +4,8 @@
 //! example model and rule fixture that no help proposes a setting already
 //! in force, nor a change the team cannot make to a managed service.
 
+use std::fmt::Write as _;
+
 use nines::analyze::advice::in_force::{in_force, managed_changes};
 use nines::analyze::{Finding, Options, audit};
 use nines::cli::{Format, Outcome};
@@ -38,10 +40,10 @@ fn help(f: &Finding) -> String {
 }
 
 /// `nines ARGS…` on `text` written as `name` in a scratch folder.
-fn on_file(test: &str, name: &str, text: &str, args: &[&str]) -> Run {
+fn on_file(test: &str, file: &str, model: &str, args: &[&str]) -> Run {
     let dir = Scratch::new(test);
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
+    let path = dir.join(file);
+    std::fs::write(&path, model).unwrap();
     let path = path.to_string_lossy().into_owned();
     let mut all: Vec<&str> = vec![args[0], &path];
     all.extend(&args[1..]);
@@ -365,7 +367,7 @@ fn every_component_no_entrypoint_reaches_is_named() {
         "session-db",
         "shipping",
     ] {
-        text.push_str(&format!("  {name}: {{}}\n"));
+        let _ = writeln!(text, "  {name}: {{}}");
     }
     let found = findings(&text);
     let unreached: Vec<&Finding> = found.iter().filter(|f| f.rule == "unreachable").collect();
@@ -488,7 +490,7 @@ fn the_review_fits_its_page_and_its_tables_carry_information() {
     // layer, 19 boxes side by side were 4,127 px wide.
     let mut text = String::from("system: hotel\ncomponents:\n");
     for i in 0..19 {
-        text.push_str(&format!("  service-{i:02}: {{}}\n"));
+        let _ = writeln!(text, "  service-{i:02}: {{}}");
     }
     let model = parse(&text).unwrap();
     let html = nines::cli::review(

@@ -96,7 +96,9 @@ mod tests {
         text.push_str(&names.join(", "));
         text.push_str("]}\n");
         for name in &names {
-            text.push_str(&format!("  {name}: {{}}\n"));
+            text.push_str("  ");
+            text.push_str(name);
+            text.push_str(": {}\n");
         }
         let model = crate::model::parse(&text).unwrap();
         Diagram::new(&model, &[])
