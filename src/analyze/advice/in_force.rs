@@ -18,7 +18,6 @@ use crate::model::{Component, ComponentId, Edge, Model};
 /// edge: the keys looked for in backticks.
 const COMPONENT_KEYS: &[&str] = &[
     "load_shedding",
-    "instances",
     "min_healthy",
     "placement",
     "warmup",
@@ -45,6 +44,18 @@ const EDGE_KEYS: &[&str] = &[
     "cached_by",
 ];
 
+/// Component names to their index, built once per run.
+type Names<'a> = std::collections::HashMap<&'a str, usize>;
+
+fn names(model: &Model) -> Names<'_> {
+    model
+        .components
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.name.as_str(), i))
+        .collect()
+}
+
 /// One setting as the model has it, in a form a proposal compares with.
 #[derive(Debug, Clone, PartialEq)]
 enum Value {
@@ -69,36 +80,43 @@ struct Settings {
 }
 
 impl Settings {
-    /// Of the component, the edge or the path a finding is about.
-    fn of(model: &Model, subject: &Subject) -> Self {
+    /// Of the component, the edge or the path a finding is about, its
+    /// components found by name through `index`.
+    fn of(model: &Model, index: &Names, subject: &Subject) -> Self {
+        let find = |name: &str| index.get(name).copied();
+        // A name or a pair `name/loss` (headroom, recovery-access) is about
+        // `name`; an edge `a>b`, a path `a>b>c` or a cycle `a+b` (names
+        // never hold `>` or `+`) about its edges.
         let id = subject.to_string();
-        let names: Vec<&str> = id.split(['>', '+']).collect();
-        let find = |name: &str| model.components.iter().position(|c| c.name == name);
-        if names.len() >= 2 {
-            let ids: Option<Vec<usize>> = names.iter().map(|n| find(n)).collect();
-            let Some(ids) = ids else {
-                return Self::default();
-            };
-            let mut pairs: Vec<(usize, usize)> = ids.windows(2).map(|w| (w[0], w[1])).collect();
-            if id.contains('+') && ids.len() >= 2 {
-                pairs.push((ids[ids.len() - 1], ids[0]));
-            }
-            let edges = pairs
-                .into_iter()
-                .filter_map(|(caller, target)| {
-                    model.components[caller]
-                        .depends_on
-                        .iter()
-                        .find(|e| e.targets.contains(&ComponentId(target)))
-                })
-                .map(|edge| edge_settings(model, edge))
-                .collect();
-            return Self {
-                edges,
-                component: Vec::new(),
-            };
+        if !id.contains(['>', '+']) {
+            return Self::component(model, find(subject.name()));
         }
-        match find(subject.name()) {
+        let names: Vec<&str> = id.split(['>', '+']).collect();
+        let Some(ids) = names.iter().map(|n| find(n)).collect::<Option<Vec<usize>>>() else {
+            return Self::default();
+        };
+        let mut pairs: Vec<(usize, usize)> = ids.windows(2).map(|w| (w[0], w[1])).collect();
+        if id.contains('+') && ids.len() >= 2 {
+            pairs.push((ids[ids.len() - 1], ids[0]));
+        }
+        let edges = pairs
+            .into_iter()
+            .filter_map(|(caller, target)| {
+                model.components[caller]
+                    .depends_on
+                    .iter()
+                    .find(|e| e.targets.contains(&ComponentId(target)))
+            })
+            .map(|edge| edge_settings(model, edge))
+            .collect();
+        Self {
+            edges,
+            component: Vec::new(),
+        }
+    }
+
+    fn component(model: &Model, id: Option<usize>) -> Self {
+        match id {
             Some(c) => Self {
                 edges: Vec::new(),
                 component: component_settings(model, &model.components[c]),
@@ -169,7 +187,6 @@ fn component_settings(model: &Model, c: &Component) -> Vec<(&'static str, Value)
     if c.load_shedding || written("load_shedding") {
         out.push(("load_shedding", Value::Bool(c.load_shedding)));
     }
-    out.push(("instances", Value::Count(c.instances)));
     if written("min_healthy") {
         out.push(("min_healthy", Value::Count(c.min_healthy)));
     }
@@ -207,12 +224,21 @@ fn component_settings(model: &Model, c: &Component) -> Vec<(&'static str, Value)
     out
 }
 
+/// An edge's settings: a default only where the model writes it (a help
+/// proposing `retries: 0` to an edge that never retries is the rule's own
+/// business, not one this check can catch without the edge's every key).
 fn edge_settings(model: &Model, e: &Edge) -> Vec<(&'static str, Value)> {
-    let mut out = vec![
-        ("retries", Value::Count(e.retries)),
-        ("backoff", Value::Word(e.backoff.as_str())),
-        ("degradable", Value::Bool(e.degradable)),
-    ];
+    let written = |key: &str| e.fields.get(key).is_some();
+    let mut out = Vec::new();
+    if e.retries > 0 || written("retries") {
+        out.push(("retries", Value::Count(e.retries)));
+    }
+    if e.backoff != crate::model::Backoff::None || written("backoff") {
+        out.push(("backoff", Value::Word(e.backoff.as_str())));
+    }
+    if e.degradable || written("degradable") {
+        out.push(("degradable", Value::Bool(e.degradable)));
+    }
     if let Some(b) = e.retry_budget {
         out.push(("retry_budget", Value::Share(b)));
     }
@@ -285,7 +311,7 @@ pub fn in_force(model: &Model, finding: &Finding) -> Vec<String> {
     let Some(help) = finding.help().map(|h| h.to_string()) else {
         return Vec::new();
     };
-    let settings = Settings::of(model, &finding.subject);
+    let settings = Settings::of(model, &names(model), &finding.subject);
     proposals(&help)
         .into_iter()
         .filter(|(key, value)| settings.has(key, value))
@@ -334,11 +360,15 @@ pub fn managed_changes(model: &Model, finding: &Finding) -> Vec<String> {
 /// help may propose, so that its help leaves out the clauses that propose
 /// one already in force.
 pub(crate) fn guard(model: &Model, findings: &mut [Finding]) {
+    if findings.is_empty() {
+        return;
+    }
+    let index = names(model);
     for finding in findings {
         if !finding.wording.has_help() {
             continue;
         }
-        let settings = Settings::of(model, &finding.subject);
+        let settings = Settings::of(model, &index, &finding.subject);
         if settings.is_empty() {
             continue;
         }
