@@ -92,7 +92,11 @@ impl Settings {
             return Self::component(model, find(subject.name()));
         }
         let names: Vec<&str> = id.split(['>', '+']).collect();
-        let Some(ids) = names.iter().map(|n| find(n)).collect::<Option<Vec<usize>>>() else {
+        let Some(ids) = names
+            .iter()
+            .map(|n| find(n))
+            .collect::<Option<Vec<usize>>>()
+        else {
             return Self::default();
         };
         let mut pairs: Vec<(usize, usize)> = ids.windows(2).map(|w| (w[0], w[1])).collect();
