@@ -16,6 +16,7 @@
 
 pub mod bdd;
 mod beta;
+pub mod concurrency;
 pub mod events;
 pub mod exact;
 mod fasthash;

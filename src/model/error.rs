@@ -638,6 +638,73 @@ impl Problem {
         ))
     }
 
+    // ---- slowness: latency, pools, breakers, hedges (docs/slow.md) ----
+
+    /// A `latency` mapping without any percentile.
+    pub fn empty_latency(span: Span) -> Self {
+        Self::new(
+            "model::latency",
+            "`latency` gives no percentile".to_owned(),
+            span,
+            "empty",
+        )
+        .help("write at least one, such as `latency: {p50: 20ms, p99: 120ms}`, or leave `latency` out")
+    }
+
+    /// A percentile of a latency below a lower one.
+    pub fn latency_order(
+        span: Span,
+        key: &str,
+        value: &str,
+        (lower, lower_value): (&str, &str),
+        lower_span: Span,
+    ) -> Self {
+        Self::new(
+            "model::latency",
+            format!("`{key}: {value}` is below `{lower}: {lower_value}`"),
+            span,
+            format!("below the {lower}"),
+        )
+        .related(lower_span, format!("the {lower}"))
+        .help("a higher percentile is never faster: p50 ≤ p90 ≤ p95 ≤ p99 ≤ p999; check the units (`ms` or `s`)")
+    }
+
+    /// An edge's bulkhead larger than the caller's request pool.
+    pub fn pool_above_workers(span: Span, pool: u32, workers: u32, workers_span: Span) -> Self {
+        Self::new(
+            "model::pool",
+            format!("`pool: {pool}` is above the caller's `workers: {workers}`"),
+            span,
+            "larger than the caller's pool",
+        )
+        .related(workers_span, "the caller's workers")
+        .help(format!(
+            "a bulkhead is a share of the caller's workers: give at most {workers} (and less, so that the other calls keep some), or raise `workers`"
+        ))
+    }
+
+    /// A hedge on an edge whose targets have a single instance between them.
+    pub fn hedge_one_instance(span: Span, target: &str) -> Self {
+        Self::new(
+            "model::hedge",
+            format!(
+                "`hedge` sends a second attempt to another instance, but `{}` has one instance",
+                printable(target)
+            ),
+            span,
+            "no other instance to hedge to",
+        )
+        .help(format!(
+            "give `{}` `instances: 2` or more, list alternatives with `any_of`, or remove `hedge`",
+            printable(target)
+        ))
+    }
+
+    /// A breaker or hedge figure that makes it do nothing, or always act.
+    pub fn pointless(span: Span, what: &str, why: &str, fix: &str) -> Self {
+        Self::new("model::pointless", what.to_owned(), span, why.to_owned()).help(fix.to_owned())
+    }
+
     /// `--set COMPONENT.depends_on[TARGET].FIELD=VALUE` where no edge of
     /// the component names TARGET (as a name, `target`, `any_of` or `of`).
     pub fn no_such_edge(span: Span, component: &str, target: &str, called: &[&str]) -> Self {

@@ -15,6 +15,7 @@ pub mod decode;
 pub mod error;
 pub mod graph;
 pub mod intact;
+pub mod latency;
 pub mod load;
 pub mod raw;
 pub mod rule;
@@ -24,9 +25,10 @@ pub mod units;
 pub mod validate;
 
 pub use error::Problem;
+pub use latency::{Breaker, EdgeLimits, Hedge, Latency};
 pub use rule::Rule;
 pub use span::Span;
-pub use units::{Backoff, Criticality, Date, Duration, Plane, Replication};
+pub use units::{Backoff, Criticality, Date, Duration, Percentile, Plane, Replication};
 
 /// Index of a component in [`Model::components`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -130,6 +132,12 @@ pub struct Policy {
     pub fallback_headroom: f64,
     /// Oldest acceptable recovery drill.
     pub drill_max_age: Duration,
+    /// Which components `check` judges hanging: `Some(true)` every one,
+    /// `Some(false)` none, `None` (the default) those some caller calls
+    /// without a timeout.
+    pub slow: Option<bool>,
+    /// A pool is sized for its in-flight calls at normal latency times this.
+    pub pool_headroom: f64,
     /// Recovery-simulation figures as written (`None`: the default applies).
     pub recovery: RecoveryPolicy,
 }
@@ -166,6 +174,8 @@ impl Default for Policy {
             max_retry_amplification: 10.0,
             fallback_headroom: 1.5,
             drill_max_age: Duration(90 * 86_400_000),
+            slow: None,
+            pool_headroom: 1.5,
             recovery: RecoveryPolicy::default(),
         }
     }
@@ -261,6 +271,11 @@ pub struct Component {
     pub objective: Option<(f64, Span)>,
     /// How long its own clients wait (meant for entrypoints).
     pub timeout: Option<Duration>,
+    /// Its own service time by percentile, when given (boxed: few
+    /// components have one).
+    pub latency: Option<Box<Latency>>,
+    /// Its request pool (threads, event-loop slots, a concurrency limit).
+    pub workers: Option<u32>,
     /// What it calls.
     pub depends_on: Vec<Edge>,
     /// How its data is recovered (boxed: few components have one, and
@@ -312,6 +327,9 @@ pub struct Edge {
     /// Time a standby takes to serve after an active alternative fails
     /// (`any_of`/`at_least` only); `None` for hot alternatives.
     pub switchover: Option<Duration>,
+    /// Its bulkhead, connection limit, connect timeout, breaker and hedge,
+    /// when it has any (boxed: few edges do).
+    pub limits: Option<Box<EdgeLimits>>,
     /// Where the entry is written.
     pub span: Span,
     /// Where each key is written (empty for the short form `- name`).

@@ -6,7 +6,8 @@
 use super::decode::{Cx, Decode, Entries, Spanned, raw_struct};
 use super::load::{Node, Value};
 use super::units::{
-    Backoff, Count, Criticality, Date, Duration, Name, Plane, Probability, Rate, Ratio, Replication,
+    Backoff, Count, Criticality, Date, Duration, Name, Percentile, Plane, Probability, Rate, Ratio,
+    Replication,
 };
 
 raw_struct! {
@@ -75,6 +76,10 @@ raw_struct! {
         pub client_timeout: Option<Spanned<Duration>>,
         /// How the clients space their retries: none, exponential or jittered (default jittered).
         pub client_backoff: Option<Spanned<Backoff>>,
+        /// Whether `check` judges a hanging dependency as a credible event: true for every component, false for none. Default: the components some caller calls without a `timeout` (docs/slow.md).
+        pub slow: Option<Spanned<bool>>,
+        /// A pool (`workers`, an edge's `pool` or `connections`) is sized for its in-flight calls at normal latency times this (Hystrix's breathing room; default 1.5).
+        pub pool_headroom: Option<Spanned<Ratio>>,
     }
 }
 
@@ -143,6 +148,11 @@ raw_struct! {
         pub objective: Option<Spanned<Probability>>,
         /// On an entrypoint: how long its clients wait for an answer; the worst-case latency of each call path from it is compared with this.
         pub timeout: Option<Spanned<Duration>>,
+        /// Its own service time at normal load, by percentile (`{p50: 20ms, p99: 120ms}`), without the time its calls take.
+        // Boxed: few components have one.
+        pub latency: Option<Box<RawLatency>>,
+        /// The request pool: threads, event-loop slots or a concurrency limit. A request holds one worker for its own latency and its calls.
+        pub workers: Option<Spanned<Count>>,
         /// What it calls.
         pub depends_on: Option<Vec<RawDependency>>,
         /// Recovery of the data it holds.
@@ -229,6 +239,54 @@ raw_struct! {
         pub degradable: Option<Spanned<bool>>,
         /// On `any_of`/`at_least`: the first `at_least` alternatives are active and the rest standby; each failure of an active one costs this long (detect + decide + failover) before a standby serves. Default: hot (0s), or detect + decide + failover of the active one's `recovery` when it names a standby here in `failover_to`.
         pub switchover: Option<Spanned<Duration>>,
+        /// A bulkhead: the most concurrent calls over this edge, out of the caller's `workers`; calls past it are refused at once. Without it the calls share `workers`.
+        pub pool: Option<Spanned<Count>>,
+        /// The most connections (concurrent calls) the caller opens to the target, where that differs from `pool`; calls past it are refused at once.
+        pub connections: Option<Spanned<Count>>,
+        /// Timeout of establishing a connection, where it is given apart from `timeout` (the read timeout).
+        pub connect_timeout: Option<Spanned<Duration>>,
+        /// A circuit breaker: opens when this share of the calls in a window fail; while open, calls fail at once and the edge counts as degraded.
+        pub breaker: Option<Box<RawBreaker>>,
+        /// Hedged requests: a second attempt to another instance after the target's latency at a percentile; `max` caps hedges as a share of calls.
+        pub hedge: Option<Box<RawHedge>>,
+    }
+}
+
+raw_struct! {
+    /// A service time by percentile: give at least one, each at least the one before.
+    pub struct RawLatency as "latency" {
+        /// Median.
+        pub p50: Option<Spanned<Duration>>,
+        /// 90th percentile.
+        pub p90: Option<Spanned<Duration>>,
+        /// 95th percentile.
+        pub p95: Option<Spanned<Duration>>,
+        /// 99th percentile: what pools are sized with when given.
+        pub p99: Option<Spanned<Duration>>,
+        /// 99.9th percentile.
+        pub p999: Option<Spanned<Duration>>,
+    }
+}
+
+raw_struct! {
+    /// A circuit breaker on an edge (defaults: Hystrix's).
+    pub struct RawBreaker as "breaker" {
+        /// Opens when at least this share of the calls in the window fail (default 50%).
+        pub after: Option<Spanned<Probability>>,
+        /// Calls in the window it judges (default 20).
+        pub window: Option<Spanned<Count>>,
+        /// How long it stays open before it lets a trial call through (default 5s).
+        pub open: Option<Spanned<Duration>>,
+    }
+}
+
+raw_struct! {
+    /// Hedged requests on an edge.
+    pub struct RawHedge as "hedge" {
+        /// The percentile of the target's latency after which a second attempt is sent: p50, p90, p95, p99 or p999.
+        pub after: Spanned<Percentile>,
+        /// Hedges are capped at this share of calls (without it: unbounded).
+        pub max: Option<Spanned<Probability>>,
     }
 }
 

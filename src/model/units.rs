@@ -517,6 +517,52 @@ choice!(
     Backoff { /** Immediately. */ None = "none", /** Exponentially growing waits. */ Exponential = "exponential", /** Exponential with random jitter. */ Jittered = "jittered" } default None
 );
 choice!(
+    /// A percentile of a latency distribution.
+    Percentile {
+        /** The median. */ P50 = "p50",
+        /** The 90th percentile. */ P90 = "p90",
+        /** The 95th percentile. */ P95 = "p95",
+        /** The 99th percentile. */ P99 = "p99",
+        /** The 99.9th percentile. */ P999 = "p999",
+    } default P99
+);
+
+impl Percentile {
+    /// Every percentile, lowest first.
+    pub const ALL: [Percentile; 5] = [
+        Percentile::P50,
+        Percentile::P90,
+        Percentile::P95,
+        Percentile::P99,
+        Percentile::P999,
+    ];
+
+    /// The share of a distribution below it (0.95 for p95).
+    #[must_use]
+    pub const fn quantile(self) -> f64 {
+        match self {
+            Percentile::P50 => 0.5,
+            Percentile::P90 => 0.9,
+            Percentile::P95 => 0.95,
+            Percentile::P99 => 0.99,
+            Percentile::P999 => 0.999,
+        }
+    }
+
+    /// The share above it: `1 − quantile`, written as a decimal (0.05 for p95).
+    #[must_use]
+    pub const fn above(self) -> f64 {
+        match self {
+            Percentile::P50 => 0.5,
+            Percentile::P90 => 0.1,
+            Percentile::P95 => 0.05,
+            Percentile::P99 => 0.01,
+            Percentile::P999 => 0.001,
+        }
+    }
+}
+
+choice!(
     /// How data reaches a standby.
     Replication { /** No standby. */ None = "none", /** Asynchronous, with lag. */ Async = "async", /** Synchronous: no committed write is lost. */ Sync = "sync" } default None
 );

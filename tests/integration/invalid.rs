@@ -65,6 +65,10 @@ fn errors_point_at_the_offending_text() {
         spans("unknown-accepted-subject.yaml"),
         [at(10, 9, "spof/postgress")]
     );
+    assert_eq!(spans("pool-above-workers.yaml"), [at(8, 15, "300")]);
+    assert_eq!(spans("latency-out-of-order.yaml"), [at(7, 32, "20ms")]);
+    assert_eq!(spans("hedge-one-instance.yaml"), [at(7, 9, "hedge")]);
+    assert_eq!(spans("hedge-bad-percentile.yaml"), [at(7, 24, "p96")]);
     assert_eq!(
         spans("several-errors.yaml"),
         [

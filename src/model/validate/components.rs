@@ -103,12 +103,14 @@ pub(super) fn component_of(
     });
     // Sized once: collected from a filter, the list would hold four edges'
     // room for three (168 bytes each, a tenth of a component).
+    let workers = super::slow::workers(component, cx);
+    let workers_at = workers.zip(component.workers.as_ref().map(|w| w.span));
     let written = component.depends_on.as_deref().unwrap_or_default();
     let mut depends_on = Vec::with_capacity(written.len());
     depends_on.extend(
         written
             .iter()
-            .filter_map(|dependency| edge(dependency, this, &name.value, names, cx)),
+            .filter_map(|dependency| edge(dependency, (this, &name.value, workers_at), names, cx)),
     );
     let managed = component.managed.as_ref().map_or_else(
         || {
@@ -141,6 +143,8 @@ pub(super) fn component_of(
         shares: shares(component, names, cx),
         failover_to,
         timeout: component.timeout.as_ref().map(|v| v.value),
+        latency: super::slow::latency(component, cx),
+        workers,
         objective: component.objective.as_ref().map(|v| (v.value.0, v.span)),
         managed,
         depends_on,
@@ -374,6 +378,8 @@ pub(super) fn placeholder() -> Component {
         managed: false,
         objective: None,
         timeout: None,
+        latency: None,
+        workers: None,
         depends_on: Vec::new(),
         recovery: None,
         span: Span::default(),
@@ -395,12 +401,12 @@ pub(super) fn default_degradable(components: &mut [Component]) {
     }
 }
 
-/// A dependency entry, resolved; `degradable` is false unless written
-/// (see [`default_degradable`]).
+/// A dependency entry of `this` (its id, name, and `workers` with where
+/// they are written), resolved; `degradable` is false unless written (see
+/// [`default_degradable`]).
 fn edge(
     dependency: &RawDependency,
-    this: ComponentId,
-    this_name: &str,
+    (this, this_name, workers): (ComponentId, &str, Option<(u32, Span)>),
     names: &Names,
     cx: &mut Cx,
 ) -> Option<Edge> {
@@ -436,6 +442,7 @@ fn edge(
                 calls: 1.0,
                 degradable: false,
                 switchover: None,
+                limits: None,
                 span: name.span,
                 fields: Fields::default(),
             });
@@ -461,6 +468,7 @@ fn edge(
         calls: raw.calls.as_ref().map_or(1.0, |c| c.value.0),
         degradable,
         switchover: switchover(raw, kind, cx),
+        limits: super::slow::edge_limits(raw, workers, cx),
         span: raw.span,
         fields: Fields::new(RawEdge::KEYS, &raw.keys),
     })

@@ -6,6 +6,7 @@ mod accepted;
 mod components;
 mod domains;
 mod pieces;
+mod slow;
 
 pub(in crate::model) use pieces::read;
 #[cfg(test)]
@@ -253,6 +254,7 @@ fn finish(
     cx: &mut Cx,
 ) -> Model {
     components::default_degradable(&mut components);
+    slow::hedge_targets(&components, component_names, cx);
     let groups = domains::groups(raw);
     let entrypoints = entrypoints(raw, &names, &components, cx);
     let mut is_entrypoint = vec![false; components.len()];
@@ -520,6 +522,11 @@ fn policy(raw: &RawModel, cx: &mut Cx) -> Policy {
             .drill_max_age
             .as_ref()
             .map_or(defaults.drill_max_age, |v| v.value),
+        slow: policy.slow.as_ref().map(|v| v.value),
+        pool_headroom: policy
+            .pool_headroom
+            .as_ref()
+            .map_or(defaults.pool_headroom, |v| v.value.0),
         recovery: super::RecoveryPolicy {
             cold_capacity: policy.cold_capacity.as_ref().map(|v| v.value.0),
             ramp_start: policy.ramp_start.as_ref().map(|v| v.value.0),
