@@ -13,6 +13,7 @@ pub(crate) use rules::headroom::LARGEST_SENSIBLE_FLEET;
 mod loss;
 pub mod results;
 mod rules;
+pub mod slow;
 mod status;
 pub mod what_if;
 pub(crate) mod wording;
@@ -31,6 +32,7 @@ use rayon::prelude::*;
 
 use crate::analyze::results::Audit;
 use crate::engine::Figure;
+use crate::engine::concurrency::{Concurrency, Plan, Slowed, concurrency};
 use crate::engine::scenario::{Baseline, Scenario};
 use crate::engine::start_order::{self, StartOrder};
 use crate::engine::state::{Flow, State};
@@ -67,6 +69,9 @@ pub struct Context<'a> {
     /// The state with some domains lost too, by the domains lost: built
     /// once per loss for `headroom` and the loss judge.
     loss_states: Mutex<BTreeMap<Vec<DomainId>, LossState>>,
+    /// The concurrency plan and the checked state's concurrency at normal
+    /// latency, for the rules of slowness (built on first use).
+    concurrency: OnceLock<(Plan, Concurrency)>,
 }
 
 impl<'a> Context<'a> {
@@ -96,6 +101,7 @@ impl<'a> Context<'a> {
             state: OnceLock::new(),
             baseline: OnceLock::new(),
             loss_states: Mutex::new(BTreeMap::new()),
+            concurrency: OnceLock::new(),
         }
     }
 
@@ -168,6 +174,16 @@ impl<'a> Context<'a> {
                 ..Scenario::default()
             }))
         }))
+    }
+
+    /// The concurrency plan of the model and the concurrency of the checked
+    /// state at normal latency (computed on first use).
+    pub fn concurrency(&self) -> &(Plan, Concurrency) {
+        self.concurrency.get_or_init(|| {
+            let plan = Plan::new(self.model, self.flow());
+            let base = concurrency(self.model, &plan, self.state(), &Slowed::default(), None);
+            (plan, base)
+        })
     }
 
     /// Every call path from the entrypoints (walked on first use).

@@ -50,6 +50,18 @@ pub struct Audit {
     pub cold_start: ColdStart,
     /// Disaster-recovery figures per component.
     pub recovery: Vec<RecoveryRow>,
+    /// Every request pool and edge limit at normal latency (docs/slow.md);
+    /// absent when the model has none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub pools: Vec<PoolRow>,
+    /// Each credible slow dependency that saturates a pool (`policy.slow`):
+    /// what it does to every pool and entrypoint; absent when none does.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub slow: Vec<SlowEvent>,
+    /// Whether the slow events judged stopped at their bound before every
+    /// credible one was judged.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub slow_truncated: bool,
 }
 
 /// The availability of one entrypoint.
@@ -271,9 +283,113 @@ pub struct LatencyRow {
     /// The entrypoint's own `timeout`, seconds, when given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub timeout_s: Option<f64>,
-    /// Whether the worst case reaches the entrypoint's timeout (absent without one).
+    /// Whether the worst case, or the p99, reaches the entrypoint's timeout
+    /// (absent without one).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub over: Option<bool>,
+    /// The slowest path's time at the p99, seconds: each component's own
+    /// p99 summed along it, with hedges and timeouts (docs/slow.md);
+    /// absent when no component on its paths has a `latency`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p99_latency_s: Option<f64>,
+    /// That path, from the entrypoint (with `p99_latency_s`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub p99_path: Option<Vec<String>>,
+}
+
+/// One request pool (`workers`) or edge limit (`pool`, `connections`) at
+/// normal latency.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PoolRow {
+    /// The component whose pool it is (the caller, for an edge's).
+    pub component: String,
+    /// For an edge's limit, the edge's first target.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// Its size: `workers`, or the edge's `pool` and `connections`, the smaller.
+    pub size: u32,
+    /// Requests (calls) in flight at normal latency: arrival rate × time held.
+    pub in_flight: f64,
+    /// The size that keeps `policy.pool_headroom` of room: `ceil(in_flight × pool_headroom)`.
+    pub required: f64,
+    /// Whether `size` is at least `required`.
+    pub ok: bool,
+}
+
+/// What one slow dependency (or a what-if's `--slow`) does.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SlowEvent {
+    /// The slowed components, in model order.
+    pub slow: Vec<SlowedRow>,
+    /// Every pool (and, for a what-if, every component) whose in-flight
+    /// count changed, in model order.
+    pub pools: Vec<PoolChange>,
+    /// Components whose pool is drained (they serve nothing): the state
+    /// counts them lost, so their load moves as for a lost component.
+    pub drained: Vec<String>,
+    /// The entrypoints that lose service, in the model's entrypoint order.
+    pub lose_service: Vec<ServiceLoss>,
+}
+
+/// One slowed component.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SlowedRow {
+    /// Its name.
+    pub component: String,
+    /// Its own latency, seconds; `null` for a hang.
+    pub latency_s: Option<f64>,
+}
+
+/// One pool, before and after a slowness.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PoolChange {
+    /// The component (the caller, for an edge's limit).
+    pub component: String,
+    /// For an edge, its first target.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// The pool's size; absent when the component or edge has none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub size: Option<u32>,
+    /// In flight at normal latency.
+    pub in_flight_before: f64,
+    /// In flight with the slowness; `null` when unbounded (a call that
+    /// never returns).
+    pub in_flight_after: Option<f64>,
+    /// Time a request (a call) is held at normal latency, seconds.
+    pub held_before_s: f64,
+    /// Time held with the slowness, seconds; `null` when unbounded.
+    pub held_after_s: Option<f64>,
+    /// Whether in flight exceeds the size with the slowness.
+    pub saturated: bool,
+    /// Seconds until the pool is full: free workers (size − in flight at
+    /// normal latency) over the rate of the calls that are now held longer.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exhausted_in_s: Option<f64>,
+    /// The share of its arrivals it serves from the pool (of its calls it
+    /// admits, for an edge): `size / in flight` when saturated, else 1.
+    pub served: f64,
+    /// What it serves per second at most when saturated: `size / time held`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ceiling: Option<f64>,
+    /// For an edge whose breaker opens: seconds until it does (its timeout,
+    /// and the time the window's calls take to arrive).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub breaker_opens_in_s: Option<f64>,
+}
+
+/// An entrypoint that serves less with a slowness.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ServiceLoss {
+    /// The entrypoint.
+    pub entrypoint: String,
+    /// Share of its requests served at normal latency.
+    pub served_before: f64,
+    /// Share served with the slowness.
+    pub served_after: f64,
+    /// How it reaches a slowed component: `required` (through required
+    /// edges), `degradable` (only through degradable ones) or `never`.
+    pub calls: &'static str,
 }
 
 /// The load on a path's last hop at one failure rate.
@@ -369,6 +485,9 @@ impl Audit {
             latency: Vec::new(),
             cold_start: ColdStart::default(),
             recovery: Vec::new(),
+            pools: Vec::new(),
+            slow: Vec::new(),
+            slow_truncated: false,
         }
     }
 
@@ -403,6 +522,13 @@ impl Audit {
         }
         if self.recovery.is_empty() {
             self.recovery = part.recovery;
+        }
+        if self.pools.is_empty() {
+            self.pools = part.pools;
+        }
+        if self.slow.is_empty() {
+            self.slow = part.slow;
+            self.slow_truncated = part.slow_truncated;
         }
     }
 

@@ -6,9 +6,13 @@
 //! writes the outcome.
 
 use crate::analyze::Finding;
-use crate::analyze::results::{Audit, HeadroomRow};
+use crate::analyze::results::{Audit, HeadroomRow, SlowEvent};
+use crate::analyze::slow::{self, Before};
+use crate::engine::concurrency::{Plan, Slowed, Slowness};
 use crate::engine::scenario::Scenario;
 use crate::engine::state::{Flow, State};
+use crate::model::error::closest;
+use crate::model::units::parse_duration;
 use crate::model::{ComponentId, Date, Model, Rule};
 use serde::Serialize;
 
@@ -75,6 +79,9 @@ pub struct WhatIf {
     pub states: (Vec<StateRow>, Vec<StateRow>),
     /// Load no running component serves, before and after.
     pub unserved: (f64, f64),
+    /// With `--slow`: every pool before and after, the drained ones, and
+    /// the entrypoints that lose service (docs/slow.md).
+    pub slow: Option<SlowEvent>,
 }
 
 impl WhatIf {
@@ -135,6 +142,8 @@ pub struct Change {
     pub lost: Lost,
     /// `--lose` and `--cold` as a scenario.
     pub scenario: Scenario,
+    /// `--slow`: the components slowed, and how.
+    pub slow: Slowed,
     /// The change in words, one phrase per argument.
     pub phrases: Vec<String>,
 }
@@ -165,7 +174,9 @@ impl Lost {
 /// findings the change introduces and those it resolves.
 #[must_use]
 pub fn compare(model: &Model, text: &str, change: &Change, today: Date) -> WhatIf {
-    let (changed, scenario) = (&change.model, &change.scenario);
+    let changed = &change.model;
+    let (slow, scenario) = slowness(changed, change);
+    let scenario = &scenario;
     let before = super::audit(model, text, Scenario::default(), super::Options::new(today));
     let after_figures = crate::engine::availability(&down_for_figures(changed, scenario));
     let after_options = super::Options {
@@ -230,7 +241,104 @@ pub fn compare(model: &Model, text: &str, change: &Change, today: Date) -> WhatI
             state_rows(changed, &after_state),
         ),
         unserved: (before_state.unserved, after_state.unserved),
+        slow,
     }
+}
+
+/// The `--slow` judgement of the changed model in the change's scenario,
+/// and that scenario with the pools it drains lost (docs/slow.md).
+fn slowness(changed: &Model, change: &Change) -> (Option<SlowEvent>, Scenario) {
+    if change.slow.is_empty() {
+        return (None, change.scenario.clone());
+    }
+    let flow = Flow::new(changed);
+    let plan = Plan::new(changed, &flow);
+    let (state, base) = slow::normal(changed, &flow, &plan, &change.scenario);
+    let before = Before {
+        scenario: &change.scenario,
+        state: &state,
+        base: &base,
+    };
+    let judged = slow::judge(changed, (&flow, &plan), &before, change.slow.clone());
+    let drained = Scenario {
+        failed_instances: judged
+            .slowed
+            .drained
+            .iter()
+            .map(|&id| (id, changed.component(id).instances))
+            .collect(),
+        ..Scenario::default()
+    };
+    (
+        Some(slow::event(changed, &judged, true)),
+        change.scenario.and(&drained),
+    )
+}
+
+/// Resolves every `--slow NAME=DURATION` or `--slow NAME=hang`: NAME a
+/// component, or a domain (every component placed in it); the phrases say
+/// what each does.
+///
+/// # Errors
+/// An argument without `=`, a value that is neither a duration nor `hang`,
+/// an unknown name (with the closest one), a domain that holds no
+/// component, or a component slowed twice.
+pub fn slow_args(
+    model: &Model,
+    args: &[String],
+    phrases: &mut Vec<String>,
+) -> Result<Slowed, String> {
+    let mut slowed = Slowed::default();
+    for arg in args {
+        let Some((name, value)) = arg.rsplit_once('=') else {
+            return Err(format!(
+                "--slow `{arg}`: give NAME=DURATION or NAME=hang, such as `--slow db=5s`"
+            ));
+        };
+        let how = if value.trim() == "hang" {
+            Slowness::Hang
+        } else {
+            Slowness::Latency(parse_duration(value).map_err(|why| {
+                format!("--slow `{arg}`: `{value}` is not a duration ({why}) nor `hang`: such as `5s`, `300ms` or `hang`")
+            })?)
+        };
+        let Some(ids) = slow::slowed_by_name(model, name) else {
+            let all = model
+                .components
+                .iter()
+                .map(|c| c.name.as_str())
+                .chain(model.domains.iter().map(|d| d.name.as_str()));
+            let hint =
+                closest(name, all).map_or_else(String::new, |b| format!(" (did you mean `{b}`?)"));
+            return Err(format!(
+                "--slow `{arg}`: no component or domain is called `{name}`{hint}"
+            ));
+        };
+        if ids.is_empty() {
+            return Err(format!(
+                "--slow `{arg}`: no component is placed in the domain `{name}`"
+            ));
+        }
+        for &id in &ids {
+            if slowed.of(id).is_some() {
+                return Err(format!(
+                    "--slow `{arg}`: {} is slowed twice",
+                    model.component(id).name
+                ));
+            }
+            slowed.components.push((id, how));
+        }
+        let whom = if model.components.iter().any(|c| c.name == name) {
+            name.to_owned()
+        } else {
+            format!("{name} ({} components)", ids.len())
+        };
+        phrases.push(match how {
+            Slowness::Hang => format!("{whom} hangs"),
+            Slowness::Latency(d) => format!("{whom} answers in {d}"),
+        });
+    }
+    Ok(slowed)
 }
 
 /// The component (or domain, or group) a finding id is about: its

@@ -1,4 +1,4 @@
-//! `nines what-if MODEL [--lose NAME[:N]]… [--cold] [--scale-load F] [--set C.FIELD=V]…`:
+//! `nines what-if MODEL [--lose NAME[:N]]… [--cold] [--scale-load F] [--set C.FIELD=V]… [--slow NAME=5s|hang]…`:
 //! `check` of the changed state against `check` of the intact one.
 //!
 //! `--lose` and `--cold` make a [`Scenario`]; every structural and load
@@ -12,7 +12,7 @@
 use clap::{Args, ValueEnum};
 
 use super::{CliError, Outcome, Terminal, input, today};
-use crate::analyze::what_if::{Change, Lost, compare};
+use crate::analyze::what_if::{Change, Lost, compare, slow_args};
 use crate::analyze::{Severity, Status};
 use crate::engine::scenario::Scenario;
 use crate::model::error::closest;
@@ -54,6 +54,10 @@ pub struct WhatIfArgs {
         value_name = "COMPONENT[.depends_on[TARGET]].FIELD=VALUE"
     )]
     pub set: Vec<String>,
+    /// A component (or every component of a domain) answers this slowly,
+    /// or never (`hang`): its callers hold their workers for it (repeatable).
+    #[arg(long, value_name = "NAME=DURATION|hang")]
+    pub slow: Vec<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = WhatIfFormat::Table)]
     pub format: WhatIfFormat,
@@ -125,6 +129,7 @@ fn change(
     };
     let mut phrases: Vec<String> = args.set.iter().map(|s| format!("set {s}")).collect();
     let lost = lose(&changed, &args.lose, &mut phrases)?;
+    let slow = slow_args(&changed, &args.slow, &mut phrases)?;
     if let Some(factor) = args.scale_load {
         // Every written load, and with them the derived ones (the flow is
         // linear in the loads that enter the system).
@@ -147,6 +152,7 @@ fn change(
         model: changed,
         lost,
         scenario,
+        slow,
         phrases,
     })
 }
@@ -173,9 +179,14 @@ fn escape_for_terminal(outcome: &mut WhatIf) {
 }
 
 fn check_args(args: &WhatIfArgs) -> Result<Date, String> {
-    if args.lose.is_empty() && args.scale_load.is_none() && args.set.is_empty() && !args.cold {
+    if args.lose.is_empty()
+        && args.scale_load.is_none()
+        && args.set.is_empty()
+        && !args.cold
+        && args.slow.is_empty()
+    {
         return Err(
-            "nothing to change: give --lose NAME, --lose COMPONENT:N, --cold, --scale-load F or --set COMPONENT.FIELD=VALUE"
+            "nothing to change: give --lose NAME, --lose COMPONENT:N, --cold, --scale-load F, --set COMPONENT.FIELD=VALUE or --slow NAME=DURATION"
                 .to_owned(),
         );
     }

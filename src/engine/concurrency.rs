@@ -65,6 +65,11 @@ impl Slowness {
 pub struct Slowed {
     /// The slowed components, each once, in the order given.
     pub components: Vec<(ComponentId, Slowness)>,
+    /// Components whose pool a slowness drained (it serves nothing): the
+    /// state counts them lost (their load moves to a failover, callers
+    /// with alternatives route around them), and their callers still see
+    /// them hang (docs/slow.md).
+    pub drained: Vec<ComponentId>,
 }
 
 impl Slowed {
@@ -347,6 +352,21 @@ pub fn concurrency(
     let mut done = vec![false; n];
     for &id in plan.order.order.iter().rev() {
         let component = model.component(id);
+        if slowed.drained.contains(&id) && !state.of(id).running {
+            out.components[id.0] = ComponentLoad {
+                arrival: state.of(id).offered.unwrap_or(0.0),
+                own: f64::INFINITY,
+                held: f64::INFINITY,
+                in_flight: f64::INFINITY,
+                workers: component.workers,
+                saturated: true,
+                share: 0.0,
+                seen: f64::INFINITY,
+                degraded: true,
+            };
+            done[id.0] = true;
+            continue;
+        }
         let own = slowed.of(id).map_or_else(
             || {
                 component

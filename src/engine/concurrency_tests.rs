@@ -22,6 +22,7 @@ fn run(text: &str, slow: &[(&str, Slowness)]) -> (Model, Concurrency, Concurrenc
     let base = concurrency(&m, &plan, &state, &Slowed::default(), None);
     let slowed = Slowed {
         components: slow.iter().map(|&(n, s)| (id(&m, n), s)).collect(),
+        drained: Vec::new(),
     };
     let after = concurrency(&m, &plan, &state, &slowed, Some(&base));
     (m, base, after)

@@ -69,6 +69,9 @@ fn skeleton(audit: &Audit) -> Audit {
         latency: audit.latency.clone(),
         cold_start: audit.cold_start.clone(),
         recovery: audit.recovery.clone(),
+        pools: audit.pools.clone(),
+        slow: audit.slow.clone(),
+        slow_truncated: audit.slow_truncated,
     }
 }
 

@@ -14,6 +14,7 @@ pub mod recovery;
 pub mod recovery_plot;
 pub mod review;
 pub mod sarif;
+pub mod slow;
 pub mod table;
 pub mod what_if;
 

@@ -76,6 +76,7 @@ pub fn render(audit: &Audit, target: &Target, out: &mut dyn Write) -> io::Result
             }
         }
     }
+    slowness(audit, style, out)?;
     if !audit.cold_start.waves.is_empty() {
         writeln!(out)?;
         cold_start(&audit.cold_start, style, out)?;
@@ -401,6 +402,27 @@ pub(crate) fn matters(row: &RetryPath) -> bool {
     row.amplification >= 2.0 || row.critical_failure_rate.is_some_and(|f| f <= 1.0)
 }
 
+/// The pools at normal latency and each credible slow dependency
+/// (docs/slow.md), when the model has pools.
+fn slowness(audit: &Audit, style: Style, out: &mut dyn Write) -> io::Result<()> {
+    if !audit.pools.is_empty() {
+        writeln!(out)?;
+        super::slow::pools(&audit.pools, "× policy.pool_headroom", style, out)?;
+    }
+    for event in &audit.slow {
+        writeln!(out)?;
+        let title = format!("If {} (policy.slow)", super::slow::slowed(event));
+        super::slow::event(event, &title, style, out)?;
+    }
+    if audit.slow_truncated {
+        writeln!(
+            out,
+            "The slow dependencies judged stopped at their bound; the rest were not judged."
+        )?;
+    }
+    Ok(())
+}
+
 /// `web: web > api > db: 8s (clients wait 10s: within)`, one per entrypoint.
 pub(crate) fn latency_lines(audit: &Audit) -> Vec<String> {
     audit
@@ -416,8 +438,19 @@ pub(crate) fn latency_lines(audit: &Audit) -> Vec<String> {
                 (Some(t), _) => format!(" (clients wait {}: within)", seconds(t)),
                 _ => String::new(),
             };
+            let p99 = match (row.p99_latency_s, &row.p99_path) {
+                (Some(p99), Some(path)) if *path == row.path => {
+                    format!("; at p99 {}", crate::analyze::slow::seconds(p99))
+                }
+                (Some(p99), Some(path)) => format!(
+                    "; at p99 {}: {}",
+                    path.join(" > "),
+                    crate::analyze::slow::seconds(p99)
+                ),
+                _ => String::new(),
+            };
             format!(
-                "{}: {}: {}{untimed}{against}",
+                "{}: {}: {}{untimed}{against}{p99}",
                 row.entrypoint,
                 row.path.join(" > "),
                 seconds(row.worst_latency_s)

@@ -23,6 +23,9 @@ struct Wire<'a> {
     introduced: &'a [String],
     resolved: &'a [String],
     taken_down: &'a [String],
+    /// With `--slow`: every pool before and after, and who loses service.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    slow: Option<&'a crate::analyze::results::SlowEvent>,
 }
 
 /// A report and the state it judged.
@@ -55,6 +58,7 @@ pub fn render_json(what_if: &WhatIf, out: &mut dyn Write) -> io::Result<()> {
         introduced: &what_if.introduced,
         resolved: &what_if.resolved,
         taken_down: &what_if.taken_down,
+        slow: what_if.slow.as_ref(),
     };
     serde_json::to_writer_pretty(&mut *out, &wire)?;
     out.write_all(b"\n")
@@ -83,6 +87,14 @@ pub fn render_table(
     }
     writeln!(out)?;
     state_table(what_if, style, out)?;
+    if let Some(slow) = &what_if.slow {
+        writeln!(out)?;
+        let title = format!(
+            "Pools (in flight before → after, against the pool) when {}",
+            super::slow::slowed(slow)
+        );
+        super::slow::event(slow, &title, style, out)?;
+    }
     if !what_if.after.availability.is_empty() {
         writeln!(out)?;
         let mut availability = table(

@@ -92,6 +92,7 @@ fn what_if(lose: &[&str], scale_load: Option<f64>, set: &[&str], format: WhatIfF
         cold: false,
         scale_load,
         set: set.iter().map(|s| (*s).to_owned()).collect(),
+        slow: Vec::new(),
         format,
         today: Some("2026-11-30".to_owned()),
     };

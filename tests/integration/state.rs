@@ -20,6 +20,7 @@ fn what_if(name: &str, text: &str, lose: &[&str], cold: bool) -> (Run, serde_jso
         cold,
         scale_load: None,
         set: Vec::new(),
+        slow: Vec::new(),
         format: WhatIfFormat::Json,
         today: Some("2026-11-30".to_owned()),
     };
@@ -197,6 +198,7 @@ components:
             cold: false,
             scale_load: None,
             set: Vec::new(),
+            slow: Vec::new(),
             format: WhatIfFormat::Json,
             today: Some("2026-11-30".to_owned()),
         };
@@ -372,6 +374,7 @@ proptest! {
             cold: false,
             scale_load: Some(1.0),
             set: Vec::new(),
+            slow: Vec::new(),
             format: WhatIfFormat::Json,
             today: Some("2026-11-30".to_owned()),
         };

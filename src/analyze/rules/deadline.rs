@@ -9,7 +9,7 @@ use super::{Analyzer, Context, Finding, RuleDoc, Severity, Subject, Wording};
 use crate::analyze::results::{LatencyRow, Audit};
 use crate::model::Rule;
 use crate::model::graph::calls;
-use crate::model::{ComponentId, Duration, Edge, Model};
+use crate::model::{ComponentId, Duration, Edge, Model, Percentile};
 
 // ---- finding constructors ----
 
@@ -33,6 +33,14 @@ enum TooLate {
         component: Arc<str>,
         path: String,
         worst: Duration,
+        timeout: Duration,
+    },
+    /// The clients of an entrypoint give up before its slowest path at
+    /// the p99 ends (its timeouts alone would be within).
+    SlowAtP99 {
+        component: Arc<str>,
+        path: String,
+        p99: f64,
         timeout: Duration,
     },
 }
@@ -64,22 +72,31 @@ fn too_short(
 fn entrypoint_too_slow(
     model: &Model,
     entrypoint: ComponentId,
-    (path, worst): (&[String], Duration),
+    (row, worst): (&LatencyRow, Duration),
     timeout: Duration,
 ) -> Finding {
     let component = model.component(entrypoint);
     let name: Arc<str> = Arc::from(component.name.as_str());
-    Finding::new(
-        DOC.rule,
-        Arc::clone(&name),
-        Severity::Warning,
-        component.fields.get("timeout").unwrap_or(component.span),
-        TooLate::EntrypointTooSlow {
-            component: name,
+    let wording = match (&row.p99_path, row.p99_latency_s) {
+        (Some(path), Some(p99)) if worst < timeout => TooLate::SlowAtP99 {
+            component: Arc::clone(&name),
             path: path.join(" > "),
+            p99,
+            timeout,
+        },
+        _ => TooLate::EntrypointTooSlow {
+            component: Arc::clone(&name),
+            path: row.path.join(" > "),
             worst,
             timeout,
         },
+    };
+    Finding::new(
+        DOC.rule,
+        name,
+        Severity::Warning,
+        component.fields.get("timeout").unwrap_or(component.span),
+        wording,
     )
 }
 
@@ -119,6 +136,16 @@ impl Wording for TooLate {
                 out,
                 "{component}'s clients wait {timeout}, but its slowest call path {path} can take {worst} (Σ timeout × attempts over its hops): a request can still be in flight when the client has given up"
             ),
+            TooLate::SlowAtP99 {
+                component,
+                path,
+                p99,
+                timeout,
+            } => write!(
+                out,
+                "{component}'s clients wait {timeout}, but at the p99 its call path {path} takes {} (each component's own p99 summed along it): more than 1% of its requests answer after the client has given up",
+                crate::analyze::slow::seconds(*p99)
+            ),
         }
     }
 
@@ -137,6 +164,10 @@ impl Wording for TooLate {
                 out,
                 "propagate a deadline from {component} down the path, or cut timeouts and retries on it until their sum is below {timeout}"
             ),
+            TooLate::SlowAtP99 { timeout, .. } => write!(
+                out,
+                "cut the path's p99 below {timeout} (a faster component, a hedge on the slow tail, fewer calls in a row), or give the clients more time"
+            ),
         }
     }
 }
@@ -148,7 +179,7 @@ static DOC: RuleDoc = RuleDoc {
     id: "deadline/<caller>><target>",
     severity: "warning",
     summary: "A caller gives up no later than its target's own worst-case call to a dependency can end.",
-    checks: "For every edge with a `timeout`, the target's worst-case call time to each of its own dependencies: `(1 + retries) × timeout` on that edge (edges without a timeout are skipped). When the caller's timeout is not longer than the longest of them (equal is already too short: the target starts its call after the caller's timer started), the caller abandons calls its target is still working on. Also, per entrypoint, the worst-case latency of each call path, `Σ timeout × (1 + retries)` over its hops (the report's `latency` rows): when the entrypoint has a `timeout` (how long its clients wait) and its slowest path reaches it, `deadline/<entrypoint>` fires.",
+    checks: "For every edge with a `timeout`, the target's worst-case call time to each of its own dependencies: `(1 + retries) × timeout` on that edge (edges without a timeout are skipped). When the caller's timeout is not longer than the longest of them (equal is already too short: the target starts its call after the caller's timer started), the caller abandons calls its target is still working on. Also, per entrypoint, the worst-case latency of each call path, `Σ timeout × (1 + retries)` over its hops (the report's `latency` rows): when the entrypoint has a `timeout` (how long its clients wait) and its slowest path reaches it, `deadline/<entrypoint>` fires. Where components give a `latency`, each path's time at the p99 is the sum of its components' own p99 (a hedged hop at most its threshold plus the target's p50; a hop past its timeout gives up there, and with retries adds the target's p50 for the second attempt; docs/slow.md): when the slowest reaches the entrypoint's `timeout`, it fires too. A `connect_timeout` adds to each attempt's `timeout`.",
     why: "Per-call timeouts do not compose. The target keeps retrying for a request whose caller has already given up, and the caller usually retries too, so the work done for nothing multiplies exactly when the dependency is slow.",
     example: "components:\n  frontend: {depends_on: [{target: checkout, timeout: 5s}]}   # deadline/frontend>checkout\n  checkout: {depends_on: [{target: payments, retries: 2, timeout: 2s}]}   # (1 + 2) × 2s = 6s\n  payments: {}",
     fix: "Propagate a deadline: the caller sends the time it has left (a gRPC deadline, a header) and the target stops retrying when it runs out. Otherwise make the caller's timeout longer than the target's worst-case call, or cut the target's retries or timeout.",
@@ -159,10 +190,64 @@ static DOC: RuleDoc = RuleDoc {
 /// The `deadline` rule.
 pub struct Deadline;
 
-/// `(1 + retries) × timeout`, the longest one attempt series can take.
+/// `(1 + retries) × timeout`, the longest one attempt series can take
+/// (each attempt `connect_timeout + timeout` where a connect timeout is
+/// given apart).
 fn worst_call(edge: &Edge) -> Option<Duration> {
-    edge.timeout
-        .map(|t| Duration(t.0.saturating_mul(1 + u64::from(edge.retries))))
+    let connect = edge
+        .limits
+        .as_ref()
+        .and_then(|l| l.connect_timeout)
+        .map_or(0, |c| c.0);
+    edge.timeout.map(|t| {
+        Duration(
+            t.0.saturating_add(connect)
+                .saturating_mul(1 + u64::from(edge.retries)),
+        )
+    })
+}
+
+/// One hop's time at the p99 (docs/slow.md): the target's own p99 (its
+/// slowest figure when no p99 is written); with a hedge, at most the
+/// hedge's threshold plus the target's p50; past the edge's timeout the
+/// p99 call gives up there, and with retries is answered by a second
+/// attempt at the p50: `timeout + p50`. `None` when the target has no
+/// latency.
+fn hop_p99(model: &Model, target: ComponentId, edge: &Edge) -> Option<f64> {
+    let latency = model.component(target).latency.as_deref()?;
+    let p99 = latency.at(Percentile::P99).unwrap_or(latency.held().1).seconds();
+    let p50 = latency.at(Percentile::P50).map(Duration::seconds);
+    let mut hop = p99;
+    if let Some(hedge) = edge.limits.as_ref().and_then(|l| l.hedge)
+        && let (Some(after), Some(p50)) = (latency.at(hedge.after), p50)
+    {
+        hop = hop.min(after.seconds() + p50);
+    }
+    if let Some(t) = edge.timeout.map(Duration::seconds)
+        && hop > t
+    {
+        hop = if edge.retries > 0 { t + p50.unwrap_or(t).min(t) } else { t };
+    }
+    Some(hop)
+}
+
+/// A path's time at the p99: the entrypoint's own p99 and each hop's
+/// ([`hop_p99`]), summed; `None` when nothing on it has a latency.
+fn path_p99(model: &Model, path: &CallPath) -> Option<f64> {
+    let hops = path.hops();
+    let first = hops.first()?.0;
+    let own = model
+        .component(first)
+        .latency
+        .as_deref()
+        .map(|l| l.at(Percentile::P99).unwrap_or(l.held().1).seconds());
+    let mut sum = own;
+    for &(_, target, edge) in &hops {
+        if let Some(h) = hop_p99(model, target, edge) {
+            *sum.get_or_insert(0.0) += h;
+        }
+    }
+    sum
 }
 
 impl Analyzer for Deadline {
@@ -194,7 +279,7 @@ impl Analyzer for Deadline {
                 audit.findings.push(entrypoint_too_slow(
                     cx.model,
                     entrypoint,
-                    (&row.path, worst),
+                    (&row, worst),
                     timeout,
                 ));
             }
@@ -235,34 +320,64 @@ fn path_latency(path: &CallPath) -> Option<(ComponentId, Duration, u32)> {
 }
 
 /// One row per entrypoint with a timed path: its slowest call path (the
-/// first on ties, in walk order), compared with the entrypoint's `timeout`.
+/// first on ties, in walk order), compared with the entrypoint's `timeout`;
+/// and, where components give a `latency`, its slowest path at the p99
+/// (an entrypoint whose paths are untimed gets a row for that alone).
 /// Names are spelt out only for the winners, so a long chain (whose every
 /// prefix is a path) costs its paths' hops, not their names.
 fn latency_rows(model: &Model, paths: &[CallPath]) -> Vec<(ComponentId, Duration, LatencyRow)> {
-    let mut best: Vec<(ComponentId, Duration, u32, &CallPath)> = Vec::new();
+    type Best<'p, 'a> = (ComponentId, Duration, u32, Option<&'p CallPath<'a>>);
+    let mut best: Vec<Best> = Vec::new();
+    let mut slowest: Vec<(ComponentId, f64, &CallPath)> = Vec::new();
+    let latencies = crate::engine::concurrency::has_slowness(model);
     for path in paths {
         let Some((entrypoint, worst, untimed)) = path_latency(path) else {
             continue;
         };
+        if latencies && let Some(p99) = path_p99(model, path) {
+            match slowest.iter().position(|(e, _, _)| *e == entrypoint) {
+                Some(i) if slowest[i].1 >= p99 => {}
+                Some(i) => slowest[i] = (entrypoint, p99, path),
+                None => slowest.push((entrypoint, p99, path)),
+            }
+        }
         let slot = best.iter().position(|(e, _, _, _)| *e == entrypoint);
         if worst.0 == 0 || slot.is_some_and(|i| best[i].1 >= worst) {
             continue;
         }
         match slot {
-            Some(i) => best[i] = (entrypoint, worst, untimed, path),
-            None => best.push((entrypoint, worst, untimed, path)),
+            Some(i) => best[i] = (entrypoint, worst, untimed, Some(path)),
+            None => best.push((entrypoint, worst, untimed, Some(path))),
+        }
+    }
+    for &(entrypoint, _, _) in &slowest {
+        if !best.iter().any(|(e, _, _, _)| *e == entrypoint) {
+            best.push((entrypoint, Duration(0), 0, None));
         }
     }
     best.into_iter()
         .map(|(entrypoint, worst, untimed, path)| {
             let timeout = model.component(entrypoint).timeout;
+            let p99 = slowest.iter().find(|(e, _, _)| *e == entrypoint);
+            let p99_path = p99.map(|(_, _, path)| path.names(model));
+            let (path, untimed) = match path {
+                Some(path) => (path.names(model), untimed),
+                None => {
+                    let (_, _, slow) = p99.expect("a row without a timed path has a p99 path");
+                    let hops = u32::try_from(slow.hops().len()).unwrap_or(u32::MAX);
+                    (slow.names(model), hops)
+                }
+            };
+            let p99_s = p99.map(|(_, s, _)| *s);
             let row = LatencyRow {
                 entrypoint: model.component(entrypoint).name.clone(),
-                path: path.names(model),
+                path,
                 worst_latency_s: worst.seconds(),
                 untimed_hops: untimed,
                 timeout_s: timeout.map(Duration::seconds),
-                over: timeout.map(|t| worst >= t),
+                over: timeout.map(|t| worst >= t || p99_s.is_some_and(|p| p >= t.seconds())),
+                p99_latency_s: p99_s,
+                p99_path: p99_path.filter(|_| p99_s.is_some()),
             };
             (entrypoint, worst, row)
         })

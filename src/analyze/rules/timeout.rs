@@ -1,4 +1,5 @@
-//! `timeout/<caller>><target>`: an edge without a timeout.
+//! `timeout/<caller>><target>`: an edge without a timeout, a timeout below
+//! the target's p99, or a connect timeout not shorter than the read one.
 
 use std::fmt;
 
@@ -6,7 +7,7 @@ use super::{Analyzer, Context, Finding, RuleDoc, Severity, Subject, Wording};
 use crate::analyze::results::Audit;
 use crate::model::Rule;
 use crate::model::graph::calls;
-use crate::model::{Component, Edge};
+use crate::model::{Component, Duration, Edge, Percentile};
 
 // ---- finding constructors ----
 
@@ -37,15 +38,110 @@ impl Wording for Missing {
     }
 }
 
+/// `timeout/<caller>><target>`: a timeout below the target's p99.
+#[derive(Debug)]
+struct Tight {
+    edge: Subject,
+    timeout: Duration,
+    p99: Duration,
+    retries: u32,
+}
+
+fn tight(caller: &Component, target: &Component, edge: &Edge, (timeout, p99): (Duration, Duration)) -> Finding {
+    let subject = Subject::edge(&caller.name, &target.name);
+    Finding::new(
+        DOC.rule,
+        subject.clone(),
+        Severity::Warning,
+        edge.fields.get("timeout").unwrap_or(edge.span),
+        Tight {
+            edge: subject,
+            timeout,
+            p99,
+            retries: edge.retries,
+        },
+    )
+}
+
+impl Wording for Tight {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (caller, target) = (self.edge.name(), self.edge.then().unwrap_or(""));
+        write!(
+            out,
+            "{caller} gives up on {target} after {}, below {target}'s p99 of {}: more than 1% of {target}'s answers come after {caller} stopped waiting, so slow successes become errors",
+            self.timeout, self.p99
+        )?;
+        if self.retries > 0 {
+            write!(
+                out,
+                " and each is tried again (retries: {}), adding load exactly when {target} is slow",
+                self.retries
+            )?;
+        }
+        Ok(())
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            out,
+            "set the timeout above the p99 ({}) with room, or hedge the slow tail (`hedge: {{after: p95, max: 5%}}`) instead of cutting it",
+            self.p99
+        )
+    }
+}
+
+/// `timeout/<caller>><target>`: a connect timeout at least the read one.
+#[derive(Debug)]
+struct Connect {
+    edge: Subject,
+    connect: Duration,
+    timeout: Duration,
+}
+
+fn connect(caller: &Component, target: &Component, edge: &Edge, (connect, timeout): (Duration, Duration)) -> Finding {
+    let subject = Subject::edge(&caller.name, &target.name);
+    Finding::new(
+        DOC.rule,
+        subject.clone(),
+        Severity::Note,
+        edge.fields.get("connect_timeout").unwrap_or(edge.span),
+        Connect {
+            edge: subject,
+            connect,
+            timeout,
+        },
+    )
+}
+
+impl Wording for Connect {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (caller, target) = (self.edge.name(), self.edge.then().unwrap_or(""));
+        write!(
+            out,
+            "{caller} waits {} to connect to {target} and {} for its answer: a connection that is never accepted (a host gone, a black-holed address) holds the call at least as long as a slow answer, and one attempt can take {} + {}",
+            self.connect, self.timeout, self.connect, self.timeout
+        )
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            out,
+            "set `connect_timeout` to a few round trips (100ms to 1s), well below the read `timeout` ({}): connecting takes no work from {}",
+            self.timeout,
+            self.edge.then().unwrap_or("")
+        )
+    }
+}
+
 // ---- documentation ----
 
 static DOC: RuleDoc = RuleDoc {
     rule: Rule::Timeout,
     id: "timeout/<caller>><target>",
     severity: "note",
-    summary: "An edge has no `timeout`.",
-    checks: "Every dependency edge without `timeout`, including the short form `- name`. An `any_of` or `at_least` edge gives one note per target.",
-    why: "A call without a timeout waits as long as the target hangs: a slow dependency then exhausts the caller's threads and connections, and a slow failure spreads upwards as an outage. The model also needs the timeout to compute worst-case call times and to check deadlines.",
+    summary: "An edge has no `timeout`, a timeout below the target's p99, or a connect timeout not below it.",
+    checks: "Every dependency edge without `timeout`, including the short form `- name` (note). An edge whose `timeout` is below its target's `latency.p99` (warning): slow successes become errors, retried with `retries`. An edge whose `connect_timeout` is at least its `timeout` (note). An `any_of` or `at_least` edge gives one finding per target.",
+    why: "A call without a timeout waits as long as the target hangs: a slow dependency then exhausts the caller's threads and connections, and a slow failure spreads upwards as an outage. The model also needs the timeout to compute worst-case call times and to check deadlines. A timeout below the p99 turns the slowest answers into errors and retries, adding load when the target is slowest. Connecting takes the target no work: a connect timeout as long as the read one waits out a dead host for the whole budget.",
     example: "components:\n  web: {depends_on: [db]}   # timeout/web>db\n  db: {}",
     fix: "Write the per-attempt timeout the caller uses: `- {target: db, timeout: 300ms}`. If the client has none, configure one first.",
 };
@@ -62,12 +158,21 @@ impl Analyzer for Timeout {
 
     fn check(&self, cx: &Context, audit: &mut Audit) {
         for (caller, target, edge) in calls(cx.model) {
-            if edge.timeout.is_none() {
-                audit.findings.push(missing(
-                    cx.model.component(caller),
-                    cx.model.component(target),
-                    edge,
-                ));
+            let (caller, target) = (cx.model.component(caller), cx.model.component(target));
+            let Some(timeout) = edge.timeout else {
+                audit.findings.push(missing(caller, target, edge));
+                continue;
+            };
+            let p99 = target.latency.as_ref().and_then(|l| l.at(Percentile::P99));
+            if let Some(p99) = p99.filter(|p99| timeout < *p99) {
+                audit.findings.push(tight(caller, target, edge, (timeout, p99)));
+            } else if let Some(c) = edge
+                .limits
+                .as_ref()
+                .and_then(|l| l.connect_timeout)
+                .filter(|c| *c >= timeout)
+            {
+                audit.findings.push(connect(caller, target, edge, (c, timeout)));
             }
         }
     }
@@ -99,5 +204,29 @@ components:
         assert_eq!(ids, ["timeout/web>db", "timeout/web>a", "timeout/web>b"]);
         // The short form points at the name: line 3, column 22.
         assert_eq!((found[0].location.line, found[0].location.column), (3, 22));
+    }
+
+    #[test]
+    fn a_timeout_below_the_targets_p99_and_a_long_connect_timeout_fire() {
+        let found = findings(
+            r"system: s
+components:
+  web: {depends_on: [{target: db, timeout: 100ms, retries: 2}, {target: auth, timeout: 300ms, connect_timeout: 1s}, {target: cache, timeout: 50ms, connect_timeout: 20ms}]}
+  db: {latency: {p50: 20ms, p99: 120ms}}
+  auth: {latency: {p99: 100ms}}
+  cache: {latency: {p99: 5ms}}
+",
+        );
+        let ids: Vec<String> = found.iter().map(|f| f.id().to_string()).collect();
+        assert_eq!(ids, ["timeout/web>auth", "timeout/web>db"]);
+        assert_eq!(found[1].severity, Severity::Warning);
+        assert!(
+            found[1]
+                .message()
+                .to_string()
+                .contains("after 100ms, below db's p99 of 120ms")
+        );
+        assert_eq!(found[0].severity, Severity::Note);
+        assert!(found[0].message().to_string().contains("one attempt can take 1s + 300ms"));
     }
 }

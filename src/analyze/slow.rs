@@ -1,0 +1,431 @@
+//! A slow dependency, judged (docs/slow.md): the concurrency of the
+//! system with some components slow or hanging, which pools saturate or
+//! drain, how soon, and which entrypoints lose service, including those
+//! that never call the slow component. `what-if --slow` asks it of the
+//! components it is given; `check` asks it of every credible slow
+//! component (`policy.slow`) through the `bulkhead` rule.
+//!
+//! A drained pool (a component that serves nothing: every worker held by a
+//! call that does not return) is counted lost in the state: its load moves
+//! along `failover_to`, callers with alternatives route around it (its
+//! health checks wait for a worker too), and what that does to capacity
+//! follows as for a lost component. Callers without an alternative still
+//! see it hang. Drained pools are looked for again in the new state, at
+//! most [`MAX_ROUNDS`] times.
+
+use crate::analyze::results::{PoolChange, ServiceLoss, SlowEvent, SlowedRow};
+use crate::engine::concurrency::{Concurrency, Plan, Slowed, Slowness, concurrency};
+use crate::engine::scenario::{self, Scenario};
+use crate::engine::state::{self, Flow, State};
+use crate::model::{ComponentId, Model};
+
+/// Rounds of drained pools moved into the state, at most.
+pub const MAX_ROUNDS: usize = 8;
+
+/// How an entrypoint reaches the slowed components.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// Through required edges: it needs one.
+    Required,
+    /// Only through degradable edges.
+    Degradable,
+    /// Not at all: no call path leads to one.
+    Never,
+}
+
+impl Reach {
+    /// The word of the JSON report.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Reach::Required => "required",
+            Reach::Degradable => "degradable",
+            Reach::Never => "never",
+        }
+    }
+}
+
+/// A slowness judged.
+#[derive(Debug, Clone)]
+pub struct Judged {
+    /// What is slow, and the pools it drained.
+    pub slowed: Slowed,
+    /// The state with the drained pools lost.
+    pub state: State,
+    /// The concurrency at normal latency in the scenario.
+    pub base: Concurrency,
+    /// The concurrency with the slowness in the scenario's own state,
+    /// before any drained pool is counted lost: how each pool fills.
+    pub first: Concurrency,
+    /// The concurrency with the slowness, in `state`.
+    pub after: Concurrency,
+    /// The entrypoints that serve less: (entrypoint, share before, share
+    /// after, how it reaches the slowed components).
+    pub losses: Vec<(ComponentId, f64, f64, Reach)>,
+}
+
+/// The scenario's state and concurrency at normal latency, which every
+/// slowness in it is judged against.
+pub struct Before<'a> {
+    /// The scenario.
+    pub scenario: &'a Scenario,
+    /// Its state.
+    pub state: &'a State,
+    /// Its concurrency at normal latency.
+    pub base: &'a Concurrency,
+}
+
+/// `slowed` judged in `before`'s scenario.
+#[must_use]
+pub fn judge(
+    model: &Model,
+    (flow, plan): (&Flow, &Plan),
+    before: &Before,
+    mut slowed: Slowed,
+) -> Judged {
+    let mut state = before.state.clone();
+    let first = concurrency(model, plan, &state, &slowed, Some(before.base));
+    let mut after = first.clone();
+    for _round in 0..MAX_ROUNDS {
+        let new: Vec<ComponentId> = model
+            .component_ids()
+            .filter(|&id| {
+                state.of(id).running
+                    && after.of(id).saturated
+                    && after.of(id).share == 0.0
+                    && !slowed.drained.contains(&id)
+            })
+            .collect();
+        if new.is_empty() {
+            break;
+        }
+        slowed.drained.extend(new);
+        let lost = Scenario {
+            failed_instances: slowed
+                .drained
+                .iter()
+                .map(|&id| (id, model.component(id).instances))
+                .collect(),
+            ..Scenario::default()
+        };
+        state = State::new(model, flow, &before.scenario.and(&lost));
+        after = concurrency(model, plan, &state, &slowed, Some(before.base));
+    }
+    let losses = losses(model, plan, before, (&state, &after), &slowed);
+    Judged {
+        slowed,
+        state,
+        base: before.base.clone(),
+        first,
+        after,
+        losses,
+    }
+}
+
+/// The entrypoints that serve less with the slowness than without.
+fn losses(
+    model: &Model,
+    plan: &Plan,
+    before: &Before,
+    (state, after): (&State, &Concurrency),
+    slowed: &Slowed,
+) -> Vec<(ComponentId, f64, f64, Reach)> {
+    // Components the new state overloads (without shedding): they collapse
+    // under the load that moved, and take down what requires them.
+    let broken: Vec<ComponentId> = model
+        .component_ids()
+        .filter(|&c| {
+            let newly_down = before.state.of(c).up && !state.of(c).up;
+            let overloaded = state.of(c).running
+                && !model.component(c).load_shedding
+                && state::overloaded(model, state, c)
+                && !state::overloaded(model, before.state, c);
+            newly_down || overloaded
+        })
+        .collect();
+    let takes_down = upstream(model, plan, &broken, true);
+    let slow: Vec<ComponentId> = slowed.components.iter().map(|&(c, _)| c).collect();
+    let needs = upstream(model, plan, &slow, true);
+    let calls = upstream(model, plan, &slow, false);
+    let mut out = Vec::new();
+    for &e in &model.entrypoints {
+        let was = if before.state.of(e).up {
+            before.base.served_share(model, e)
+        } else {
+            0.0
+        };
+        let now = if state.of(e).up && !takes_down[e.0] {
+            after.served_share(model, e)
+        } else {
+            0.0
+        };
+        if now < was - 1e-9 {
+            let reach = if needs[e.0] {
+                Reach::Required
+            } else if calls[e.0] {
+                Reach::Degradable
+            } else {
+                Reach::Never
+            };
+            out.push((e, was, now, reach));
+        }
+    }
+    out
+}
+
+/// Every component that reaches one of `from` (itself included) through
+/// calls, only required ones when `required`.
+fn upstream(model: &Model, plan: &Plan, from: &[ComponentId], required: bool) -> Vec<bool> {
+    let mut seen = vec![false; model.components.len()];
+    let mut stack: Vec<ComponentId> = from.to_vec();
+    for c in from {
+        seen[c.0] = true;
+    }
+    while let Some(c) = stack.pop() {
+        for &(caller, e) in &plan.order().inbound[c.0] {
+            if required && model.component(caller).depends_on[e].degradable {
+                continue;
+            }
+            if !std::mem::replace(&mut seen[caller.0], true) {
+                stack.push(caller);
+            }
+        }
+    }
+    seen
+}
+
+/// Which components `check` judges hanging (`policy.slow`): every one
+/// (`true`), none (`false`), or by default those some caller calls without
+/// a `timeout`; only those a pool can feel (a component with `workers`, or
+/// an edge limit, calls them, directly or not), in model order.
+#[must_use]
+pub fn credible(model: &Model, plan: &Plan) -> Vec<ComponentId> {
+    if model.policy.slow == Some(false) || !plan.has_pools() {
+        return Vec::new();
+    }
+    let pooled: Vec<ComponentId> = model
+        .component_ids()
+        .filter(|&c| {
+            let c = model.component(c);
+            c.workers.is_some()
+                || c.depends_on
+                    .iter()
+                    .any(|e| e.limits.as_ref().is_some_and(|l| l.limit().is_some()))
+        })
+        .collect();
+    let felt = downstream(model, &pooled);
+    let untimed = match model.policy.slow {
+        Some(true) => vec![true; model.components.len()],
+        _ => {
+            let mut untimed = vec![false; model.components.len()];
+            for (_, target, edge) in crate::model::graph::calls(model) {
+                if edge.timeout.is_none() {
+                    untimed[target.0] = true;
+                }
+            }
+            untimed
+        }
+    };
+    model
+        .component_ids()
+        .filter(|c| untimed[c.0] && felt[c.0])
+        .collect()
+}
+
+/// Every component `from` call (not themselves, unless a cycle leads back).
+fn downstream(model: &Model, from: &[ComponentId]) -> Vec<bool> {
+    let mut seen = vec![false; model.components.len()];
+    let mut stack: Vec<ComponentId> = from.to_vec();
+    while let Some(c) = stack.pop() {
+        for edge in &model.component(c).depends_on {
+            for &t in &edge.targets {
+                if !std::mem::replace(&mut seen[t.0], true) {
+                    stack.push(t);
+                }
+            }
+        }
+    }
+    seen
+}
+
+/// The rows of a judged slowness: the pools whose in-flight count changed
+/// as they fill (every component's, with `all`, pool or not), the drained
+/// ones and the entrypoints that lose service.
+#[must_use]
+pub fn event(model: &Model, judged: &Judged, all: bool) -> SlowEvent {
+    let name = |c: ComponentId| model.component(c).name.clone();
+    let mut slow: Vec<(ComponentId, Slowness)> = judged.slowed.components.clone();
+    slow.sort_by_key(|&(c, _)| c);
+    let mut pools = Vec::new();
+    let after = &judged.first;
+    for id in model.component_ids() {
+        let (b, a) = (judged.base.of(id), after.of(id));
+        let changed = !same(b.in_flight, a.in_flight) || a.saturated != b.saturated;
+        if changed && (all || a.workers.is_some()) && (a.arrival > 0.0 || b.arrival > 0.0) {
+            let grown: f64 = after
+                .edges_of(id)
+                .iter()
+                .zip(judged.base.edges_of(id))
+                .filter(|(a, b)| a.held > b.held * (1.0 + 1e-9))
+                .map(|(a, _)| a.rate)
+                .sum::<f64>()
+                + if a.own > b.own { a.arrival } else { 0.0 };
+            pools.push(PoolChange {
+                component: name(id),
+                target: None,
+                size: a.workers,
+                in_flight_before: b.in_flight,
+                in_flight_after: finite(a.in_flight),
+                held_before_s: b.held,
+                held_after_s: finite(a.held),
+                saturated: a.saturated,
+                exhausted_in_s: exhaustion(
+                    a.workers,
+                    b.in_flight,
+                    a.saturated && !b.saturated,
+                    grown,
+                ),
+                served: a.share,
+                ceiling: a.ceiling(),
+                breaker_opens_in_s: None,
+            });
+        }
+        for (at, edge) in model.component(id).depends_on.iter().enumerate() {
+            let (b, a) = (judged.base.edge(id, at), after.edge(id, at));
+            let limited = a.limit.is_some();
+            let changed = !same(b.in_flight, a.in_flight) || a.saturated != b.saturated;
+            if !(changed && limited) && !a.breaker_open {
+                continue;
+            }
+            let opens = a.breaker_open.then(|| {
+                let window = edge
+                    .limits
+                    .as_ref()
+                    .and_then(|l| l.breaker)
+                    .map_or(0, |b| b.window);
+                edge.timeout.map_or(0.0, crate::model::Duration::seconds)
+                    + if a.rate > 0.0 {
+                        f64::from(window) / a.rate
+                    } else {
+                        0.0
+                    }
+            });
+            pools.push(PoolChange {
+                component: name(id),
+                target: Some(name(edge.targets[0])),
+                size: a.limit,
+                in_flight_before: b.in_flight,
+                in_flight_after: finite(a.in_flight),
+                held_before_s: b.held,
+                held_after_s: finite(a.held),
+                saturated: a.saturated,
+                exhausted_in_s: exhaustion(
+                    a.limit,
+                    b.in_flight,
+                    a.saturated && !b.saturated,
+                    a.rate,
+                ),
+                served: a.admitted,
+                ceiling: a.limit.filter(|_| a.saturated).map(|l| {
+                    if a.held > 0.0 {
+                        f64::from(l) / a.held
+                    } else {
+                        f64::INFINITY
+                    }
+                }),
+                breaker_opens_in_s: opens,
+            });
+        }
+    }
+    SlowEvent {
+        slow: slow
+            .iter()
+            .map(|&(c, s)| SlowedRow {
+                component: name(c),
+                latency_s: match s {
+                    Slowness::Latency(d) => Some(d.seconds()),
+                    Slowness::Hang => None,
+                },
+            })
+            .collect(),
+        pools,
+        drained: judged.slowed.drained.iter().map(|&c| name(c)).collect(),
+        lose_service: judged
+            .losses
+            .iter()
+            .map(|&(e, before, after, reach)| ServiceLoss {
+                entrypoint: name(e),
+                served_before: before,
+                served_after: after,
+                calls: reach.as_str(),
+            })
+            .collect(),
+    }
+}
+
+/// Seconds until a pool of `size` that held `before` fills, at `rate` new
+/// long-held calls a second: `(size − before) / rate`, 0 when it was full.
+fn exhaustion(size: Option<u32>, before: f64, fills: bool, rate: f64) -> Option<f64> {
+    let size = f64::from(size?);
+    if !fills || rate <= 0.0 {
+        return None;
+    }
+    Some(((size - before) / rate).max(0.0))
+}
+
+fn finite(x: f64) -> Option<f64> {
+    x.is_finite().then_some(x)
+}
+
+fn same(a: f64, b: f64) -> bool {
+    a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+/// The scenario's state and its concurrency at normal latency.
+#[must_use]
+pub fn normal(
+    model: &Model,
+    flow: &Flow,
+    plan: &Plan,
+    scenario: &Scenario,
+) -> (State, Concurrency) {
+    let state = State::new(model, flow, scenario);
+    let base = concurrency(model, plan, &state, &Slowed::default(), None);
+    (state, base)
+}
+
+/// The components a name slows: the component, or every component placed
+/// in the domain (or in a domain inside it).
+#[must_use]
+pub fn slowed_by_name(model: &Model, name: &str) -> Option<Vec<ComponentId>> {
+    if let Some(c) = model.components.iter().position(|c| c.name == name) {
+        return Some(vec![ComponentId(c)]);
+    }
+    let d = model.domains.iter().position(|d| d.name == name)?;
+    let d = crate::model::DomainId(d);
+    Some(
+        model
+            .component_ids()
+            .filter(|&c| {
+                model
+                    .component(c)
+                    .placement
+                    .iter()
+                    .any(|&(p, _)| scenario::is_lost(model, p, &[d]))
+            })
+            .collect(),
+    )
+}
+
+/// A time computed here, for messages: `0.16 s`, `0.05 s`, `30 s`,
+/// `forever` for an unbounded one.
+#[must_use]
+pub(crate) fn seconds(x: f64) -> String {
+    if x.is_infinite() {
+        return "forever".to_owned();
+    }
+    format!(
+        "{} s",
+        crate::human::significant(x, if x < 1.0 { 2 } else { 3 })
+    )
+}
