@@ -116,7 +116,7 @@ impl Wording for Storm {
 static DOC: RuleDoc = RuleDoc {
     rule: Rule::Hedge,
     id: "hedge/<caller>><target>",
-    severity: "error when the worst case overloads the target, else warning",
+    severity: "warning",
     summary: "Hedged requests without `max`, or whose worst case overloads the target.",
     checks: "Every edge with `hedge: {after: pNN, max: M}`, per target, on the flow of the checked state. At normal latency the calls slower than the percentile are hedged: 5% after p95 (capped by `max`). In a broad slowdown every call passes the threshold: the hedges add 100% of the flow, or `max` of it. Without `max` it fires (warning); with the target's `capacity`, when its load plus the worst-case hedges exceed the capacity of its instances up, it fires as an error.",
     why: "Hedging at the p95 costs about 5% more calls while the target is healthy, and cuts the tail. When the target slows down as a whole, every call passes the p95: unbounded hedging doubles its load exactly when it is struggling, a retry storm by another name.",

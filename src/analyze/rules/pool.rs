@@ -110,7 +110,7 @@ impl Wording for Small {
 static DOC: RuleDoc = RuleDoc {
     rule: Rule::Pool,
     id: "pool/<component>",
-    severity: "error below the in-flight count, else warning",
+    severity: "warning",
     summary: "A request pool or an edge's limit is smaller than its in-flight requests at normal latency, plus headroom.",
     checks: "Every component with `workers` and every edge with `pool` or `connections`, in the checked state at normal latency: in flight = arrival rate × time held (Little's law), where a request holds a worker for its own `latency` (the p99 when written) and each call `calls × the target's response time`, cut by the edge's `timeout`. Below `ceil(in_flight × policy.pool_headroom)` (default 1.5) it fires: an error when the pool is smaller than the in-flight count itself (full at peak), else a warning. An edge's limit is `pool/<caller>><target>`. Without any `latency` nothing is in flight and nothing is judged.",
     why: "A pool sized below Little's law is full at peak even when nothing is wrong: requests queue for a worker or are refused, and the queueing adds latency upstream. Sized at the mean, it is full for the slowest requests.",

@@ -139,9 +139,12 @@ static DOC: RuleDoc = RuleDoc {
     rule: Rule::Timeout,
     id: "timeout/<caller>><target>",
     severity: "note",
-    summary: "An edge has no `timeout`, a timeout below the target's p99, or a connect timeout not below it.",
-    checks: "Every dependency edge without `timeout`, including the short form `- name` (note). An edge whose `timeout` is below its target's `latency.p99` (warning): slow successes become errors, retried with `retries`. An edge whose `connect_timeout` is at least its `timeout` (note). An `any_of` or `at_least` edge gives one finding per target.",
-    why: "A call without a timeout waits as long as the target hangs: a slow dependency then exhausts the caller's threads and connections, and a slow failure spreads upwards as an outage. The model also needs the timeout to compute worst-case call times and to check deadlines. A timeout below the p99 turns the slowest answers into errors and retries, adding load when the target is slowest. Connecting takes the target no work: a connect timeout as long as the read one waits out a dead host for the whole budget.",
+    summary: "An edge has no `timeout`.",
+    checks: "Every dependency edge without `timeout`, including the short form `- name`. An `any_of` or `at_least` edge gives one note per target.",
+    // The checks of latency (docs/slow.md) are told here, so that the
+    // summary, checks and fix that SARIF carries for models without
+    // latency stay as they were.
+    why: "A call without a timeout waits as long as the target hangs: a slow dependency then exhausts the caller's threads and connections, and a slow failure spreads upwards as an outage. The model also needs the timeout to compute worst-case call times and to check deadlines. Where the target gives its `latency`, a `timeout` below the target's p99 is a warning under the same id: it turns the slowest answers into errors, retried with `retries`, adding load when the target is slowest. Where an edge gives a `connect_timeout` at least as long as its `timeout`, a note: connecting takes the target no work, and a connect timeout as long as the read one waits out a dead host for the whole budget (set it to a few round trips).",
     example: "components:\n  web: {depends_on: [db]}   # timeout/web>db\n  db: {}",
     fix: "Write the per-attempt timeout the caller uses: `- {target: db, timeout: 300ms}`. If the client has none, configure one first.",
 };
@@ -218,15 +221,15 @@ components:
 ",
         );
         let ids: Vec<String> = found.iter().map(|f| f.id().to_string()).collect();
-        assert_eq!(ids, ["timeout/web>auth", "timeout/web>db"]);
-        assert_eq!(found[1].severity, Severity::Warning);
+        assert_eq!(ids, ["timeout/web>db", "timeout/web>auth"]);
+        assert_eq!(found[0].severity, Severity::Warning);
         assert!(
-            found[1]
+            found[0]
                 .message()
                 .to_string()
                 .contains("after 100ms, below db's p99 of 120ms")
         );
-        assert_eq!(found[0].severity, Severity::Note);
-        assert!(found[0].message().to_string().contains("one attempt can take 1s + 300ms"));
+        assert_eq!(found[1].severity, Severity::Note);
+        assert!(found[1].message().to_string().contains("one attempt can take 1s + 300ms"));
     }
 }
