@@ -306,8 +306,9 @@ pub struct PoolRow {
     /// For an edge's limit, the edge's first target.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target: Option<String>,
-    /// Its size: `workers`, or the edge's `pool` and `connections`, the smaller.
-    pub size: u32,
+    /// Its size: `workers`, or the edge's `pool` and `connections` (the
+    /// smaller), times the instances up.
+    pub size: u64,
     /// Requests (calls) in flight at normal latency: arrival rate × time held.
     pub in_flight: f64,
     /// The size that keeps `policy.pool_headroom` of room: `ceil(in_flight × pool_headroom)`.
@@ -348,9 +349,10 @@ pub struct PoolChange {
     /// For an edge, its first target.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub target: Option<String>,
-    /// The pool's size; absent when the component or edge has none.
+    /// The pool's size (per instance × instances up); absent when the
+    /// component or edge has none.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub size: Option<u32>,
+    pub size: Option<u64>,
     /// In flight at normal latency.
     pub in_flight_before: f64,
     /// In flight with the slowness; `null` when unbounded (a call that

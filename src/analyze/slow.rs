@@ -326,9 +326,10 @@ pub fn event(model: &Model, judged: &Judged, all: bool) -> SlowEvent {
                     a.rate,
                 ),
                 served: a.admitted,
+                #[allow(clippy::cast_precision_loss, reason = "pools far below 2^53")]
                 ceiling: a.limit.filter(|_| a.saturated).map(|l| {
                     if a.held > 0.0 {
-                        f64::from(l) / a.held
+                        l as f64 / a.held
                     } else {
                         f64::INFINITY
                     }
@@ -365,8 +366,9 @@ pub fn event(model: &Model, judged: &Judged, all: bool) -> SlowEvent {
 
 /// Seconds until a pool of `size` that held `before` fills, at `rate` new
 /// long-held calls a second: `(size − before) / rate`, 0 when it was full.
-fn exhaustion(size: Option<u32>, before: f64, fills: bool, rate: f64) -> Option<f64> {
-    let size = f64::from(size?);
+fn exhaustion(size: Option<u64>, before: f64, fills: bool, rate: f64) -> Option<f64> {
+    #[allow(clippy::cast_precision_loss, reason = "pools far below 2^53")]
+    let size = size? as f64;
     if !fills || rate <= 0.0 {
         return None;
     }
@@ -424,8 +426,5 @@ pub(crate) fn seconds(x: f64) -> String {
     if x.is_infinite() {
         return "forever".to_owned();
     }
-    format!(
-        "{} s",
-        crate::human::significant(x, if x < 1.0 { 2 } else { 3 })
-    )
+    format!("{} s", crate::human::significant(x, 3))
 }

@@ -23,9 +23,12 @@
 //!   Without a timeout a hang fails no call, and the breaker never opens.
 //! - An edge's limit (the smaller of `pool` and `connections`) admits at
 //!   most that many calls in flight; the rest are refused at once (held 0).
-//! - A component whose in-flight count exceeds its `workers` is
-//!   *saturated*: it serves at most `workers / time held` requests per
-//!   second (a share `workers / in-flight` of its arrivals), and, without
+//! - `workers`, `pool` and `connections` are per instance, as `capacity`
+//!   is: a component's pool is `workers × instances up`, an edge's limit
+//!   its `pool` (or `connections`) × the caller's instances up.
+//! - A component whose in-flight count exceeds its pool is
+//!   *saturated*: it serves at most `pool / time held` requests per
+//!   second (a share `pool / in-flight` of its arrivals), and, without
 //!   `load_shedding`, queues the rest without bound: its callers see it
 //!   hang. With `load_shedding` it refuses the excess and answers the rest
 //!   in their time.
@@ -159,8 +162,8 @@ pub struct ComponentLoad {
     /// Requests in flight: `arrival × held` (infinite when a call never
     /// returns).
     pub in_flight: f64,
-    /// Its request pool.
-    pub workers: Option<u32>,
+    /// Its request pool: `workers × instances up`.
+    pub workers: Option<u64>,
     /// Whether in flight exceeds the pool.
     pub saturated: bool,
     /// The share of its arrivals it serves from its pool: `workers / in
@@ -178,7 +181,8 @@ impl ComponentLoad {
     /// What it serves per second at most: `workers / held` (saturated).
     #[must_use]
     pub fn ceiling(&self) -> Option<f64> {
-        let workers = f64::from(self.workers?);
+        #[allow(clippy::cast_precision_loss, reason = "pools far below 2^53")]
+        let workers = self.workers? as f64;
         self.saturated.then(|| {
             if self.held > 0.0 {
                 workers / self.held
@@ -204,8 +208,9 @@ pub struct EdgeLoad {
     pub demand: f64,
     /// Calls in flight: the demand, at most the limit.
     pub in_flight: f64,
-    /// The edge's limit (`pool`, `connections`).
-    pub limit: Option<u32>,
+    /// The edge's limit: `pool` (or `connections`) × the caller's
+    /// instances up.
+    pub limit: Option<u64>,
     /// Whether the demand exceeds the limit.
     pub saturated: bool,
     /// The share of calls admitted: `limit / demand` when saturated, else 1.
@@ -358,7 +363,7 @@ pub fn concurrency(
                 own: f64::INFINITY,
                 held: f64::INFINITY,
                 in_flight: f64::INFINITY,
-                workers: component.workers,
+                workers: pool_of(component.workers, state.of(id).instances_up),
                 saturated: true,
                 share: 0.0,
                 seen: f64::INFINITY,
@@ -391,13 +396,15 @@ pub fn concurrency(
             };
             out.edges[out.starts[id.0] + at] = load;
         }
-        let workers = component.workers;
+        let workers = pool_of(component.workers, state.of(id).instances_up);
+        #[allow(clippy::cast_precision_loss, reason = "pools far below 2^53")]
         let saturated =
-            workers.is_some_and(|w| in_flight > f64::from(w) * (1.0 + 1e-12) && lambda > 0.0);
+            workers.is_some_and(|w| in_flight > w as f64 * (1.0 + 1e-12) && lambda > 0.0);
         let share = match workers {
+            #[allow(clippy::cast_precision_loss, reason = "pools far below 2^53")]
             Some(w) if saturated => {
                 if in_flight.is_finite() {
-                    f64::from(w) / in_flight
+                    w as f64 / in_flight
                 } else {
                     0.0
                 }
@@ -531,11 +538,16 @@ fn edge_load(
             };
     }
     let held = if rate > 0.0 { demand / rate } else { held_sum };
-    let limit = limits.and_then(|l| l.limit());
-    let saturated = limit.is_some_and(|l| demand > f64::from(l) * (1.0 + 1e-12));
+    let limit = pool_of(
+        limits.and_then(|l| l.limit()),
+        state.of(caller).instances_up,
+    );
+    #[allow(clippy::cast_precision_loss, reason = "pools far below 2^53")]
+    let saturated = limit.is_some_and(|l| demand > l as f64 * (1.0 + 1e-12));
     let (in_flight, admitted) = match limit {
+        #[allow(clippy::cast_precision_loss, reason = "pools far below 2^53")]
         Some(l) if saturated => {
-            let l = f64::from(l);
+            let l = l as f64;
             (l, if demand.is_finite() { l / demand } else { 0.0 })
         }
         _ => (demand, 1.0),
@@ -557,6 +569,11 @@ fn edge_load(
         breaker_open,
         attempts: attempts_max,
     }
+}
+
+/// A pool per instance times the instances up.
+fn pool_of(per_instance: Option<u32>, instances_up: u32) -> Option<u64> {
+    per_instance.map(|p| u64::from(p) * u64::from(instances_up))
 }
 
 /// Attempts per call when every attempt fails: `1 + retries`, or `1 +

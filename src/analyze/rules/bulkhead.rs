@@ -13,6 +13,7 @@ use super::{Analyzer, Context, Finding, RuleDoc, Severity, Subject, Wording};
 use crate::analyze::results::Audit;
 use crate::analyze::slow::{self, Before, Reach, seconds};
 use crate::engine::concurrency::{Slowed, Slowness};
+use crate::engine::state::State;
 use crate::model::{ComponentId, Duration, Model, Rule};
 
 /// Work allowed for the slow events of one run, in component and edge
@@ -26,7 +27,8 @@ const WORK: usize = 20_000_000;
 struct Takes {
     edge: Subject,
     slow: Arc<str>,
-    workers: u32,
+    /// `workers` per instance, and the caller's instances up.
+    workers: (u32, u32),
     rate: f64,
     /// `timeout` and attempts of the edge, when it has a timeout.
     timeout: Option<(Duration, f64)>,
@@ -49,10 +51,26 @@ fn takes(model: &Model, (caller, at): (ComponentId, usize), takes: Takes) -> Fin
 }
 
 impl Takes {
-    /// The bulkhead that would contain it: the edge's calls in flight at
-    /// normal latency with headroom, at least 1.
+    /// The bulkhead per instance that would contain it: the edge's calls
+    /// in flight at normal latency with headroom, over the instances up,
+    /// at least 1.
     fn pool(&self) -> f64 {
-        (self.normal.0 * self.headroom - 1e-9).ceil().max(1.0)
+        (self.normal.0 * self.headroom / f64::from(self.workers.1.max(1)) - 1e-9)
+            .ceil()
+            .max(1.0)
+    }
+
+    /// Workers in all: per instance × instances up.
+    fn total(&self) -> f64 {
+        f64::from(self.workers.0) * f64::from(self.workers.1)
+    }
+
+    /// The workers in words: `100`, or `3 × 100 = 300`.
+    fn workers_text(&self) -> String {
+        match self.workers {
+            (w, 1) => w.to_string(),
+            (w, n) => format!("{n} × {w} = {}", amount(self.total())),
+        }
     }
 }
 
@@ -71,12 +89,12 @@ impl Wording for Takes {
                 amount(self.rate),
                 amount(attempts),
                 amount(self.in_flight),
-                self.workers
+                self.workers_text()
             )?,
             None => write!(
                 out,
                 "{caller}'s calls to {target} never return (no timeout) and take all {} of its shared workers",
-                self.workers
+                self.workers_text()
             )?,
         }
         if let Some(t) = self.exhausted {
@@ -118,10 +136,16 @@ impl Wording for Takes {
     fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (caller, target) = (self.edge.name(), self.edge.then().unwrap_or(""));
         let pool = self.pool();
-        let left = f64::from(self.workers) - pool;
+        let instances = f64::from(self.workers.1.max(1));
+        let left = self.total() - pool * instances;
+        let per = if self.workers.1 > 1 {
+            format!(" per instance, of {} in all", amount(self.total()))
+        } else {
+            String::new()
+        };
         write!(
             out,
-            "give {caller}>{target} a bulkhead, `pool: {}` ({} in flight at normal latency × {})",
+            "give {caller}>{target} a bulkhead, `pool: {}`{per} ({} in flight at normal latency × {})",
             amount(pool),
             amount(self.normal.0),
             amount(self.headroom),
@@ -138,7 +162,7 @@ impl Wording for Takes {
             write!(
                 out,
                 ", and `workers: {}` so that its other calls ({} in flight) keep {} with room",
-                amount(pool + rest),
+                amount(pool + (rest / instances).ceil()),
                 amount(self.normal.1),
                 amount(rest)
             )?;
@@ -221,7 +245,7 @@ impl Analyzer for Bulkhead {
             }
             audit.slow.push(slow::event(model, &judged, false));
             for id in saturated {
-                report(model, &judged, (id, d), &mut found, audit);
+                report((model, cx.state()), &judged, (id, d), &mut found, audit);
             }
         }
     }
@@ -229,18 +253,23 @@ impl Analyzer for Bulkhead {
 
 /// The findings of one saturated pool `id` when `slow` hangs.
 fn report(
-    model: &Model,
+    (model, state): (&Model, &State),
     judged: &slow::Judged,
     (id, slow): (ComponentId, ComponentId),
     found: &mut BTreeSet<(usize, usize)>,
     audit: &mut Audit,
 ) {
     let c = model.component(id);
-    let Some(workers) = c.workers else { return };
     let (after, base) = (&judged.first, &judged.base);
+    let Some(total) = after.of(id).workers else {
+        return;
+    };
+    let workers = (c.workers.unwrap_or(0), state.of(id).instances_up);
+    #[allow(clippy::cast_precision_loss, reason = "pools far below 2^53")]
+    let total = total as f64;
     for (at, edge) in c.depends_on.iter().enumerate() {
         let load = after.edge(id, at);
-        if load.in_flight < f64::from(workers) * (1.0 - 1e-12) || !found.insert((id.0, at)) {
+        if load.in_flight < total * (1.0 - 1e-12) || !found.insert((id.0, at)) {
             continue;
         }
         let grown: f64 = after
@@ -250,7 +279,7 @@ fn report(
             .filter(|(a, b)| a.held > b.held * (1.0 + 1e-9))
             .map(|(a, _)| a.rate)
             .sum();
-        let free = f64::from(workers) - base.of(id).in_flight;
+        let free = total - base.of(id).in_flight;
         let normal_edge = base.edge(id, at).in_flight;
         let takes_it = Takes {
             edge: Subject::edge(&c.name, &model.component(edge.targets[0]).name),

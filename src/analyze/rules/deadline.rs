@@ -185,6 +185,54 @@ static DOC: RuleDoc = RuleDoc {
     fix: "Propagate a deadline: the caller sends the time it has left (a gRPC deadline, a header) and the target stops retrying when it runs out. Otherwise make the caller's timeout longer than the target's worst-case call, or cut the target's retries or timeout.",
 };
 
+/// One hop's time at the p99 (docs/slow.md): the target's own p99 (its
+/// slowest figure when no p99 is written); with a hedge, at most the
+/// hedge's threshold plus the target's p50; past the edge's timeout the
+/// p99 call gives up there, and with retries is answered by a second
+/// attempt at the p50: `timeout + p50`. `None` when the target has no
+/// latency. In milliseconds, so that sums are exact.
+fn hop_p99(model: &Model, target: ComponentId, edge: &Edge) -> Option<Duration> {
+    let latency = model.component(target).latency.as_deref()?;
+    let p99 = latency.at(Percentile::P99).unwrap_or(latency.held().1);
+    let p50 = latency.at(Percentile::P50);
+    let mut hop = p99;
+    if let Some(hedge) = edge.limits.as_ref().and_then(|l| l.hedge)
+        && let (Some(after), Some(p50)) = (latency.at(hedge.after), p50)
+    {
+        hop = hop.min(Duration(after.0.saturating_add(p50.0)));
+    }
+    if let Some(t) = edge.timeout
+        && hop > t
+    {
+        hop = if edge.retries > 0 {
+            Duration(t.0.saturating_add(p50.unwrap_or(t).min(t).0))
+        } else {
+            t
+        };
+    }
+    Some(hop)
+}
+
+/// A path's time at the p99: the entrypoint's own p99 and each hop's
+/// ([`hop_p99`]), summed; `None` when nothing on it has a latency.
+fn path_p99(model: &Model, path: &CallPath) -> Option<Duration> {
+    let hops = path.hops();
+    let first = hops.first()?.0;
+    let own = model
+        .component(first)
+        .latency
+        .as_deref()
+        .map(|l| l.at(Percentile::P99).unwrap_or(l.held().1));
+    let mut sum = own;
+    for &(_, target, edge) in &hops {
+        if let Some(h) = hop_p99(model, target, edge) {
+            let total = sum.get_or_insert(Duration(0));
+            *total = Duration(total.0.saturating_add(h.0));
+        }
+    }
+    sum
+}
+
 // ---- the check ----
 
 /// The `deadline` rule.
@@ -205,49 +253,6 @@ fn worst_call(edge: &Edge) -> Option<Duration> {
                 .saturating_mul(1 + u64::from(edge.retries)),
         )
     })
-}
-
-/// One hop's time at the p99 (docs/slow.md): the target's own p99 (its
-/// slowest figure when no p99 is written); with a hedge, at most the
-/// hedge's threshold plus the target's p50; past the edge's timeout the
-/// p99 call gives up there, and with retries is answered by a second
-/// attempt at the p50: `timeout + p50`. `None` when the target has no
-/// latency.
-fn hop_p99(model: &Model, target: ComponentId, edge: &Edge) -> Option<f64> {
-    let latency = model.component(target).latency.as_deref()?;
-    let p99 = latency.at(Percentile::P99).unwrap_or(latency.held().1).seconds();
-    let p50 = latency.at(Percentile::P50).map(Duration::seconds);
-    let mut hop = p99;
-    if let Some(hedge) = edge.limits.as_ref().and_then(|l| l.hedge)
-        && let (Some(after), Some(p50)) = (latency.at(hedge.after), p50)
-    {
-        hop = hop.min(after.seconds() + p50);
-    }
-    if let Some(t) = edge.timeout.map(Duration::seconds)
-        && hop > t
-    {
-        hop = if edge.retries > 0 { t + p50.unwrap_or(t).min(t) } else { t };
-    }
-    Some(hop)
-}
-
-/// A path's time at the p99: the entrypoint's own p99 and each hop's
-/// ([`hop_p99`]), summed; `None` when nothing on it has a latency.
-fn path_p99(model: &Model, path: &CallPath) -> Option<f64> {
-    let hops = path.hops();
-    let first = hops.first()?.0;
-    let own = model
-        .component(first)
-        .latency
-        .as_deref()
-        .map(|l| l.at(Percentile::P99).unwrap_or(l.held().1).seconds());
-    let mut sum = own;
-    for &(_, target, edge) in &hops {
-        if let Some(h) = hop_p99(model, target, edge) {
-            *sum.get_or_insert(0.0) += h;
-        }
-    }
-    sum
 }
 
 impl Analyzer for Deadline {
@@ -328,7 +333,7 @@ fn path_latency(path: &CallPath) -> Option<(ComponentId, Duration, u32)> {
 fn latency_rows(model: &Model, paths: &[CallPath]) -> Vec<(ComponentId, Duration, LatencyRow)> {
     type Best<'p, 'a> = (ComponentId, Duration, u32, Option<&'p CallPath<'a>>);
     let mut best: Vec<Best> = Vec::new();
-    let mut slowest: Vec<(ComponentId, f64, &CallPath)> = Vec::new();
+    let mut slowest: Vec<(ComponentId, Duration, &CallPath)> = Vec::new();
     let latencies = crate::engine::concurrency::has_slowness(model);
     for path in paths {
         let Some((entrypoint, worst, untimed)) = path_latency(path) else {
@@ -375,8 +380,8 @@ fn latency_rows(model: &Model, paths: &[CallPath]) -> Vec<(ComponentId, Duration
                 worst_latency_s: worst.seconds(),
                 untimed_hops: untimed,
                 timeout_s: timeout.map(Duration::seconds),
-                over: timeout.map(|t| worst >= t || p99_s.is_some_and(|p| p >= t.seconds())),
-                p99_latency_s: p99_s,
+                over: timeout.map(|t| worst >= t || p99_s.is_some_and(|p| p >= t)),
+                p99_latency_s: p99_s.map(Duration::seconds),
                 p99_path: p99_path.filter(|_| p99_s.is_some()),
             };
             (entrypoint, worst, row)

@@ -20,7 +20,9 @@ struct Small {
     subject: Subject,
     /// Whether it is an edge's limit (calls), not a request pool.
     edge: bool,
-    size: u32,
+    /// Its size per instance and the (caller's) instances up.
+    per_instance: u32,
+    instances: u32,
     arrival: f64,
     held: f64,
     in_flight: f64,
@@ -40,7 +42,7 @@ fn small(model: &Model, caller: ComponentId, edge: Option<usize>, row: &Small) -
         }
         None => c.fields.get("workers").unwrap_or(c.span),
     };
-    let severity = if row.in_flight > f64::from(row.size) {
+    let severity = if row.in_flight > row.size() {
         Severity::Error
     } else {
         Severity::Warning
@@ -55,6 +57,27 @@ fn small(model: &Model, caller: ComponentId, edge: Option<usize>, row: &Small) -
             ..*row
         },
     )
+}
+
+impl Small {
+    /// `per_instance × instances`.
+    fn size(&self) -> f64 {
+        f64::from(self.per_instance) * f64::from(self.instances)
+    }
+
+    /// The size in words: `100`, or `3 × 100 = 300`.
+    fn size_text(&self) -> String {
+        if self.instances == 1 {
+            self.per_instance.to_string()
+        } else {
+            format!(
+                "{} × {} = {}",
+                self.instances,
+                self.per_instance,
+                amount(self.size())
+            )
+        }
+    }
 }
 
 impl Wording for Small {
@@ -72,12 +95,12 @@ impl Wording for Small {
         write!(
             out,
             "{what} holds {} at a time, but at normal latency {} {unit}/s × {} held = {} are in flight",
-            self.size,
+            self.size_text(),
             amount(self.arrival),
             seconds(self.held),
             amount(self.in_flight),
         )?;
-        if self.in_flight > f64::from(self.size) {
+        if self.in_flight > self.size() {
             write!(
                 out,
                 ": it is full at peak, and what it cannot take waits or is refused"
@@ -96,10 +119,16 @@ impl Wording for Small {
 
     fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
         let key = if self.edge { "pool" } else { "workers" };
+        let per_instance = (self.required / f64::from(self.instances.max(1))).ceil();
+        let per = if self.instances > 1 {
+            format!(" per instance ({} / {})", amount(self.required), self.instances)
+        } else {
+            String::new()
+        };
         write!(
             out,
-            "size it for the peak rate × the p99 time held plus room (Hystrix: 30 rps × 0.2 s = 6 → 10): `{key}: {}`, or cut the time its {} are held",
-            amount(self.required),
+            "size it for the peak rate × the p99 time held plus room (Hystrix: 30 rps × 0.2 s = 6 → 10): `{key}: {}`{per}, or cut the time its {} are held",
+            amount(per_instance),
             if self.edge { "calls" } else { "requests" }
         )
     }
@@ -112,7 +141,7 @@ static DOC: RuleDoc = RuleDoc {
     id: "pool/<component>",
     severity: "warning",
     summary: "A request pool or an edge's limit is smaller than its in-flight requests at normal latency, plus headroom.",
-    checks: "Every component with `workers` and every edge with `pool` or `connections`, in the checked state at normal latency: in flight = arrival rate × time held (Little's law), where a request holds a worker for its own `latency` (the p99 when written) and each call `calls × the target's response time`, cut by the edge's `timeout`. Below `ceil(in_flight × policy.pool_headroom)` (default 1.5) it fires: an error when the pool is smaller than the in-flight count itself (full at peak), else a warning. An edge's limit is `pool/<caller>><target>`. Without any `latency` nothing is in flight and nothing is judged.",
+    checks: "Every component with `workers` and every edge with `pool` or `connections` (per instance, as `capacity`: the pool is that times the instances up), in the checked state at normal latency: in flight = arrival rate × time held (Little's law), where a request holds a worker for its own `latency` (the p99 when written) and each call `calls × the target's response time`, cut by the edge's `timeout`. Below `ceil(in_flight × policy.pool_headroom)` (default 1.5) it fires: an error when the pool is smaller than the in-flight count itself (full at peak), else a warning. An edge's limit is `pool/<caller>><target>`. Without any `latency` nothing is in flight and nothing is judged.",
     why: "A pool sized below Little's law is full at peak even when nothing is wrong: requests queue for a worker or are refused, and the queueing adds latency upstream. Sized at the mean, it is full for the slowest requests.",
     example: "components:\n  api: {capacity: 2000, load: 1000, workers: 60, depends_on: [{target: db, timeout: 1s}]}   # pool/api: 1000 × 50ms = 50, needs 75\n  db: {latency: {p99: 50ms}}",
     fix: "Raise `workers` (or the edge's `pool`) to the peak rate × the p99 time held plus room, or cut the time held: a shorter timeout, a faster dependency, fewer calls per request.",
@@ -143,7 +172,8 @@ impl Analyzer for Pool {
                 let row = Small {
                     subject: Subject::from(name(id)),
                     edge: false,
-                    size: workers,
+                    per_instance: workers,
+                    instances: cx.state().of(id).instances_up,
                     arrival: load.arrival,
                     held: load.held,
                     in_flight: load.in_flight,
@@ -160,7 +190,8 @@ impl Analyzer for Pool {
                 let row = Small {
                     subject: Subject::edge(&c.name, &model.component(edge.targets[0]).name),
                     edge: true,
-                    size: limit,
+                    per_instance: limit,
+                    instances: cx.state().of(id).instances_up,
                     arrival: load.rate,
                     held: load.held,
                     in_flight: load.demand,
@@ -184,11 +215,11 @@ fn required(in_flight: f64, headroom: f64) -> f64 {
 
 /// The row of one pool, and its finding when it is too small.
 fn judge(model: &Model, audit: &mut Audit, (id, edge): (ComponentId, Option<usize>), row: Small) {
-    let ok = !(row.in_flight > 0.0) || f64::from(row.size) >= row.required;
+    let ok = !(row.in_flight > 0.0) || row.size() >= row.required;
     audit.pools.push(PoolRow {
         component: row.subject.name().to_owned(),
         target: row.subject.then().map(str::to_owned),
-        size: row.size,
+        size: u64::from(row.per_instance) * u64::from(row.instances),
         in_flight: row.in_flight,
         required: row.required,
         ok,
