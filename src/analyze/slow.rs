@@ -175,7 +175,7 @@ fn losses(
 
 /// Every component that reaches one of `from` (itself included) through
 /// calls, only required ones when `required`.
-fn upstream(model: &Model, plan: &Plan, from: &[ComponentId], required: bool) -> Vec<bool> {
+pub fn upstream(model: &Model, plan: &Plan, from: &[ComponentId], required: bool) -> Vec<bool> {
     let mut seen = vec![false; model.components.len()];
     let mut stack: Vec<ComponentId> = from.to_vec();
     for c in from {
@@ -196,8 +196,8 @@ fn upstream(model: &Model, plan: &Plan, from: &[ComponentId], required: bool) ->
 
 /// Which components `check` judges hanging (`policy.slow`): every one
 /// (`true`), none (`false`), or by default those some caller calls without
-/// a `timeout`; only those a pool can feel (a component with `workers`, or
-/// an edge limit, calls them, directly or not), in model order.
+/// a `timeout`; only those a pool can feel (a component with `workers` or
+/// an edge limit, and what it calls, directly or not), in model order.
 #[must_use]
 pub fn credible(model: &Model, plan: &Plan) -> Vec<ComponentId> {
     if model.policy.slow == Some(false) || !plan.has_pools() {
@@ -213,7 +213,10 @@ pub fn credible(model: &Model, plan: &Plan) -> Vec<ComponentId> {
                     .any(|e| e.limits.as_ref().is_some_and(|l| l.limit().is_some()))
         })
         .collect();
-    let felt = downstream(model, &pooled);
+    let mut felt = downstream(model, &pooled);
+    for c in &pooled {
+        felt[c.0] = true;
+    }
     let untimed = match model.policy.slow {
         Some(true) => vec![true; model.components.len()],
         _ => {

@@ -17,15 +17,10 @@ const POOL_ROWS: usize = 20;
 ///
 /// # Errors
 /// When writing fails.
-pub fn pools(
-    rows: &[PoolRow],
-    headroom_text: &str,
-    style: Style,
-    out: &mut dyn Write,
-) -> io::Result<()> {
+pub fn pools(rows: &[PoolRow], style: Style, out: &mut dyn Write) -> io::Result<()> {
     writeln!(
         out,
-        "Pools at normal latency (in flight = rate × time held; needs {headroom_text})"
+        "Pools at normal latency (in flight = rate × time held)"
     )?;
     let mut shown: Vec<&PoolRow> = rows.iter().collect();
     shown.sort_by_key(|r| r.ok);

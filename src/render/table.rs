@@ -407,7 +407,7 @@ pub(crate) fn matters(row: &RetryPath) -> bool {
 fn slowness(audit: &Audit, style: Style, out: &mut dyn Write) -> io::Result<()> {
     if !audit.pools.is_empty() {
         writeln!(out)?;
-        super::slow::pools(&audit.pools, "× policy.pool_headroom", style, out)?;
+        super::slow::pools(&audit.pools, style, out)?;
     }
     for event in &audit.slow {
         writeln!(out)?;

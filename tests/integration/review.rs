@@ -131,11 +131,19 @@ fn losing_a_zone_lowers_the_availability_and_shows_its_headroom_rows() {
     // went with az-a), so those two are the scenario itself: not introduced,
     // listed as taken down. headroom/checkout/az-a is about the lost zone and
     // the spof findings about an entrypoint already down: neither is
-    // "resolved".
+    // "resolved". So are checkout's pools: 2 × 40 = 80 threads for 100 ×
+    // 0.855 s = 85.5 requests in flight (pool/checkout), and a bulkhead of
+    // 2 × 32 = 64 for 100 × 0.8 = 80 calls to payments
+    // (pool/checkout>payments).
     assert_eq!(out["introduced"], serde_json::json!([]));
     assert_eq!(
         out["taken_down"],
-        serde_json::json!(["headroom/checkout/instance", "overload/checkout"])
+        serde_json::json!([
+            "headroom/checkout/instance",
+            "overload/checkout",
+            "pool/checkout",
+            "pool/checkout>payments"
+        ])
     );
     assert_eq!(out["resolved"], serde_json::json!([]));
     // checkout is down (postgres-primary went with az-a) but still runs and
@@ -165,7 +173,9 @@ fn doubling_the_load_introduces_headroom_findings() {
     // after an instance; checkout: 200 / (3 × 40) = 167% after az-b, az-c or
     // an instance (az-a was already over at 125%). With nothing lost the
     // overload rule finds frontend at 4000 / 3600 = 111%, checkout at
-    // 200 / 160 = 125% and payments at 200 / 110 = 182%.
+    // 200 / 160 = 125% and payments at 200 / 110 = 182%. checkout's pools:
+    // 200 × 0.855 s = 171 requests in flight on 4 × 40 = 160 threads, and
+    // 200 × 0.8 = 160 calls to payments on a bulkhead of 4 × 32 = 128.
     assert_eq!(
         out["introduced"],
         serde_json::json!([
@@ -180,7 +190,9 @@ fn doubling_the_load_introduces_headroom_findings() {
             "metastable/frontend",
             "overload/checkout",
             "overload/frontend",
-            "overload/payments"
+            "overload/payments",
+            "pool/checkout",
+            "pool/checkout>payments"
         ])
     );
     assert_eq!(run.outcome, Outcome::Fail);

@@ -12,7 +12,7 @@ use super::wording::{amount, and_list};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity, Subject, Wording};
 use crate::analyze::results::Audit;
 use crate::analyze::slow::{self, Before, Reach, seconds};
-use crate::engine::concurrency::{Slowed, Slowness};
+use crate::engine::concurrency::{Plan, Slowed, Slowness};
 use crate::engine::state::State;
 use crate::model::{ComponentId, Duration, Model, Rule};
 
@@ -227,10 +227,16 @@ impl Analyzer for Bulkhead {
             };
             let judged = slow::judge(model, (cx.flow(), plan), &before, slowed);
             work = work.saturating_add(cost.saturating_mul(2 + judged.slowed.drained.len()));
-            let newly = |id: ComponentId| judged.first.of(id).saturated && !base.of(id).saturated;
+            // A pool the slowness fills: saturated, and holding more than
+            // at normal latency (a pool already full at normal latency is
+            // `pool`'s finding, and still one a dependency can take).
+            let fills = |a: f64, b: f64, saturated: bool| saturated && a > b * (1.0 + 1e-9);
             let saturated: Vec<ComponentId> = model
                 .component_ids()
-                .filter(|&id| model.component(id).workers.is_some() && newly(id))
+                .filter(|&id| {
+                    let (a, b) = (judged.first.of(id), base.of(id));
+                    model.component(id).workers.is_some() && fills(a.in_flight, b.in_flight, a.saturated)
+                })
                 .collect();
             let edges_saturate = model.component_ids().any(|id| {
                 judged
@@ -238,14 +244,14 @@ impl Analyzer for Bulkhead {
                     .edges_of(id)
                     .iter()
                     .zip(base.edges_of(id))
-                    .any(|(a, b)| a.saturated && !b.saturated)
+                    .any(|(a, b)| fills(a.in_flight, b.in_flight, a.saturated))
             });
             if saturated.is_empty() && !edges_saturate {
                 continue;
             }
             audit.slow.push(slow::event(model, &judged, false));
             for id in saturated {
-                report((model, cx.state()), &judged, (id, d), &mut found, audit);
+                report((model, cx.state(), plan), &judged, (id, d), &mut found, audit);
             }
         }
     }
@@ -253,7 +259,7 @@ impl Analyzer for Bulkhead {
 
 /// The findings of one saturated pool `id` when `slow` hangs.
 fn report(
-    (model, state): (&Model, &State),
+    (model, state, plan): (&Model, &State, &Plan),
     judged: &slow::Judged,
     (id, slow): (ComponentId, ComponentId),
     found: &mut BTreeSet<(usize, usize)>,
@@ -264,12 +270,16 @@ fn report(
     let Some(total) = after.of(id).workers else {
         return;
     };
+    // The entrypoints this pool serves: those that call it; and, when it
+    // is drained, those its moved load reaches.
+    let callers = slow::upstream(model, plan, &[id], false);
     let workers = (c.workers.unwrap_or(0), state.of(id).instances_up);
     #[allow(clippy::cast_precision_loss, reason = "pools far below 2^53")]
     let total = total as f64;
     for (at, edge) in c.depends_on.iter().enumerate() {
         let load = after.edge(id, at);
-        if load.in_flight < total * (1.0 - 1e-12) || !found.insert((id.0, at)) {
+        let grew = load.in_flight > base.edge(id, at).in_flight * (1.0 + 1e-9);
+        if !grew || load.in_flight < total * (1.0 - 1e-12) || !found.insert((id.0, at)) {
             continue;
         }
         let grown: f64 = after
@@ -292,6 +302,9 @@ fn report(
             losing: judged
                 .losses
                 .iter()
+                .filter(|&&(e, _, _, reach)| {
+                    callers[e.0] || (reach == Reach::Never && judged.slowed.drained.contains(&id))
+                })
                 .map(|&(e, _, _, reach)| (Arc::from(model.component(e).name.as_str()), reach))
                 .collect(),
             normal: (normal_edge, base.of(id).in_flight - normal_edge),
