@@ -23,6 +23,7 @@ mod rules;
 mod sarif;
 mod scram;
 mod simulate;
+mod slow;
 mod state;
 mod traces;
 

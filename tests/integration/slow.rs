@@ -1,0 +1,395 @@
+//! Slow, not down (docs/slow.md): the worked cases of issue 25 through the
+//! command line, each with its hand calculation next to the figures.
+
+use nines::cli::Outcome;
+use serde_json::Value;
+
+use crate::{Scratch, nines};
+
+/// `nines what-if MODEL --slow SLOW… --format json` on `text`.
+fn what_if(test: &str, text: &str, slow: &[&str]) -> Value {
+    let dir = Scratch::new(test);
+    let path = dir.join("m.yaml");
+    std::fs::write(&path, text).unwrap();
+    let path = path.to_string_lossy().into_owned();
+    let mut args = vec![
+        "what-if",
+        path.as_str(),
+        "--format",
+        "json",
+        "--today",
+        "2026-11-30",
+    ];
+    for s in slow {
+        args.extend(["--slow", s]);
+    }
+    let run = nines(&args);
+    assert_ne!(run.outcome, Outcome::Invalid, "{}", run.stderr);
+    serde_json::from_str(&run.stdout).unwrap()
+}
+
+/// `nines check MODEL --format json` on `text`.
+fn check(test: &str, text: &str) -> Value {
+    let dir = Scratch::new(test);
+    let path = dir.join("m.yaml");
+    std::fs::write(&path, text).unwrap();
+    let path = path.to_string_lossy().into_owned();
+    let run = nines(&["check", &path, "--format", "json", "--today", "2026-11-30"]);
+    assert_ne!(run.outcome, Outcome::Invalid, "{}", run.stderr);
+    serde_json::from_str(&run.stdout).unwrap()
+}
+
+/// The `slow` row of a pool (`target` for an edge's).
+fn pool<'a>(slow: &'a Value, component: &str, target: Option<&str>) -> &'a Value {
+    slow["pools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["component"] == component && p["target"].as_str() == target)
+        .unwrap_or_else(|| panic!("no pool {component} {target:?} in {slow:#}"))
+}
+
+fn near(value: &Value, expected: f64) -> bool {
+    value
+        .as_f64()
+        .is_some_and(|v| (v - expected).abs() <= 1e-9 * expected.abs().max(1.0))
+}
+
+#[test]
+fn a_hang_behind_a_30s_timeout_takes_50_in_flight_to_30000() {
+    // 1000 rps on a 50 ms dependency: 1000 × 0.05 = 50 in flight. It hangs
+    // and each call waits its 30 s timeout: 1000 × 30 = 30,000 wanted, on a
+    // pool of 200. The 150 free workers go at 1000 new hanging calls a
+    // second: 150 / 1000 = 0.15 s (the source's "0.2 s" counts all 200).
+    let out = what_if(
+        "slow-30000",
+        "system: s\ncomponents:\n  api: {capacity: 2000, load: 1000, workers: 200, depends_on: [{target: dep, timeout: 30s}]}\n  dep: {latency: {p99: 50ms}}\n",
+        &["dep=hang"],
+    );
+    let api = pool(&out["slow"], "api", None);
+    assert!(near(&api["in_flight_before"], 50.0), "{api}");
+    assert!(near(&api["in_flight_after"], 30_000.0), "{api}");
+    assert_eq!(api["size"], 200);
+    assert_eq!(api["saturated"], true);
+    assert!(near(&api["exhausted_in_s"], 0.15), "{api}");
+    // It serves 200 / 30,000 of its arrivals, at most 200 / 30 s = 6.67 a
+    // second, and every one of those times out.
+    assert!(near(&api["served"], 200.0 / 30_000.0));
+    assert!(near(&api["ceiling"], 200.0 / 30.0));
+    let lost = &out["slow"]["lose_service"][0];
+    assert_eq!(lost["entrypoint"], "api");
+    assert!(near(&lost["served_after"], 0.0));
+}
+
+/// Two cells: cell-a calls dep without a timeout and fails over to cell-b,
+/// which never calls it.
+const CELLS: &str = "system: cells
+entrypoints: [cell-a, cell-b]
+components:
+  cell-a: {capacity: 1000, load: 500, workers: 100, failover_to: cell-b, depends_on: [EDGE]}
+  cell-b: {capacity: 800, load: 400, workers: 100}
+  dep: {latency: {p99: 40ms}}
+";
+
+#[test]
+fn a_hang_drains_100_workers_in_016_s_and_a_cell_that_never_calls_it_loses_service() {
+    // 500 rps × 40 ms = 20 of cell-a's 100 workers in flight. dep hangs:
+    // no timeout, so every call holds its worker forever; the 80 free ones
+    // are gone in 80 / 500 = 0.16 s and cell-a serves nothing, including
+    // the requests that would never have reached dep. Drained, it fails
+    // over: cell-b gets 400 + 500 = 900 > 800 and, without load shedding,
+    // collapses: cell-b loses service although it never calls dep.
+    let out = what_if("slow-016", &CELLS.replace("EDGE", "dep"), &["dep=hang"]);
+    let slow = &out["slow"];
+    let a = pool(slow, "cell-a", None);
+    assert!(near(&a["in_flight_before"], 20.0), "{a}");
+    assert_eq!(a["in_flight_after"], Value::Null, "unbounded");
+    assert!(near(&a["exhausted_in_s"], 0.16), "{a}");
+    assert!(near(&a["served"], 0.0));
+    assert_eq!(slow["drained"], serde_json::json!(["cell-a"]));
+    let lost: Vec<(&str, &str)> = slow["lose_service"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["entrypoint"].as_str().unwrap(),
+                l["calls"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(lost, [("cell-a", "required"), ("cell-b", "never")]);
+    assert_eq!(out["after"]["state"]["cell-b"]["load"], 900.0);
+    assert!(
+        out["introduced"]
+            .as_array()
+            .unwrap()
+            .contains(&Value::from("overload/cell-b")),
+        "{}",
+        out["introduced"]
+    );
+    // `check` judges dep hanging (called without a timeout: credible by
+    // default) and says the same as a finding.
+    let report = check("slow-016-check", &CELLS.replace("EDGE", "dep"));
+    let finding = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "bulkhead/cell-a>dep")
+        .expect("bulkhead/cell-a>dep");
+    assert_eq!(finding["severity"], "error");
+    let message = finding["message"].as_str().unwrap();
+    assert!(
+        message.contains("every one gone in 0.16 s") && message.contains("cell-b never calls dep"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_300ms_timeout_still_exhausts_100_workers_and_a_bulkhead_of_20_keeps_80() {
+    // With a 300 ms timeout and no retries: 500 × 0.3 = 150 > 100, still
+    // exhausted; the pool serves 100 / 150 = 67% and those time out too.
+    let timed = CELLS.replace("EDGE", "{target: dep, timeout: 300ms, degradable: true}");
+    let out = what_if("slow-300ms", &timed, &["dep=hang"]);
+    let a = pool(&out["slow"], "cell-a", None);
+    assert!(near(&a["in_flight_after"], 150.0), "{a}");
+    assert_eq!(a["saturated"], true);
+    assert!(near(&a["served"], 100.0 / 150.0));
+    // A bulkhead of 20 for dep: its calls hold at most 20 workers, the
+    // other 80 keep serving what does not need dep (the edge is degradable).
+    let pooled = CELLS.replace(
+        "EDGE",
+        "{target: dep, timeout: 300ms, degradable: true, pool: 20}",
+    );
+    let out = what_if("slow-bulkhead-20", &pooled, &["dep=hang"]);
+    let slow = &out["slow"];
+    // cell-a holds 20 before and after (its only time held is dep's): its
+    // row is not listed, only the compartment's.
+    assert!(
+        !slow["pools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["component"] == "cell-a" && p["target"].is_null())
+    );
+    let edge = pool(slow, "cell-a", Some("dep"));
+    assert!(near(&edge["in_flight_before"], 20.0), "{edge}");
+    assert!(near(&edge["in_flight_after"], 20.0), "{edge}");
+    assert_eq!(edge["size"], 20);
+    assert_eq!(edge["saturated"], true);
+    // 20 of the 150 calls that want a slot are admitted.
+    assert!(near(&edge["served"], 20.0 / 150.0));
+    assert_eq!(slow["lose_service"], serde_json::json!([]));
+}
+
+const GATEWAY: &str = "system: gw
+components:
+  gateway:
+    capacity: 1000
+    load: 400
+    workers: 200
+    depends_on:
+      - {target: a, timeout: 10s POOL_A}
+      - {target: b, timeout: 10s POOL_B}
+      - {target: c, timeout: 10s POOL_C}
+      - {target: d, timeout: 10s POOL_D}
+      - {target: e, timeout: 10s}
+  a: {latency: {p99: 20ms}}
+  b: {latency: {p99: 20ms}}
+  c: {latency: {p99: 20ms}}
+  d: {latency: {p99: 20ms}}
+  e: {latency: {p99: 20ms}}
+";
+
+#[test]
+fn one_of_five_dependencies_250_times_slower_takes_a_shared_pool_and_only_its_compartment() {
+    // One shared pool of 200, five dependencies of 20 ms: 400 × 5 × 0.02 =
+    // 40 in flight. a slows to 5 s (250×): its calls hold threads 250
+    // times longer, 400 × 5 = 2000, and take all 200: 2000 + 4 × 8 = 2032.
+    let shared = GATEWAY
+        .replace(" POOL_A", "")
+        .replace(" POOL_B", "")
+        .replace(" POOL_C", "")
+        .replace(" POOL_D", "");
+    let out = what_if("slow-gateway", &shared, &["a=5s"]);
+    let gw = pool(&out["slow"], "gateway", None);
+    assert!(near(&gw["in_flight_before"], 40.0), "{gw}");
+    assert!(near(&gw["in_flight_after"], 2032.0), "{gw}");
+    assert_eq!(gw["saturated"], true);
+    // Bulkheads 40/40/40/30 and 50 left for e: a's compartment holds its
+    // 40, the others 8 each: 40 + 4 × 8 = 72 of 200, and only a's
+    // compartment saturates.
+    let pooled = GATEWAY
+        .replace(" POOL_A", ", pool: 40")
+        .replace(" POOL_B", ", pool: 40")
+        .replace(" POOL_C", ", pool: 40")
+        .replace(" POOL_D", ", pool: 30");
+    let out = what_if("slow-gateway-bulkheads", &pooled, &["a=5s"]);
+    let slow = &out["slow"];
+    let gw = pool(slow, "gateway", None);
+    assert!(near(&gw["in_flight_after"], 72.0), "{gw}");
+    assert_eq!(gw["saturated"], false);
+    let saturated: Vec<&str> = slow["pools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["saturated"] == true)
+        .map(|p| {
+            p["target"]
+                .as_str()
+                .unwrap_or(p["component"].as_str().unwrap())
+        })
+        .collect();
+    assert_eq!(saturated, ["a"]);
+}
+
+#[test]
+fn a_bulkhead_for_30_percent_of_1200_rps_at_a_250ms_p99_is_sized_at_90_plus_room() {
+    // 1200 × 0.3 × 0.25 = 90 concurrent; with policy.pool_headroom 1.5,
+    // ceil(135) = 135 > the bulkhead of 100: pool/api>dep.
+    let out = check(
+        "slow-sizing",
+        "system: s\ncomponents:\n  api: {capacity: 2000, load: 1200, workers: 400, depends_on: [{target: dep, calls: 0.3, timeout: 1s, pool: 100}]}\n  dep: {latency: {p50: 60ms, p99: 250ms}}\n",
+    );
+    let row = out["pools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["target"] == "dep")
+        .unwrap();
+    assert!(near(&row["in_flight"], 90.0), "{row}");
+    assert!(near(&row["required"], 135.0), "{row}");
+    assert_eq!(row["ok"], false);
+    let finding = out["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "pool/api>dep")
+        .unwrap();
+    assert!(
+        finding["message"]
+            .as_str()
+            .unwrap()
+            .contains("360 calls/s × 0.25 s held = 90 are in flight"),
+        "{finding}"
+    );
+}
+
+#[test]
+fn hedging_at_p95_costs_5_percent_and_unbounded_doubles_in_a_slowdown() {
+    // Steady: 5% of 1000 calls are slower than the p95: 50 more a second.
+    // Broad slowdown: every call passes the p95: 1000 more, the load
+    // doubles. A cap of 5% bounds it at 50.
+    let text = "system: s\ncomponents:\n  web: {capacity: 2000, load: 1000, depends_on: [{target: search, timeout: 1s, hedge: HEDGE}]}\n  search: {instances: 3, latency: {p50: 10ms, p95: 40ms, p99: 90ms}}\n";
+    let out = check("slow-hedge", &text.replace("HEDGE", "{after: p95}"));
+    let finding = out["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "hedge/web>search")
+        .unwrap();
+    let message = finding["message"].as_str().unwrap();
+    assert!(
+        message.contains("at normal latency 5% of 1000 calls/s = 50/s more")
+            && message.contains("1000 → 2000/s"),
+        "{message}"
+    );
+    // The same in a what-if: search slowed, 1000 + 1000 calls reach it.
+    let slowed = what_if(
+        "slow-hedge-what-if",
+        &text.replace("HEDGE", "{after: p95}"),
+        &["search=500ms"],
+    );
+    let search = pool(&slowed["slow"], "search", None);
+    // 2000 calls × 0.5 s = 1000 in flight at search, from 1050 × 0.09.
+    assert!(near(&search["in_flight_before"], 1050.0 * 0.09), "{search}");
+    assert!(near(&search["in_flight_after"], 2000.0 * 0.5), "{search}");
+    let capped = check(
+        "slow-hedge-capped",
+        &text.replace("HEDGE", "{after: p95, max: 5%}"),
+    );
+    assert!(
+        !capped["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["rule"] == "hedge")
+    );
+}
+
+#[test]
+fn a_breaker_turns_a_drained_pool_into_a_degraded_edge() {
+    // Without a breaker the 300 ms timeouts hold 500 × 0.3 = 150 > 100
+    // (above). With one, the timed-out calls open it: calls fail in
+    // microseconds, the pool holds nothing for dep, and cell-a serves every
+    // request by its fallback (the degradable edge). It opens after the
+    // 300 ms timeout and the 20 calls of its window: 0.3 + 20 / 500 = 0.34 s.
+    let text = CELLS.replace(
+        "EDGE",
+        "{target: dep, timeout: 300ms, degradable: true, breaker: {after: 50%, window: 20, open: 10s}}",
+    );
+    let out = what_if("slow-breaker", &text, &["dep=hang"]);
+    let slow = &out["slow"];
+    let a = pool(slow, "cell-a", None);
+    assert!(near(&a["in_flight_after"], 0.0), "{a}");
+    assert_eq!(a["saturated"], false);
+    let edge = pool(slow, "cell-a", Some("dep"));
+    assert!(near(&edge["breaker_opens_in_s"], 0.34), "{edge}");
+    assert_eq!(slow["lose_service"], serde_json::json!([]));
+}
+
+#[test]
+fn what_if_slow_runs_on_every_example_model() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+    let mut paths: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "yaml"))
+        .collect();
+    paths.sort();
+    for path in paths {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let model = nines::model::parse(&text).unwrap();
+        let path = path.to_string_lossy().into_owned();
+        for component in &model.components {
+            for how in ["hang", "5s"] {
+                let slow = format!("{}={how}", component.name);
+                let run = nines(&[
+                    "what-if",
+                    &path,
+                    "--slow",
+                    &slow,
+                    "--format",
+                    "json",
+                    "--today",
+                    "2026-11-30",
+                ]);
+                assert_ne!(
+                    run.outcome,
+                    Outcome::Invalid,
+                    "{path} {slow}: {}",
+                    run.stderr
+                );
+                let out: Value = serde_json::from_str(&run.stdout).unwrap();
+                assert!(out["slow"]["slow"][0]["component"] == component.name.as_str());
+            }
+        }
+    }
+}
+
+#[test]
+fn a_bad_slow_argument_is_a_usage_error() {
+    let dir = Scratch::new("slow-bad-arg");
+    let path = dir.join("m.yaml");
+    std::fs::write(&path, CELLS.replace("EDGE", "dep")).unwrap();
+    let path = path.to_string_lossy().into_owned();
+    for (arg, says) in [
+        ("dep", "give NAME=DURATION or NAME=hang"),
+        ("dpe=hang", "did you mean `dep`?"),
+        ("dep=5", "`5` is not a duration"),
+    ] {
+        let run = nines(&["what-if", &path, "--slow", arg]);
+        assert_eq!(run.outcome, Outcome::Invalid, "{arg}");
+        assert!(run.stderr.contains(says), "{arg}: {}", run.stderr);
+    }
+}
