@@ -3,10 +3,10 @@
 //! lines and comments. [`Graph`] is also what `--merge` and `check
 //! --observed` compare a model with.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 
-use super::draft::{is_database_image, sanitize};
+use super::draft::{Taken, is_database_image, sanitize};
 use super::traces::Observed;
 use super::writer::{line, preamble, scalar, wrapped};
 
@@ -19,6 +19,10 @@ pub struct Graph {
     pub window: f64,
     /// The window as the user wrote it (`1h`).
     pub window_text: String,
+    /// The component name of each traced name that differs from it, so
+    /// [`Graph::find`] takes one step (a scan per component made merge and
+    /// drift quadratic).
+    traced: HashMap<String, String>,
 }
 
 /// One service of the traces.
@@ -102,10 +106,16 @@ impl Graph {
                 );
             }
         }
+        let traced = services
+            .iter()
+            .filter(|(name, s)| s.traced != **name)
+            .map(|(name, s)| (s.traced.clone(), name.clone()))
+            .collect();
         Self {
             services,
             window,
             window_text: window_text.to_owned(),
+            traced,
         }
     }
 
@@ -123,10 +133,7 @@ impl Graph {
         if self.services.contains_key(name) {
             return self.services.get_key_value(name).map(|(k, _)| k.as_str());
         }
-        self.services
-            .iter()
-            .find(|(_, s)| s.traced == name)
-            .map(|(k, _)| k.as_str())
+        self.traced.get(name).map(String::as_str)
     }
 
     /// Number of call edges.
@@ -139,20 +146,11 @@ impl Graph {
 /// rule; a name taken (by another service, or the reserved `instance`) gets
 /// `-2`, `-3` … in sorted order of the traced names.
 fn names<'a>(traced: &BTreeSet<&'a str>) -> BTreeMap<&'a str, String> {
-    let mut taken: BTreeSet<String> = BTreeSet::from(["instance".to_owned()]);
-    let mut out = BTreeMap::new();
-    for raw in traced {
-        let base = sanitize(raw);
-        let mut name = base.clone();
-        let mut n = 2;
-        while taken.contains(&name) {
-            name = format!("{base}-{n}");
-            n += 1;
-        }
-        taken.insert(name.clone());
-        out.insert(*raw, name);
-    }
-    out
+    let mut taken = Taken::new(["instance".to_owned()]);
+    traced
+        .iter()
+        .map(|raw| (*raw, taken.claim(sanitize(raw))))
+        .collect()
 }
 
 /// A rate or ratio as the model writes it: whole numbers as they are, others
