@@ -23,6 +23,7 @@ mod sarif;
 mod scram;
 mod simulate;
 mod state;
+mod trace_inputs;
 mod traces;
 
 use clap::Parser;
