@@ -156,7 +156,12 @@ fn notes_text(notes: &[import::Note], sources: &[Source]) -> String {
         });
         // Service names come from whoever writes to the tracing backend:
         // escaped, as every trace-derived text that reaches the terminal.
-        let _ = writeln!(out, "note: {}{}", escape::terminal(&at), escape::terminal(&note.message));
+        let _ = writeln!(
+            out,
+            "note: {}{}",
+            escape::terminal(&at),
+            escape::terminal(&note.message)
+        );
     }
     out
 }
@@ -193,15 +198,26 @@ pub(super) fn run(args: &TracesArgs, terminal: &mut Terminal) -> Result<Outcome,
             input::write_output(args.output.as_deref(), &merged.model, &inputs, terminal)?;
             Ok(Outcome::Pass)
         }
-        Err((text, problems)) => Err(CliError::diagnostics_then(
-            diagnostics::render(
-                &format!("{} (merged)", model.name),
-                &text,
-                &problems,
-                terminal.width,
-                terminal.color_err,
-            ),
-            "the merged model would not be valid; nothing was written",
-        )),
+        Err(refusal) => {
+            let (problems, closing) = match &refusal {
+                import::merge::Refusal::Invalid(problems) => {
+                    (problems, "the model is not valid; nothing was written")
+                }
+                import::merge::Refusal::Unsafe(problems) => (
+                    problems,
+                    "the merge would not keep the model as written; nothing was written",
+                ),
+            };
+            Err(CliError::diagnostics_then(
+                diagnostics::render_problems(
+                    &model.name,
+                    &model.text,
+                    problems,
+                    terminal.width,
+                    terminal.color_err,
+                ),
+                closing,
+            ))
+        }
     }
 }

@@ -878,6 +878,56 @@ impl Problem {
         .help("the counts of one input are of one window: check that the inputs cover the same window, and that none is scaled")
     }
 
+    /// The merged text would change or remove a value of the model (`how`:
+    /// "removed", "written as …"), at the value.
+    pub fn merge_changes(span: Span, path: &str, how: &str) -> Self {
+        Self::new(
+            "import::merge",
+            format!("merging would change `{path}` of this model ({how}): nothing was written"),
+            span,
+            "this value",
+        )
+        .help(MERGE_BUG)
+    }
+
+    /// The merged text would hold something the merge does not list.
+    pub fn merge_adds(span: Span, path: &str) -> Self {
+        Self::new(
+            "import::merge",
+            format!(
+                "merging would add `{path}`, which the merge does not list: nothing was written"
+            ),
+            span,
+            "written here",
+        )
+        .help(MERGE_BUG)
+    }
+
+    /// The merged model would lack an addition the summary lists.
+    pub fn merge_misses(span: Span, what: &str) -> Self {
+        Self::new(
+            "import::merge",
+            format!(
+                "the merged model would lack {what}, which the merge adds: nothing was written"
+            ),
+            span,
+            "here",
+        )
+        .help(MERGE_BUG)
+    }
+
+    /// The merged text would not be a valid model (`why`: its first
+    /// problem), at the place of the model text it comes from.
+    pub fn merge_invalid(span: Span, why: &str) -> Self {
+        Self::new(
+            "import::merge",
+            format!("the merged text would not be a valid model ({why}): nothing was written"),
+            span,
+            "written here",
+        )
+        .help(MERGE_BUG)
+    }
+
     /// A line of Prometheus text exposition that cannot be read.
     pub fn exposition_line(span: Span, why: &str) -> Self {
         Self::new(
@@ -889,6 +939,9 @@ impl Problem {
         .help("a sample is `name{label=\"value\",…} value [timestamp]`, as `/metrics` serves it")
     }
 }
+
+/// What to do when a merge would not keep the model as written.
+const MERGE_BUG: &str = "the merge checks its result before writing it, and this one failed: a bug of nines; please report it with the model. `nines import traces FILE` writes what the traces show as a model to copy from";
 
 /// The closest candidate by edit distance, when close enough to be a typo
 /// (the smallest distance, then the first in byte order).
