@@ -9,6 +9,7 @@ mod cut_sets;
 mod docs;
 mod examples;
 mod figures;
+mod fuzz;
 mod hostile;
 mod hostile_perf;
 mod html;

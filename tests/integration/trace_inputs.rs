@@ -10,8 +10,8 @@ use nines::cli::Outcome;
 use crate::{Run, nines};
 
 /// `nines import traces FILE …ARGS` of `text` written to a scratch file.
-fn import(test: &str, name: &str, text: &[u8], args: &[&str]) -> Run {
-    let dir = crate::Scratch::new(test);
+fn import(scratch: &str, name: &str, text: &[u8], args: &[&str]) -> Run {
+    let dir = crate::Scratch::new(scratch);
     let file = dir.join(name);
     std::fs::write(&file, text).unwrap();
     let mut all = vec!["import", "traces", file.to_str().unwrap()];
@@ -62,7 +62,10 @@ fn hidden_and_reordering_characters_are_escaped_in_the_comments_written() {
         "{}",
         run.stdout
     );
-    assert!(run.stdout.contains("# `db\\u{2066}\\u{200b}` in the traces"));
+    assert!(
+        run.stdout
+            .contains("# `db\\u{2066}\\u{200b}` in the traces")
+    );
     for c in ['\u{202e}', '\u{2066}', '\u{200b}'] {
         assert!(!run.stdout.contains(c), "{c:?} written raw");
     }
@@ -108,7 +111,8 @@ fn counts_that_overflow_are_refused_where_they_overflow() {
     let run = import("per-request", "t.json", text.as_bytes(), &[]);
     assert_eq!(run.outcome, Outcome::Invalid, "{}", run.stdout);
     assert!(
-        run.stderr.contains("the calls per request are more than a number holds"),
+        run.stderr
+            .contains("the calls per request are more than a number holds"),
         "{}",
         run.stderr
     );
