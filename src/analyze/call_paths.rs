@@ -98,6 +98,38 @@ pub(crate) struct CallPath<'a> {
 }
 
 impl<'a> CallPath<'a> {
+    /// The path one hop longer: over `edge` to `target`, with the key
+    /// `key`; what a finding needs of the whole path carried along.
+    fn extend(&self, model: &Model, edge: &'a Edge, target: ComponentId, key: usize) -> Self {
+        let before = &self.hop;
+        CallPath {
+            hop: Arc::new(Hop {
+                component: target,
+                edge: Some(edge),
+                before: Some(Arc::clone(before)),
+                hash: fnv(
+                    fnv(before.hash, b">"),
+                    model.component(target).name.as_bytes(),
+                ),
+                head: match self.len.cmp(&(MAX_ID_NAMES / 2)) {
+                    std::cmp::Ordering::Less => None,
+                    std::cmp::Ordering::Equal => Some(Arc::clone(before)),
+                    std::cmp::Ordering::Greater => before.head.clone(),
+                },
+                retries: if edge.retries > 0 {
+                    Some(retries_span(edge))
+                } else {
+                    before.retries
+                },
+            }),
+            len: self.len + 1,
+            amplification: self.amplification * factor(edge),
+            previous_amplification: self.amplification,
+            retrying: self.retrying + u32::from(edge.retries > 0),
+            key,
+        }
+    }
+
     /// The component the path ends at.
     pub fn last(&self) -> ComponentId {
         self.hop.component
@@ -374,32 +406,8 @@ fn walk_bounded(model: &Model, max_paths: usize) -> CallPaths<'_> {
             let Some(before) = current.last() else {
                 break;
             };
-            let path = CallPath {
-                hop: Arc::new(Hop {
-                    component: target,
-                    edge: Some(edge),
-                    before: Some(Arc::clone(&before.hop)),
-                    hash: fnv(
-                        fnv(before.hop.hash, b">"),
-                        model.component(target).name.as_bytes(),
-                    ),
-                    head: match before.len.cmp(&(MAX_ID_NAMES / 2)) {
-                        std::cmp::Ordering::Less => None,
-                        std::cmp::Ordering::Equal => Some(Arc::clone(&before.hop)),
-                        std::cmp::Ordering::Greater => before.hop.head.clone(),
-                    },
-                    retries: if edge.retries > 0 {
-                        Some(retries_span(edge))
-                    } else {
-                        before.hop.retries
-                    },
-                }),
-                len: before.len + 1,
-                amplification: before.amplification * factor(edge),
-                previous_amplification: before.amplification,
-                retrying: before.retrying + u32::from(edge.retries > 0),
-                key: intern(&mut keys, before.key, target),
-            };
+            let key = intern(&mut keys, before.key, target);
+            let path = before.extend(model, edge, target, key);
             on_path[target.0] = true;
             out.paths.push(path.clone());
             current.push(path);

@@ -209,11 +209,6 @@ impl Taken {
         }
     }
 
-    /// Whether `name` is taken.
-    pub(crate) fn contains(&self, name: &str) -> bool {
-        self.names.contains(name)
-    }
-
     /// `base`, or `base-N` with the smallest `N` from 2 not taken, and takes
     /// it. A failed try is a name `base-N` taken before: each taken name
     /// fails at most one try (its base and `N` are its own), so the tries

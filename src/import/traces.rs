@@ -144,6 +144,12 @@ fn over(origin: Origin, what: &str, sum: f64, problems: &mut Vec<(usize, Problem
     problems.push((origin.source, Problem::trace_sum(origin.span, what, sum)));
 }
 
+/// An edge as the traces name it: `(caller, callee)`.
+type Key = (String, String);
+
+/// Latency bucket samples of each edge: `(bound, count, where)`.
+type Buckets = BTreeMap<Key, Vec<(f64, f64, Origin)>>;
+
 /// Adds the samples up into the links (calls of a service to itself left
 /// out with a note); the problems of sums over [`MAX_SUM`], located at the
 /// sample that passed it, once per sum.
@@ -153,9 +159,9 @@ fn add_up(
     notes: &mut Vec<Note>,
 ) -> Vec<(usize, Problem)> {
     let mut problems = Vec::new();
-    let mut buckets: BTreeMap<(String, String), Vec<(f64, f64, Origin)>> = BTreeMap::new();
+    let mut buckets = Buckets::new();
     // Where each edge was last read, to locate a sum that involves it.
-    let mut last: BTreeMap<(String, String), Origin> = BTreeMap::new();
+    let mut last: BTreeMap<Key, Origin> = BTreeMap::new();
     for (source, sample) in samples {
         let origin = Origin {
             source,
@@ -171,29 +177,42 @@ fn add_up(
             });
             continue;
         }
-        let edge = format!("`{}` → `{}`", printable(&sample.parent), printable(&sample.child));
         let key = (sample.parent, sample.child);
         last.insert(key.clone(), origin);
         let link = observed.links.entry(key.clone()).or_default();
-        let (slot, what) = match sample.measure {
-            Measure::Calls(n) => (Some((&mut link.calls, n)), "calls"),
-            Measure::Errors(n) => (Some((link.errors.get_or_insert(0.0), n)), "failed calls"),
+        let (sum, n, what) = match sample.measure {
+            Measure::Calls(n) => (&mut link.calls, n, "calls"),
+            Measure::Errors(n) => (link.errors.get_or_insert(0.0), n, "failed calls"),
             Measure::Bucket(le, n) => {
                 buckets.entry(key).or_default().push((le, n, origin));
-                (None, "")
+                continue;
             }
         };
-        if let Some((sum, n)) = slot {
-            let was = *sum;
-            *sum += n;
-            if was <= MAX_SUM && *sum > MAX_SUM {
-                over(origin, &format!("the {what} of {edge}"), *sum, &mut problems);
-            }
+        let was = *sum;
+        *sum += n;
+        if was <= MAX_SUM && *sum > MAX_SUM {
+            let what = format!("the {what} of {}", shown(&key));
+            over(origin, &what, *sum, &mut problems);
         }
     }
+    merge_buckets(observed, buckets, &mut problems);
+    if problems.is_empty() {
+        per_request(observed, &last, &mut problems);
+    }
+    problems.sort_by_key(|(source, p)| (*source, p.span.offset));
+    problems
+}
+
+/// `` `a` → `b` ``, for messages.
+fn shown(key: &Key) -> String {
+    format!("`{}` → `{}`", printable(&key.0), printable(&key.1))
+}
+
+/// The buckets of each edge sorted by bound, the counts of one bound
+/// added: a sort, where looking each bound up in the list was quadratic in
+/// the bounds.
+fn merge_buckets(observed: &mut Observed, buckets: Buckets, problems: &mut Vec<(usize, Problem)>) {
     for (key, mut list) in buckets {
-        // Sorted by bound, then counts of one bound added: a sort, where
-        // looking each bound up in the list was quadratic in the bounds.
         list.sort_by(|a, b| a.0.total_cmp(&b.0));
         let mut merged: Vec<(f64, f64)> = Vec::new();
         for (le, n, origin) in list {
@@ -202,12 +221,8 @@ fn add_up(
                     let was = entry.1;
                     entry.1 += n;
                     if was <= MAX_SUM && entry.1 > MAX_SUM {
-                        let what = format!(
-                            "the latency bucket `le=\"{le}\"` of `{}` → `{}`",
-                            printable(&key.0),
-                            printable(&key.1)
-                        );
-                        over(origin, &what, entry.1, &mut problems);
+                        let what = format!("the latency bucket `le=\"{le}\"` of {}", shown(&key));
+                        over(origin, &what, entry.1, problems);
                     }
                 }
                 _ => merged.push((le, n)),
@@ -217,25 +232,24 @@ fn add_up(
             link.buckets = merged;
         }
     }
-    if !problems.is_empty() {
-        problems.sort_by_key(|(source, p)| (*source, p.span.offset));
-        return problems;
-    }
-    // What each service received, as the graph adds it up, and the calls
-    // per request that follow from it.
+}
+
+/// What each service received, as the graph adds it up, and the calls per
+/// request that follow from it: over [`MAX_SUM`], or not a finite number,
+/// a problem at the edge's last sample.
+fn per_request(
+    observed: &Observed,
+    last: &BTreeMap<Key, Origin>,
+    problems: &mut Vec<(usize, Problem)>,
+) {
     let mut received: BTreeMap<&str, f64> = BTreeMap::new();
     for (key, link) in &observed.links {
         let sum = received.entry(key.1.as_str()).or_default();
         let was = *sum;
         *sum += link.calls;
         if was <= MAX_SUM && *sum > MAX_SUM {
-            let child = &key.1;
-            over(
-                last[key],
-                &format!("the calls `{}` receives", printable(child)),
-                *sum,
-                &mut problems,
-            );
+            let what = format!("the calls `{}` receives", printable(&key.1));
+            over(last[key], &what, *sum, problems);
         }
     }
     for (key, link) in &observed.links {
@@ -247,8 +261,6 @@ fn add_up(
             ));
         }
     }
-    problems.sort_by_key(|(source, p)| (*source, p.span.offset));
-    problems
 }
 
 /// One measured number about one edge.
