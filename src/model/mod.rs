@@ -19,6 +19,7 @@ pub mod layout;
 pub mod load;
 pub mod raw;
 pub mod rule;
+pub mod set;
 pub mod span;
 pub mod units;
 pub mod validate;
