@@ -16,6 +16,7 @@ pub mod error;
 pub mod graph;
 pub mod intact;
 pub mod latency;
+pub mod layout;
 pub mod load;
 pub mod raw;
 pub mod rule;

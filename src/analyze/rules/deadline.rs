@@ -1,7 +1,7 @@
 //! `deadline/<caller>><target>`: a caller gives up on a call while the
 //! target may still be retrying its own dependencies.
 
-use super::call_paths::CallPath;
+use super::call_paths::{CallPath, worst_call};
 use std::fmt;
 use std::sync::Arc;
 
@@ -9,7 +9,7 @@ use super::{Analyzer, Context, Finding, RuleDoc, Severity, Subject, Wording};
 use crate::analyze::results::{LatencyRow, Audit};
 use crate::model::Rule;
 use crate::model::graph::calls;
-use crate::model::{ComponentId, Duration, Edge, Model, Percentile};
+use crate::model::{ComponentId, Duration, Edge, Model};
 
 // ---- finding constructors ----
 
@@ -185,75 +185,10 @@ static DOC: RuleDoc = RuleDoc {
     fix: "Propagate a deadline: the caller sends the time it has left (a gRPC deadline, a header) and the target stops retrying when it runs out. Otherwise make the caller's timeout longer than the target's worst-case call, or cut the target's retries or timeout.",
 };
 
-/// One hop's time at the p99 (docs/slow.md): the target's own p99 (its
-/// slowest figure when no p99 is written); with a hedge, at most the
-/// hedge's threshold plus the target's p50; past the edge's timeout the
-/// p99 call gives up there, and with retries is answered by a second
-/// attempt at the p50: `timeout + p50`. `None` when the target has no
-/// latency. In milliseconds, so that sums are exact.
-fn hop_p99(model: &Model, target: ComponentId, edge: &Edge) -> Option<Duration> {
-    let latency = model.component(target).latency.as_deref()?;
-    let p99 = latency.at(Percentile::P99).unwrap_or(latency.held().1);
-    let p50 = latency.at(Percentile::P50);
-    let mut hop = p99;
-    if let Some(hedge) = edge.limits.as_ref().and_then(|l| l.hedge)
-        && let (Some(after), Some(p50)) = (latency.at(hedge.after), p50)
-    {
-        hop = hop.min(Duration(after.0.saturating_add(p50.0)));
-    }
-    if let Some(t) = edge.timeout
-        && hop > t
-    {
-        hop = if edge.retries > 0 {
-            Duration(t.0.saturating_add(p50.unwrap_or(t).min(t).0))
-        } else {
-            t
-        };
-    }
-    Some(hop)
-}
-
-/// A path's time at the p99: the entrypoint's own p99 and each hop's
-/// ([`hop_p99`]), summed; `None` when nothing on it has a latency.
-fn path_p99(model: &Model, path: &CallPath) -> Option<Duration> {
-    let hops = path.hops();
-    let first = hops.first()?.0;
-    let own = model
-        .component(first)
-        .latency
-        .as_deref()
-        .map(|l| l.at(Percentile::P99).unwrap_or(l.held().1));
-    let mut sum = own;
-    for &(_, target, edge) in &hops {
-        if let Some(h) = hop_p99(model, target, edge) {
-            let total = sum.get_or_insert(Duration(0));
-            *total = Duration(total.0.saturating_add(h.0));
-        }
-    }
-    sum
-}
-
 // ---- the check ----
 
 /// The `deadline` rule.
 pub struct Deadline;
-
-/// `(1 + retries) × timeout`, the longest one attempt series can take
-/// (each attempt `connect_timeout + timeout` where a connect timeout is
-/// given apart).
-fn worst_call(edge: &Edge) -> Option<Duration> {
-    let connect = edge
-        .limits
-        .as_ref()
-        .and_then(|l| l.connect_timeout)
-        .map_or(0, |c| c.0);
-    edge.timeout.map(|t| {
-        Duration(
-            t.0.saturating_add(connect)
-                .saturating_mul(1 + u64::from(edge.retries)),
-        )
-    })
-}
 
 impl Analyzer for Deadline {
     fn doc(&self) -> &'static RuleDoc {
@@ -310,18 +245,10 @@ impl Analyzer for Deadline {
 }
 
 /// The entrypoint a path starts at, `Σ timeout × (1 + retries)` over its
-/// hops, and the hops without a timeout; `None` for a path of no hops.
+/// hops, and the hops without a timeout (carried along the walk); `None`
+/// for a path of no hops.
 fn path_latency(path: &CallPath) -> Option<(ComponentId, Duration, u32)> {
-    let hops = path.hops();
-    let entrypoint = hops.first()?.0;
-    let (sum, untimed) = hops
-        .iter()
-        .fold((Duration(0), 0), |(sum, untimed), (_, _, edge)| {
-            worst_call(edge).map_or((sum, untimed + 1), |w| {
-                (Duration(sum.0.saturating_add(w.0)), untimed)
-            })
-        });
-    Some((entrypoint, sum, untimed))
+    (path.len > 1).then_some((path.entrypoint, path.latency, path.untimed))
 }
 
 /// One row per entrypoint with a timed path: its slowest call path (the
@@ -334,12 +261,11 @@ fn latency_rows(model: &Model, paths: &[CallPath]) -> Vec<(ComponentId, Duration
     type Best<'p, 'a> = (ComponentId, Duration, u32, Option<&'p CallPath<'a>>);
     let mut best: Vec<Best> = Vec::new();
     let mut slowest: Vec<(ComponentId, Duration, &CallPath)> = Vec::new();
-    let latencies = crate::engine::concurrency::has_slowness(model);
     for path in paths {
         let Some((entrypoint, worst, untimed)) = path_latency(path) else {
             continue;
         };
-        if latencies && let Some(p99) = path_p99(model, path) {
+        if let Some(p99) = path.p99 {
             match slowest.iter().position(|(e, _, _)| *e == entrypoint) {
                 Some(i) if slowest[i].1 >= p99 => {}
                 Some(i) => slowest[i] = (entrypoint, p99, path),
