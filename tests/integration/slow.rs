@@ -393,3 +393,42 @@ fn a_bad_slow_argument_is_a_usage_error() {
         assert!(run.stderr.contains(says), "{arg}: {}", run.stderr);
     }
 }
+
+#[test]
+fn what_if_slow_on_the_examples_is_snapshotted() {
+    // web-shop, payments at 5 s (docs/what-if.md): past checkout's 2 s
+    // timeout each call is tried 3 times, 6 s held: 100 × 6 = 600 want a
+    // slot in the bulkhead of 4 × 32 = 128, full in (128 − 80) / 100 =
+    // 0.48 s; checkout holds 85.5 − 80 + 128 = 133.5 of 160.
+    let web_shop = nines(&[
+        "what-if",
+        "models/web-shop.yaml",
+        "--slow",
+        "payments=5s",
+        "--today",
+        "2026-11-30",
+    ]);
+    assert_eq!(web_shop.stderr, "");
+    assert!(web_shop.stdout.contains("85.5 → 133.5"), "{}", web_shop.stdout);
+    assert!(web_shop.stdout.contains("0.48 s"), "{}", web_shop.stdout);
+    // url-shortener, clicks-queue hanging: redirect's 288 threads are gone
+    // in (288 − 164.25) / 9000 = 0.0138 s; it serves 288 / 1424.25 = 20%.
+    let shortener = nines(&[
+        "what-if",
+        "models/url-shortener.yaml",
+        "--slow",
+        "clicks-queue=hang",
+        "--format",
+        "json",
+        "--today",
+        "2026-11-30",
+    ]);
+    let out: Value = serde_json::from_str(&shortener.stdout).unwrap();
+    let redirect = pool(&out["slow"], "redirect", None);
+    assert!(near(&redirect["exhausted_in_s"], 0.01375), "{redirect}");
+    assert!(near(&redirect["served"], 288.0 / 1424.25), "{redirect}");
+    crate::settings().bind(|| {
+        insta::assert_snapshot!("what-if-table@web-shop-slow-payments", web_shop.stdout);
+        insta::assert_snapshot!("what-if-json@url-shortener-slow-clicks-queue", shortener.stdout);
+    });
+}
