@@ -252,8 +252,9 @@ fn downstream(model: &Model, from: &[ComponentId]) -> Vec<bool> {
 }
 
 /// The rows of a judged slowness: the pools whose in-flight count changed
-/// as they fill (every component's, with `all`, pool or not), the drained
-/// ones and the entrypoints that lose service.
+/// as they fill (with `all`, every component's, pool or not, and every
+/// component held longer), the drained ones and the entrypoints that lose
+/// service.
 #[must_use]
 pub fn event(model: &Model, judged: &Judged, all: bool) -> SlowEvent {
     let name = |c: ComponentId| model.component(c).name.clone();
@@ -264,7 +265,11 @@ pub fn event(model: &Model, judged: &Judged, all: bool) -> SlowEvent {
     for id in model.component_ids() {
         let (b, a) = (judged.base.of(id), after.of(id));
         let changed = !same(b.in_flight, a.in_flight) || a.saturated != b.saturated;
-        if changed && (all || a.workers.is_some()) && (a.arrival > 0.0 || b.arrival > 0.0) {
+        // A what-if lists every component held longer, even one whose
+        // load nothing says (its in flight is then 0 before and after).
+        let longer = all && !same(b.held, a.held);
+        let loaded = a.arrival > 0.0 || b.arrival > 0.0;
+        if (changed && loaded && (all || a.workers.is_some())) || longer {
             let grown: f64 = after
                 .edges_of(id)
                 .iter()

@@ -7,7 +7,6 @@ use std::io::{self, Write};
 
 use super::table::{Style, align_right, table, wrap};
 use crate::analyze::results::{PoolChange, PoolRow, SlowEvent};
-use crate::analyze::slow::seconds;
 use crate::analyze::wording::{amount, whole_percent};
 
 /// Pools shown in the terminal; the JSON report has them all.
@@ -58,11 +57,14 @@ pub fn event(event: &SlowEvent, title: &str, style: Style, out: &mut dyn Write) 
     if event.pools.is_empty() {
         writeln!(out, "No pool holds more in flight.")?;
     } else {
-        let mut t = table(style, &["pool", "size", "in flight", "full in", "serves"]);
+        let mut t = table(
+            style,
+            &["pool", "size", "held", "in flight", "full in", "serves"],
+        );
         for row in &event.pools {
             t.add_row(cells(row));
         }
-        align_right(&mut t, 1..=4);
+        align_right(&mut t, 1..=5);
         writeln!(out, "{t}")?;
     }
     if !event.drained.is_empty() {
@@ -108,10 +110,31 @@ pub fn slowed(event: &SlowEvent) -> String {
         .iter()
         .map(|s| match s.latency_s {
             None => format!("{} hangs", s.component),
-            Some(l) => format!("{} answers in {}", s.component, seconds(l)),
+            Some(l) => format!("{} answers in {}", s.component, held_duration(l)),
         })
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// A time held in a table cell: `0.0183s`, `6s`, `∞` (three significant
+/// figures).
+fn short(seconds: f64) -> String {
+    if seconds == 0.0 {
+        return "0".to_owned();
+    }
+    format!("{}s", crate::human::significant(seconds, 3))
+}
+
+/// A slowed latency as the model writes durations (`7s`, `300ms`): it
+/// came from one.
+fn held_duration(seconds: f64) -> String {
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "a duration read from the command line, below 1e15 ms"
+    )]
+    let ms = (seconds * 1000.0).round().max(0.0) as u64;
+    crate::model::Duration(ms).to_string()
 }
 
 fn pool_name(component: &str, target: Option<&str>) -> String {
@@ -121,15 +144,17 @@ fn pool_name(component: &str, target: Option<&str>) -> String {
     }
 }
 
-fn cells(row: &PoolChange) -> [String; 5] {
+fn cells(row: &PoolChange) -> [String; 6] {
     let after = row.in_flight_after.map_or_else(|| "∞".to_owned(), amount);
+    let held = row.held_after_s.map_or_else(|| "∞".to_owned(), short);
     [
         pool_name(&row.component, row.target.as_deref()),
         row.size.map_or_else(|| "-".to_owned(), |s| s.to_string()),
+        format!("{} → {held}", short(row.held_before_s)),
         format!("{} → {after}", amount(row.in_flight_before)),
         match (row.exhausted_in_s, row.breaker_opens_in_s) {
-            (_, Some(open)) => format!("breaker {}", seconds(open)),
-            (Some(t), None) => seconds(t),
+            (_, Some(open)) => format!("breaker {}", short(open)),
+            (Some(t), None) => short(t),
             (None, None) if row.saturated => "full".to_owned(),
             (None, None) => "-".to_owned(),
         },
