@@ -67,6 +67,8 @@ pub struct Edge {
     pub targets: Vec<String>,
     /// Where it is named: variables, `args`, ConfigMap keys.
     pub via: Vec<String>,
+    /// The keys Istio's policies for the Service set (`import::istio`).
+    pub mesh: Vec<super::istio::Key>,
 }
 
 /// A named Service with no workload behind it in these manifests.
@@ -144,6 +146,13 @@ pub fn draft(
         .collect();
     super::notes::unseen_calls(manifests, &names, &roles, &parts, served.len(), notes);
     super::notes::zones_unused(options, zone_spread, notes);
+    for (service, workloads) in &selected {
+        if let Some(&first) = workloads.first()
+            && let Some(note) = manifests.mesh.delay_note(&service.name, &names[first])
+        {
+            notes.push(note);
+        }
+    }
     let (entrypoints, entry_reasons) = entrypoints(manifests, &names, &selected, &parts);
     parts.sort_by(|a, b| a.name.cmp(&b.name));
     let mut workloads = BTreeMap::new();
@@ -470,7 +479,8 @@ fn dependencies(
     notes: &mut Vec<Note>,
 ) -> (Vec<Edge>, Vec<Absent>) {
     let workload = &manifests.workloads[index];
-    let mut edges: BTreeMap<Vec<String>, Vec<String>> = BTreeMap::new();
+    // By targets: where each is named, and the Service.
+    let mut edges: BTreeMap<Vec<String>, (Vec<String>, String)> = BTreeMap::new();
     let mut absent: BTreeMap<String, (String, Vec<String>)> = BTreeMap::new();
     let note = |notes: &mut Vec<Note>, span: Span, message: String| {
         notes.push(Note {
@@ -553,7 +563,9 @@ fn dependencies(
             }
             let mut targets: Vec<String> = behind.iter().map(|&i| names[i].clone()).collect();
             targets.sort();
-            let via = edges.entry(targets).or_default();
+            let (via, _) = edges
+                .entry(targets)
+                .or_insert_with(|| (Vec::new(), service.name.clone()));
             if !via.contains(&mention.via) {
                 via.push(mention.via.clone());
             }
@@ -561,7 +573,11 @@ fn dependencies(
     }
     let edges = edges
         .into_iter()
-        .map(|(targets, via)| Edge { targets, via })
+        .map(|(targets, (via, service))| Edge {
+            mesh: manifests.mesh.keys(&service),
+            targets,
+            via,
+        })
         .collect();
     let absent = absent
         .into_iter()

@@ -265,6 +265,8 @@ pub struct Manifests {
     pub ingress_backends: Vec<IngressBackend>,
     /// Every namespace the inputs name (`metadata.namespace`, Namespace objects).
     pub namespaces: BTreeSet<String>,
+    /// Istio's VirtualServices and DestinationRules, by host.
+    pub mesh: super::istio::Mesh,
     /// Objects read, by kind.
     pub kinds: BTreeMap<String, usize>,
     /// Documents that are not manifests (or Helm templates): skipped when
@@ -421,6 +423,8 @@ impl Reader<'_> {
                     | "ConfigMap"
                     | "Ingress"
                     | "Namespace"
+                    | "VirtualService"
+                    | "DestinationRule"
             );
         let Some(name) = name.filter(|n| !n.is_empty()) else {
             if interesting {
@@ -436,6 +440,11 @@ impl Reader<'_> {
             "Ingress" => self.ingress(node, &name, namespace.as_ref()),
             "Namespace" => {
                 self.out.namespaces.insert(name);
+            }
+            "VirtualService" | "DestinationRule" => {
+                let origin = self.origin(node);
+                let out = &mut *self.out;
+                out.mesh.read(&kind, node, &name, origin, &mut out.notes);
             }
             _ => {
                 if let Some(kind) = WorkloadKind::from_kind(&kind) {

@@ -25,6 +25,7 @@
 
 pub mod address;
 pub mod draft;
+pub mod istio;
 pub mod json;
 pub mod k8s;
 pub mod merge;
@@ -124,6 +125,8 @@ const USED_FOR: &[(&str, &str)] = &[
     ("PodDisruptionBudget", "min_healthy"),
     ("Ingress", "entrypoints"),
     ("Namespace", "namespaces"),
+    ("VirtualService", "timeouts and retries"),
+    ("DestinationRule", "pools and breakers"),
 ];
 
 fn plural(count: usize, kind: &str) -> String {

@@ -187,7 +187,19 @@ fn dependencies(out: &mut String, part: &Part) {
         } else {
             edge.via.join(", ")
         };
-        line(out, 4, &format!("  - {entry}"), &why);
+        if edge.mesh.is_empty() {
+            line(out, 4, &format!("  - {entry}"), &why);
+            continue;
+        }
+        // The mesh's policies for the Service: the edge as a mapping.
+        let first = match targets.as_slice() {
+            [one] => format!("target: {one}"),
+            _ => entry,
+        };
+        line(out, 4, &format!("  - {first}"), &why);
+        for key in &edge.mesh {
+            line(out, 8, &key.text, &key.why);
+        }
     }
     for absent in &part.absent {
         let item = if part.edges.is_empty() {

@@ -409,8 +409,12 @@ fn what_if_slow_on_the_examples_is_snapshotted() {
         "2026-11-30",
     ]);
     assert_eq!(web_shop.stderr, "");
-    assert!(web_shop.stdout.contains("85.5 → 133.5"), "{}", web_shop.stdout);
-    assert!(web_shop.stdout.contains("0.48 s"), "{}", web_shop.stdout);
+    assert!(
+        web_shop.stdout.contains("85.5 → 133.5"),
+        "{}",
+        web_shop.stdout
+    );
+    assert!(web_shop.stdout.contains("0.48s"), "{}", web_shop.stdout);
     // url-shortener, clicks-queue hanging: redirect's 288 threads are gone
     // in (288 − 164.25) / 9000 = 0.0138 s; it serves 288 / 1424.25 = 20%.
     let shortener = nines(&[
@@ -429,6 +433,70 @@ fn what_if_slow_on_the_examples_is_snapshotted() {
     assert!(near(&redirect["served"], 288.0 / 1424.25), "{redirect}");
     crate::settings().bind(|| {
         insta::assert_snapshot!("what-if-table@web-shop-slow-payments", web_shop.stdout);
-        insta::assert_snapshot!("what-if-json@url-shortener-slow-clicks-queue", shortener.stdout);
+        insta::assert_snapshot!(
+            "what-if-json@url-shortener-slow-clicks-queue",
+            shortener.stdout
+        );
     });
+}
+
+#[test]
+fn bookinfo_with_a_7s_delay_on_ratings_errors_after_6s() {
+    // Istio's fault-injection task: a 7 s delay on ratings; reviews waits
+    // 10 s for ratings (its hard-coded timeout), so reviews answers in
+    // 7 s; productpage waits 3 s for reviews and tries once more: 3 s × 2
+    // = 6 s, then shows the reviews as unavailable. The import reads the
+    // timeouts and retries from the VirtualServices, the pool and breaker
+    // from the DestinationRule, and notes the injected delay.
+    let run = nines(&["import", "k8s", "tests/fixtures/import/bookinfo.yaml"]);
+    assert_eq!(run.outcome, Outcome::Pass, "{}", run.stderr);
+    assert!(
+        run.stderr.contains(
+            "VirtualService ratings injects a 7s delay into 100% of the calls to ratings: `nines what-if MODEL --slow ratings-v1=7s`"
+        ),
+        "{}",
+        run.stderr
+    );
+    let model = nines::model::parse(&run.stdout).expect("a valid model");
+    let id = |name: &str| {
+        model
+            .components
+            .iter()
+            .position(|c| c.name == name)
+            .unwrap()
+    };
+    let productpage = &model.components[id("productpage-v1")];
+    let to = |name: &str| {
+        productpage
+            .depends_on
+            .iter()
+            .find(|e| e.targets == [nines::model::ComponentId(id(name))])
+            .unwrap()
+    };
+    let reviews = to("reviews-v2");
+    assert_eq!(reviews.timeout, Some(nines::model::Duration(3_000)));
+    assert_eq!(reviews.retries, 1);
+    let details = to("details-v1").limits.as_deref().unwrap();
+    // 1 connection + 1 pending request per caller pod.
+    assert_eq!(details.pool, Some(2));
+    let breaker = details.breaker.unwrap();
+    assert_eq!(
+        (breaker.window, breaker.open),
+        (1, nines::model::Duration(180_000))
+    );
+    let reviews_to_ratings = &model.components[id("reviews-v2")].depends_on[0];
+    assert_eq!(
+        reviews_to_ratings.timeout,
+        Some(nines::model::Duration(10_000))
+    );
+    let out = what_if("slow-bookinfo", &run.stdout, &["ratings-v1=7s"]);
+    let slow = &out["slow"];
+    assert!(near(&pool(slow, "reviews-v2", None)["held_after_s"], 7.0));
+    assert!(near(
+        &pool(slow, "productpage-v1", None)["held_after_s"],
+        6.0
+    ));
+    let lost = &slow["lose_service"][0];
+    assert_eq!(lost["entrypoint"], "productpage-v1");
+    assert_eq!(lost["calls"], "required");
 }
