@@ -32,6 +32,7 @@ pub mod merge;
 mod notes;
 pub mod recognise;
 pub mod service_graph;
+pub mod spans;
 pub mod traces;
 pub mod writer;
 

@@ -36,6 +36,21 @@ pub struct Service {
     pub callers: BTreeSet<String>,
     /// What it calls, by component name.
     pub calls: BTreeMap<String, Call>,
+    /// Its latency, when measured: p50 and p99 in seconds, and how.
+    pub latency: Option<Measured>,
+}
+
+/// A latency read from the traces.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Measured {
+    /// The median, seconds.
+    pub p50: f64,
+    /// The 99th percentile, seconds.
+    pub p99: f64,
+    /// Spans whose own time it is (its calls taken off), or `None` for
+    /// the service-graph histograms of the calls into it (its calls
+    /// included, bucket bounds).
+    pub spans: Option<usize>,
 }
 
 /// One measured call edge.
@@ -77,6 +92,7 @@ impl Graph {
                     received: 0.0,
                     callers: BTreeSet::new(),
                     calls: BTreeMap::new(),
+                    latency: measured(observed, raw),
                 },
             );
         }
@@ -171,6 +187,57 @@ pub fn number(value: f64) -> String {
     } else {
         text
     }
+}
+
+/// The latency of the traced service `traced`: from the own times of its
+/// spans when there are any, else from the histograms of the calls into
+/// it, their buckets added at every bound (a histogram's count at a bound
+/// it does not have is its count at the bound below).
+fn measured(observed: &Observed, traced: &str) -> Option<Measured> {
+    if let Some(times) = observed.own.get(traced).filter(|t| !t.is_empty()) {
+        let mut times = times.clone();
+        return Some(Measured {
+            p50: super::spans::quantile(&mut times, 0.5),
+            p99: super::spans::quantile(&mut times, 0.99),
+            spans: Some(times.len()),
+        });
+    }
+    let inbound: Vec<&[(f64, f64)]> = observed
+        .links
+        .iter()
+        .filter(|((_, child), link)| child == traced && !link.buckets.is_empty())
+        .map(|(_, link)| link.buckets.as_slice())
+        .collect();
+    if inbound.is_empty() {
+        return None;
+    }
+    let mut bounds: Vec<f64> = inbound
+        .iter()
+        .flat_map(|b| b.iter().map(|(le, _)| *le))
+        .collect();
+    bounds.sort_by(f64::total_cmp);
+    bounds.dedup();
+    let merged: Vec<(f64, f64)> = bounds
+        .iter()
+        .map(|&le| {
+            let count = inbound
+                .iter()
+                .map(|b| {
+                    b.iter()
+                        .take_while(|(bound, _)| *bound <= le)
+                        .last()
+                        .map_or(0.0, |(_, n)| *n)
+                })
+                .sum();
+            (le, count)
+        })
+        .collect();
+    let at = |q: f64| super::traces::bucket_quantile(&merged, q);
+    Some(Measured {
+        p50: at(0.5)?,
+        p99: at(0.99)?,
+        spans: None,
+    })
 }
 
 /// A latency in seconds, in the model's duration syntax.
@@ -348,6 +415,24 @@ pub(super) fn component_text(
             "# load: N",
             "fill in: nothing in the traces calls it, so its request rate is not in them",
         ),
+    }
+    if let Some(latency) = service.latency {
+        let how = match latency.spans {
+            Some(n) => format!(
+                "measured: the own time of {n} span(s), its calls taken off"
+            ),
+            None => "measured: the server side of the calls into it (bucket bounds), its own calls included".to_owned(),
+        };
+        line(
+            out,
+            inner,
+            &format!(
+                "latency: {{p50: {}, p99: {}}}",
+                duration(latency.p50),
+                duration(latency.p99)
+            ),
+            &how,
+        );
     }
     if datastore {
         line(

@@ -47,17 +47,25 @@ impl Link {
     /// The 99th percentile of the latency, as the upper bound of the bucket
     /// it falls in (`None` without buckets, or when it falls in `+Inf`).
     pub fn p99(&self) -> Option<f64> {
-        let total = self.buckets.last()?.1;
-        if total <= 0.0 {
-            return None;
-        }
-        let wanted = total * 0.99;
-        self.buckets
-            .iter()
-            .find(|(_, count)| *count >= wanted)
-            .map(|(bound, _)| *bound)
-            .filter(|bound| bound.is_finite())
+        bucket_quantile(&self.buckets, 0.99)
     }
+}
+
+/// The `q` quantile of a cumulative histogram `(upper bound, count)`,
+/// sorted by bound: the bound of the first bucket that holds it (`None`
+/// when empty, or when it falls in `+Inf`).
+#[must_use]
+pub fn bucket_quantile(buckets: &[(f64, f64)], q: f64) -> Option<f64> {
+    let total = buckets.last()?.1;
+    if total <= 0.0 {
+        return None;
+    }
+    let wanted = total * q;
+    buckets
+        .iter()
+        .find(|(_, count)| *count >= wanted)
+        .map(|(bound, _)| *bound)
+        .filter(|bound| bound.is_finite())
 }
 
 /// The formats read, by the name notes and headers use.
@@ -71,6 +79,10 @@ pub enum Format {
     PrometheusQuery,
     /// Prometheus text exposition.
     PrometheusText,
+    /// Jaeger's `/api/traces` (spans).
+    JaegerTraces,
+    /// Zipkin's `/api/v2/traces` (spans).
+    ZipkinTraces,
 }
 
 impl Format {
@@ -81,6 +93,8 @@ impl Format {
             Format::Zipkin => "Zipkin dependencies",
             Format::PrometheusQuery => "Prometheus query result",
             Format::PrometheusText => "Prometheus text exposition",
+            Format::JaegerTraces => "Jaeger traces",
+            Format::ZipkinTraces => "Zipkin traces",
         }
     }
 }
@@ -93,6 +107,8 @@ pub struct Observed {
     pub links: BTreeMap<(String, String), Link>,
     /// The format of each input, in input order.
     pub formats: Vec<Format>,
+    /// Each service's own times from spans, in seconds (`import::spans`).
+    pub own: BTreeMap<String, Vec<f64>>,
 }
 
 /// The largest input read, in bytes (a dependency list of ten thousand
@@ -116,9 +132,13 @@ pub fn read(sources: &[Source], notes: &mut Vec<Note>) -> Result<Observed, Vec<(
         let mut reader = Reader {
             samples: Vec::new(),
             problems: Vec::new(),
+            own: BTreeMap::new(),
         };
         let format = reader.source(&source.text);
         observed.formats.extend(format);
+        for (service, times) in reader.own {
+            observed.own.entry(service).or_default().extend(times);
+        }
         problems.extend(reader.problems.into_iter().map(|p| (index, p)));
         samples.extend(reader.samples.into_iter().map(|s| (index, s)));
     }
@@ -282,6 +302,8 @@ enum Measure {
 struct Reader {
     samples: Vec<Sample>,
     problems: Vec<Problem>,
+    /// Own times of the services, from spans.
+    own: BTreeMap<String, Vec<f64>>,
 }
 
 impl Reader {
@@ -306,6 +328,11 @@ impl Reader {
             }
         };
         match &root.value {
+            JsonValue::Array(items) if super::spans::is_zipkin(items) => {
+                let spans = super::spans::zipkin(items, &mut self.problems);
+                self.spans(spans);
+                Some(Format::ZipkinTraces)
+            }
             JsonValue::Array(items) => {
                 self.links(items, "", Format::Zipkin);
                 Some(Format::Zipkin)
@@ -314,6 +341,14 @@ impl Reader {
                 Some(data) if root.get("status").is_some() => {
                     self.query(&root, data);
                     Some(Format::PrometheusQuery)
+                }
+                Some(Json {
+                    value: JsonValue::Array(items),
+                    ..
+                }) if super::spans::is_jaeger(items) => {
+                    let spans = super::spans::jaeger(items, &mut self.problems);
+                    self.spans(spans);
+                    Some(Format::JaegerTraces)
                 }
                 Some(Json {
                     value: JsonValue::Array(items),
@@ -388,6 +423,16 @@ impl Reader {
             if let Some(errors) = errors {
                 self.push(&parent, &child, Measure::Errors(errors), item.span);
             }
+        }
+    }
+
+    /// The calls and own times read from spans.
+    fn spans(&mut self, spans: super::spans::Spans) {
+        for (parent, child, span) in spans.calls {
+            self.push(&parent, &child, Measure::Calls(1.0), span);
+        }
+        for (service, times) in spans.own {
+            self.own.entry(service).or_default().extend(times);
         }
     }
 

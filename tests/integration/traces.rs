@@ -30,14 +30,17 @@ fn import_traces(file: &str) -> Run {
     nines(&["import", "traces", &path, "--system", "hotrod"])
 }
 
-/// The model text without its comments: what the formats must agree on.
+/// The model text without its comments and its `latency` lines (only the
+/// histograms measure latency): what the formats must agree on.
 fn without_comments(text: &str) -> String {
     text.lines()
         .map(|line| match line.find(" #") {
             Some(at) => line[..at].trim_end(),
             None => line,
         })
-        .filter(|line| !line.trim_start().starts_with('#'))
+        .filter(|line| {
+            !line.trim_start().starts_with('#') && !line.trim_start().starts_with("latency:")
+        })
         .collect::<Vec<_>>()
         .join("\n")
 }
@@ -132,10 +135,48 @@ fn each_format_says_what_only_it_measures() {
             .contains("5400 calls in 1h; 99% without error")
     );
     // The histogram: 99% of 360 is 356.4 calls, first reached at le=1 (358).
+    let metrics = import_traces(FORMATS[3]).stdout;
+    assert!(metrics.contains("p99 ≤ 1s: a starting point for `timeout`"));
+    // And mysql's latency: half of 360 is 180, first reached at le=0.5
+    // (324); the p99 at le=1.
     assert!(
-        import_traces(FORMATS[3])
-            .stdout
-            .contains("p99 ≤ 1s: a starting point for `timeout`")
+        metrics.contains("    latency: {p50: 500ms, p99: 1s}"),
+        "{metrics}"
+    );
+}
+
+#[test]
+fn spans_give_each_service_its_own_time() {
+    // Ten traces frontend → customer → mysql; in trace i (1 to 10) mysql
+    // answers in 10i ms, customer in 10i + 20 ms and frontend in 10i + 25 +
+    // i ms. Own times: mysql 10, 20 … 100 ms (p50 by nearest rank the 5th,
+    // 50 ms; p99 the 10th, 100 ms); customer 20 ms each; frontend
+    // 5 + i = 6 … 15 ms (p50 10 ms, p99 15 ms). Jaeger's and Zipkin's
+    // (with shared client and server spans, and mysql only as the remote
+    // endpoint of customer's client span) give the same model.
+    let runs: Vec<Run> = ["spans-jaeger.json", "spans-zipkin.json"]
+        .iter()
+        .map(|f| import_traces(f))
+        .collect();
+    for run in &runs {
+        assert_eq!(run.outcome, Outcome::Pass, "{}", run.stderr);
+        let model = parse(&run.stdout).unwrap();
+        let latency = |name: &str| {
+            let c = model.components.iter().find(|c| c.name == name).unwrap();
+            let l = c.latency.as_deref().unwrap();
+            (
+                l.at(nines::model::Percentile::P50).unwrap().0,
+                l.at(nines::model::Percentile::P99).unwrap().0,
+            )
+        };
+        assert_eq!(latency("mysql"), (50, 100));
+        assert_eq!(latency("customer"), (20, 20));
+        assert_eq!(latency("frontend"), (10, 15));
+        assert!((edge(&model, "customer", "mysql").calls - 1.0).abs() < 1e-12);
+    }
+    assert_eq!(
+        without_comments(&runs[0].stdout),
+        without_comments(&runs[1].stdout)
     );
 }
 
