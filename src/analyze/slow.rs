@@ -217,17 +217,16 @@ pub fn credible(model: &Model, plan: &Plan) -> Vec<ComponentId> {
     for c in &pooled {
         felt[c.0] = true;
     }
-    let untimed = match model.policy.slow {
-        Some(true) => vec![true; model.components.len()],
-        _ => {
-            let mut untimed = vec![false; model.components.len()];
-            for (_, target, edge) in crate::model::graph::calls(model) {
-                if edge.timeout.is_none() {
-                    untimed[target.0] = true;
-                }
+    let untimed = if model.policy.slow == Some(true) {
+        vec![true; model.components.len()]
+    } else {
+        let mut untimed = vec![false; model.components.len()];
+        for (_, target, edge) in crate::model::graph::calls(model) {
+            if edge.timeout.is_none() {
+                untimed[target.0] = true;
             }
-            untimed
         }
+        untimed
     };
     model
         .component_ids()
@@ -261,89 +260,14 @@ pub fn event(model: &Model, judged: &Judged, all: bool) -> SlowEvent {
     let mut slow: Vec<(ComponentId, Slowness)> = judged.slowed.components.clone();
     slow.sort_by_key(|&(c, _)| c);
     let mut pools = Vec::new();
-    let after = &judged.first;
     for id in model.component_ids() {
-        let (b, a) = (judged.base.of(id), after.of(id));
-        let changed = !same(b.in_flight, a.in_flight) || a.saturated != b.saturated;
-        // A what-if lists every component held longer, even one whose
-        // load nothing says (its in flight is then 0 before and after).
-        let longer = all && !same(b.held, a.held);
-        let loaded = a.arrival > 0.0 || b.arrival > 0.0;
-        if (changed && loaded && (all || a.workers.is_some())) || longer {
-            let grown: f64 = after
-                .edges_of(id)
-                .iter()
-                .zip(judged.base.edges_of(id))
-                .filter(|(a, b)| a.held > b.held * (1.0 + 1e-9))
-                .map(|(a, _)| a.rate)
-                .sum::<f64>()
-                + if a.own > b.own { a.arrival } else { 0.0 };
-            pools.push(PoolChange {
-                component: name(id),
-                target: None,
-                size: a.workers,
-                in_flight_before: b.in_flight,
-                in_flight_after: finite(a.in_flight),
-                held_before_s: b.held,
-                held_after_s: finite(a.held),
-                saturated: a.saturated,
-                exhausted_in_s: exhaustion(
-                    a.workers,
-                    b.in_flight,
-                    a.saturated && !b.saturated,
-                    grown,
-                ),
-                served: a.share,
-                ceiling: a.ceiling(),
-                breaker_opens_in_s: None,
-            });
+        if let Some(row) = component_row(model, judged, id, all) {
+            pools.push(row);
         }
         for (at, edge) in model.component(id).depends_on.iter().enumerate() {
-            let (b, a) = (judged.base.edge(id, at), after.edge(id, at));
-            let limited = a.limit.is_some();
-            let changed = !same(b.in_flight, a.in_flight) || a.saturated != b.saturated;
-            if !(changed && limited) && !a.breaker_open {
-                continue;
+            if let Some(row) = edge_row(model, judged, (id, at, edge)) {
+                pools.push(row);
             }
-            let opens = a.breaker_open.then(|| {
-                let window = edge
-                    .limits
-                    .as_ref()
-                    .and_then(|l| l.breaker)
-                    .map_or(0, |b| b.window);
-                edge.timeout.map_or(0.0, crate::model::Duration::seconds)
-                    + if a.rate > 0.0 {
-                        f64::from(window) / a.rate
-                    } else {
-                        0.0
-                    }
-            });
-            pools.push(PoolChange {
-                component: name(id),
-                target: Some(name(edge.targets[0])),
-                size: a.limit,
-                in_flight_before: b.in_flight,
-                in_flight_after: finite(a.in_flight),
-                held_before_s: b.held,
-                held_after_s: finite(a.held),
-                saturated: a.saturated,
-                exhausted_in_s: exhaustion(
-                    a.limit,
-                    b.in_flight,
-                    a.saturated && !b.saturated,
-                    a.rate,
-                ),
-                served: a.admitted,
-                #[allow(clippy::cast_precision_loss, reason = "pools far below 2^53")]
-                ceiling: a.limit.filter(|_| a.saturated).map(|l| {
-                    if a.held > 0.0 {
-                        l as f64 / a.held
-                    } else {
-                        f64::INFINITY
-                    }
-                }),
-                breaker_opens_in_s: opens,
-            });
         }
     }
     SlowEvent {
@@ -372,6 +296,93 @@ pub fn event(model: &Model, judged: &Judged, all: bool) -> SlowEvent {
     }
 }
 
+/// The row of a component's pool as it fills, when it changed.
+fn component_row(model: &Model, judged: &Judged, id: ComponentId, all: bool) -> Option<PoolChange> {
+    let after = &judged.first;
+    let (b, a) = (judged.base.of(id), after.of(id));
+    let changed = !same(b.in_flight, a.in_flight) || a.saturated != b.saturated;
+    // A what-if lists every component held longer, even one whose load
+    // nothing says (its in flight is then 0 before and after).
+    let longer = all && !same(b.held, a.held);
+    let loaded = a.arrival > 0.0 || b.arrival > 0.0;
+    if !((changed && loaded && (all || a.workers.is_some())) || longer) {
+        return None;
+    }
+    let grown: f64 = after
+        .edges_of(id)
+        .iter()
+        .zip(judged.base.edges_of(id))
+        .filter(|(a, b)| a.held > b.held * (1.0 + 1e-9))
+        .map(|(a, _)| a.rate)
+        .sum::<f64>()
+        + if a.own > b.own { a.arrival } else { 0.0 };
+    Some(PoolChange {
+        component: model.component(id).name.clone(),
+        target: None,
+        size: a.workers,
+        in_flight_before: b.in_flight,
+        in_flight_after: finite(a.in_flight),
+        held_before_s: b.held,
+        held_after_s: finite(a.held),
+        saturated: a.saturated,
+        exhausted_in_s: exhaustion(a.workers, b.in_flight, a.saturated && !b.saturated, grown),
+        served: a.share,
+        ceiling: a.ceiling(),
+        breaker_opens_in_s: None,
+    })
+}
+
+/// The row of an edge's limit as it fills (or of an edge whose breaker
+/// opens), when it changed.
+fn edge_row(
+    model: &Model,
+    judged: &Judged,
+    (id, at, edge): (ComponentId, usize, &crate::model::Edge),
+) -> Option<PoolChange> {
+    let (b, a) = (judged.base.edge(id, at), judged.first.edge(id, at));
+    let changed = !same(b.in_flight, a.in_flight) || a.saturated != b.saturated;
+    if !(a.breaker_open || (changed && a.limit.is_some())) {
+        return None;
+    }
+    // The breaker opens once its window of calls has failed: the timeout,
+    // and the time the window takes to arrive.
+    let opens = a.breaker_open.then(|| {
+        let window = edge
+            .limits
+            .as_ref()
+            .and_then(|l| l.breaker)
+            .map_or(0, |b| b.window);
+        edge.timeout.map_or(0.0, crate::model::Duration::seconds)
+            + if a.rate > 0.0 {
+                f64::from(window) / a.rate
+            } else {
+                0.0
+            }
+    });
+    #[allow(clippy::cast_precision_loss, reason = "pools far below 2^53")]
+    let ceiling = a.limit.filter(|_| a.saturated).map(|l| {
+        if a.held > 0.0 {
+            l as f64 / a.held
+        } else {
+            f64::INFINITY
+        }
+    });
+    Some(PoolChange {
+        component: model.component(id).name.clone(),
+        target: Some(model.component(edge.targets[0]).name.clone()),
+        size: a.limit,
+        in_flight_before: b.in_flight,
+        in_flight_after: finite(a.in_flight),
+        held_before_s: b.held,
+        held_after_s: finite(a.held),
+        saturated: a.saturated,
+        exhausted_in_s: exhaustion(a.limit, b.in_flight, a.saturated && !b.saturated, a.rate),
+        served: a.admitted,
+        ceiling,
+        breaker_opens_in_s: opens,
+    })
+}
+
 /// Seconds until a pool of `size` that held `before` fills, at `rate` new
 /// long-held calls a second: `(size − before) / rate`, 0 when it was full.
 fn exhaustion(size: Option<u64>, before: f64, fills: bool, rate: f64) -> Option<f64> {
@@ -388,7 +399,8 @@ fn finite(x: f64) -> Option<f64> {
 }
 
 fn same(a: f64, b: f64) -> bool {
-    a == b || (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+    // Two unbounded figures are the same; ∞ − ∞ would not say so.
+    a.total_cmp(&b).is_eq() || (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
 }
 
 /// The scenario's state and its concurrency at normal latency.

@@ -41,7 +41,7 @@
 
 use super::state::{Flow, State};
 use crate::model::intact::{DependencyOrder, intact_share};
-use crate::model::{ComponentId, Duration, Edge, EdgeKind, Model};
+use crate::model::{ComponentId, Duration, Edge, EdgeKind, EdgeLimits, Model};
 
 /// How a slowed component answers.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -195,6 +195,10 @@ impl ComponentLoad {
 
 /// One edge in one state.
 #[derive(Debug, Clone, Copy, PartialEq)]
+#[allow(
+    clippy::struct_excessive_bools,
+    reason = "four facts of one edge, each read on its own"
+)]
 pub struct EdgeLoad {
     /// The caller.
     pub caller: ComponentId,
@@ -416,7 +420,7 @@ pub fn concurrency(
         } else {
             per_request
         };
-        let slower = base.is_some_and(|b| seen > b.of(id).seen * (1.0 + 1e-9) + 1e-12);
+        let held_longer = base.is_some_and(|b| seen > b.of(id).seen * (1.0 + 1e-9) + 1e-12);
         out.components[id.0] = ComponentLoad {
             arrival: lambda,
             own,
@@ -426,7 +430,7 @@ pub fn concurrency(
             saturated,
             share,
             seen,
-            degraded: slowed.of(id).is_some() || saturated || slower || any_fails,
+            degraded: slowed.of(id).is_some() || saturated || held_longer || any_fails,
         };
         done[id.0] = true;
     }
@@ -539,7 +543,7 @@ fn edge_load(
     }
     let held = if rate > 0.0 { demand / rate } else { held_sum };
     let limit = pool_of(
-        limits.and_then(|l| l.limit()),
+        limits.and_then(EdgeLimits::limit),
         state.of(caller).instances_up,
     );
     #[allow(clippy::cast_precision_loss, reason = "pools far below 2^53")]

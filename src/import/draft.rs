@@ -571,6 +571,16 @@ fn dependencies(
             }
         }
     }
+    written(manifests, edges, absent)
+}
+
+/// The edges (with the mesh's keys for their Service) and the absent
+/// Services, as the draft writes them.
+fn written(
+    manifests: &Manifests,
+    edges: BTreeMap<Vec<String>, (Vec<String>, String)>,
+    absent: BTreeMap<String, (String, Vec<String>)>,
+) -> (Vec<Edge>, Vec<Absent>) {
     let edges = edges
         .into_iter()
         .map(|(targets, (via, service))| Edge {

@@ -15,7 +15,7 @@
 //!
 //! A `fault.delay` is a test, not a setting: it becomes a note naming the
 //! `what-if --slow` that asks what it does. The route read is the one
-//! without a `match` (the default), else the first; a DestinationRule's
+//! without a `match` (the default), else the first; a `DestinationRule`'s
 //! top-level `trafficPolicy` (not a subset's). Hosts are matched by their
 //! first label (`reviews.default.svc.cluster.local` is `reviews`).
 
@@ -29,16 +29,16 @@ use crate::model::units::{Duration, parse_duration};
 /// What the mesh sets for the callers of each host, by host.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Mesh {
-    /// From VirtualServices.
+    /// From `VirtualService`s.
     pub routes: BTreeMap<String, Route>,
-    /// From DestinationRules.
+    /// From `DestinationRule`s.
     pub destinations: BTreeMap<String, Destination>,
 }
 
-/// A VirtualService's route to a host.
+/// A `VirtualService`'s route to a host.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Route {
-    /// The VirtualService's name.
+    /// The `VirtualService`'s name.
     pub name: String,
     /// The route's `timeout` (all attempts together).
     pub timeout: Option<Duration>,
@@ -53,10 +53,10 @@ pub struct Route {
     pub origin: Origin,
 }
 
-/// A DestinationRule's traffic policy for a host.
+/// A `DestinationRule`'s traffic policy for a host.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Destination {
-    /// The DestinationRule's name.
+    /// The `DestinationRule`'s name.
     pub name: String,
     /// `tcp.maxConnections`.
     pub max_connections: Option<u32>,
@@ -110,7 +110,7 @@ fn path<'a>(node: &'a Node, keys: &[&str]) -> Option<&'a Node> {
 }
 
 impl Mesh {
-    /// Reads one VirtualService or DestinationRule; a value that is not
+    /// Reads one `VirtualService` or `DestinationRule`; a value that is not
     /// what Istio writes there is skipped with a note.
     pub fn read(
         &mut self,

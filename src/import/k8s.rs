@@ -265,7 +265,7 @@ pub struct Manifests {
     pub ingress_backends: Vec<IngressBackend>,
     /// Every namespace the inputs name (`metadata.namespace`, Namespace objects).
     pub namespaces: BTreeSet<String>,
-    /// Istio's VirtualServices and DestinationRules, by host.
+    /// Istio's `VirtualService`s and `DestinationRule`s, by host.
     pub mesh: super::istio::Mesh,
     /// Objects read, by kind.
     pub kinds: BTreeMap<String, usize>,

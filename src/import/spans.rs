@@ -41,7 +41,7 @@ struct Item<'a> {
     shared: bool,
 }
 
-fn str_of<'a>(json: Option<&'a Json>) -> Option<&'a str> {
+fn str_of(json: Option<&Json>) -> Option<&str> {
     match &json?.value {
         JsonValue::Str(s) if !s.is_empty() => Some(s),
         _ => None,

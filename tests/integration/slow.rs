@@ -7,8 +7,8 @@ use serde_json::Value;
 use crate::{Scratch, nines};
 
 /// `nines what-if MODEL --slow SLOW… --format json` on `text`.
-fn what_if(test: &str, text: &str, slow: &[&str]) -> Value {
-    let dir = Scratch::new(test);
+fn what_if(scratch: &str, text: &str, slow: &[&str]) -> Value {
+    let dir = Scratch::new(scratch);
     let path = dir.join("m.yaml");
     std::fs::write(&path, text).unwrap();
     let path = path.to_string_lossy().into_owned();
@@ -29,8 +29,8 @@ fn what_if(test: &str, text: &str, slow: &[&str]) -> Value {
 }
 
 /// `nines check MODEL --format json` on `text`.
-fn check(test: &str, text: &str) -> Value {
-    let dir = Scratch::new(test);
+fn check(scratch: &str, text: &str) -> Value {
+    let dir = Scratch::new(scratch);
     let path = dir.join("m.yaml");
     std::fs::write(&path, text).unwrap();
     let path = path.to_string_lossy().into_owned();

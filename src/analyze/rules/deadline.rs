@@ -291,13 +291,15 @@ fn latency_rows(model: &Model, paths: &[CallPath]) -> Vec<(ComponentId, Duration
             let timeout = model.component(entrypoint).timeout;
             let p99 = slowest.iter().find(|(e, _, _)| *e == entrypoint);
             let p99_path = p99.map(|(_, _, path)| path.names(model));
-            let (path, untimed) = match path {
-                Some(path) => (path.names(model), untimed),
-                None => {
-                    let (_, _, slow) = p99.expect("a row without a timed path has a p99 path");
-                    let hops = u32::try_from(slow.hops().len()).unwrap_or(u32::MAX);
-                    (slow.names(model), hops)
-                }
+            // A row without a timed path is one of the p99 path's (its
+            // every hop untimed).
+            let (path, untimed) = match (path, p99) {
+                (Some(path), _) => (path.names(model), untimed),
+                (None, Some((_, _, slow))) => (
+                    slow.names(model),
+                    u32::try_from(slow.hops().len()).unwrap_or(u32::MAX),
+                ),
+                (None, None) => (Vec::new(), untimed),
             };
             let p99_s = p99.map(|(_, s, _)| *s);
             let row = LatencyRow {

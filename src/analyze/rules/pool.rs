@@ -180,7 +180,7 @@ impl Analyzer for Pool {
                     headroom,
                     required: required(load.in_flight, headroom),
                 };
-                judge(model, audit, (id, None), row);
+                judge(model, audit, (id, None), &row);
             }
             for (at, edge) in c.depends_on.iter().enumerate() {
                 let Some(limit) = edge.limits.as_ref().and_then(|l| l.limit()) else {
@@ -198,7 +198,7 @@ impl Analyzer for Pool {
                     headroom,
                     required: required(load.demand, headroom),
                 };
-                judge(model, audit, (id, Some(at)), row);
+                judge(model, audit, (id, Some(at)), &row);
             }
         }
     }
@@ -214,8 +214,8 @@ fn required(in_flight: f64, headroom: f64) -> f64 {
 }
 
 /// The row of one pool, and its finding when it is too small.
-fn judge(model: &Model, audit: &mut Audit, (id, edge): (ComponentId, Option<usize>), row: Small) {
-    let ok = !(row.in_flight > 0.0) || row.size() >= row.required;
+fn judge(model: &Model, audit: &mut Audit, (id, edge): (ComponentId, Option<usize>), row: &Small) {
+    let ok = row.in_flight <= 0.0 || row.size() >= row.required;
     audit.pools.push(PoolRow {
         component: row.subject.name().to_owned(),
         target: row.subject.then().map(str::to_owned),
@@ -225,7 +225,7 @@ fn judge(model: &Model, audit: &mut Audit, (id, edge): (ComponentId, Option<usiz
         ok,
     });
     if !ok {
-        audit.findings.push(small(model, id, edge, &row));
+        audit.findings.push(small(model, id, edge, row));
     }
 }
 

@@ -94,7 +94,7 @@ impl Wording for Tight {
 #[derive(Debug)]
 struct Connect {
     edge: Subject,
-    connect: Duration,
+    connecting: Duration,
     timeout: Duration,
 }
 
@@ -107,7 +107,7 @@ fn connect(caller: &Component, target: &Component, edge: &Edge, (connect, timeou
         edge.fields.get("connect_timeout").unwrap_or(edge.span),
         Connect {
             edge: subject,
-            connect,
+            connecting: connect,
             timeout,
         },
     )
@@ -119,7 +119,7 @@ impl Wording for Connect {
         write!(
             out,
             "{caller} waits {} to connect to {target} and {} for its answer: a connection that is never accepted (a host gone, a black-holed address) holds the call at least as long as a slow answer, and one attempt can take {} + {}",
-            self.connect, self.timeout, self.connect, self.timeout
+            self.connecting, self.timeout, self.connecting, self.timeout
         )
     }
 

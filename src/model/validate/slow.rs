@@ -99,7 +99,7 @@ pub(super) fn edge_limits(
             .and_then(|c| at_least_one(c, "connections", cx)),
         connect_timeout,
         breaker: breaker(raw, cx),
-        hedge: raw.hedge.as_deref().and_then(|h| {
+        hedge: raw.hedge.as_deref().map(|h| {
             let max = h.max.as_ref().map(|m| m.value.0);
             if let Some(m) = h.max.as_ref().filter(|m| m.value.0 <= 0.0) {
                 cx.report(Problem::pointless(
@@ -109,10 +109,10 @@ pub(super) fn edge_limits(
                     "give the share of calls that may be hedged, such as `max: 5%`, or remove `hedge`",
                 ));
             }
-            Some(Hedge {
+            Hedge {
                 after: h.after.value,
                 max,
-            })
+            }
         }),
     }))
 }
