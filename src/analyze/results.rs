@@ -530,8 +530,10 @@ impl Audit {
         }
         if self.slow.is_empty() {
             self.slow = part.slow;
-            self.slow_truncated = part.slow_truncated;
         }
+        // Only `bulkhead` judges slowness; its truncation stands even when
+        // nothing it judged filled a pool (a later part must not clear it).
+        self.slow_truncated |= part.slow_truncated;
     }
 
     /// Fills in each finding's line and column from the model text (one

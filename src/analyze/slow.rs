@@ -62,6 +62,9 @@ pub struct Judged {
     /// The entrypoints that serve less: (entrypoint, share before, share
     /// after, how it reaches the slowed components).
     pub losses: Vec<(ComponentId, f64, f64, Reach)>,
+    /// The states computed again with drained pools lost (at most
+    /// [`MAX_ROUNDS`]).
+    pub rounds: usize,
 }
 
 /// The scenario's state and concurrency at normal latency, which every
@@ -86,6 +89,7 @@ pub fn judge(
     let mut state = before.state.clone();
     let first = concurrency(model, plan, &state, &slowed, Some(before.base));
     let mut after = first.clone();
+    let mut rounds = 0;
     for _round in 0..MAX_ROUNDS {
         let new: Vec<ComponentId> = model
             .component_ids()
@@ -110,6 +114,7 @@ pub fn judge(
         };
         state = State::new(model, flow, &before.scenario.and(&lost));
         after = concurrency(model, plan, &state, &slowed, Some(before.base));
+        rounds += 1;
     }
     let losses = losses(model, plan, before, (&state, &after), &slowed);
     Judged {
@@ -119,6 +124,7 @@ pub fn judge(
         first,
         after,
         losses,
+        rounds,
     }
 }
 

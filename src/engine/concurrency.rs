@@ -239,6 +239,9 @@ pub struct Concurrency {
     pub edges: Vec<EdgeLoad>,
     /// Where each component's edges start in `edges`.
     starts: Vec<usize>,
+    /// The share of its requests each component serves (see
+    /// [`Concurrency::served_share`]).
+    served: Vec<f64>,
 }
 
 impl Concurrency {
@@ -270,67 +273,52 @@ impl Concurrency {
     /// serves nothing, degradable or not: the request never completes; a
     /// required edge whose calls fail serves nothing; a required edge
     /// serves its admitted share times its targets' shares, averaged over
-    /// the alternatives of an `any_of`). Cycles count as served. A request
-    /// slower than an entrypoint's own `timeout` is lost (its clients gave
-    /// up).
+    /// the alternatives of an `any_of`). A call that closes a cycle counts
+    /// as served. A request slower than an entrypoint's own `timeout` is
+    /// lost (its clients gave up).
     #[must_use]
     pub fn served_share(&self, model: &Model, id: ComponentId) -> f64 {
-        let mut memo = vec![None; model.components.len()];
-        let mut open = vec![false; model.components.len()];
-        let share = self.share_of(model, id, &mut memo, &mut open);
         match model.component(id).timeout {
             Some(t) if self.of(id).seen > t.seconds() => 0.0,
-            _ => share,
+            _ => self.served[id.0],
         }
     }
 
-    fn share_of(
-        &self,
-        model: &Model,
-        id: ComponentId,
-        memo: &mut [Option<f64>],
-        open: &mut [bool],
-    ) -> f64 {
-        if let Some(s) = memo[id.0] {
-            return s;
-        }
-        if open[id.0] {
-            return 1.0;
-        }
-        open[id.0] = true;
-        let mut share = self.of(id).share;
-        for (edge, load) in model.component(id).depends_on.iter().zip(self.edges_of(id)) {
-            if share == 0.0 {
-                break;
-            }
-            if load.hangs {
-                share = 0.0;
-                break;
-            }
-            if edge.degradable {
-                continue;
-            }
-            if load.fails {
-                share = 0.0;
-                break;
-            }
-            let targets: Vec<f64> = edge
-                .targets
-                .iter()
-                .map(|&t| self.share_of(model, t, memo, open))
-                .collect();
-            #[allow(clippy::cast_precision_loss, reason = "a handful of targets")]
-            let through = match edge.kind {
-                EdgeKind::Target => targets.iter().product::<f64>(),
-                EdgeKind::AnyOf | EdgeKind::AtLeast => {
-                    targets.iter().sum::<f64>() / targets.len() as f64
+    /// Every component's served share, targets before their callers (one
+    /// pass, no recursion: a chain of any length).
+    fn shares(&mut self, model: &Model, order: &DependencyOrder) {
+        let mut done = vec![false; model.components.len()];
+        for &id in order.order.iter().rev() {
+            let mut share = self.of(id).share;
+            for (edge, load) in model.component(id).depends_on.iter().zip(self.edges_of(id)) {
+                if share == 0.0 {
+                    break;
                 }
-            };
-            share *= load.admitted * through;
+                if load.hangs {
+                    share = 0.0;
+                    break;
+                }
+                if edge.degradable {
+                    continue;
+                }
+                if load.fails {
+                    share = 0.0;
+                    break;
+                }
+                let target = |t: ComponentId| if done[t.0] { self.served[t.0] } else { 1.0 };
+                #[allow(clippy::cast_precision_loss, reason = "a handful of targets")]
+                let through = match edge.kind {
+                    EdgeKind::Target => edge.targets.iter().map(|&t| target(t)).product::<f64>(),
+                    EdgeKind::AnyOf | EdgeKind::AtLeast => {
+                        edge.targets.iter().map(|&t| target(t)).sum::<f64>()
+                            / edge.targets.len() as f64
+                    }
+                };
+                share *= load.admitted * through;
+            }
+            self.served[id.0] = share;
+            done[id.0] = true;
         }
-        open[id.0] = false;
-        memo[id.0] = Some(share);
-        share
     }
 }
 
@@ -357,6 +345,7 @@ pub fn concurrency(
         components: vec![ComponentLoad::idle(); n],
         edges: vec![EdgeLoad::idle(); count],
         starts,
+        served: vec![1.0; n],
     };
     let mut done = vec![false; n];
     for &id in plan.order.order.iter().rev() {
@@ -434,6 +423,7 @@ pub fn concurrency(
         };
         done[id.0] = true;
     }
+    out.shares(model, &plan.order);
     out
 }
 

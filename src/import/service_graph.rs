@@ -83,6 +83,7 @@ impl Graph {
             traced.insert(child);
         }
         let names = names(&traced);
+        let latency = measured(observed);
         let mut services: BTreeMap<String, Service> = BTreeMap::new();
         for raw in &traced {
             services.insert(
@@ -92,7 +93,7 @@ impl Graph {
                     received: 0.0,
                     callers: BTreeSet::new(),
                     calls: BTreeMap::new(),
-                    latency: measured(observed, raw),
+                    latency: latency.get(raw).copied(),
                 },
             );
         }
@@ -189,55 +190,75 @@ pub fn number(value: f64) -> String {
     }
 }
 
-/// The latency of the traced service `traced`: from the own times of its
-/// spans when there are any, else from the histograms of the calls into
-/// it, their buckets added at every bound (a histogram's count at a bound
-/// it does not have is its count at the bound below).
-fn measured(observed: &Observed, traced: &str) -> Option<Measured> {
-    if let Some(times) = observed.own.get(traced).filter(|t| !t.is_empty()) {
+/// The latency of every traced service that has one, by traced name:
+/// from the own times of its spans when there are any, else from the
+/// histograms of the calls into it, their buckets added at every bound (a
+/// histogram's count at a bound it does not have is its count at the bound
+/// below). One pass over the links.
+fn measured(observed: &Observed) -> BTreeMap<&str, Measured> {
+    let mut inbound: BTreeMap<&str, Vec<&[(f64, f64)]>> = BTreeMap::new();
+    for ((_, child), link) in &observed.links {
+        if !link.buckets.is_empty() && !observed.own.contains_key(child) {
+            inbound.entry(child).or_default().push(&link.buckets);
+        }
+    }
+    let mut out = BTreeMap::new();
+    for (traced, times) in &observed.own {
+        if times.is_empty() {
+            continue;
+        }
         let mut times = times.clone();
-        return Some(Measured {
-            p50: super::spans::quantile(&mut times, 0.5),
-            p99: super::spans::quantile(&mut times, 0.99),
-            spans: Some(times.len()),
-        });
+        out.insert(
+            traced.as_str(),
+            Measured {
+                p50: super::spans::quantile(&mut times, 0.5),
+                p99: super::spans::quantile(&mut times, 0.99),
+                spans: Some(times.len()),
+            },
+        );
     }
-    let inbound: Vec<&[(f64, f64)]> = observed
-        .links
-        .iter()
-        .filter(|((_, child), link)| child == traced && !link.buckets.is_empty())
-        .map(|(_, link)| link.buckets.as_slice())
-        .collect();
-    if inbound.is_empty() {
-        return None;
+    for (traced, histograms) in inbound {
+        let merged = merged_buckets(&histograms);
+        let at = |q: f64| super::traces::bucket_quantile(&merged, q);
+        if let (Some(p50), Some(p99)) = (at(0.5), at(0.99)) {
+            out.insert(
+                traced,
+                Measured {
+                    p50,
+                    p99,
+                    spans: None,
+                },
+            );
+        }
     }
-    let mut bounds: Vec<f64> = inbound
+    out
+}
+
+/// Cumulative histograms added at the union of their bounds.
+fn merged_buckets(histograms: &[&[(f64, f64)]]) -> Vec<(f64, f64)> {
+    if let [one] = histograms {
+        return one.to_vec();
+    }
+    let mut bounds: Vec<f64> = histograms
         .iter()
         .flat_map(|b| b.iter().map(|(le, _)| *le))
         .collect();
     bounds.sort_by(f64::total_cmp);
     bounds.dedup();
-    let merged: Vec<(f64, f64)> = bounds
+    bounds
         .iter()
         .map(|&le| {
-            let count = inbound
+            let count = histograms
                 .iter()
                 .map(|b| {
-                    b.iter()
-                        .take_while(|(bound, _)| *bound <= le)
-                        .last()
-                        .map_or(0.0, |(_, n)| *n)
+                    // The count at the last bound at or below `le`.
+                    let at = b.partition_point(|(bound, _)| *bound <= le);
+                    at.checked_sub(1).map_or(0.0, |i| b[i].1)
                 })
                 .sum();
             (le, count)
         })
-        .collect();
-    let at = |q: f64| super::traces::bucket_quantile(&merged, q);
-    Some(Measured {
-        p50: at(0.5)?,
-        p99: at(0.99)?,
-        spans: None,
-    })
+        .collect()
 }
 
 /// A latency in seconds, in the model's duration syntax.

@@ -228,22 +228,34 @@ fn add(items: &[Item], out: &mut Spans) {
         found.filter(|&p| p != at)
     };
     // Each span's entry span: itself when its parent is elsewhere, else
-    // its parent's (followed up at most as many steps as there are spans,
-    // so a cycle of references ends).
-    let entry_of = |at: usize| -> usize {
-        let mut here = at;
-        for _ in 0..items.len() {
-            match parent_of(here) {
-                Some(p) if items[p].service == items[here].service => here = p,
-                _ => return here,
+    // its parent's. Found once per span (a walk up stops at a span already
+    // known, and records what it found on every span it passed), so a deep
+    // trace is linear; a cycle of references ends where it closes.
+    let mut entry: Vec<Option<usize>> = vec![None; items.len()];
+    let mut walk: Vec<usize> = Vec::new();
+    let mut on_walk = vec![false; items.len()];
+    for start in 0..items.len() {
+        let mut here = start;
+        let found = loop {
+            if let Some(e) = entry[here] {
+                break e;
             }
+            walk.push(here);
+            on_walk[here] = true;
+            match parent_of(here) {
+                Some(p) if items[p].service == items[here].service && !on_walk[p] => here = p,
+                _ => break here,
+            }
+        };
+        for at in walk.drain(..) {
+            entry[at] = Some(found);
+            on_walk[at] = false;
         }
-        here
-    };
+    }
+    let entry_of = |at: usize| entry[at].unwrap_or(at);
     let mut own: Vec<Option<f64>> = vec![None; items.len()];
     for at in 0..items.len() {
-        let entry = entry_of(at);
-        if entry == at {
+        if entry_of(at) == at {
             own[at].get_or_insert(items[at].duration);
         }
     }
@@ -345,5 +357,32 @@ mod tests {
         let mut times: Vec<f64> = (1..=100).map(f64::from).collect();
         assert!((quantile(&mut times, 0.5) - 50.0).abs() < 1e-12);
         assert!((quantile(&mut times, 0.99) - 99.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_deep_trace_and_a_cycle_of_references_are_read_in_one_pass() {
+        // 50,000 spans of one service, each the child of the one before,
+        // under a caller: one entry span, one call; and two spans naming
+        // each other as parent end without looping.
+        let mut spans = vec![r#"{"traceId": "t", "id": "root", "duration": 100, "localEndpoint": {"serviceName": "web"}}"#.to_owned()];
+        let mut parent = "root".to_owned();
+        for i in 0..50_000 {
+            spans.push(format!(
+                r#"{{"traceId": "t", "id": "s{i}", "parentId": "{parent}", "duration": 50, "localEndpoint": {{"serviceName": "db"}}}}"#
+            ));
+            parent = format!("s{i}");
+        }
+        spans.push(r#"{"traceId": "t", "id": "x", "parentId": "y", "duration": 5, "localEndpoint": {"serviceName": "a"}}"#.to_owned());
+        spans.push(r#"{"traceId": "t", "id": "y", "parentId": "x", "duration": 5, "localEndpoint": {"serviceName": "a"}}"#.to_owned());
+        let json = parse(&format!("[{}]", spans.join(",")));
+        let JsonValue::Array(items) = &json.value else {
+            unreachable!()
+        };
+        let mut problems = Vec::new();
+        let read = zipkin(items, &mut problems);
+        assert!(problems.is_empty());
+        assert_eq!(read.calls.len(), 1);
+        assert_eq!(read.own["db"].len(), 1);
+        assert_eq!(read.own["a"].len(), 1);
     }
 }

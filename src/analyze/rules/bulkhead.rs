@@ -226,7 +226,9 @@ impl Analyzer for Bulkhead {
                 drained: Vec::new(),
             };
             let judged = slow::judge(model, (cx.flow(), plan), &before, slowed);
-            work = work.saturating_add(cost.saturating_mul(2 + judged.slowed.drained.len()));
+            // A state and two concurrencies, three walks up the graph, and a
+            // state and a concurrency per round of drained pools.
+            work = work.saturating_add(cost.saturating_mul(6 + 2 * judged.rounds));
             // A pool the slowness fills: saturated, and holding more than
             // at normal latency (a pool already full at normal latency is
             // `pool`'s finding, and still one a dependency can take).
