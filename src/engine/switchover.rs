@@ -29,27 +29,11 @@ pub struct Cost {
     pub caveats: Vec<String>,
 }
 
-/// How long switching away from the edge's active alternatives takes:
-/// `switchover` when given; else, when the first alternative's
-/// `failover_to` names another alternative of the edge, its recovery's
-/// detect + decide + failover; else none (hot).
+/// How long switching away from the edge's active alternatives takes
+/// ([`Model::switchover`]).
 #[must_use]
 pub fn duration(model: &Model, edge: &Edge) -> Option<Duration> {
-    if edge.kind == EdgeKind::Target {
-        return None;
-    }
-    if edge.switchover.is_some() {
-        return edge.switchover.filter(|d| d.0 > 0);
-    }
-    let active = model.component(edge.targets[0]);
-    active.failover_to.filter(|t| edge.targets.contains(t))?;
-    let recovery = active.recovery.as_ref()?;
-    let parts = [recovery.detect, recovery.decide, recovery.failover];
-    if parts.iter().all(Option::is_none) {
-        return None;
-    }
-    let ms = parts.iter().flatten().map(|d| d.0).sum::<u64>();
-    (ms > 0).then_some(Duration(ms))
+    model.switchover(edge)
 }
 
 /// The active alternative and what it needs in series: a small closure

@@ -253,6 +253,7 @@ fn finish(
     cx: &mut Cx,
 ) -> Model {
     components::default_degradable(&mut components);
+    components::default_pull(&mut components);
     let groups = domains::groups(raw);
     let entrypoints = entrypoints(raw, &names, &components, cx);
     let mut is_entrypoint = vec![false; components.len()];
