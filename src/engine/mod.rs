@@ -16,6 +16,7 @@
 
 pub mod bdd;
 mod beta;
+pub mod capacity;
 pub mod events;
 pub mod exact;
 mod fasthash;
@@ -32,7 +33,7 @@ pub mod structure;
 pub mod switchover;
 
 pub use events::Subject;
-pub use exact::{Figure, Method};
+pub use exact::{CapacityPart, Figure, Method};
 
 use std::fmt::Write as _;
 
@@ -51,7 +52,137 @@ use crate::model::{ComponentId, Model};
 /// (the choice is made after the first pass, hence the same on any number
 /// of threads); the others keep the relaxed bracket and say why.
 #[must_use]
+pub fn structural_availability(model: &Model) -> Vec<(ComponentId, Figure)> {
+    evaluate_entrypoints(model, true)
+}
+
+/// The capacity-aware figure of every entrypoint, in the model's
+/// entrypoint order: a component is up only while its running instances
+/// carry the load that reaches it ([`capacity`]); each figure keeps the
+/// structural one and the served share in [`Figure::capacity`].
+#[must_use]
 pub fn availability(model: &Model) -> Vec<(ComponentId, Figure)> {
+    availability_with(model, false)
+}
+
+/// [`availability`], with every cache cold when `cold`.
+#[must_use]
+pub fn availability_with(model: &Model, cold: bool) -> Vec<(ComponentId, Figure)> {
+    let compiled = capacity::compile(model, cold);
+    if compiled.is_structural() {
+        let mut figures = structural_availability(model);
+        for (_, f) in &mut figures {
+            f.capacity = Some(CapacityPart {
+                structural: f.availability,
+                structural_unavailability: f.unavailability,
+                served: f.availability,
+                served_exact: f.method == Method::Exact,
+                costs: Vec::new(),
+            });
+        }
+        return figures;
+    }
+    let (structural, (aware, upper)) = rayon::join(
+        || structural_availability(model),
+        || {
+            rayon::join(
+                || evaluate_entrypoints(&compiled.model, false),
+                || {
+                    compiled
+                        .upper
+                        .as_ref()
+                        .map(|upper| evaluate_entrypoints(upper, false))
+                },
+            )
+        },
+    );
+    let mut upper = upper.map(Vec::into_iter);
+    structural
+        .into_iter()
+        .zip(aware)
+        .map(|((entrypoint, s), (_, a))| {
+            let high = upper.as_mut().and_then(Iterator::next).map(|(_, f)| f);
+            (entrypoint, capacity_figure(model, &compiled, s, a, high))
+        })
+        .collect()
+}
+
+/// The capacity-aware figure of one entrypoint from its structural figure
+/// `s` and the figure `a` of the compiled model (without switchovers).
+fn capacity_figure(
+    model: &Model,
+    compiled: &capacity::Compiled,
+    s: Figure,
+    mut a: Figure,
+    high: Option<Figure>,
+) -> Figure {
+    // The improvement of a compiled component is its original's.
+    let mut gains: Vec<(Subject, f64)> = Vec::new();
+    for (subject, gain) in a.improvement.drain(..) {
+        let subject = match subject {
+            Subject::Component(c) => Subject::Component(compiled.origin[c.0]),
+            other => other,
+        };
+        match gains.iter_mut().find(|(s, _)| *s == subject) {
+            Some((_, g)) => *g += gain,
+            None => gains.push((subject, gain)),
+        }
+    }
+    gains.sort_by(|x, y| {
+        y.1.total_cmp(&x.1)
+            .then_with(|| x.0.name(model).cmp(y.0.name(model)))
+    });
+    a.improvement = gains;
+    // Switchovers, what is unquantified and the caveats are the model's.
+    let cost = s.switchover;
+    a.switchover = cost;
+    a.availability = (a.availability - cost).max(0.0);
+    a.lower = (a.lower - cost).max(0.0);
+    a.upper = (a.upper - cost).max(0.0);
+    a.unavailability = (a.unavailability + cost).min(1.0);
+    a.unavailability_lower = (a.unavailability_lower + cost).min(1.0);
+    a.unavailability_upper = (a.unavailability_upper + cost).min(1.0);
+    a.unquantified.clone_from(&s.unquantified);
+    a.quantified = s.quantified;
+    a.caveats.clone_from(&s.caveats);
+    // Where the compilation bracketed the needs, the figure with every
+    // component at its intact need is the upper end.
+    if let Some(high) = high
+        && (high.unavailability_lower - cost.max(0.0) - a.unavailability_upper).abs() > 0.0
+    {
+        let (up, u_low) = (
+            (high.upper - cost).max(0.0),
+            (high.unavailability_lower + cost).min(1.0),
+        );
+        if up > a.lower || u_low < a.unavailability_upper {
+            a.method = Method::Bounded;
+            a.upper = up.max(a.lower);
+            a.unavailability_lower = u_low.min(a.unavailability_upper);
+            a.why = Some(format!(
+                "{} components' capacity needs change with what is lost, more than the {} compiled exactly: bracketed between each at its largest need and each at its intact need",
+                compiled.needs.iter().filter(|n| matches!(n, capacity::Need::Levels(_))).count(),
+                capacity::MAX_DYNAMIC
+            ));
+        }
+    }
+    // Capacity never makes a figure better than the structure's.
+    if a.upper > s.upper {
+        a.upper = s.upper;
+        a.unavailability_lower = a.unavailability_lower.max(s.unavailability_lower);
+    }
+    a.capacity = Some(CapacityPart {
+        structural: s.availability,
+        structural_unavailability: s.unavailability,
+        served: a.availability,
+        served_exact: a.method == Method::Exact,
+        costs: Vec::new(),
+    });
+    a
+}
+
+/// The figure of every entrypoint of `model` by its structure, with the
+/// switchover terms when `switchovers`.
+fn evaluate_entrypoints(model: &Model, switchovers: bool) -> Vec<(ComponentId, Figure)> {
     // Each component's health table, built once for every entrypoint
     // whose closure holds it.
     let shared = shared::Shared::new(model);
@@ -64,9 +195,11 @@ pub fn availability(model: &Model) -> Vec<(ComponentId, Figure)> {
             let mut figure = exact::evaluate_shared(model, &structure, Some(&shared));
             // Switchover time is an additive term on top of the static
             // figure, applied below once the static figure is final.
-            let cost = switchover::cost(model, structure.components());
-            figure.switchover = cost.unavailability;
-            figure.caveats = cost.caveats;
+            if switchovers {
+                let cost = switchover::cost(model, structure.components());
+                figure.switchover = cost.unavailability;
+                figure.caveats = cost.caveats;
+            }
             (entrypoint, figure, structure.truncated)
         })
         .collect();

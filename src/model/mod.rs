@@ -271,6 +271,31 @@ pub struct Component {
     pub span: Span,
     /// Where each key is written.
     pub fields: Fields,
+    /// Set only on the components the engine's capacity compilation adds
+    /// (`engine::capacity`): what its health stands for. `None` for every
+    /// component read from a model.
+    pub pseudo: Option<Pseudo>,
+}
+
+/// What a component added by the capacity compilation stands for, in
+/// place of "at least `min_healthy` instances up".
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Pseudo {
+    /// One band of its instance count: at least `min_healthy` up given
+    /// that fewer than `below` are (the bands of one component, taken as
+    /// independent given the correlated events, give the distribution of
+    /// its count: `[n ≥ k_j]` is "some band from `j` up holds").
+    Band {
+        /// The next band's threshold (exclusive upper end of this one).
+        below: u32,
+    },
+    /// The share of `load` its running instances serve,
+    /// `min(1, n × per_instance / load)` for `n ≥ min_healthy`, as an
+    /// expectation (the served figure of a shedding component).
+    Share {
+        /// The load it is offered.
+        load: f64,
+    },
 }
 
 /// The shape of a dependency.

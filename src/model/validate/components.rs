@@ -152,6 +152,7 @@ pub(super) fn component_of(
         span: name.span,
         kind: component.kind.take().map(|k| k.value),
         fields: Fields::new(RawComponent::KEYS, &component.keys),
+        pseudo: None,
     }
 }
 
@@ -380,6 +381,7 @@ pub(super) fn placeholder() -> Component {
         recovery: None,
         span: Span::default(),
         fields: Fields::default(),
+        pseudo: None,
     }
 }
 
