@@ -51,7 +51,7 @@ pub const MAX_MOVERS: usize = 512;
 /// exactly; past it the figure is bracketed by static thresholds (each
 /// component at its largest need, and at its intact one), which the
 /// structural engine evaluates at its usual cost.
-pub const MAX_DYNAMIC: usize = 24;
+pub const MAX_DYNAMIC: usize = 32;
 
 /// A component's offered load as a function of which of a few movers are
 /// ok: entry `i` has `vars[j]` ok when bit `j` of `i` is set.
@@ -104,11 +104,10 @@ pub struct Compiled {
     /// The structural model whose figures are the capacity-aware ones (a
     /// lower bound when `upper` is given).
     pub model: Model,
-    /// When the needs that change are too many to compile exactly: the
-    /// model with every component at its intact need, whose figures are
-    /// upper bounds (`model` then has every component at its largest
-    /// need).
-    pub upper: Option<Model>,
+    /// Whether the needs that change were too many to compile exactly:
+    /// `model` then has every component at its largest need, and its
+    /// figures are lower bounds (the structural figures the upper ends).
+    pub bracketed: bool,
     /// For every component of `model`, the component of the original it
     /// stands for.
     pub origin: Vec<ComponentId>,
@@ -262,7 +261,10 @@ impl Assignment<'_> {
 /// The load tables of every component, in rounds until they settle (a
 /// failover source may come after its target in the dependency order).
 /// A component whose movers are too many gets its worst-case load.
-#[allow(clippy::type_complexity, reason = "three per-component lists, named where they are read")]
+#[allow(
+    clippy::type_complexity,
+    reason = "three per-component lists, named where they are read"
+)]
 fn tables(
     model: &Model,
     flow: &Flow,
@@ -307,7 +309,13 @@ fn tables(
                 let moved = moved_in(&tables, &edge_only, &sources[id.0], &a, model, id);
                 // As the state sums them: (intact + Δ in-flows + moved in),
                 // never below 0; what moves on is the edge part.
-                let clamp = |sum: f64| if sum.is_nan() { f64::INFINITY } else { sum.max(0.0) };
+                let clamp = |sum: f64| {
+                    if sum.is_nan() {
+                        f64::INFINITY
+                    } else {
+                        sum.max(0.0)
+                    }
+                };
                 edges.push(own.map(clamp));
                 offered.push(match (own, moved) {
                     (Some(l), m) => Some(clamp(l + m)),
@@ -355,8 +363,11 @@ fn edge_load(
             continue;
         };
         let edge = &from.depends_on[e];
-        let before = carried(passed(from, from.instances, intact_caller), edge, edge.hit_rate)
-            * intact_share(model, edge, id);
+        let before = carried(
+            passed(from, from.instances, intact_caller),
+            edge,
+            edge.hit_rate,
+        ) * intact_share(model, edge, id);
         let after = sent(model, tables, a, caller, edge, id, cold);
         let change = after - before;
         if !change.is_nan() {
@@ -398,7 +409,12 @@ fn sent(
 /// The share of `edge` that reaches `target` when `ok` says who is ok
 /// (the routing of [`super::state::State::routed`], with "not ok" taken as
 /// "not up" and everything running).
-fn share(model: &Model, edge: &Edge, target: ComponentId, ok: &impl Fn(ComponentId) -> bool) -> f64 {
+fn share(
+    model: &Model,
+    edge: &Edge,
+    target: ComponentId,
+    ok: &impl Fn(ComponentId) -> bool,
+) -> f64 {
     if edge.kind == EdgeKind::Target {
         return 1.0;
     }
@@ -506,13 +522,17 @@ fn worst_loads(
                     continue;
                 }
                 let from = model.component(caller);
-                let (Some(intact_caller), Some(w)) = (flow.intact_loads()[caller.0], worst[caller.0])
+                let (Some(intact_caller), Some(w)) =
+                    (flow.intact_loads()[caller.0], worst[caller.0])
                 else {
                     continue;
                 };
                 let edge = &from.depends_on[e];
-                let before = carried(passed(from, from.instances, intact_caller), edge, edge.hit_rate)
-                    * intact_share(model, edge, id);
+                let before = carried(
+                    passed(from, from.instances, intact_caller),
+                    edge,
+                    edge.hit_rate,
+                ) * intact_share(model, edge, id);
                 let hit = if cold || edge.cached_by.is_some() {
                     None
                 } else {
@@ -552,7 +572,9 @@ fn worst_loads(
 /// Instances a component needs to serve `load` whole (`None`: more than
 /// it has, or over its rate limit).
 fn needed(c: &Component, load: f64) -> Option<u32> {
-    if c.rate_limit.is_some_and(|limit| load > limit * (1.0 + 1e-12)) {
+    if c.rate_limit
+        .is_some_and(|limit| load > limit * (1.0 + 1e-12))
+    {
         return None;
     }
     let Some(Capacity { per_instance, .. }) = c.capacity else {
@@ -574,7 +596,11 @@ fn needed(c: &Component, load: f64) -> Option<u32> {
     if !k.is_finite() || k > f64::from(c.instances) {
         return None;
     }
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "at most instances")]
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "at most instances"
+    )]
     let k = k.max(0.0) as u32;
     Some(k.max(c.min_healthy))
 }
@@ -598,7 +624,11 @@ fn need_of(model: &Model, id: ComponentId, table: &Table) -> (Need, bool) {
     let mut level: Vec<u32> = (0..size)
         .map(|bits| {
             let ok = |v: ComponentId| {
-                v == id || others.iter().position(|&o| o == v).is_some_and(|j| bits & (1 << j) != 0)
+                v == id
+                    || others
+                        .iter()
+                        .position(|&o| o == v)
+                        .is_some_and(|j| bits & (1 << j) != 0)
             };
             table
                 .get(&ok)
@@ -638,7 +668,9 @@ fn need_of(model: &Model, id: ComponentId, table: &Table) -> (Need, bool) {
             let fits: Vec<bool> = level.iter().map(|&l| l <= k).collect();
             let minimal: Vec<Vec<ComponentId>> = (0..size)
                 .filter(|&bits| {
-                    fits[bits] && (0..others.len()).all(|j| bits & (1 << j) == 0 || !fits[bits & !(1 << j)])
+                    fits[bits]
+                        && (0..others.len())
+                            .all(|j| bits & (1 << j) == 0 || !fits[bits & !(1 << j)])
                 })
                 .map(|bits| {
                     (0..others.len())
@@ -709,37 +741,28 @@ pub fn compile(model: &Model, cold: bool) -> Compiled {
     }
     let mut compiled = model.clone();
     let mut origin: Vec<ComponentId> = model.component_ids().collect();
-    let dynamic = needs.iter().filter(|n| matches!(n, Need::Levels(_))).count();
+    let dynamic = needs
+        .iter()
+        .filter(|n| matches!(n, Need::Levels(_)))
+        .count();
     if dynamic > MAX_DYNAMIC {
-        let mut upper = model.clone();
+        // Each component at its largest need: every mover that can shift
+        // load onto it out at once (never up when that is more than it
+        // has). A lower bound at the structural engine's usual cost; the
+        // structural figure is the upper end.
         for id in model.component_ids() {
-            let (low, high) = match &needs[id.0] {
+            let worst = match &needs[id.0] {
                 Need::Structural => continue,
-                Need::Static(k) => (Some(*k), Some(*k)),
-                Need::Never => (None, None),
-                Need::Levels(levels) => {
-                    // Below: its intact need, and every mover of the first
-                    // way that need suffices ok (a subset of the states in
-                    // which it is ok). Above: its intact need alone.
-                    let (k, sets) = &levels[0];
-                    if let Some(set) = sets.iter().min_by_key(|s| s.len())
-                        && !set.is_empty()
-                    {
-                        let template = compiled.components[id.0].depends_on.first().cloned();
-                        let edge = match template {
-                            Some(t) => required(EdgeKind::Target, set.clone(), &t),
-                            None => bare_edge(set.clone(), compiled.components[id.0].span),
-                        };
-                        compiled.components[id.0].depends_on.push(edge);
-                    }
-                    (Some(*k), Some(*k))
-                }
+                Need::Static(k) => Some(*k),
+                Need::Never => None,
+                Need::Levels(levels) => levels
+                    .last()
+                    .filter(|(_, sets)| sets.iter().any(Vec::is_empty))
+                    .map(|(k, _)| *k),
             };
-            for (m, k) in [(&mut compiled, low), (&mut upper, high)] {
-                match k {
-                    Some(k) => m.components[id.0].min_healthy = k,
-                    None => m.components[id.0].availability = Some(0.0),
-                }
+            match worst {
+                Some(k) => compiled.components[id.0].min_healthy = k,
+                None => compiled.components[id.0].availability = Some(0.0),
             }
             if matches!(needs[id.0], Need::Levels(_)) && !approximate.contains(&id) {
                 approximate.push(id);
@@ -748,7 +771,7 @@ pub fn compile(model: &Model, cold: bool) -> Compiled {
         approximate.sort_unstable();
         return Compiled {
             model: compiled,
-            upper: Some(upper),
+            bracketed: true,
             origin,
             needs,
             approximate,
@@ -767,7 +790,7 @@ pub fn compile(model: &Model, cold: bool) -> Compiled {
     }
     Compiled {
         model: compiled,
-        upper: None,
+        bracketed: false,
         origin,
         needs,
         approximate,
@@ -795,27 +818,6 @@ fn neutral(of: &Component, name: String, depends_on: Vec<Edge>) -> Component {
         objective: None,
         pseudo: None,
         ..of.clone()
-    }
-}
-
-/// A required edge to all of `targets`, written at `span`.
-fn bare_edge(targets: Vec<ComponentId>, span: crate::model::Span) -> Edge {
-    Edge {
-        kind: EdgeKind::Target,
-        targets,
-        at_least: 1,
-        retries: 0,
-        backoff: crate::model::Backoff::None,
-        retry_budget: None,
-        timeout: None,
-        hit_rate: None,
-        cached_by: None,
-        calls: 1.0,
-        degradable: false,
-        pull: false,
-        switchover: None,
-        span,
-        fields: crate::model::Fields::default(),
     }
 }
 
@@ -922,4 +924,247 @@ fn add_levels(
         objective: original.objective,
         ..neutralised
     };
+}
+
+/// The model whose figures are the served shares: the compiled model with
+/// every component that can serve a share (shedding past its capacity, or
+/// past its `rate_limit`) standing for its expected share instead of
+/// "ok" ([`Pseudo::Share`]). Evaluating a structure with such leaves gives
+/// the expectation of its multilinear extension, which is the expected
+/// served share where the partial servers are in series.
+#[derive(Debug, Clone)]
+pub struct Served {
+    /// The model.
+    pub model: Model,
+    /// The partial servers (original ids), sorted.
+    pub partial: Vec<ComponentId>,
+    /// Partial servers whose share is a bound (a load that changes with
+    /// the movers, taken at its largest; or a mover itself), sorted.
+    pub inexact: Vec<ComponentId>,
+}
+
+impl Compiled {
+    /// The served model of `original`, or `None` when nothing can serve a
+    /// share (the served figure is then the availability).
+    #[must_use]
+    pub fn served(&self, original: &Model) -> Option<Served> {
+        let mover = movers(original);
+        let mut model = self.model.clone();
+        let mut partial = Vec::new();
+        let mut inexact = Vec::new();
+        for id in original.component_ids() {
+            let c = original.component(id);
+            let sheds = c.load_shedding && c.capacity.is_some() || c.rate_limit.is_some();
+            if !sheds || self.needs[id.0] == Need::Structural || c.depends_on.iter().any(|e| e.pull)
+            {
+                continue;
+            }
+            let table = &self.tables[id.0];
+            let loads = table.offered.iter().flatten().copied();
+            let (load, exact) = match self.needs[id.0] {
+                Need::Levels(_) => (loads.fold(0.0, f64::max), false),
+                _ => (table.offered[table.offered.len() - 1].unwrap_or(0.0), true),
+            };
+            let limit = c.rate_limit.unwrap_or(f64::INFINITY);
+            model.components[id.0] = Component {
+                pseudo: Some(Pseudo::Share {
+                    load,
+                    limit,
+                    sheds: c.load_shedding,
+                }),
+                availability: c.availability.or(Some(1.0)),
+                ..c.clone()
+            };
+            partial.push(id);
+            // A shedding component upstream passes less with fewer
+            // instances, which the share's load (at full strength) does
+            // not count.
+            let shed_above = callers_upstream(original, id).into_iter().any(|u| {
+                let u = original.component(u);
+                u.load_shedding && u.capacity.is_some()
+            });
+            if !exact || mover[id.0] || self.bracketed || shed_above {
+                inexact.push(id);
+            }
+        }
+        (!partial.is_empty()).then_some(Served {
+            model,
+            partial,
+            inexact,
+        })
+    }
+}
+
+/// Every component with a call path into `id` (its callers, theirs …).
+fn callers_upstream(model: &Model, id: ComponentId) -> Vec<ComponentId> {
+    let mut callers: Vec<Vec<ComponentId>> = vec![Vec::new(); model.components.len()];
+    for c in model.component_ids() {
+        for edge in &model.component(c).depends_on {
+            for t in &edge.targets {
+                callers[t.0].push(c);
+            }
+        }
+    }
+    let mut seen = BTreeSet::from([id]);
+    let mut stack = vec![id];
+    let mut found = Vec::new();
+    while let Some(c) = stack.pop() {
+        for &caller in &callers[c.0] {
+            if seen.insert(caller) {
+                found.push(caller);
+                stack.push(caller);
+            }
+        }
+    }
+    found
+}
+
+/// A component whose need a failure could lower, for `entrypoint`: the
+/// figure counts no relief (a caller that is lost still counts its load),
+/// which is exact unless a caller whose loss does not take the entrypoint
+/// down carries enough load into a component it needs to change how many
+/// instances that component needs. Returns the first such component.
+#[must_use]
+pub fn relief_in(
+    compiled: &Compiled,
+    model: &Model,
+    flow: &Flow,
+    entrypoint: ComponentId,
+) -> Option<ComponentId> {
+    let series: BTreeSet<ComponentId> = super::structure::series_members(model, entrypoint)
+        .into_iter()
+        .collect();
+    let mover = movers(model);
+    let mut seen = BTreeSet::from([entrypoint]);
+    let mut stack = vec![entrypoint];
+    while let Some(c) = stack.pop() {
+        let original = compiled.origin[c.0];
+        if original.0 < model.components.len() && compiled.needs[original.0] != Need::Structural {
+            let relievers = upstream(model, flow, original, &mover, &series);
+            if !relievers.is_empty() && relief_matters(model, flow, compiled, original, &relievers)
+            {
+                return Some(original);
+            }
+        }
+        for edge in compiled
+            .model
+            .component(c)
+            .depends_on
+            .iter()
+            .filter(|e| !e.degradable)
+        {
+            for &t in &edge.targets {
+                if seen.insert(t) {
+                    stack.push(t);
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Whether the load into a component with capacity figures reached by
+/// `entrypoint` can fall: something upstream can fail without taking the
+/// entrypoint down, or a shedding component upstream passes less with
+/// fewer instances. The served figure counts neither, so it is then a
+/// lower bound.
+#[must_use]
+pub fn share_relief(
+    model: &Model,
+    flow: &Flow,
+    served: &Served,
+    entrypoint: ComponentId,
+    reached: &[ComponentId],
+    origin: &[ComponentId],
+) -> bool {
+    let series: BTreeSet<ComponentId> = super::structure::series_members(model, entrypoint)
+        .into_iter()
+        .collect();
+    let mover = movers(model);
+    reached.iter().any(|c| {
+        let original = origin[c.0];
+        if original.0 >= model.components.len() || served_need(served, model, original) {
+            return false;
+        }
+        !upstream(model, flow, original, &mover, &series).is_empty()
+            || callers_upstream(model, original).into_iter().any(|u| {
+                let u = model.component(u);
+                u.load_shedding && u.capacity.is_some()
+            })
+    })
+}
+
+/// Whether a component's capacity never matters to the served figure: no
+/// capacity need of its own and no share to serve.
+fn served_need(served: &Served, model: &Model, id: ComponentId) -> bool {
+    served.partial.binary_search(&id).is_err() && {
+        let c = model.component(id);
+        c.capacity.is_none() && c.rate_limit.is_none()
+    }
+}
+
+/// The components that send load into `id` (callers, transitively) and
+/// are not in the entrypoint's series part.
+fn upstream(
+    model: &Model,
+    flow: &Flow,
+    id: ComponentId,
+    mover: &[bool],
+    series: &BTreeSet<ComponentId>,
+) -> Vec<ComponentId> {
+    let order = flow.order();
+    let mut seen = BTreeSet::from([id]);
+    let mut stack = vec![id];
+    let mut found = Vec::new();
+    while let Some(c) = stack.pop() {
+        for &(caller, _) in &order.inbound[c.0] {
+            if seen.insert(caller) {
+                // A mover that is not running (nowhere to hand its load)
+                // relieves as much as any other caller.
+                let _ = mover;
+                if !series.contains(&caller) {
+                    found.push(caller);
+                }
+                stack.push(caller);
+            }
+        }
+    }
+    let _ = model;
+    found
+}
+
+/// Whether losing every one of `relievers` (they then call nothing)
+/// takes enough load off `id` to change its need in some combination of
+/// the movers, warm and cold.
+fn relief_matters(
+    model: &Model,
+    _flow: &Flow,
+    compiled: &Compiled,
+    id: ComponentId,
+    relievers: &[ComponentId],
+) -> bool {
+    let mut quiet = model.clone();
+    for &r in relievers {
+        for edge in &mut quiet.components[r.0].depends_on {
+            edge.calls = 0.0;
+        }
+    }
+    let flow = Flow::new(&quiet);
+    let c = model.component(id);
+    for cold in [false, true] {
+        let (before, ..) = tables(model, &Flow::new(model), cold);
+        let (after, ..) = tables(&quiet, &flow, cold);
+        let (b, a) = (&before[id.0], &after[id.0]);
+        if b.vars != a.vars {
+            return true;
+        }
+        if b.offered.iter().zip(&a.offered).any(|(x, y)| match (x, y) {
+            (Some(x), Some(y)) => needed(c, *x) != needed(c, *y),
+            _ => false,
+        }) {
+            return true;
+        }
+    }
+    let _ = compiled;
+    false
 }

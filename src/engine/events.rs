@@ -307,10 +307,16 @@ impl Leaf {
                 let above = self.count_healthy(&down, folded, perfect, buffers, below);
                 band(from, above)
             }
-            Some((Pseudo::Share { load }, per_instance)) => {
+            Some((Pseudo::Share { load, limit, sheds }, per_instance)) => {
                 let k = u64::from(self.min_healthy);
+                let serving = Serving {
+                    per_instance,
+                    load,
+                    limit,
+                    sheds,
+                };
                 self.mix(&down, folded, buffers, |m| {
-                    share_served(m, k, availability, per_instance, load)
+                    serving.expected(m, k, availability)
                 })
             }
         }
@@ -409,9 +415,7 @@ impl Leaf {
                     1.0
                 }
             }
-            Some((Pseudo::Share { .. }, _)) => {
-                1.0 - self.healthy_in(down, folded, false, buffers)
-            }
+            Some((Pseudo::Share { .. }, _)) => 1.0 - self.healthy_in(down, folded, false, buffers),
         }
     }
 
@@ -505,22 +509,68 @@ fn band(from: f64, above: f64) -> f64 {
     ((from - above) / (1.0 - above)).clamp(0.0, 1.0)
 }
 
-/// `E[min(1, n × per_instance / load)]` over `n ~ Binomial(m, p)` counted
-/// from `k` up (fewer than `k` up serve nothing).
-fn share_served(m: u64, k: u64, p: f64, per_instance: f64, load: f64) -> f64 {
-    if load <= 0.0 {
-        return at_least(m, k.max(1), p);
+/// What a shedding or rate-limited component serves of its load.
+struct Serving {
+    per_instance: f64,
+    load: f64,
+    limit: f64,
+    sheds: bool,
+}
+
+impl Serving {
+    /// The share served with `n` instances up: what its instances and its
+    /// rate limit carry, over its load; nothing past its capacity when it
+    /// does not shed (it collapses).
+    fn share(&self, n: u64) -> f64 {
+        if self.load <= 0.0 {
+            return 1.0;
+        }
+        let capacity = if self.per_instance > 0.0 {
+            n as f64 * self.per_instance
+        } else {
+            f64::INFINITY
+        };
+        if !self.sheds && capacity * (1.0 + 1e-12) < self.load {
+            return 0.0;
+        }
+        (capacity.min(self.limit) / self.load).min(1.0)
     }
-    // Only the counts whose capacity falls short of the load serve a
-    // share below 1: those below `full`; from `full` up, all of it.
-    let needed = (load / per_instance.max(f64::MIN_POSITIVE)).ceil();
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "clamped to m + 1")]
-    let full = needed.clamp(0.0, (m + 1) as f64) as u64;
-    let mut served = at_least(m, full.max(k), p);
-    for n in k..full.min(m + 1) {
-        served += pmf(m, n, p) * ((n as f64) * per_instance / load).min(1.0);
+
+    /// `E[share(n)]` over `n ~ Binomial(m, p)` counted from `k` up (fewer
+    /// than `k` up serve nothing): term by term below the count that
+    /// carries the load, the tail from there.
+    fn expected(&self, m: u64, k: u64, p: f64) -> f64 {
+        let full = if self.per_instance > 0.0 {
+            // From this count up the share is constant: the limit (or all)
+            // for a shedding one, and for one that collapses, from the
+            // count that carries its whole load.
+            let carried = if self.sheds {
+                self.load.min(self.limit)
+            } else {
+                self.load
+            };
+            let needed = (carried / self.per_instance).ceil();
+            #[allow(
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss,
+                reason = "clamped to m + 1"
+            )]
+            let full = needed.clamp(0.0, (m + 1) as f64) as u64;
+            full
+        } else {
+            0
+        };
+        let from = full.max(k);
+        let mut served = if from <= m {
+            at_least(m, from, p) * self.share(m)
+        } else {
+            0.0
+        };
+        for n in k..from.min(m + 1) {
+            served += pmf(m, n, p) * self.share(n);
+        }
+        served.clamp(0.0, 1.0)
     }
-    served.clamp(0.0, 1.0)
 }
 
 /// `P(X = n)` for `X ~ Binomial(m, p)`, by logarithms.

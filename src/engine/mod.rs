@@ -82,27 +82,31 @@ pub fn availability_with(model: &Model, cold: bool) -> Vec<(ComponentId, Figure)
         }
         return figures;
     }
-    let (structural, (aware, upper)) = rayon::join(
-        || structural_availability(model),
+    let served = compiled.served(model);
+    let ((structural, aware), shares) = rayon::join(
         || {
             rayon::join(
+                || structural_availability(model),
                 || evaluate_entrypoints(&compiled.model, false),
-                || {
-                    compiled
-                        .upper
-                        .as_ref()
-                        .map(|upper| evaluate_entrypoints(upper, false))
-                },
             )
         },
+        || {
+            served
+                .as_ref()
+                .map(|s| evaluate_entrypoints(&s.model, false))
+        },
     );
-    let mut upper = upper.map(Vec::into_iter);
+    let mut shares = shares.map(Vec::into_iter);
     structural
         .into_iter()
         .zip(aware)
         .map(|((entrypoint, s), (_, a))| {
-            let high = upper.as_mut().and_then(Iterator::next).map(|(_, f)| f);
-            (entrypoint, capacity_figure(model, &compiled, s, a, high))
+            let share = shares.as_mut().and_then(Iterator::next).map(|(_, f)| f);
+            let mut figure = capacity_figure(model, &compiled, entrypoint, s, a);
+            if let (Some(served), Some(share)) = (&served, share) {
+                served_share(model, &compiled, served, entrypoint, &share, &mut figure);
+            }
+            (entrypoint, figure)
         })
         .collect()
 }
@@ -112,9 +116,9 @@ pub fn availability_with(model: &Model, cold: bool) -> Vec<(ComponentId, Figure)
 fn capacity_figure(
     model: &Model,
     compiled: &capacity::Compiled,
+    entrypoint: ComponentId,
     s: Figure,
     mut a: Figure,
-    high: Option<Figure>,
 ) -> Figure {
     // The improvement of a compiled component is its original's.
     let mut gains: Vec<(Subject, f64)> = Vec::new();
@@ -145,25 +149,57 @@ fn capacity_figure(
     a.unquantified.clone_from(&s.unquantified);
     a.quantified = s.quantified;
     a.caveats.clone_from(&s.caveats);
-    // Where the compilation bracketed the needs, the figure with every
-    // component at its intact need is the upper end.
-    if let Some(high) = high
-        && (high.unavailability_lower - cost.max(0.0) - a.unavailability_upper).abs() > 0.0
+    // Where the compilation bracketed the needs (or made a component's
+    // need a bound), the structural figure is the upper end.
+    let relief = if compiled.bracketed {
+        None
+    } else {
+        capacity::relief_in(compiled, model, &state::Flow::new(model), entrypoint)
+    };
+    if (relief.is_some()
+        || reaches_any(
+            &compiled.model,
+            entrypoint,
+            &compiled.approximate,
+            &compiled.origin,
+        ))
+        && (a.unavailability_upper - s.unavailability_lower).abs() > 1e-15
     {
-        let (up, u_low) = (
-            (high.upper - cost).max(0.0),
-            (high.unavailability_lower + cost).min(1.0),
-        );
-        if up > a.lower || u_low < a.unavailability_upper {
-            a.method = Method::Bounded;
-            a.upper = up.max(a.lower);
-            a.unavailability_lower = u_low.min(a.unavailability_upper);
-            a.why = Some(format!(
-                "{} components' capacity needs change with what is lost, more than the {} compiled exactly: bracketed between each at its largest need and each at its intact need",
-                compiled.needs.iter().filter(|n| matches!(n, capacity::Need::Levels(_))).count(),
+        a.method = Method::Bounded;
+        a.upper = s.upper.max(a.lower);
+        a.unavailability_lower = s.unavailability_lower.min(a.unavailability_upper);
+        let why = if let Some(c) = relief {
+            format!(
+                "a failure that does not take this entrypoint down can take enough load off {} to change how many of its instances it needs, which the figure does not count on: the capacity-blind figure above",
+                model.component(c).name
+            )
+        } else if compiled.bracketed {
+            format!(
+                "the capacity needs of {} components change with what is lost, more than the {} compiled exactly: each is taken at its largest need (every mover that shifts load onto it out), the capacity-blind figure above",
+                compiled
+                    .needs
+                    .iter()
+                    .filter(|n| matches!(n, capacity::Need::Levels(_)))
+                    .count(),
                 capacity::MAX_DYNAMIC
-            ));
-        }
+            )
+        } else {
+            format!(
+                "the load of {} depends on more movers than nines tables ({}), or falls when one is lost: its need is taken at its worst, the capacity-blind figure above",
+                compiled
+                    .approximate
+                    .iter()
+                    .take(3)
+                    .map(|&c| model.component(c).name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                capacity::MAX_VARS
+            )
+        };
+        a.why = Some(match a.why.take() {
+            Some(w) => format!("{w}; {why}"),
+            None => why,
+        });
     }
     // Capacity never makes a figure better than the structure's.
     if a.upper > s.upper {
@@ -178,6 +214,110 @@ fn capacity_figure(
         costs: Vec::new(),
     });
     a
+}
+
+/// The served share of `entrypoint` from the served model's figure: exact
+/// when every partial server it reaches is exact and in its series part
+/// (a share multiplies what stands after it) and nothing it reaches hands
+/// its load to a failover (whose requests another component serves).
+fn served_share(
+    model: &Model,
+    compiled: &capacity::Compiled,
+    served: &capacity::Served,
+    entrypoint: ComponentId,
+    share: &Figure,
+    figure: &mut Figure,
+) {
+    let Some(part) = &mut figure.capacity else {
+        return;
+    };
+    let reached = required_closure(&served.model, entrypoint);
+    let series = structure::series_members(&served.model, entrypoint);
+    let mut exact = figure.method == Method::Exact
+        && share.method == Method::Exact
+        && !capacity::share_relief(
+            model,
+            &state::Flow::new(model),
+            served,
+            entrypoint,
+            &reached,
+            &compiled.origin,
+        );
+    for c in &reached {
+        let original = compiled.origin[c.0];
+        if served.partial.binary_search(&original).is_ok()
+            && (served.inexact.binary_search(&original).is_ok() || !series.contains(c))
+        {
+            exact = false;
+        }
+        if model.component(original).failover_to.is_some() {
+            exact = false;
+        }
+    }
+    // Whole service is a share of 1: never below the availability.
+    part.served = (share.availability - figure.switchover)
+        .max(figure.availability)
+        .clamp(0.0, 1.0);
+    part.served_exact = exact;
+}
+
+/// Every component `entrypoint` reaches through required edges of
+/// `model`, itself included.
+fn required_closure(model: &Model, entrypoint: ComponentId) -> Vec<ComponentId> {
+    let mut seen = fasthash::FastSet::default();
+    let mut order = vec![entrypoint];
+    seen.insert(entrypoint);
+    let mut next = 0;
+    while let Some(&c) = order.get(next) {
+        next += 1;
+        for edge in model
+            .component(c)
+            .depends_on
+            .iter()
+            .filter(|e| !e.degradable)
+        {
+            for &t in &edge.targets {
+                if seen.insert(t) {
+                    order.push(t);
+                }
+            }
+        }
+    }
+    order
+}
+
+/// Whether `entrypoint` reaches, through required edges of the compiled
+/// model, a component standing for one of `targets` (sorted).
+fn reaches_any(
+    compiled: &Model,
+    entrypoint: ComponentId,
+    targets: &[ComponentId],
+    origin: &[ComponentId],
+) -> bool {
+    if targets.is_empty() {
+        return false;
+    }
+    let mut seen = fasthash::FastSet::default();
+    let mut stack = vec![entrypoint];
+    seen.insert(entrypoint);
+    while let Some(c) = stack.pop() {
+        if targets.binary_search(&origin[c.0]).is_ok() {
+            return true;
+        }
+        for edge in compiled
+            .component(c)
+            .depends_on
+            .iter()
+            .filter(|e| !e.degradable)
+        {
+            for &t in &edge.targets {
+                if seen.insert(t) {
+                    stack.push(t);
+                }
+            }
+        }
+    }
+    false
 }
 
 /// The figure of every entrypoint of `model` by its structure, with the

@@ -13,8 +13,8 @@
 //!
 //! **Load flow.** An edge carries `caller load × calls × (1 − hit_rate)`.
 //! The hit rate is 0 when caches are cold or when the edge's `cached_by`
-//! cache is down (not running, or a required dependency of it is down: a
-//! cache that fails its calls answers no hits). In the intact state a
+//! cache is not ok (not running, a required dependency of it down, or over
+//! its capacity: a cache that fails its calls answers no hits). In the intact state a
 //! component's load is its written `load`, or, when none is written, the
 //! sum of what its callers send it (unknown when no caller has a known
 //! load). In a scenario a component is offered its intact load plus the
@@ -373,9 +373,7 @@ impl State {
             .components
             .iter()
             .zip(&up)
-            .map(|(c, &up)| {
-                up && c.ok && matches!(c.verdict, Verdict::Within | Verdict::Lagging)
-            })
+            .map(|(c, &up)| up && c.ok && matches!(c.verdict, Verdict::Within | Verdict::Lagging))
             .collect();
         let ok = scenario::up_given_with(model, &flow.callers, within);
         for ((c, up), ok) in self.components.iter_mut().zip(up).zip(ok) {
@@ -480,7 +478,9 @@ impl State {
         if share == 0.0 {
             return 0.0;
         }
-        let cache_lost = self.cold || edge.cached_by.is_some_and(|cache| !self.of(cache).up);
+        // A cache that is not ok (down, or over its capacity) answers no
+        // hits: its share reaches the store.
+        let cache_lost = self.cold || edge.cached_by.is_some_and(|cache| !self.of(cache).ok);
         let hit_rate = if cache_lost { None } else { edge.hit_rate };
         carried(load, edge, hit_rate) * share
     }
@@ -610,7 +610,12 @@ impl State {
                 _ => 1.0,
             };
             let mut s = own;
-            for edge in model.component(id).depends_on.iter().filter(|e| !e.degradable) {
+            for edge in model
+                .component(id)
+                .depends_on
+                .iter()
+                .filter(|e| !e.degradable)
+            {
                 if s == 0.0 {
                     break;
                 }
@@ -626,8 +631,7 @@ impl State {
                             .iter()
                             .map(|&t| self.share_of(model, t, memo, open))
                             .collect();
-                        if serving.iter().filter(|&&x| x > 0.0).count() < edge.at_least as usize
-                        {
+                        if serving.iter().filter(|&&x| x > 0.0).count() < edge.at_least as usize {
                             0.0
                         } else {
                             #[allow(clippy::cast_precision_loss, reason = "a handful of targets")]

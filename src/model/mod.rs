@@ -290,11 +290,17 @@ pub enum Pseudo {
         below: u32,
     },
     /// The share of `load` its running instances serve,
-    /// `min(1, n × per_instance / load)` for `n ≥ min_healthy`, as an
-    /// expectation (the served figure of a shedding component).
+    /// `min(1, min(n × per_instance, limit) / load)` for `n ≥ min_healthy`,
+    /// as an expectation (the served figure of a shedding or rate-limited
+    /// component).
     Share {
         /// The load it is offered.
         load: f64,
+        /// Its rate limit (infinite without one).
+        limit: f64,
+        /// Whether it sheds past its capacity (without, it collapses
+        /// there and serves nothing).
+        sheds: bool,
     },
 }
 

@@ -3,6 +3,7 @@
 //! properties over random input. Snapshots live in the top-level `snapshots/`.
 
 mod bounds;
+mod capacity;
 mod ci;
 mod cli;
 mod cut_sets;
