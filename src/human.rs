@@ -23,7 +23,13 @@ pub fn significant(value: f64, digits: u32) -> String {
         return "0".to_owned();
     }
     let digits = digits.clamp(1, 15);
-    let magnitude = value.abs();
+    // Plain or scientific is decided on the figure as it will read, rounded
+    // to its digits: 9.6e-5 to one digit is 1e-4, written `0.0001` like
+    // 1e-4 itself, never `1 × 10⁻⁴` beside it in the same column.
+    let rounded: f64 = format!("{value:.*e}", (digits - 1) as usize)
+        .parse()
+        .unwrap_or(value);
+    let magnitude = rounded.abs();
     if !(PLAIN_ABOVE..PLAIN_BELOW).contains(&magnitude) {
         return scientific(value, digits);
     }
@@ -238,6 +244,9 @@ mod tests {
         assert_eq!(duration(0.2), "<1 s");
         assert_eq!(duration(250.0), "4.17 min");
         assert_eq!(gain(7.6e-10), "+8 × 10⁻⁸%");
+        // Rounded to one digit both are 1e-4 %: one notation in a column.
+        assert_eq!(gain(9.6e-7), "+0.0001%");
+        assert_eq!(gain(1.0e-6), "+0.0001%");
         // 4.99e-4 = 0.0499% → one significant figure.
         assert_eq!(gain(4.99e-4), "+0.05%");
         assert_eq!(gain(1.0e-4), "+0.01%");

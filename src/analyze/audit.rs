@@ -82,6 +82,8 @@ pub fn audit(model: &Model, text: &str, scenario: Scenario, options: Options) ->
                 .extend(options.extra.into_iter().filter(|f| selected(f.rule)));
             audit.findings.sort_by(Finding::cmp_id);
             apply_acceptances(&cx, &mut audit.findings, selected);
+            // No help proposes a setting its subject already has.
+            super::advice::in_force::guard(model, &mut audit.findings);
             audit
         },
     );

@@ -151,6 +151,14 @@ pub(crate) fn rto(recovery: &Recovery) -> Option<Rto> {
     })
 }
 
+/// Whether the worst-case recovery is a restore (no standby to fail over
+/// to, or no `failover` time) from a backup that does not exist (no
+/// `backup_interval`): then there is no recovery time at all, whatever
+/// `restore` says (shipped logs replay on top of a backup, not instead).
+pub(crate) fn restores_from_nothing(recovery: &Recovery) -> bool {
+    rto(recovery).is_some_and(|r| r.action == "restore") && recovery.backup_interval.is_none()
+}
+
 /// One row per component with `recovery`, in model order.
 pub(crate) fn rows(model: &Model) -> Vec<RecoveryRow> {
     model
@@ -159,7 +167,8 @@ pub(crate) fn rows(model: &Model) -> Vec<RecoveryRow> {
         .filter_map(|c| c.recovery.as_ref().map(|r| (c, r)))
         .map(|(component, recovery)| {
             let data_loss = rpo(recovery).worst().map(Duration::seconds);
-            let recovery_time = rto(recovery);
+            let no_backup = restores_from_nothing(recovery);
+            let recovery_time = rto(recovery).filter(|_| !no_backup);
             let rpo_target = recovery.rpo.map(Duration::seconds);
             let rto_target = recovery.rto.map(Duration::seconds);
             let worst_rto_s = recovery_time.map(|r| r.total().seconds());
@@ -176,6 +185,7 @@ pub(crate) fn rows(model: &Model) -> Vec<RecoveryRow> {
                 rto_margin_s: margin(rto_target, worst_rto_s),
                 detect_decide_share: recovery_time.map(Rto::detect_decide_share),
                 standby: has_standby(recovery),
+                restore_without_backup: no_backup,
             }
         })
         .collect()
@@ -246,5 +256,23 @@ components:
         // no standby: 5m + 15m + 45m = 65m
         assert_eq!(rto(&r).expect("a figure").total(), Duration(65 * 60_000));
         assert_eq!(rto(&recovery("{detect: 5m}")), None);
+    }
+
+    #[test]
+    fn a_restore_needs_the_backup_it_restores_from() {
+        // 5m + 15m + restore 25m = 45m, but nothing to restore: no figure.
+        let r = recovery("{rto: 1h, detect: 5m, decide: 15m, restore: 25m}");
+        assert!(restores_from_nothing(&r));
+        let text = "system: s\ncomponents:\n  db:\n    recovery: {rto: 1h, detect: 5m, decide: 15m, restore: 25m}\n";
+        let row = &rows(&crate::model::parse(text).unwrap())[0];
+        assert_eq!((row.worst_rto_s, row.rto_ok), (None, None));
+        assert!(row.restore_without_backup);
+        // With a backup every 6h, or a standby that fails over, it is fine.
+        assert!(!restores_from_nothing(&recovery(
+            "{backup_interval: 6h, detect: 5m, restore: 25m}"
+        )));
+        assert!(!restores_from_nothing(&recovery(
+            "{replication: async, failover: 5m, restore: 25m}"
+        )));
     }
 }

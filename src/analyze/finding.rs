@@ -410,7 +410,7 @@ impl fmt::Display for Message<'_> {
 
 /// A finding's fix, written from its wording.
 #[derive(Clone, Copy)]
-pub struct Help<'a>(&'a dyn Wording);
+pub struct Help<'a>(pub(crate) &'a dyn Wording);
 
 impl fmt::Display for Help<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

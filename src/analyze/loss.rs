@@ -4,10 +4,12 @@
 //! regions) counts, as it does for `spof`.
 //!
 //! A loss breaks an entrypoint when the entrypoint is up with nothing lost
-//! and down under the loss, or when the loss takes down the active side of
-//! a standby edge (a `switchover`, docs/availability.md) that an entrypoint
-//! needs: the standby serves only after the switchover, so the entrypoint
-//! is down for that long. It also breaks one when, in the state after the
+//! and down under the loss. One that takes down the active side of a
+//! standby edge (a `switchover`, docs/availability.md) that an entrypoint
+//! needs is told apart ([`Loss::Switchover`]): the standby serves only
+//! after the switchover, so the entrypoint is down for that long, which
+//! `recovery-access` counts and `common-cause` leaves to the availability
+//! figure (the loss the standby exists for). It also breaks one when, in the state after the
 //! loss (the load flow of `engine/state.rs`), a component an entrypoint
 //! requires is offered more than its running instances carry and it was
 //! not before, without `load_shedding`: losing a cache in front of a store
@@ -35,9 +37,22 @@ pub(crate) struct LossJudge {
     /// Each domain's answer, once asked (many components share a zone);
     /// rules running on other threads wait for an answer being computed
     /// instead of computing it again.
-    domains: Vec<OnceLock<bool>>,
+    domains: Vec<OnceLock<Loss>>,
     /// Each group's answer, once asked (many components share a release).
-    groups: Vec<OnceLock<bool>>,
+    groups: Vec<OnceLock<Loss>>,
+}
+
+/// What one loss does to the entrypoints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Loss {
+    /// Every entrypoint survives it.
+    Survived,
+    /// It takes down the active side of a standby edge an entrypoint
+    /// needs: the entrypoint is down for the switchover, which its
+    /// availability figure counts (the loss a DR region exists for).
+    Switchover,
+    /// It takes an entrypoint down (structurally, or by load).
+    Breaks,
 }
 
 impl LossJudge {
@@ -84,47 +99,52 @@ impl LossJudge {
         }
     }
 
-    /// Whether `loss` (domains lost, groups fired) breaks an entrypoint;
+    /// What `loss` (domains lost, groups fired) does to the entrypoints;
     /// `after` gives the state after it, when the load flow must be asked.
-    fn breaks_an_entrypoint(
-        &self,
-        model: &Model,
-        loss: &Scenario,
-        after: impl FnOnce() -> Arc<State>,
-    ) -> bool {
+    fn judge(&self, model: &Model, loss: &Scenario, after: impl FnOnce() -> Arc<State>) -> Loss {
         let down = self.baseline.down_under(model, loss);
         if model
             .entrypoints
             .iter()
             .any(|e| self.baseline.is_up(*e) && down.binary_search(e).is_ok())
         {
-            return true;
+            return Loss::Breaks;
+        }
+        if !self.load_sensitive.is_empty() {
+            let after = after();
+            if self
+                .load_sensitive
+                .iter()
+                .any(|c| after.of(*c).running && state::overloaded(model, &after, *c))
+            {
+                return Loss::Breaks;
+            }
         }
         if self
             .standby_active
             .iter()
             .any(|t| down.binary_search(t).is_ok())
         {
-            return true;
+            return Loss::Switchover;
         }
-        if self.load_sensitive.is_empty() {
-            return false;
-        }
-        let after = after();
-        self.load_sensitive
-            .iter()
-            .any(|c| after.of(*c).running && state::overloaded(model, &after, *c))
+        Loss::Survived
     }
 
-    /// Whether losing `domain` breaks an entrypoint. The state after the
-    /// loss is the one `headroom` reads when `cx` checks the empty scenario.
+    /// Whether losing `domain` breaks an entrypoint, a switchover to a
+    /// standby included. The state after the loss is the one `headroom`
+    /// reads when `cx` checks the empty scenario.
     pub(crate) fn domain_breaks(&self, cx: &Context, domain: DomainId) -> bool {
+        self.domain_loss(cx, domain) != Loss::Survived
+    }
+
+    /// What losing `domain` does to the entrypoints.
+    pub(crate) fn domain_loss(&self, cx: &Context, domain: DomainId) -> Loss {
         *self.domains[domain.0].get_or_init(|| {
             let loss = Scenario {
                 domains: vec![domain],
                 ..Scenario::default()
             };
-            self.breaks_an_entrypoint(cx.model, &loss, || {
+            self.judge(cx.model, &loss, || {
                 if cx.scenario == Scenario::default() {
                     cx.state_losing(&[domain])
                 } else {
@@ -134,14 +154,20 @@ impl LossJudge {
         })
     }
 
-    /// Whether `group` firing breaks an entrypoint.
+    /// Whether `group` firing breaks an entrypoint, a switchover to a
+    /// standby included.
     pub(crate) fn group_breaks(&self, model: &Model, group: GroupId) -> bool {
+        self.group_loss(model, group) != Loss::Survived
+    }
+
+    /// What `group` firing does to the entrypoints.
+    pub(crate) fn group_loss(&self, model: &Model, group: GroupId) -> Loss {
         *self.groups[group.0].get_or_init(|| {
             let loss = Scenario {
                 groups: vec![group],
                 ..Scenario::default()
             };
-            self.breaks_an_entrypoint(model, &loss, || {
+            self.judge(model, &loss, || {
                 Arc::new(State::new(model, &self.flow, &loss))
             })
         })

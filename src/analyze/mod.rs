@@ -4,6 +4,7 @@
 //! (`model::rule::registry`, one line per rule); its order is the order of
 //! the report.
 
+pub mod advice;
 pub mod audit;
 mod call_paths;
 mod disaster_recovery;
@@ -13,6 +14,7 @@ mod loss;
 pub mod results;
 mod rules;
 mod status;
+pub mod what_if;
 pub(crate) mod wording;
 
 pub use audit::{Options, audit};

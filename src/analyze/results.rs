@@ -344,6 +344,11 @@ pub struct RecoveryRow {
     pub detect_decide_share: Option<f64>,
     /// Whether a standby exists (async or sync replication).
     pub standby: bool,
+    /// Whether the recovery is a restore from a backup that does not exist
+    /// (no `backup_interval`): then `worst_rto_s` is null. Written only
+    /// when true.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub restore_without_backup: bool,
 }
 
 impl Audit {

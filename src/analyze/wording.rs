@@ -9,19 +9,12 @@ use std::sync::Arc;
 use crate::engine::outage::{LISTED, Outage};
 use crate::model::{ComponentId, Model, Plane};
 
-/// A number with at most three decimals and no trailing zeros: `27`, `1.1`,
-/// `0.333`.
+/// A figure in a message or a table cell: [`amount`], the one way a load,
+/// a capacity, an attempt count or a ratio of them is written (`27`,
+/// `1.1`, `0.33`, `338.13`), so that one column never mixes `338.129`
+/// with `12.5`.
 pub(crate) fn number(value: f64) -> String {
-    if !value.is_finite() || value.abs() >= 1e15 || (value != 0.0 && value.abs() < 1e-4) {
-        return crate::human::significant(value, 3);
-    }
-    let text = format!("{value:.3}");
-    let text = text.trim_end_matches('0').trim_end_matches('.');
-    if text == "-0" {
-        "0".to_owned()
-    } else {
-        text.to_owned()
-    }
+    amount(value)
 }
 
 /// A ratio as a percentage with at most one decimal: `5%`, `33.1%`.
@@ -126,37 +119,65 @@ pub(crate) struct OutageWords {
     dragged_total: usize,
     entrypoints: Vec<Arc<str>>,
     entrypoints_total: usize,
+    /// Components down on their own that no entrypoint needs (an optional
+    /// tracer on the lost node): named apart, never as a cause.
+    unneeded: Vec<Arc<str>>,
+    unneeded_total: usize,
 }
 
 /// A component down on its own: `postgres (control plane, 1 of 1
-/// instances, needs 2)`.
+/// instances, needs 2)`, or after a scenario that already took some,
+/// `redis (2 of 6 instances, after 2 already down: 2 left, needs 3)`.
 #[derive(Debug, Clone)]
 struct LostWords {
     name: Arc<str>,
     control: bool,
     lost: u32,
+    /// Instances already down before the event (a what-if's scenario).
+    already: u32,
     instances: u32,
     min_healthy: u32,
 }
 
 impl OutageWords {
     pub(crate) fn new(model: &Model, outage: &Outage) -> Self {
+        Self::with_needed(model, outage, &[])
+    }
+
+    /// [`OutageWords::new`], naming apart the components down on their own
+    /// that `needed` (the entrypoints' required closure; empty: all count)
+    /// does not mark.
+    pub(crate) fn with_needed(model: &Model, outage: &Outage, needed: &[bool]) -> Self {
+        let is_needed = |id: ComponentId| needed.get(id.0).copied().unwrap_or(true);
         let names = |ids: &[ComponentId]| -> Vec<Arc<str>> {
             ids.iter()
                 .take(LISTED)
                 .map(|&id| Arc::from(model.component(id).name.as_str()))
                 .collect()
         };
+        let unneeded: Vec<ComponentId> = outage
+            .lost
+            .iter()
+            .map(|&(id, _)| id)
+            .filter(|&id| !is_needed(id))
+            .collect();
         let lost = outage
             .lost
             .iter()
+            .filter(|&&(id, _)| is_needed(id))
             .take(LISTED)
             .map(|&(id, lost)| {
                 let c = model.component(id);
+                let already = outage
+                    .already_down
+                    .iter()
+                    .find(|(down, _)| *down == id)
+                    .map_or(0, |&(_, n)| n);
                 LostWords {
                     name: Arc::from(c.name.as_str()),
                     control: c.plane == Plane::Control,
                     lost,
+                    already,
                     instances: c.instances,
                     min_healthy: c.min_healthy,
                 }
@@ -164,22 +185,19 @@ impl OutageWords {
             .collect();
         Self {
             lost,
-            lost_total: outage.lost.len(),
+            lost_total: outage.lost.len() - unneeded.len(),
             dragged: names(&outage.dragged),
             dragged_total: outage.dragged_total,
             entrypoints: names(&outage.entrypoints),
             entrypoints_total: outage.entrypoints.len(),
+            unneeded_total: unneeded.len(),
+            unneeded: names(&unneeded),
         }
     }
 
     /// The names of the components down on their own (at most [`LISTED`]).
     pub(crate) fn lost_names(&self) -> impl Iterator<Item = &str> {
         self.lost.iter().map(|l| &*l.name)
-    }
-
-    /// How many components are down on their own.
-    pub(crate) fn lost_total(&self) -> usize {
-        self.lost_total
     }
 }
 
@@ -195,8 +213,14 @@ impl fmt::Display for OutageWords {
                 } else {
                     String::new()
                 };
+                let before = if l.already > 0 {
+                    let left = l.instances.saturating_sub(l.already + l.lost);
+                    format!(", after {} already down: {left} left", l.already)
+                } else {
+                    String::new()
+                };
                 format!(
-                    "{} ({plane}{} of {} instances{needs})",
+                    "{} ({plane}{} of {} instances{before}{needs})",
                     l.name, l.lost, l.instances
                 )
             })
@@ -215,7 +239,15 @@ impl fmt::Display for OutageWords {
             out,
             "; {word} {} {verb} down",
             capped_list(&self.entrypoints, self.entrypoints_total, LISTED)
-        )
+        )?;
+        if !self.unneeded.is_empty() {
+            write!(
+                out,
+                "; also down, needed by no entrypoint: {}",
+                capped_list(&self.unneeded, self.unneeded_total, LISTED)
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -227,8 +259,8 @@ mod tests {
     fn numbers_drop_trailing_zeros() {
         assert_eq!(number(27.0), "27");
         assert_eq!(number(1.1), "1.1");
-        assert_eq!(number(1.0 / 3.0), "0.333");
-        assert_eq!(number(-0.0001), "0");
+        assert_eq!(number(1.0 / 3.0), "0.33");
+        assert_eq!(number(338.129), "338.13");
         assert_eq!(percent(0.05), "5%");
         assert_eq!(percent(3000.0 / 9050.0), "33.1%");
         assert_eq!(and_list(&["a", "b", "c"]), "a, b and c");

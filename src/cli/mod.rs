@@ -14,7 +14,6 @@ mod input;
 mod recover;
 mod review;
 mod schema;
-mod set;
 mod simulate;
 mod traces;
 mod what_if;

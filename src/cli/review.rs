@@ -10,7 +10,9 @@ use crate::render::review::{self, html, markdown};
 /// Components drawn at most in the review's diagram: past this, a wall of
 /// boxes helps no reviewer, so the diagram keeps the components with the
 /// most serious findings and the calls from an entrypoint that reach them.
-pub const DIAGRAM_LIMIT: usize = 24;
+/// Up to this many, wrapped onto rows that fit the page
+/// (`render::diagram::wrap`), boxes and labels stay legible.
+pub const DIAGRAM_LIMIT: usize = 30;
 
 /// Formats of the review document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -54,14 +54,21 @@ pub struct SimulatedRow {
     pub trials: u64,
     /// Trials in which it was down.
     pub failures: u64,
-    /// The exact (or bounded) figure of `check` before switchover time (the
-    /// simulation samples the static structure); null when nothing on the
+    /// The figure of `check` (its availability, the lower end when
+    /// bounded), switchover time included; null when nothing on the
     /// entrypoint's paths has a figure (n/a in `check`) or with `--no-exact`.
     pub analytic: Option<f64>,
     /// When the analytic figure is bounded (`check` marks it `bounded`: the
     /// exact figure was beyond the work bound), the upper end of its bracket,
     /// `analytic` being the lower end; null when it is exact.
     pub analytic_upper: Option<f64>,
+    /// The unavailability `check` adds for switchovers to standbys (0 when
+    /// none): the simulation draws the static structure, so the interval is
+    /// compared with `analytic + switchover`.
+    pub switchover: f64,
+    /// `check`'s figure written as `check` writes it (`99.965461%`).
+    #[serde(skip)]
+    pub analytic_text: Option<String>,
     /// Components, domains and groups on its paths without a figure: both
     /// the simulation and the analytic figure count them as never failing
     /// (0 with `--no-exact`, which does not look).
@@ -120,22 +127,16 @@ pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Result<Outcom
         let trials = simulation.trials;
         let measurable = *failures >= montecarlo::MIN_FAILURES;
         let (lower, upper) = montecarlo::interval(*failures, trials);
-        // The simulation samples the static structure: compare it with the
-        // figure before the switchover term (a bracket when bounded).
-        let analytic = figures
+        let figure = figures
             .as_ref()
             .and_then(|f| f.get(index))
-            .and_then(|(_, figure)| {
-                figure.quantified.then(|| {
-                    let before = |a: f64| (a + figure.switchover).min(1.0);
-                    match figure.method {
-                        engine::Method::Exact => {
-                            (before(figure.availability), before(figure.availability))
-                        }
-                        engine::Method::Bounded => (before(figure.lower), before(figure.upper)),
-                    }
-                })
-            });
+            .map(|(_, figure)| figure)
+            .filter(|figure| figure.quantified);
+        // `check`'s figure, a bracket when bounded.
+        let analytic = figure.map(|figure| match figure.method {
+            engine::Method::Exact => (figure.availability, figure.availability),
+            engine::Method::Bounded => (figure.lower, figure.upper),
+        });
         rows.insert(
             model.component(*entrypoint).name.clone(),
             SimulatedRow {
@@ -144,11 +145,12 @@ pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Result<Outcom
                 upper: measurable.then_some(upper),
                 trials,
                 failures: *failures,
-                // The simulation samples the static structure: compare it
-                // with the figure before the switchover term.
                 analytic: analytic.map(|(lower, _)| lower),
                 analytic_upper: analytic
                     .and_then(|(lower, upper)| (upper > lower).then_some(upper)),
+                switchover: figure.map_or(0.0, |f| f.switchover),
+                analytic_text: figure
+                    .map(|f| crate::human::availability_of(f.availability, f.unavailability)),
                 unquantified: figures
                     .as_ref()
                     .and_then(|f| f.get(index))
@@ -195,15 +197,36 @@ fn table(rows: &BTreeMap<String, SimulatedRow>, seed: u64) -> String {
                     percent(analytic),
                     percent(upper)
                 ),
-                None => percent(analytic),
+                None => row
+                    .analytic_text
+                    .clone()
+                    .unwrap_or_else(|| percent(analytic)),
             };
-            let _ = writeln!(out, "{name}: analytic {figure}{unquantified}");
+            let _ = writeln!(out, "{name}: analytic {figure}, as `check`{unquantified}");
+            if row.switchover > 0.0 {
+                let (low, high) = row.compared();
+                let drawn = if high > low {
+                    format!("[{}, {}]", percent(low), percent(high))
+                } else {
+                    percent(low)
+                };
+                let _ = writeln!(
+                    out,
+                    "  of which {} is switchover time to standbys, which the simulation does not draw: it samples the static structure, {drawn} without it, and is compared with that",
+                    crate::human::probability(row.switchover)
+                );
+            }
         }
         if let (Some(lower), Some(upper)) = (row.lower, row.upper) {
-            let verdict = match (row.analytic, row.analytic_upper) {
-                (Some(a), None) if lower <= a && a <= upper => ": contains the analytic figure",
+            let static_figure = row.analytic.map(|_| row.compared());
+            let verdict = match (static_figure, row.analytic_upper) {
+                (Some((a, _)), None) if lower <= a && a <= upper => {
+                    ": contains the analytic figure"
+                }
                 (Some(_), None) => ": does NOT contain the analytic figure",
-                (Some(a), Some(b)) if lower <= b && a <= upper => ": overlaps the analytic bracket",
+                (Some((a, b)), Some(_)) if lower <= b && a <= upper => {
+                    ": overlaps the analytic bracket"
+                }
                 (Some(_), Some(_)) => ": does NOT overlap the analytic bracket",
                 (None, _) => "",
             };
@@ -227,10 +250,23 @@ fn table(rows: &BTreeMap<String, SimulatedRow>, seed: u64) -> String {
     out
 }
 
+impl SimulatedRow {
+    /// The figure the simulation is compared with: `check`'s without the
+    /// switchover term (the static structure), as a bracket.
+    fn compared(&self) -> (f64, f64) {
+        let lower = self.analytic.unwrap_or(1.0);
+        let upper = self.analytic_upper.unwrap_or(lower);
+        (
+            (lower + self.switchover).min(1.0),
+            (upper + self.switchover).min(1.0),
+        )
+    }
+}
+
 /// What to say of an entrypoint with fewer than [`montecarlo::MIN_FAILURES`]
 /// failures: how many the analytic figure expects, and what would see them.
 fn too_rare(row: &SimulatedRow) -> String {
-    let Some(analytic) = row.analytic else {
+    let Some(analytic) = row.analytic.map(|_| row.compared().0) else {
         return format!(
             "failures are too rare to measure: {} down in {} trials (fewer than {}); run more trials, or without --no-exact for the analytic figure",
             row.failures,
@@ -239,7 +275,8 @@ fn too_rare(row: &SimulatedRow) -> String {
         );
     };
     let trials = row.trials as f64;
-    if let Some(upper) = row.analytic_upper {
+    if row.analytic_upper.is_some() {
+        let upper = row.compared().1;
         return format!(
             "failures are too rare to measure: {} down in {} trials, between {:.1} and {:.1} expected by the analytic bracket; run more trials to see where in it the simulation falls",
             row.failures,
@@ -288,6 +325,8 @@ mod tests {
             failures,
             analytic: Some(analytic),
             analytic_upper,
+            switchover: 0.0,
+            analytic_text: None,
             unquantified: 0,
             exact_skipped: false,
         }

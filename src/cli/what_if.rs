@@ -11,13 +11,13 @@
 
 use clap::{Args, ValueEnum};
 
-use super::set::{self, SetError};
 use super::{CliError, Outcome, Terminal, input, today};
-use crate::analyze::{self, Options, Severity, Status};
+use crate::analyze::what_if::{Change, Lost, compare};
+use crate::analyze::{Severity, Status};
 use crate::engine::scenario::Scenario;
-use crate::engine::state::{Flow, State};
 use crate::model::error::closest;
-use crate::model::{ComponentId, Date, DomainId, GroupId, Model, Rule};
+use crate::model::set::{self, SetError};
+use crate::model::{ComponentId, Date, DomainId, GroupId, Model};
 use crate::render::what_if::{self, WhatIf};
 use crate::render::{diagnostics, table};
 
@@ -47,8 +47,12 @@ pub struct WhatIfArgs {
     #[arg(long, value_name = "F")]
     pub scale_load: Option<f64>,
     /// Change one field of a component, read as in the model (repeatable):
-    /// `api.instances=6`, `db.availability=99.99%`, `api.placement=[az-a, az-b]`.
-    #[arg(long = "set", value_name = "COMPONENT.FIELD=VALUE")]
+    /// `api.instances=6`, `db.availability=99.99%`, `api.placement=[az-a, az-b]`;
+    /// or of the edge naming TARGET: `web.depends_on[db].hit_rate=95%`.
+    #[arg(
+        long = "set",
+        value_name = "COMPONENT[.depends_on[TARGET]].FIELD=VALUE"
+    )]
     pub set: Vec<String>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = WhatIfFormat::Table)]
@@ -82,7 +86,7 @@ fn what_if(
 ) -> Result<Outcome, CliError> {
     let today = check_args(args)?;
     let model = super::parse_model(name, text, terminal)?;
-    let change = Change::of(name, text, &model, args, terminal)?;
+    let change = change(name, text, &model, args, terminal)?;
     let mut outcome = compare(&model, text, &change, today);
     if args.format == WhatIfFormat::Table {
         escape_for_terminal(&mut outcome);
@@ -105,170 +109,57 @@ fn what_if(
     Ok(if fails { Outcome::Fail } else { Outcome::Pass })
 }
 
-/// The changed copy of the model and the scenario it is judged in.
-struct Change {
-    /// The model text with the `--set` values written in.
-    text: String,
-    /// The changed model (`--set`, `--scale-load`).
-    model: Model,
-    /// What `--lose` takes down.
-    lost: Lost,
-    /// `--lose` and `--cold` as a scenario.
-    scenario: Scenario,
-    /// The change in words, one phrase per argument.
-    phrases: Vec<String>,
-}
-
-impl Change {
-    /// Applies `--set`, `--lose`, `--scale-load` and `--cold` to `model`.
-    fn of(
-        name: &str,
-        text: &str,
-        model: &Model,
-        args: &WhatIfArgs,
-        terminal: &Terminal,
-    ) -> Result<Self, CliError> {
-        let (changed_text, mut changed) = if args.set.is_empty() {
-            (text.to_owned(), model.clone())
-        } else {
-            set::apply(text, model, &args.set)
-                .map_err(|error| set_error(name, text, error, terminal))?
-        };
-        let mut phrases: Vec<String> = args.set.iter().map(|s| format!("set {s}")).collect();
-        let lost = lose(&changed, &args.lose, &mut phrases)?;
-        if let Some(factor) = args.scale_load {
-            // Every written load, and with them the derived ones (the flow is
-            // linear in the loads that enter the system).
-            for component in &mut changed.components {
-                if let Some(capacity) = &mut component.capacity {
-                    capacity.load *= factor;
-                }
+/// Applies `--set`, `--lose`, `--scale-load` and `--cold` to `model`.
+fn change(
+    name: &str,
+    text: &str,
+    model: &Model,
+    args: &WhatIfArgs,
+    terminal: &Terminal,
+) -> Result<Change, CliError> {
+    let (changed_text, mut changed) = if args.set.is_empty() {
+        (text.to_owned(), model.clone())
+    } else {
+        set::apply(text, model, &args.set)
+            .map_err(|error| set_error(name, text, error, terminal))?
+    };
+    let mut phrases: Vec<String> = args.set.iter().map(|s| format!("set {s}")).collect();
+    let lost = lose(&changed, &args.lose, &mut phrases)?;
+    if let Some(factor) = args.scale_load {
+        // Every written load, and with them the derived ones (the flow is
+        // linear in the loads that enter the system).
+        for component in &mut changed.components {
+            if let Some(capacity) = &mut component.capacity {
+                capacity.load *= factor;
             }
-            phrases.push(format!("load × {factor}"));
         }
-        if args.cold {
-            phrases.push("every cache cold".to_owned());
-        }
-        let scenario = Scenario {
-            cold: args.cold,
-            ..lost.scenario.clone()
-        };
-        Ok(Self {
-            text: changed_text,
-            model: changed,
-            lost,
-            scenario,
-            phrases,
-        })
+        phrases.push(format!("load × {factor}"));
     }
-}
-
-/// `check` of the intact model against `check` of the changed one: the
-/// findings the change introduces and those it resolves.
-fn compare(model: &Model, text: &str, change: &Change, today: Date) -> WhatIf {
-    let (changed, scenario) = (&change.model, &change.scenario);
-    let before = analyze::audit(model, text, Scenario::default(), Options::new(today));
-    let after_figures = crate::engine::availability(&down_for_figures(changed, scenario));
-    let after_options = Options {
-        figures: Some(&after_figures),
-        ..Options::new(today)
+    if args.cold {
+        phrases.push("every cache cold".to_owned());
+    }
+    let scenario = Scenario {
+        cold: args.cold,
+        ..lost.scenario.clone()
     };
-    let after = analyze::audit(changed, &change.text, scenario.clone(), after_options);
-    let before_state = State::intact(model, &Flow::new(model));
-    let after_state = State::new(changed, &Flow::new(changed), scenario);
-    let ids = |r: &crate::render::Audit| -> Vec<String> {
-        r.findings
-            .iter()
-            .map(|f| f.id().to_string())
-            .filter(|id| !change.lost.is_subject(id))
-            .collect()
-    };
-    let (before_ids, after_ids) = (ids(&before), ids(&after));
-    let introduced: Vec<String> = after_ids
-        .iter()
-        .filter(|id| before_ids.binary_search(id).is_err())
-        .cloned()
-        .collect();
-    let gone = Gone {
+    Ok(Change {
+        text: changed_text,
         model: changed,
-        after: &after_state,
-        entrypoint_lost: changed
-            .entrypoints
-            .iter()
-            .any(|e| before_state.of(*e).up && !after_state.of(*e).up),
-        introduced: &introduced,
-    };
-    let resolved: Vec<String> = before_ids
-        .iter()
-        .filter(|id| {
-            after_ids.binary_search(id).is_err() && !gone.taken_down(id) && !gone.superseded(id)
-        })
-        .cloned()
-        .collect();
-    WhatIf {
-        scenario: change.phrases.clone(),
-        before,
-        after,
-        introduced,
-        resolved,
-        states: (
-            what_if::state_rows(model, &before_state),
-            what_if::state_rows(changed, &after_state),
-        ),
-        unserved: (before_state.unserved, after_state.unserved),
-    }
-}
-
-/// Why a finding of the intact model can be gone after the change without
-/// being resolved.
-struct Gone<'a> {
-    /// The changed model.
-    model: &'a Model,
-    /// Its state in the scenario.
-    after: &'a State,
-    /// Whether the scenario takes down an entrypoint that was up.
-    entrypoint_lost: bool,
-    /// The findings the change introduces, sorted.
-    introduced: &'a [String],
-}
-
-impl Gone<'_> {
-    /// An entrypoint the scenario itself takes down has no single point of
-    /// failure left to find: its spof and shared-fate findings vanish
-    /// without being resolved; so do findings about a component it downs.
-    fn taken_down(&self, id: &str) -> bool {
-        let mut parts = id.split('/');
-        let rule = parts.next().unwrap_or_default();
-        let subject = parts.next().unwrap_or_default();
-        (self.entrypoint_lost
-            && matches!(Rule::from_name(rule), Some(Rule::Spof | Rule::SharedFate)))
-            || self
-                .model
-                .components
-                .iter()
-                .position(|c| c.name == subject)
-                .is_some_and(|c| !self.after.of(ComponentId(c)).up)
-    }
-
-    /// A headroom finding about losing a domain that the change made a
-    /// single point of failure (losing z1 leaves everything in z2) is
-    /// superseded by that introduced spof, not resolved: the risk grew.
-    fn superseded(&self, id: &str) -> bool {
-        let mut parts = id.splitn(3, '/');
-        parts.next() == Some("headroom")
-            && parts.next().is_some()
-            && parts.next().is_some_and(|lost| {
-                lost.split('+')
-                    .any(|d| self.introduced.binary_search(&format!("spof/{d}")).is_ok())
-            })
-    }
+        lost,
+        scenario,
+        phrases,
+    })
 }
 
 /// Control characters in names and phrases shown as escapes, for a terminal.
 fn escape_for_terminal(outcome: &mut WhatIf) {
     crate::render::terminal_audit(&mut outcome.before);
     crate::render::terminal_audit(&mut outcome.after);
-    for line in &mut outcome.scenario {
+    for line in outcome
+        .scenario
+        .iter_mut()
+        .chain(outcome.taken_down.iter_mut())
+    {
         *line = crate::render::escape::terminal(line).into_owned();
     }
     for row in outcome
@@ -296,27 +187,6 @@ fn check_args(args: &WhatIfArgs) -> Result<Date, String> {
         ));
     }
     today(args.today.as_deref())
-}
-
-/// What the `--lose` arguments take down.
-#[derive(Debug, Default)]
-struct Lost {
-    /// The scenario (domains, groups, failed instances).
-    scenario: Scenario,
-    /// The names lost: findings about them are the scenario itself, neither
-    /// introduced nor resolved by it.
-    names: Vec<String>,
-}
-
-impl Lost {
-    /// Whether a finding id is about a lost thing (`common-cause/links-cache`
-    /// when links-cache is lost, `headroom/checkout/az-a` when az-a is).
-    fn is_subject(&self, id: &str) -> bool {
-        id.split('/')
-            .skip(1)
-            .flat_map(|part| part.split('+'))
-            .any(|subject| self.names.iter().any(|n| n == subject))
-    }
 }
 
 /// Resolves every `--lose` argument: `NAME` (a domain, group or component,
@@ -408,38 +278,6 @@ fn lose(model: &Model, args: &[String], phrases: &mut Vec<String>) -> Result<Los
         }
     }
     Ok(lost)
-}
-
-/// A copy of `model` for the availability figures of the scenario: lost
-/// domains and groups, and components left with fewer than `min_healthy`
-/// instances, are down for certain (availability 0); a component that loses
-/// some instances keeps the others (fewer instances, taken from its last
-/// domains first).
-fn down_for_figures(model: &Model, scenario: &Scenario) -> Model {
-    let mut copy = model.clone();
-    for d in &scenario.domains {
-        copy.domains[d.0].availability = Some(0.0);
-    }
-    for g in &scenario.groups {
-        copy.groups[g.0].availability = Some(0.0);
-    }
-    for &(id, n) in &scenario.failed_instances {
-        let c = &mut copy.components[id.0];
-        let left = c.instances.saturating_sub(n);
-        if left < c.min_healthy || left == 0 {
-            c.availability = Some(0.0);
-            continue;
-        }
-        let mut take = n;
-        for entry in c.placement.iter_mut().rev() {
-            let off = entry.1.min(take);
-            entry.1 -= off;
-            take -= off;
-        }
-        c.placement.retain(|&(_, count)| count > 0);
-        c.instances = left;
-    }
-    copy
 }
 
 /// A `--set` that cannot be applied: the usage problem, or the located

@@ -17,8 +17,13 @@ pub const LISTED: usize = 6;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outage {
     /// Components down on their own (too few instances left, or a group
-    /// fired), with the instances they lost, in model order.
+    /// fired), with the instances this event takes away, in model order
+    /// (from a scenario that already lost some, only those it adds).
     pub lost: Vec<(ComponentId, u32)>,
+    /// Those of `lost` that were already short of instances before the
+    /// event (a what-if's scenario), with how many were down: empty from
+    /// the intact system.
+    pub already_down: Vec<(ComponentId, u32)>,
     /// Components down because something they require is down, in model
     /// order: the first [`LISTED`] of them (the message names no more).
     pub dragged: Vec<ComponentId>,
@@ -39,6 +44,20 @@ pub fn required_closure(model: &Model, graph: &ComponentGraph) -> Vec<bool> {
 /// What `event` takes down compared with `baseline` (the components up in
 /// the empty scenario), or `None` when every entrypoint stays up.
 pub fn outage(model: &Model, baseline: &Baseline, event: &Scenario) -> Option<Outage> {
+    outage_after(model, baseline, &Scenario::default(), event)
+}
+
+/// [`outage`] of `event` (which includes `before`) from the state of
+/// `before`, `baseline` being built under it: each component's instances
+/// lost are those the event adds to what `before` already took, and
+/// [`Outage::already_down`] says what that was (after losing az1, losing az2
+/// takes the 2 instances az2 holds, not the 4 of both).
+pub fn outage_after(
+    model: &Model,
+    baseline: &Baseline,
+    before: &Scenario,
+    event: &Scenario,
+) -> Option<Outage> {
     let down = baseline.down_under(model, event);
     let entrypoints: Vec<ComponentId> = model
         .entrypoints
@@ -50,14 +69,23 @@ pub fn outage(model: &Model, baseline: &Baseline, event: &Scenario) -> Option<Ou
         return None;
     }
     let mut lost = Vec::new();
+    let mut already_down = Vec::new();
     let mut dragged = Vec::new();
     for id in down {
-        let instances = instances_lost(model, id, event);
         let c = model.component(id);
-        let on_its_own = c.shares.iter().any(|g| event.groups.contains(g))
-            || c.instances - instances < c.min_healthy;
+        let up_after = scenario::instances_up(model, id, event);
+        let on_its_own =
+            c.shares.iter().any(|g| event.groups.contains(g)) || up_after < c.min_healthy;
         if on_its_own {
-            lost.push((id, instances));
+            let up_before = if before.is_intact() {
+                c.instances
+            } else {
+                scenario::instances_up(model, id, before)
+            };
+            lost.push((id, up_before.saturating_sub(up_after)));
+            if up_before < c.instances {
+                already_down.push((id, c.instances - up_before));
+            }
         } else {
             dragged.push(id);
         }
@@ -66,20 +94,11 @@ pub fn outage(model: &Model, baseline: &Baseline, event: &Scenario) -> Option<Ou
     dragged.truncate(LISTED);
     Some(Outage {
         lost,
+        already_down,
         dragged,
         dragged_total,
         entrypoints,
     })
-}
-
-/// Instances of `id` an event takes away: all of them when one of its groups
-/// fired, else those in lost domains plus those failed on their own (what
-/// [`scenario::instances_up`] leaves, taken from the fleet).
-fn instances_lost(model: &Model, id: ComponentId, event: &Scenario) -> u32 {
-    model
-        .component(id)
-        .instances
-        .saturating_sub(scenario::instances_up(model, id, event))
 }
 
 #[cfg(test)]
@@ -120,5 +139,33 @@ components:
             ..Scenario::default()
         };
         assert_eq!(super::outage(&m, &baseline, &lose_b), None);
+    }
+
+    #[test]
+    fn after_a_loss_an_event_counts_only_what_it_adds() {
+        let m = model(
+            r"system: s
+domains: {az1: {kind: zone}, az2: {kind: zone}, az3: {kind: zone}}
+components:
+  web: {instances: 3, placement: [az1, az2, az3], depends_on: [redis]}
+  redis: {instances: 6, min_healthy: 3, placement: [az1, az2, az3]}
+",
+        );
+        let lose = |d: &[usize]| Scenario {
+            domains: d.iter().map(|&d| DomainId(d)).collect(),
+            ..Scenario::default()
+        };
+        let before = lose(&[0]);
+        let baseline = Baseline::under(&m, &before);
+        // redis: 2 per zone. After az1, 4 are up (>= 3); losing az2 too
+        // leaves 2 < 3: az2 takes its 2, the 2 of az1 were already down.
+        let outage = outage_after(&m, &baseline, &before, &lose(&[0, 1])).unwrap();
+        let redis = ComponentId(1);
+        assert_eq!(outage.lost, [(redis, 2)]);
+        assert_eq!(outage.already_down, [(redis, 2)]);
+        // From the intact system, both zones at once take 4 of 6.
+        let outage = super::outage(&m, &Baseline::new(&m), &lose(&[0, 1])).unwrap();
+        assert_eq!(outage.lost, [(redis, 4)]);
+        assert!(outage.already_down.is_empty());
     }
 }

@@ -7,6 +7,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::address::{self, Address, Form};
 use super::k8s::{Amount, EnvValue, Manifests, Replicas, Service, Storage, Workload, WorkloadKind};
+pub use super::recognise::is_database_image;
+use super::recognise::{Role, recognise};
 use super::{DEFAULT_ZONES, Note, Options, Origin, Source};
 use crate::model::span::Span;
 
@@ -50,6 +52,8 @@ pub struct Part {
     pub placement: (Vec<String>, String),
     /// Whether it holds data (recovery targets to fill in), and where.
     pub datastore: Option<String>,
+    /// `plane: control` and why (a discovery service).
+    pub control: Option<String>,
     /// Its dependencies, sorted.
     pub edges: Vec<Edge>,
     /// Services it names that no workload here serves: commented out.
@@ -91,6 +95,7 @@ pub fn draft(
     let zone_spread = manifests.workloads.iter().any(|w| w.zone_spread.is_some());
     let names = component_names(&manifests.workloads, if zone_spread { &zones } else { &[] });
     let selected = selections(manifests);
+    let roles: Vec<Role> = manifests.workloads.iter().map(recognise).collect();
     let mut parts: Vec<Part> = Vec::new();
     for (index, workload) in manifests.workloads.iter().enumerate() {
         let (edges, absent) = dependencies(manifests, &names, &selected, index, notes);
@@ -106,21 +111,39 @@ pub fn draft(
         parts.push(Part {
             name: names[index].clone(),
             from: describe(workload),
-            kind: kind(workload, is_served, !edges.is_empty() || !absent.is_empty()),
+            kind: kind(
+                &roles[index],
+                is_served,
+                !edges.is_empty() || !absent.is_empty(),
+            ),
             scaled_to_zero: instances.0 == Some(0),
             instances: (instances.0.map(|n| n.max(1)), instances.1),
             min_healthy,
             placement,
             datastore: None,
+            control: None,
             edges,
             absent,
         });
     }
-    for (part, workload) in parts.iter_mut().zip(&manifests.workloads) {
-        if part.kind.0 == "datastore" {
-            part.datastore = Some(storage(workload.storage).to_owned());
+    for ((part, workload), role) in parts.iter_mut().zip(&manifests.workloads).zip(&roles) {
+        match role {
+            Role::Datastore(_) | Role::Queue(_) => {
+                part.datastore = Some(storage(workload.storage).to_owned());
+            }
+            Role::Discovery(_) => {
+                part.control =
+                    Some("discovery: the services find each other through it".to_owned());
+            }
+            Role::Tracing(_) | Role::Service => {}
         }
     }
+    let served: BTreeSet<usize> = selected
+        .iter()
+        .flat_map(|(_, ws)| ws.iter().copied())
+        .collect();
+    super::notes::unseen_calls(manifests, &names, &roles, &parts, served.len(), notes);
+    super::notes::zones_unused(options, zone_spread, notes);
     let (entrypoints, entry_reasons) = entrypoints(manifests, &names, &selected, &parts);
     parts.sort_by(|a, b| a.name.cmp(&b.name));
     let mut workloads = BTreeMap::new();
@@ -128,7 +151,16 @@ pub fn draft(
         *workloads.entry(workload.kind.as_str()).or_default() += 1;
     }
     Draft {
-        system: system_name(manifests, sources, options),
+        system: {
+            let (system, why) = super::notes::system_name(manifests, sources, options);
+            if let Some(why) = why {
+                notes.push(Note {
+                    origin: None,
+                    message: why,
+                });
+            }
+            system
+        },
         inputs: match sources {
             [one] => one.name.clone(),
             _ => format!("{} files", sources.len()),
@@ -511,18 +543,9 @@ fn dependencies(
 }
 
 /// `kind:` and why.
-fn kind(workload: &Workload, served: bool, calls: bool) -> (&'static str, Option<String>) {
-    if workload.kind == WorkloadKind::StatefulSet {
-        return ("datastore", Some("StatefulSet".to_owned()));
-    }
-    if let Some(image) = workload
-        .containers
-        .iter()
-        .filter(|c| !c.init)
-        .filter_map(|c| c.image.as_deref())
-        .find(|image| is_database_image(image))
-    {
-        return ("datastore", Some(format!("image {image}")));
+fn kind(role: &Role, served: bool, calls: bool) -> (&'static str, Option<String>) {
+    if let Some((kind, why)) = role.kind() {
+        return (kind, Some(why.to_owned()));
     }
     match (served, calls) {
         (true, _) => ("service", None),
@@ -532,45 +555,6 @@ fn kind(workload: &Workload, served: bool, calls: bool) -> (&'static str, Option
             Some("no Service selects it and it names no Service".to_owned()),
         ),
     }
-}
-
-/// Images of well-known databases, caches and coordination stores, by the
-/// last part of the repository name.
-const DATABASE_IMAGES: &[&str] = &[
-    "cassandra",
-    "clickhouse-server",
-    "cockroach",
-    "couchdb",
-    "elasticsearch",
-    "etcd",
-    "influxdb",
-    "keydb",
-    "mariadb",
-    "memcached",
-    "mongo",
-    "mongodb",
-    "mysql",
-    "neo4j",
-    "opensearch",
-    "percona",
-    "postgis",
-    "postgres",
-    "postgresql",
-    "redis",
-    "redis-stack-server",
-    "scylla",
-    "timescaledb",
-    "valkey",
-    "zookeeper",
-];
-
-/// Whether an image is a well-known database: `postgres:16`,
-/// `docker.io/bitnami/postgresql@sha256:…`, `redis:alpine`.
-pub fn is_database_image(image: &str) -> bool {
-    let without_digest = image.split('@').next().unwrap_or(image);
-    let repository = without_digest.rsplit('/').next().unwrap_or(without_digest);
-    let name = repository.split(':').next().unwrap_or(repository);
-    DATABASE_IMAGES.contains(&name.to_ascii_lowercase().as_str())
 }
 
 /// `instances:` and why: the autoscaler's minimum, else `replicas`.
@@ -786,10 +770,23 @@ fn entrypoints(
         .iter()
         .flat_map(|(_, ws)| ws.iter().map(|&w| names[w].as_str()))
         .collect();
-    let roots: Vec<&Part> = parts
+    // Users do not call a database, a queue, a discovery service or a
+    // tracer: those are left out of the guess while anything else is left.
+    let infrastructure =
+        |p: &Part| matches!(p.kind.0, "datastore" | "queue" | "discovery" | "tracing");
+    let mut roots: Vec<&Part> = parts
         .iter()
         .filter(|p| !called.contains(p.name.as_str()))
         .collect();
+    let mut left_out: Vec<String> = Vec::new();
+    if roots.iter().any(|p| !infrastructure(p)) {
+        left_out = roots
+            .iter()
+            .filter(|p| infrastructure(p))
+            .map(|p| p.name.clone())
+            .collect();
+        roots.retain(|p| !infrastructure(p));
+    }
     let served_roots: Vec<String> = roots
         .iter()
         .filter(|p| served.contains(p.name.as_str()))
@@ -817,32 +814,14 @@ fn entrypoints(
         )
     };
     list.sort();
-    (list, vec![reason.to_owned()])
-}
-
-/// `--system`, else the first namespace, else the first input's file stem.
-fn system_name(manifests: &Manifests, sources: &[Source], options: &Options) -> String {
-    if let Some(system) = &options.system {
-        return system.clone();
+    let mut reasons = vec![reason.to_owned()];
+    if !left_out.is_empty() {
+        reasons.push(format!(
+            "Left out, as users do not call them (databases, queues, discovery, tracing): {}.",
+            left_out.join(", ")
+        ));
     }
-    if let Some(namespace) = manifests
-        .workloads
-        .iter()
-        .find_map(|w| w.namespace.as_ref())
-    {
-        return sanitize(namespace);
-    }
-    let stem = sources
-        .first()
-        .map(|s| {
-            let path = std::path::Path::new(&s.name);
-            path.file_stem().map_or_else(
-                || s.name.clone(),
-                |stem| stem.to_string_lossy().into_owned(),
-            )
-        })
-        .unwrap_or_default();
-    sanitize(&stem)
+    (list, reasons)
 }
 
 #[cfg(test)]
@@ -859,19 +838,5 @@ mod tests {
         assert!(is_name(&sanitize("..")));
         // Kubernetes' limit, far below YAML's 1,024 for a plain key.
         assert_eq!(sanitize(&"a".repeat(5_000)).len(), MAX_NAME);
-    }
-
-    #[test]
-    fn database_images_are_known_by_repository() {
-        assert!(is_database_image("postgres:16"));
-        assert!(is_database_image(
-            "docker.io/bitnami/postgresql:15@sha256:abc"
-        ));
-        assert!(is_database_image("redis:alpine"));
-        assert!(is_database_image("mongo"));
-        assert!(is_database_image("registry:5000/team/mysql:8"));
-        assert!(!is_database_image("oliver006/redis_exporter:v1"));
-        assert!(!is_database_image("prometheuscommunity/postgres-exporter"));
-        assert!(!is_database_image("example/frontend:v1"));
     }
 }

@@ -116,6 +116,8 @@ pub struct Container {
     pub env_from: Vec<(String, Span)>,
     /// Its arguments and command, as written.
     pub args: Vec<(String, Span)>,
+    /// Its `ports`: `containerPort` (when a number) and `name`.
+    pub ports: Vec<(Option<u32>, Option<String>)>,
 }
 
 /// A Deployment, StatefulSet or DaemonSet.
@@ -139,8 +141,25 @@ pub struct Workload {
     pub host_spread: Option<Spread>,
     /// Where it keeps data.
     pub storage: Storage,
+    /// The service mesh whose sidecar its pod template asks for (by its
+    /// annotations or labels: `sidecar.istio.io/…`, `linkerd.io/…`,
+    /// `consul.hashicorp.com/connect-…`), when one does.
+    pub mesh: Option<&'static str>,
     /// Where it is written.
     pub origin: Origin,
+}
+
+/// The mesh a pod template annotation or label key belongs to.
+fn mesh_of(key: &str) -> Option<&'static str> {
+    if key.starts_with("sidecar.istio.io/") || key.starts_with("istio.io/") {
+        Some("Istio")
+    } else if key.starts_with("linkerd.io/") || key.starts_with("config.linkerd.io/") {
+        Some("Linkerd")
+    } else if key.starts_with("consul.hashicorp.com/connect") {
+        Some("Consul Connect")
+    } else {
+        None
+    }
 }
 
 /// A Service.
@@ -456,6 +475,14 @@ impl Reader<'_> {
             .and_then(|t| get_path(t, &["metadata", "labels"]))
             .map(|l| self.labels(l))
             .unwrap_or_default();
+        let annotations = template
+            .and_then(|t| get_path(t, &["metadata", "annotations"]))
+            .map(|a| self.labels(a))
+            .unwrap_or_default();
+        let mesh = annotations
+            .keys()
+            .chain(labels.keys())
+            .find_map(|key| mesh_of(key));
         let pod = template.and_then(|t| get(t, "spec"));
         let mut containers = Vec::new();
         for (key, init) in [("initContainers", true), ("containers", false)] {
@@ -483,6 +510,7 @@ impl Reader<'_> {
             zone_spread,
             host_spread,
             storage,
+            mesh,
             origin: self.origin(node),
         };
         let same = |w: &Workload| {
@@ -538,6 +566,11 @@ impl Reader<'_> {
                     .env_from
                     .push((map, source.span.widen_to_token(self.text)));
             }
+        }
+        for port in items(get(node, "ports")) {
+            let number = get(port, "containerPort").and_then(count);
+            let name = get(port, "name").and_then(|n| self.scalar(n));
+            container.ports.push((number, name));
         }
         for key in ["command", "args"] {
             for arg in items(get(node, key)) {

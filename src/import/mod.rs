@@ -28,6 +28,8 @@ pub mod draft;
 pub mod json;
 pub mod k8s;
 pub mod merge;
+mod notes;
+pub mod recognise;
 pub mod service_graph;
 pub mod traces;
 pub mod writer;

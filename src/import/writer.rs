@@ -99,6 +99,9 @@ fn component(out: &mut String, part: &Part) {
         &format!("kind: {kind}"),
         why.as_deref().unwrap_or(""),
     );
+    if let Some(why) = &part.control {
+        line(out, 4, "plane: control", why);
+    }
     match part.instances.0 {
         Some(n) => line(out, 4, &format!("instances: {n}"), &part.instances.1),
         None => line(out, 4, "# instances: N", &part.instances.1),
@@ -158,6 +161,12 @@ fn component(out: &mut String, part: &Part) {
             &format!("fill in: recovery targets ({storage})"),
         );
     }
+    dependencies(out, part);
+}
+
+/// The `depends_on` lines: the edges, then the Services with nothing
+/// behind them, commented out.
+fn dependencies(out: &mut String, part: &Part) {
     if part.edges.is_empty() && part.absent.is_empty() {
         return;
     }

@@ -638,6 +638,59 @@ impl Problem {
         ))
     }
 
+    /// `--set COMPONENT.depends_on[TARGET].FIELD=VALUE` where no edge of
+    /// the component names TARGET (as a name, `target`, `any_of` or `of`).
+    pub fn no_such_edge(span: Span, component: &str, target: &str, called: &[&str]) -> Self {
+        let problem = Self::new(
+            "model::unknown-reference",
+            format!(
+                "`{}` has no edge to `{}`",
+                printable(component),
+                printable(target)
+            ),
+            span,
+            "no `depends_on` entry names it",
+        );
+        if called.is_empty() {
+            return problem.help(format!(
+                "`{}` has no `depends_on`; set the whole list: `--set '{}.depends_on=[{}]'`",
+                printable(component),
+                printable(component),
+                printable(target)
+            ));
+        }
+        match closest(target, called.iter().copied()) {
+            Some(best) => problem.help(format!("did you mean `{best}`?")),
+            None => problem.help(format!(
+                "its edges call {}",
+                called
+                    .iter()
+                    .map(|c| format!("`{}`", printable(c)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        }
+    }
+
+    /// `--set COMPONENT.depends_on[TARGET].FIELD=VALUE` where several edges
+    /// of the component name TARGET.
+    pub fn ambiguous_edge(span: Span, component: &str, target: &str, edges: usize) -> Self {
+        Self::new(
+            "model::ambiguous-edge",
+            format!(
+                "{edges} edges of `{}` name `{}`",
+                printable(component),
+                printable(target)
+            ),
+            span,
+            "names more than one edge",
+        )
+        .help(format!(
+            "set the whole list instead: `--set '{}.depends_on=[…]'`",
+            printable(component)
+        ))
+    }
+
     /// `at_least` above the number of alternatives.
     pub fn at_least(span: Span, at_least: u32, alternatives: usize) -> Self {
         Self::new(

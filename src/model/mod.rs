@@ -18,6 +18,7 @@ pub mod intact;
 pub mod load;
 pub mod raw;
 pub mod rule;
+pub mod set;
 pub mod span;
 pub mod units;
 pub mod validate;

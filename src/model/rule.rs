@@ -50,6 +50,7 @@ macro_rules! registry {
             Slo = "slo" => slo::Slo,
             Spof = "spof" => single_point_of_failure::SinglePointOfFailure,
             Placement = "placement" => placement::Placement,
+            Unreachable = "unreachable" => unreachable::Unreachable,
             SharedFate = "shared-fate" => shared_fate::SharedFate,
             CommonCause = "common-cause" => common_cause::CommonCauseFailure,
             Expiry = "expiry" => expiry::Expiry,
@@ -69,6 +70,7 @@ macro_rules! registry {
             Metastable = "metastable" => metastable::Metastable,
             Rpo = "rpo" => rpo::RecoveryPoint,
             Rto = "rto" => rto::RecoveryTime,
+            DrPath = "dr-path" => dr_path::DrPath,
             Drill = "drill" => drill::Drill,
             RecoveryAccess = "recovery-access" => recovery_access::RecoveryAccess,
             // Found outside the analyzers: by the acceptances

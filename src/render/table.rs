@@ -397,7 +397,7 @@ fn retries(audit: &Audit, style: Style, out: &mut dyn Write) -> io::Result<()> {
 /// Whether a call path is worth a row of its own in the terminal: its
 /// retries at least double the attempts, or a failure rate of 100% or
 /// less overloads its last hop. Budgeted paths (`A` about 1.1) are not.
-fn matters(row: &RetryPath) -> bool {
+pub(crate) fn matters(row: &RetryPath) -> bool {
     row.amplification >= 2.0 || row.critical_failure_rate.is_some_and(|f| f <= 1.0)
 }
 
@@ -578,7 +578,15 @@ pub(crate) fn recovery_cells(row: &RecoveryRow) -> Vec<String> {
             row.rpo_target_s,
             if row.standby { "unknown" } else { "no copy" },
         ),
-        against(row.worst_rto_s, row.rto_target_s, "unknown"),
+        against(
+            row.worst_rto_s,
+            row.rto_target_s,
+            if row.restore_without_backup {
+                "no backup"
+            } else {
+                "unknown"
+            },
+        ),
         row.detect_decide_share
             .map_or_else(|| "-".to_owned(), percent),
     ]

@@ -1,129 +1,18 @@
 //! `nines what-if`: the reports of a model before and after a change, the
 //! state of every component before and after, and the findings the change
-//! introduces and resolves. Built by the command line; this file only
-//! formats it (and turns a [`State`] into its rows).
+//! introduces and resolves. Built by `analyze::what_if`; this file only
+//! formats it.
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use serde::Serialize;
 
+use super::Audit;
 use super::table::{Style, align_right, finding_block, row_downtime, table, wrap};
-use super::{Audit, HeadroomRow};
+pub use crate::analyze::what_if::{StateRow, WhatIf, state_rows};
 use crate::analyze::wording::{amount, whole_percent};
 use crate::analyze::{Finding, Severity};
-use crate::engine::state::State;
-use crate::model::Model;
-
-/// One component in one state, as the JSON `state` section gives it.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct StateRow {
-    /// The component.
-    #[serde(skip)]
-    pub component: String,
-    /// Whether it is up.
-    pub up: bool,
-    /// Instances up.
-    pub instances_up: u32,
-    /// Load reaching it while it runs (a component down only because a
-    /// dependency is down still receives its callers' requests), 0 when it
-    /// is not running; absent when nothing says.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub load: Option<f64>,
-    /// What its instances up can carry; absent without `capacity`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub capacity: Option<f64>,
-    /// Load reaching it over that capacity, while it runs.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub utilization: Option<f64>,
-}
-
-/// The rows of every component of `model` in `state`, in model order.
-#[must_use]
-pub fn state_rows(model: &Model, state: &State) -> Vec<StateRow> {
-    model
-        .component_ids()
-        .map(|id| StateRow {
-            component: model.component(id).name.clone(),
-            up: state.of(id).up,
-            instances_up: state.of(id).instances_up,
-            load: if state.of(id).running {
-                state.of(id).offered
-            } else {
-                state.load(id)
-            },
-            capacity: state.capacity(model, id),
-            utilization: state.utilization(model, id),
-        })
-        .collect()
-}
-
-/// A scenario's outcome.
-#[derive(Debug, Clone, PartialEq)]
-pub struct WhatIf {
-    /// What was changed, one phrase each (`lose az-a (zone)`, `load × 2`).
-    pub scenario: Vec<String>,
-    /// The model as written.
-    pub before: Audit,
-    /// The changed copy.
-    pub after: Audit,
-    /// Ids found after and not before, sorted.
-    pub introduced: Vec<String>,
-    /// Ids found before and not after, sorted.
-    pub resolved: Vec<String>,
-    /// Every component's state before and after, in model order.
-    pub states: (Vec<StateRow>, Vec<StateRow>),
-    /// Load no running component serves, before and after.
-    pub unserved: (f64, f64),
-}
-
-impl WhatIf {
-    /// The components whose state changed: (before, after, worst next loss
-    /// from the after state), in model order.
-    #[must_use]
-    pub fn changed(&self) -> Vec<(&StateRow, &StateRow, Option<&HeadroomRow>)> {
-        self.states
-            .0
-            .iter()
-            .zip(&self.states.1)
-            .filter(|(b, a)| {
-                b.up != a.up
-                    || b.instances_up != a.instances_up
-                    || match (b.load, a.load) {
-                        (Some(x), Some(y)) => (x - y).abs() > 1e-9,
-                        (x, y) => x.is_some() != y.is_some(),
-                    }
-            })
-            .map(|(b, a)| {
-                let worst = self
-                    .after
-                    .headroom
-                    .iter()
-                    .filter(|r| *r.component == *a.component)
-                    .max_by(|x, y| x.utilization.total_cmp(&y.utilization));
-                (b, a, worst)
-            })
-            .collect()
-    }
-
-    /// The introduced findings, in id order.
-    pub fn introduced_findings(&self) -> impl Iterator<Item = &Finding> {
-        self.after.findings.iter().filter(|f| {
-            self.introduced
-                .binary_search_by(|id| f.cmp_with(id).reverse())
-                .is_ok()
-        })
-    }
-
-    /// The resolved findings (as they were before), in id order.
-    pub fn resolved_findings(&self) -> impl Iterator<Item = &Finding> {
-        self.before.findings.iter().filter(|f| {
-            self.resolved
-                .binary_search_by(|id| f.cmp_with(id).reverse())
-                .is_ok()
-        })
-    }
-}
 
 /// The JSON wire format (CLI.md): both reports, each with the state of
 /// every component, and the two id lists.
@@ -133,6 +22,7 @@ struct Wire<'a> {
     after: Side<'a>,
     introduced: &'a [String],
     resolved: &'a [String],
+    taken_down: &'a [String],
 }
 
 /// A report and the state it judged.
@@ -164,6 +54,7 @@ pub fn render_json(what_if: &WhatIf, out: &mut dyn Write) -> io::Result<()> {
         after: side(&what_if.after, &what_if.states.1, what_if.unserved.1),
         introduced: &what_if.introduced,
         resolved: &what_if.resolved,
+        taken_down: &what_if.taken_down,
     };
     serde_json::to_writer_pretty(&mut *out, &wire)?;
     out.write_all(b"\n")
@@ -230,6 +121,18 @@ pub fn render_table(
         writeln!(out, "Introduced ({})", introduced.len())?;
         for finding in &introduced {
             finding_block(finding, style, out)?;
+        }
+    }
+    if !what_if.taken_down.is_empty() {
+        for line in wrap(
+            &format!(
+                "Not counted ({}), about components the change takes down: {}",
+                what_if.taken_down.len(),
+                what_if.taken_down.join(", ")
+            ),
+            style.width,
+        ) {
+            writeln!(out, "{line}")?;
         }
     }
     writeln!(out)?;

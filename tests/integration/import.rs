@@ -446,3 +446,132 @@ proptest! {
         }
     }
 }
+
+/// `import k8s` of `path` and `check` of the model it writes: the ids of
+/// the `unreachable/` findings and their severities, with the import's
+/// standard error and model.
+fn unreached(path: &str, extra: &[&str]) -> (Vec<(String, String)>, Run, Model) {
+    let args: Vec<&str> = std::iter::once(path).chain(extra.iter().copied()).collect();
+    let run = import_k8s(&args);
+    assert_eq!(run.outcome, Outcome::Pass, "{}", run.stderr);
+    let model = parse(&run.stdout).unwrap_or_else(|p| panic!("{p:?}\n{}", run.stdout));
+    let checked = check("imported.yaml", &run.stdout, Format::Json);
+    let audit: serde_json::Value = serde_json::from_str(&checked.stdout).unwrap();
+    let ids = audit["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["rule"] == "unreachable")
+        .map(|f| {
+            (
+                f["id"].as_str().unwrap().to_owned(),
+                f["severity"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    (ids, run, model)
+}
+
+fn kind_of<'a>(model: &'a Model, name: &str) -> Option<&'a str> {
+    component(model, name).kind.as_deref()
+}
+
+#[test]
+fn sock_shop_says_what_it_never_judges_and_knows_its_datastores() {
+    // 14 workloads; the only address in a variable is user's
+    // mongo=user-db:27017, so from front-end (NodePort) nothing is reached:
+    // 14 - 1 = 13 unreachable, each a warning (none calls into front-end).
+    let (ids, run, model) = unreached(&format!("{FIXTURES}/sock-shop.yaml"), &[]);
+    assert_eq!(names(&model, &model.entrypoints), ["front-end"]);
+    assert_eq!(ids.len(), 13, "{ids:?}");
+    assert!(ids.iter().all(|(_, severity)| severity == "warning"));
+    assert!(ids.iter().any(|(id, _)| id == "unreachable/user-db"));
+    // By image (mongo, redis), by port (3306 named mysql; 27017 named
+    // mongo on weaveworksdemos/user-db), and rabbitmq as a queue.
+    for db in [
+        "carts-db",
+        "orders-db",
+        "session-db",
+        "catalogue-db",
+        "user-db",
+    ] {
+        assert_eq!(kind_of(&model, db), Some("datastore"), "{db}");
+    }
+    assert_eq!(kind_of(&model, "rabbitmq"), Some("queue"));
+    assert_eq!(kind_of(&model, "carts"), Some("service"));
+    assert!(run.stdout.contains("# recovery: {rto: 1h, rpo: 5m}"));
+    assert_eq!(model.system, "sock-shop");
+}
+
+#[test]
+fn teastore_judges_nothing_behind_its_registry_and_says_why() {
+    // webui (NodePort) names only REGISTRY_HOST: from it the registry is
+    // reached, and auth, image, persistence, recommender and teastore-db
+    // (behind persistence's DB_HOST) are not: 5 warnings. Calling the
+    // registry (a discovery service, plane control) is no sign of a worker.
+    let (ids, run, model) = unreached(&format!("{FIXTURES}/teastore.yaml"), &[]);
+    let mut unreached_ids: Vec<&str> = ids.iter().map(|(id, _)| id.as_str()).collect();
+    unreached_ids.sort_unstable();
+    assert_eq!(
+        unreached_ids,
+        [
+            "unreachable/teastore-auth",
+            "unreachable/teastore-db",
+            "unreachable/teastore-image",
+            "unreachable/teastore-persistence",
+            "unreachable/teastore-recommender",
+        ]
+    );
+    assert!(ids.iter().all(|(_, severity)| severity == "warning"));
+    // teastore-db listens on 3306 (MariaDB): a datastore, judged nowhere
+    // before this.
+    assert_eq!(kind_of(&model, "teastore-db"), Some("datastore"));
+    let registry = component(&model, "teastore-registry");
+    assert_eq!(registry.kind.as_deref(), Some("discovery"));
+    assert_eq!(registry.plane, nines::model::Plane::Control);
+    assert!(
+        run.stderr
+            .contains("teastore-registry (image descartesresearch/teastore-registry: a service registry) is a discovery service"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn deathstarbench_notes_consul_names_the_folder_and_guesses_entrypoints() {
+    let folder = "tests/fixtures/import-sets/hotelReservation/kubernetes";
+    let (ids, run, model) = unreached(folder, &["--zones", "a,b,c"]);
+    // 19 workloads and no address in any variable: the Consul note, and the
+    // system after the folder above `kubernetes/`.
+    assert!(
+        run.stderr.contains(
+            "no dependency found: no workload names another Service in its variables, arguments or ConfigMaps; consul (image consul:latest: Consul) is a discovery service and the pods carry Istio sidecar annotations"
+        ),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(model.system, "hotelReservation");
+    assert!(run.stderr.contains("after the folder the manifests are in"));
+    assert!(run.stderr.contains("--zones a,b,c had no effect"));
+    assert!(model.domains.is_empty());
+    // Entrypoints: the 8 services; the 6 mongodb, 3 memcached, consul and
+    // jaeger (11) are left out of the guess, and each is unreachable.
+    assert_eq!(
+        names(&model, &model.entrypoints),
+        [
+            "frontend",
+            "geo",
+            "profile",
+            "rate",
+            "recommendation",
+            "reservation",
+            "search",
+            "user"
+        ]
+    );
+    assert_eq!(ids.len(), 19 - 8, "{ids:?}");
+    for store in ["mongodb-geo", "memcached-rate"] {
+        assert_eq!(kind_of(&model, store), Some("datastore"), "{store}");
+    }
+    assert_eq!(kind_of(&model, "jaeger"), Some("tracing"));
+}

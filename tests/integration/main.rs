@@ -2,6 +2,7 @@
 //! models and their diagnostics, the command line, generated documents, and
 //! properties over random input. Snapshots live in the top-level `snapshots/`.
 
+mod advice;
 mod bounds;
 mod capacity;
 mod ci;

@@ -30,6 +30,8 @@ struct ColdStampede {
     cold_load: f64,
     capacity: f64,
     admit_fraction: f64,
+    /// A service the team does not run: its capacity is a quota.
+    managed: bool,
 }
 
 /// A cached edge into the component: who calls, with what load, calls and
@@ -72,6 +74,7 @@ fn stampede(model: &Model, id: ComponentId, hidden: &[Hidden], row: &Stampede) -
             cold_load: row.cold_load,
             capacity: row.capacity,
             admit_fraction: row.admit_fraction,
+            managed: component.managed,
         },
     )
 }
@@ -121,10 +124,15 @@ impl Wording for ColdStampede {
     fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             out,
-            "after a restart admit {} / {} = {} of the traffic first and open up as the caches warm (rate limit at the entrypoint, or pre-warm the cache), or size {} for {}",
+            "after a restart admit {} / {} = {} of the traffic first and open up as the caches warm (rate limit at the entrypoint, or pre-warm the cache), or {} {} for {}",
             number(self.capacity),
             number(self.cold_load),
             percent(self.admit_fraction),
+            if self.managed {
+                "raise the provider's quota of"
+            } else {
+                "size"
+            },
             self.component,
             number(self.cold_load),
         )

@@ -2,7 +2,7 @@
 //! in one domain or share one group that fails more often than the instances
 //! fail together on their own. Its replicas buy nothing.
 
-use super::loss::LossJudge;
+use super::loss::{Loss, LossJudge};
 use std::fmt;
 use std::sync::Arc;
 
@@ -10,7 +10,8 @@ use super::{Analyzer, Context, Finding, RuleDoc, Severity, Wording};
 use crate::analyze::results::Audit;
 use crate::engine::scenario::surviving_instances;
 use crate::model::Rule;
-use crate::model::{Component, ComponentId, DomainId};
+use crate::analyze::advice;
+use crate::model::{Component, ComponentId, DomainId, Model};
 
 // ---- finding constructors ----
 
@@ -22,10 +23,18 @@ struct Dominated {
     instances: u32,
     min_healthy: u32,
     risk: CommonCause,
+    /// When the spread would cross regions: why that costs every write a
+    /// round trip (synchronous replication, a quorum).
+    stretch_cost: Option<Arc<str>>,
 }
 
-fn dominated(c: &Component, risk: CommonCause) -> Finding {
+fn dominated(model: &Model, c: &Component, risk: CommonCause) -> Finding {
     let component: Arc<str> = Arc::from(c.name.as_str());
+    let stretch_cost = risk
+        .spread
+        .as_deref()
+        .filter(|kind| advice::crosses_regions(model, kind))
+        .and_then(|_| advice::stretch_cost(c));
     Finding::new(
         DOC.rule,
         Arc::clone(&component),
@@ -36,6 +45,7 @@ fn dominated(c: &Component, risk: CommonCause) -> Finding {
             instances: c.instances,
             min_healthy: c.min_healthy,
             risk,
+            stretch_cost,
         },
     )
 }
@@ -86,6 +96,10 @@ impl Wording for Dominated {
                 "take {c} out of {} (one certificate per endpoint, staged releases, a second provider), so that no single cause holds every instance",
                 risk.groups.join(", ")
             ),
+        }?;
+        match &self.stretch_cost {
+            Some(cost) => write!(out, "; {}", advice::latency_words(&[cost])),
+            None => Ok(()),
         }
     }
 }
@@ -102,7 +116,7 @@ static DOC: RuleDoc = RuleDoc {
     id: "common-cause/<component>",
     severity: "warning",
     summary: "A redundant component's common-cause failure outweighs its independent one.",
-    checks: "For every component that can lose an instance (`instances` above `min_healthy`) and whose instance availability is known, two probabilities. The common-cause one: that at least one domain holding all of its instances (a zone, and the region around it) or one of its shared-fate groups is down, from their `availability` (those without a figure count as never failing). Only domains and groups whose loss breaks an entrypoint count, as for `spof`: when an `any_of` between regions survives the loss of one region, that region is no common cause (a loss that only costs a standby's switchover does count, and so does one that, in the state after it, overloads a component an entrypoint needs: two cache nodes in one zone in front of a store). The independent one: that fewer than `min_healthy` instances are up from their own failures alone (the binomial tail). A finding when the first is larger.",
+    checks: "For every component that can lose an instance (`instances` above `min_healthy`) and whose instance availability is known, two probabilities. The common-cause one: that at least one domain holding all of its instances (a zone, and the region around it) or one of its shared-fate groups is down, from their `availability` (those without a figure count as never failing). Only domains and groups whose loss breaks an entrypoint count, as for `spof`: when an `any_of` between regions survives the loss of one region, that region is no common cause, and neither is one whose loss only costs a standby's switchover (a region a DR standby covers: the switchover is counted once, at the entrypoint, in its availability); one that, in the state after it, overloads a component an entrypoint needs does count (two cache nodes in one zone in front of a store). When the spread would cross regions (the kind is called a region, or its domains are outermost and hold zones) and the component replicates synchronously or needs a quorum (`min_healthy` above 1), the help names the cost: a cross-region round trip in every write. The independent one: that fewer than `min_healthy` instances are up from their own failures alone (the binomial tail). A finding when the first is larger.",
     why: "Replicas protect against independent failures. When they all sit in one zone, or all share one certificate or one release, the system fails whenever that one thing fails, however many replicas there are: the redundancy is on paper only. The comparison says how much the common cause dominates, so the fix goes where it pays.",
     example: "domains:\n  az-a: {kind: zone, availability: 99.95%}\ncomponents:\n  cache:\n    instances: 3\n    availability: 99.9%\n    placement: [az-a]   # common-cause/cache: 0.05% against 1 × 10⁻⁹",
     fix: "Spread the instances over domains that fail independently (`placement: [az-a, az-b, az-c]`), or take them out of the shared cause (one certificate per endpoint, staged releases). Adding replicas inside the same domain or group does not help.",
@@ -144,9 +158,11 @@ fn common_cause(cx: &Context, judge: &LossJudge, id: ComponentId) -> Option<Comm
                 continue;
             }
             // A loss an entrypoint survives (redundancy one level up, such
-            // as an `any_of` between regions) is no common cause for it.
+            // as an `any_of` between regions) is no common cause for it, and
+            // neither is one a standby covers: the switchover is counted
+            // once, in the entrypoint's availability.
             if let Some(a) = d.availability
-                && judge.domain_breaks(cx, DomainId(index))
+                && judge.domain_loss(cx, DomainId(index)) == Loss::Breaks
             {
                 all_up *= a;
                 causes.push(format!("{} ({})", d.name, d.kind));
@@ -162,7 +178,7 @@ fn common_cause(cx: &Context, judge: &LossJudge, id: ComponentId) -> Option<Comm
     for &g in &c.shares {
         let group = model.group(g);
         if let Some(a) = group.availability
-            && judge.group_breaks(model, g)
+            && judge.group_loss(model, g) == Loss::Breaks
         {
             all_up *= a;
             causes.push(group.name.clone());
@@ -220,7 +236,7 @@ impl Analyzer for CommonCauseFailure {
             if let Some(risk) = common_cause(cx, judge, id) {
                 audit
                     .findings
-                    .push(dominated(cx.model.component(id), risk));
+                    .push(dominated(cx.model, cx.model.component(id), risk));
             }
         }
     }

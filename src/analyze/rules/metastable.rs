@@ -38,6 +38,9 @@ struct Trapped {
     warmup: Duration,
     /// Whether the cold share is the default `policy.cold_capacity`.
     default_share: bool,
+    /// A service the team does not run: no load shedding of its own to
+    /// give it, only what its callers do.
+    managed: bool,
 }
 
 fn trapped(model: &Model, id: ComponentId, trap: Trap, settings: &Settings) -> Finding {
@@ -58,6 +61,7 @@ fn trapped(model: &Model, id: ComponentId, trap: Trap, settings: &Settings) -> F
                 .defaults
                 .iter()
                 .any(|d| d.starts_with("policy.cold_capacity")),
+            managed: component.managed,
         },
     )
 }
@@ -86,7 +90,9 @@ impl Wording for Trapped {
             "after an outage {} is offered λ = {} and its callers make up to k = {} attempts per request while it fails: λ × k = {} > C = {} = {}, and without load shedding a queue past the callers' timeout fails every request, so it stays collapsed until λ falls below C / k = {}",
             self.component,
             number(trap.lambda),
-            number(trap.k),
+            // An attempt multiplier near 1 keeps four significant figures,
+            // so that λ × k checks by hand (9050 × 1.101 = 9960).
+            crate::human::significant(trap.k, 4),
             number(trap.lambda * trap.k),
             cold_text,
             number(trap.cold),
@@ -96,6 +102,15 @@ impl Wording for Trapped {
 
     fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
         let admit = self.trap.cold / (self.trap.k * self.trap.lambda);
+        if self.managed {
+            return write!(
+                out,
+                "{} is a managed service: the team cannot give it load shedding or capacity. Its callers can: put retry budgets on their calls to it (`retry_budget`), back off with jitter, shed or queue on the calling side, and after an outage admit at most {} at the edge (shed 1 − C / (kλ) = {}) and ramp up: `nines recover` gives the schedule",
+                self.component,
+                percent(admit),
+                percent(1.0 - admit),
+            );
+        }
         write!(
             out,
             "give {} `load_shedding: true`, put retry budgets on its callers, or after a restart admit at most {} at the edge (shed 1 − C / (kλ) = {}) and ramp up as it warms: `nines recover` gives the schedule",

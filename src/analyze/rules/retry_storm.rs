@@ -33,6 +33,8 @@ struct Stormed {
     per_instance: f64,
     /// Instances up.
     up: f64,
+    /// A service the team does not run: its capacity is a quota.
+    managed: bool,
 }
 
 fn storm(model: &Model, path: &CallPath, figures: &Storm, critical: f64) -> Finding {
@@ -64,6 +66,7 @@ fn storm(model: &Model, path: &CallPath, figures: &Storm, critical: f64) -> Find
             critical,
             per_instance,
             up,
+            managed: component.managed,
         },
     )
 }
@@ -120,8 +123,13 @@ impl Wording for Stormed {
     fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             out,
-            "cap the retries into {} with a `retry_budget` (or a circuit breaker), retry at fewer layers, or give it the capacity to absorb the retries of {} failures",
+            "cap the retries into {} with a `retry_budget` (or a circuit breaker), retry at fewer layers, or {} to absorb the retries of {} failures",
             self.component,
+            if self.managed {
+                "raise the provider's quota (it is managed)"
+            } else {
+                "give it the capacity"
+            },
             percent(STORM_THRESHOLD)
         )
     }

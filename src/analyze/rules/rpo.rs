@@ -104,10 +104,25 @@ impl Wording for DataLoss {
 
     fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            DataLoss::OverTarget { target, .. } => write!(
-                out,
-                "keep a copy at most {target} old: ship logs (`log_shipping`) or replicate to a standby (`replication: async` with its lag, or `sync` for no loss), or agree a longer rpo"
-            ),
+            DataLoss::OverTarget { target, rpo, .. } => {
+                let has = |key: &str| {
+                    matches!(rpo, Rpo::Copies(copies) if copies.iter().any(|(k, _)| *k == key))
+                };
+                let logs = if has("log_shipping") {
+                    format!("ship logs at least every {target} (`log_shipping: {target}`)")
+                } else {
+                    "ship logs (`log_shipping`)".to_owned()
+                };
+                let standby = if has("replication_lag") {
+                    format!("keep the async standby's lag under {target}, or replicate synchronously (`replication: sync`) for no loss")
+                } else {
+                    "replicate to a standby (`replication: async` with its lag, or `sync` for no loss)".to_owned()
+                };
+                write!(
+                    out,
+                    "keep a copy at most {target} old: {logs} or {standby}, or agree a longer rpo"
+                )
+            }
             DataLoss::NoCopy { .. } => out.write_str("take backups (`backup_interval`), ship logs (`log_shipping`) or replicate to a standby (`replication`); if the data may be lost, say so in an `accepted` entry"),
             DataLoss::UnknownLag { .. } => out.write_str("write the worst lag the standby has shown (`replication_lag: 10s`), or add log shipping or backups"),
         }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::wording::OutageWords;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity, Wording};
 use crate::analyze::results::Audit;
-use crate::engine::outage::{Outage, outage};
+use crate::engine::outage::{Outage, outage_after};
 use crate::engine::scenario::Scenario;
 use crate::model::Rule;
 use crate::model::{GroupId, Model};
@@ -107,7 +107,7 @@ impl Analyzer for SharedFate {
                 groups: vec![id],
                 ..Scenario::default()
             });
-            if let Some(outage) = outage(cx.model, baseline, &event) {
+            if let Some(outage) = outage_after(cx.model, baseline, &cx.scenario, &event) {
                 audit
                     .findings
                     .push(group_takes_down(cx.model, id, &outage));

@@ -8,10 +8,11 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::Arc;
 
+use super::advice::spread::{DomainHelp, InstanceHelp};
 use super::wording::OutageWords;
 use super::{Analyzer, Context, Finding, RuleDoc, Severity, Wording};
 use crate::analyze::results::Audit;
-use crate::engine::outage::{LISTED, Outage, outage, required_closure};
+use crate::engine::outage::{LISTED, Outage, outage_after, required_closure};
 use crate::engine::scenario::{Baseline, Scenario};
 use crate::model::Rule;
 use crate::model::graph::ComponentGraph;
@@ -29,8 +30,9 @@ enum Spof {
     Instance {
         name: Arc<str>,
         control: bool,
-        min_healthy: u32,
         outage: OutageWords,
+        /// What the model and the scenario allow to do about it.
+        advice: InstanceHelp,
     },
     /// A domain lost.
     Domain {
@@ -39,6 +41,8 @@ enum Spof {
         outage: OutageWords,
         /// Whether the one component it takes down on its own is managed.
         lone_managed: bool,
+        /// What the model and the scenario allow to do about it.
+        advice: DomainHelp,
     },
 }
 
@@ -50,7 +54,8 @@ fn managed_help(name: &str, out: &mut fmt::Formatter<'_>) -> fmt::Result {
     )
 }
 
-fn instance_spof(model: &Model, id: ComponentId, outage: &Outage) -> Finding {
+fn instance_spof(cx: &Context, id: ComponentId, outage: &Outage) -> Finding {
+    let model = cx.model;
     let c = model.component(id);
     let name: Arc<str> = Arc::from(c.name.as_str());
     let outage = OutageWords::new(model, outage);
@@ -63,14 +68,15 @@ fn instance_spof(model: &Model, id: ComponentId, outage: &Outage) -> Finding {
         Spof::Instance {
             name: Arc::clone(&name),
             control: c.plane == Plane::Control,
-            min_healthy: c.min_healthy,
             outage,
+            advice: InstanceHelp::new(model, &cx.scenario, id),
         }
     };
     Finding::new(DOC.rule, name, Severity::Error, c.span, wording)
 }
 
-fn domain_spof(model: &Model, id: DomainId, outage: &Outage) -> Finding {
+fn domain_spof(cx: &Context, needed: &[bool], id: DomainId, outage: &Outage) -> Finding {
+    let model = cx.model;
     let d = model.domain(id);
     let name: Arc<str> = Arc::from(d.name.as_str());
     Finding::new(
@@ -82,7 +88,8 @@ fn domain_spof(model: &Model, id: DomainId, outage: &Outage) -> Finding {
             name,
             kind: Arc::from(d.kind.as_str()),
             lone_managed: outage.lost.len() == 1 && model.component(outage.lost[0].0).managed,
-            outage: OutageWords::new(model, outage),
+            outage: OutageWords::with_needed(model, outage, needed),
+            advice: DomainHelp::new(model, &cx.scenario, needed, id, outage),
         },
     )
 }
@@ -111,36 +118,16 @@ impl Wording for Spof {
     fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Spof::Managed { name, .. } => managed_help(name, out),
-            Spof::Instance {
-                name, min_healthy, ..
-            } => write!(
-                out,
-                "run {} or more instances (min_healthy {min_healthy}) in different failure domains, or make the edges to {name} degradable if its callers can work without it",
-                min_healthy + 1,
-            ),
+            Spof::Instance { advice, .. } => advice.write(out),
             Spof::Domain {
-                kind,
                 outage,
                 lone_managed,
+                advice,
                 ..
-            } => {
-                let lost: Vec<&str> = outage.lost_names().collect();
-                let first = lost.first().copied().unwrap_or("");
-                if *lone_managed {
-                    managed_help(first, out)
-                } else if outage.lost_total() == 1 {
-                    write!(
-                        out,
-                        "spread {first} over at least two {kind}s, so that no one {kind} is needed"
-                    )
-                } else {
-                    write!(
-                        out,
-                        "place {} in different {kind}s, so that no one {kind} holds all that is needed",
-                        super::wording::capped_list(&lost, outage.lost_total(), LISTED),
-                    )
-                }
-            }
+            } => match outage.lost_names().next() {
+                Some(first) if *lone_managed => managed_help(first, out),
+                _ => advice.write(out),
+            },
         }
     }
 }
@@ -226,8 +213,14 @@ fn single_events_from(
             (baseline.is_up(id) && up.saturating_sub(1) < c.min_healthy)
                 .then(|| effects.outage(model, baseline, id))
                 .flatten()
+                .map(|mut outage| {
+                    if up < c.instances {
+                        outage.already_down = vec![(id, c.instances - up)];
+                    }
+                    outage
+                })
         } else {
-            outage(model, baseline, &event)
+            outage_after(model, baseline, scenario, &event)
         };
         if let Some(outage) = found {
             events.push((Event::Instance(id), outage));
@@ -241,7 +234,7 @@ fn single_events_from(
             domains: vec![id],
             ..Scenario::default()
         });
-        if let Some(outage) = outage(model, baseline, &event) {
+        if let Some(outage) = outage_after(model, baseline, scenario, &event) {
             events.push((Event::Domain(id), outage));
         }
     }
@@ -393,6 +386,7 @@ impl Effects {
         dragged.truncate(LISTED);
         Some(Outage {
             lost: vec![(id, 1)],
+            already_down: Vec::new(),
             dragged,
             dragged_total: effect.total - 1,
             entrypoints,
@@ -441,10 +435,11 @@ impl Analyzer for SinglePointOfFailure {
             cx.baseline(),
             cx.flow().graph(),
         );
+        let needed = required_closure(cx.model, cx.flow().graph());
         for (event, outage) in events {
             audit.findings.push(match event {
-                Event::Instance(id) => instance_spof(cx.model, id, &outage),
-                Event::Domain(id) => domain_spof(cx.model, id, &outage),
+                Event::Instance(id) => instance_spof(cx, id, &outage),
+                Event::Domain(id) => domain_spof(cx, &needed, id, &outage),
             });
         }
     }

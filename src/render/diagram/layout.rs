@@ -78,8 +78,10 @@ pub struct Layout {
     pub height: f64,
 }
 
-/// The width of a component box: room for the longer of its two lines at
-/// about 7.5 px per character of a 13 px sans-serif font.
+/// The width of a component box: room for the longer of its two lines, the
+/// name in a bold 13 px sans-serif font (about 8.2 px a character, so that
+/// `mongodb-recommendation` stays inside its box) and the detail in 11 px
+/// (about 6.6 px).
 #[must_use]
 pub fn node_width(diagram: &Diagram) -> f64 {
     let longest = diagram
@@ -87,10 +89,10 @@ pub fn node_width(diagram: &Diagram) -> f64 {
         .iter()
         .map(|n| {
             let spof = if n.spof { 6 } else { 0 };
-            (n.name.chars().count() + spof).max(n.detail.chars().count())
+            let name = (n.name.chars().count() + spof) as f64 * 8.2;
+            name.max(n.detail.chars().count() as f64 * 6.6)
         })
-        .max()
-        .unwrap_or(0);
+        .fold(0.0, f64::max);
     // A cluster label sits above its first box and must leave room on the
     // box's top for the calls entering it.
     let label = diagram
@@ -99,7 +101,7 @@ pub fn node_width(diagram: &Diagram) -> f64 {
         .map(|c| cluster_label(c).chars().count())
         .max()
         .unwrap_or(0);
-    (longest as f64 * 7.5 + 24.0)
+    (longest + 24.0)
         .max(label as f64 * LABEL_CHAR + 48.0)
         .max(120.0)
 }

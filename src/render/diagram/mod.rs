@@ -9,6 +9,7 @@ pub mod layout;
 pub mod mermaid;
 pub mod route;
 pub mod svg;
+pub mod wrap;
 
 use crate::analyze::Finding;
 use crate::model::{ComponentId, DomainId, EdgeKind, Model};

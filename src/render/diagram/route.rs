@@ -40,6 +40,49 @@ pub struct Junction {
     pub at: (f64, f64),
     /// `any of`, `2 of 3`.
     pub label: String,
+    /// Where the label's text starts (its baseline), beside the point and
+    /// clear of the other junctions' labels and of every box.
+    pub label_at: (f64, f64),
+}
+
+/// Width of one character of a 10 px junction label, generously.
+const JUNCTION_CHAR: f64 = 6.0;
+/// Height of a junction label.
+const JUNCTION_HEIGHT: f64 = 12.0;
+
+/// The box a junction label takes with its text starting at `(x, y)`.
+fn label_box(label: &str, (x, y): (f64, f64)) -> Rect {
+    Rect {
+        x: x - 1.0,
+        y: y - JUNCTION_HEIGHT + 2.0,
+        width: label.chars().count() as f64 * JUNCTION_CHAR + 2.0,
+        height: JUNCTION_HEIGHT,
+    }
+}
+
+/// Places each junction's label: right of and above its point, else left
+/// of it, else lower and lower on either side, the first that overlaps no
+/// label already placed and no box; the first choice when none does.
+fn place_labels(junctions: &mut [Junction], boxes: &[Rect]) {
+    let overlaps = |a: &Rect, b: &Rect| {
+        a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height
+    };
+    let mut placed: Vec<Rect> = Vec::new();
+    for junction in junctions.iter_mut() {
+        let (x, y) = junction.at;
+        let width = label_box(&junction.label, (0.0, 0.0)).width;
+        let choices: Vec<(f64, f64)> = [-5.0, 14.0, 26.0, 38.0]
+            .into_iter()
+            .flat_map(|dy| [(x + 6.0, y + dy), (x - 6.0 - width, y + dy)])
+            .collect();
+        let free = |at: &(f64, f64)| {
+            let b = label_box(&junction.label, *at);
+            !placed.iter().chain(boxes).any(|other| overlaps(&b, other))
+        };
+        let at = choices.iter().copied().find(free).unwrap_or(choices[0]);
+        placed.push(label_box(&junction.label, at));
+        junction.label_at = at;
+    }
 }
 
 /// Every arrow and group junction of a diagram.
@@ -96,9 +139,11 @@ pub fn route(diagram: &Diagram, placed: &Layout) -> Routes {
             routes.junctions.push(Junction {
                 at: (departure_x[d], departure_lane[d]),
                 label: text.clone(),
+                label_at: (0.0, 0.0),
             });
         }
     }
+    place_labels(&mut routes.junctions, &placed.nodes);
     for (w, wire) in wires.iter().enumerate() {
         let start = (departure_x[wire.departure], departure_lane[wire.departure]);
         routes.routes.push(Route {
@@ -425,9 +470,11 @@ mod tests {
             let text = std::fs::read_to_string(&path).unwrap();
             let model = crate::model::parse(&text).unwrap();
             let diagram = Diagram::new(&model, &findings(&model, &text));
+            let diagram = super::super::wrap::wrap(&diagram, super::super::wrap::PAGE_WIDTH);
             let placed = layout(&diagram);
             let routes = route(&diagram, &placed);
             assert_clear(&diagram, &placed, &routes, &path.display().to_string());
+            assert_labels_apart(&placed, &routes, &path.display().to_string());
             arrows += routes.routes.len();
         }
         assert!(arrows > 50, "{arrows}");
@@ -444,12 +491,55 @@ mod tests {
             let whole = Diagram::new(&model, &found);
             let focused = whole.clone().focus(&found, 24);
             assert!(focused.nodes.len() <= 24);
-            for diagram in [whole, focused] {
+            let wrapped = super::super::wrap::wrap(&focused, super::super::wrap::PAGE_WIDTH);
+            for diagram in [whole, focused, wrapped] {
                 let placed = layout(&diagram);
                 let routes = route(&diagram, &placed);
                 assert_clear(&diagram, &placed, &routes, &format!("generated {size}"));
+                assert_labels_apart(&placed, &routes, &format!("generated {size}"));
             }
         }
+    }
+
+    /// No junction label overlaps another or a box.
+    fn assert_labels_apart(placed: &Layout, routes: &Routes, what: &str) {
+        let overlaps = |a: &Rect, b: &Rect| {
+            a.x < b.x + b.width
+                && b.x < a.x + a.width
+                && a.y < b.y + b.height
+                && b.y < a.y + a.height
+        };
+        let labels: Vec<Rect> = routes
+            .junctions
+            .iter()
+            .map(|j| label_box(&j.label, j.label_at))
+            .collect();
+        for (i, a) in labels.iter().enumerate() {
+            for b in labels[i + 1..].iter().chain(&placed.nodes) {
+                assert!(!overlaps(a, b), "{what}: label {a:?} overlaps {b:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn junction_labels_do_not_overlap() {
+        // Four callers side by side, each with an any_of over the same two
+        // stores: the four junctions share one channel.
+        let text = r"system: s
+components:
+  a: {depends_on: [{any_of: [x, y]}, {any_of: [y, z]}]}
+  b: {depends_on: [{any_of: [x, y]}, {any_of: [y, z]}]}
+  c: {depends_on: [{any_of: [x, z]}]}
+  x: {}
+  y: {}
+  z: {}
+";
+        let model = crate::model::parse(text).unwrap();
+        let diagram = Diagram::new(&model, &[]);
+        let placed = layout(&diagram);
+        let routes = route(&diagram, &placed);
+        assert_eq!(routes.junctions.len(), 5);
+        assert_labels_apart(&placed, &routes, "five junctions");
     }
 
     #[test]

@@ -19,11 +19,14 @@ const FAILOVER: &str = "#8e44ad";
 /// Shared-fate tags.
 const SHARED: &str = "#b9770e";
 
-/// The `<svg>` element. It scales down to the width of the page (its
-/// `viewBox` keeps the proportions), so nothing is cut off on a narrow
-/// screen or on paper; it is never drawn larger than its natural size.
+/// The `<svg>` element. A diagram wider than the page is wrapped onto more
+/// rows first ([`super::wrap`]); it then scales down to the width of the
+/// page (its `viewBox` keeps the proportions), so nothing is cut off on a
+/// narrow screen or on paper; it is never drawn larger than its natural size.
 #[must_use]
 pub fn render(diagram: &Diagram) -> String {
+    let wrapped = super::wrap::wrap(diagram, super::wrap::PAGE_WIDTH);
+    let diagram = &wrapped;
     let placed = layout(diagram);
     let routes = route(diagram, &placed);
     let mut out = String::new();
@@ -101,11 +104,10 @@ pub fn render(diagram: &Diagram) -> String {
     }
     for junction in &routes.junctions {
         let (x, y) = junction.at;
+        let (tx, ty) = junction.label_at;
         let _ = writeln!(
             out,
-            r##"<g class="group"><circle cx="{x:.1}" cy="{y:.1}" r="4" fill="#fff" stroke="#555" stroke-width="1.5"/><text x="{:.1}" y="{:.1}" font-size="10" fill="#333" stroke="#fff" stroke-width="3" paint-order="stroke">{}</text></g>"##,
-            x + 6.0,
-            y - 5.0,
+            r##"<g class="group"><circle cx="{x:.1}" cy="{y:.1}" r="4" fill="#fff" stroke="#555" stroke-width="1.5"/><text x="{tx:.1}" y="{ty:.1}" font-size="10" fill="#333" stroke="#fff" stroke-width="3" paint-order="stroke">{}</text></g>"##,
             escape_xml(&junction.label)
         );
     }

@@ -445,14 +445,51 @@ fn retries(audit: &Audit) -> Section<'static> {
             blocks,
         };
     }
-    let mut blocks = vec![
-        Block::Text("Worst-case attempts reaching the last hop (A), the failure rate from which retries alone overload it, and its load at failure rate f: L × (1 − f) + L × f × A.".to_owned()),
-        Block::Table {
-            header: crate::render::table::RETRY_COLUMNS.to_vec(),
-            rows: audit.retries.iter().map(retry_cells).collect(),
-            right: vec![1, 2, 3, 4, 5, 6, 7],
-        },
-    ];
+    // A path whose retries do not double its attempts and whose last hop no
+    // failure rate overloads carries nothing worth a row (`- ┆ - ┆ -`).
+    let shown: Vec<&crate::render::RetryPath> = audit
+        .retries
+        .iter()
+        .filter(|row| crate::render::table::matters(row))
+        .collect();
+    let storm = shown.iter().any(|row| !row.storm_load.is_empty());
+    let columns = if storm {
+        crate::render::table::RETRY_COLUMNS.len()
+    } else {
+        2
+    };
+    let mut blocks = vec![Block::Text(if storm {
+        "Worst-case attempts reaching the last hop (A), the failure rate from which retries alone overload it, and its load at failure rate f: L × (1 − f) + L × f × A.".to_owned()
+    } else {
+        "Worst-case attempts reaching the last hop (A) per request.".to_owned()
+    })];
+    if !shown.is_empty() {
+        blocks.push(Block::Table {
+            header: crate::render::table::RETRY_COLUMNS[..columns].to_vec(),
+            rows: shown
+                .iter()
+                .map(|row| {
+                    let mut cells = retry_cells(row);
+                    cells.truncate(columns);
+                    cells
+                })
+                .collect(),
+            right: (1..columns).collect(),
+        });
+    }
+    let dropped = audit.retries.len() - shown.len();
+    if dropped > 0 {
+        let worst = audit
+            .retries
+            .iter()
+            .filter(|row| !crate::render::table::matters(row))
+            .map(|row| row.amplification)
+            .fold(0.0, f64::max);
+        blocks.push(Block::Text(format!(
+            "{dropped} more path(s) left out: none amplifies more than {} and no failure rate overloads their last hop (all in `--format json`).",
+            crate::render::table::compact(worst)
+        )));
+    }
     if audit.retries_omitted > 0 {
         blocks.push(Block::Text(format!(
             "{} more amplifying path(s) are left out (the list stops at 1000 rows or 20000 component names; the worst are listed).",

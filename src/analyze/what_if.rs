@@ -1,0 +1,319 @@
+//! What-if: `check` of a changed state against `check` of the intact one.
+//! The command line resolves its arguments into a [`Change`] (the changed
+//! model, what is lost, the scenario); [`compare`] audits both and says which
+//! findings the change introduces and which it resolves, leaving out the
+//! scenario's own consequences (docs/what-if.md). `render/what_if.rs`
+//! writes the outcome.
+
+use crate::analyze::Finding;
+use crate::analyze::results::{Audit, HeadroomRow};
+use crate::engine::scenario::Scenario;
+use crate::engine::state::{Flow, State};
+use crate::model::{ComponentId, Date, Model, Rule};
+use serde::Serialize;
+
+/// One component in one state, as the JSON `state` section gives it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StateRow {
+    /// The component.
+    #[serde(skip)]
+    pub component: String,
+    /// Whether it is up.
+    pub up: bool,
+    /// Instances up.
+    pub instances_up: u32,
+    /// Load reaching it while it runs (a component down only because a
+    /// dependency is down still receives its callers' requests), 0 when it
+    /// is not running; absent when nothing says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub load: Option<f64>,
+    /// What its instances up can carry; absent without `capacity`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<f64>,
+    /// Load reaching it over that capacity, while it runs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub utilization: Option<f64>,
+}
+
+/// The rows of every component of `model` in `state`, in model order.
+#[must_use]
+pub fn state_rows(model: &Model, state: &State) -> Vec<StateRow> {
+    model
+        .component_ids()
+        .map(|id| StateRow {
+            component: model.component(id).name.clone(),
+            up: state.of(id).up,
+            instances_up: state.of(id).instances_up,
+            load: if state.of(id).running {
+                state.of(id).offered
+            } else {
+                state.load(id)
+            },
+            capacity: state.capacity(model, id),
+            utilization: state.utilization(model, id),
+        })
+        .collect()
+}
+
+/// A scenario's outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WhatIf {
+    /// What was changed, one phrase each (`lose az-a (zone)`, `load × 2`).
+    pub scenario: Vec<String>,
+    /// The model as written.
+    pub before: Audit,
+    /// The changed copy.
+    pub after: Audit,
+    /// Ids found after and not before, sorted.
+    pub introduced: Vec<String>,
+    /// Ids found before and not after, sorted.
+    pub resolved: Vec<String>,
+    /// Ids found after and not before about a component the change takes
+    /// down (it was up before): the scenario itself, not introduced; sorted.
+    pub taken_down: Vec<String>,
+    /// Every component's state before and after, in model order.
+    pub states: (Vec<StateRow>, Vec<StateRow>),
+    /// Load no running component serves, before and after.
+    pub unserved: (f64, f64),
+}
+
+impl WhatIf {
+    /// The components whose state changed: (before, after, worst next loss
+    /// from the after state), in model order.
+    #[must_use]
+    pub fn changed(&self) -> Vec<(&StateRow, &StateRow, Option<&HeadroomRow>)> {
+        self.states
+            .0
+            .iter()
+            .zip(&self.states.1)
+            .filter(|(b, a)| {
+                b.up != a.up
+                    || b.instances_up != a.instances_up
+                    || match (b.load, a.load) {
+                        (Some(x), Some(y)) => (x - y).abs() > 1e-9,
+                        (x, y) => x.is_some() != y.is_some(),
+                    }
+            })
+            .map(|(b, a)| {
+                let worst = self
+                    .after
+                    .headroom
+                    .iter()
+                    .filter(|r| *r.component == *a.component)
+                    .max_by(|x, y| x.utilization.total_cmp(&y.utilization));
+                (b, a, worst)
+            })
+            .collect()
+    }
+
+    /// The introduced findings, in id order.
+    pub fn introduced_findings(&self) -> impl Iterator<Item = &Finding> {
+        self.after.findings.iter().filter(|f| {
+            self.introduced
+                .binary_search_by(|id| f.cmp_with(id).reverse())
+                .is_ok()
+        })
+    }
+
+    /// The resolved findings (as they were before), in id order.
+    pub fn resolved_findings(&self) -> impl Iterator<Item = &Finding> {
+        self.before.findings.iter().filter(|f| {
+            self.resolved
+                .binary_search_by(|id| f.cmp_with(id).reverse())
+                .is_ok()
+        })
+    }
+}
+
+/// The changed copy of the model and the scenario it is judged in.
+pub struct Change {
+    /// The model text with the `--set` values written in.
+    pub text: String,
+    /// The changed model (`--set`, `--scale-load`).
+    pub model: Model,
+    /// What `--lose` takes down.
+    pub lost: Lost,
+    /// `--lose` and `--cold` as a scenario.
+    pub scenario: Scenario,
+    /// The change in words, one phrase per argument.
+    pub phrases: Vec<String>,
+}
+
+/// What the `--lose` arguments take down.
+#[derive(Debug, Default)]
+pub struct Lost {
+    /// The scenario (domains, groups, failed instances).
+    pub scenario: Scenario,
+    /// The names lost: findings about them are the scenario itself, neither
+    /// introduced nor resolved by it.
+    pub names: Vec<String>,
+}
+
+impl Lost {
+    /// Whether a finding id is about a lost thing (`common-cause/links-cache`
+    /// when links-cache is lost, `headroom/checkout/az-a` when az-a is).
+    #[must_use]
+    pub fn is_subject(&self, id: &str) -> bool {
+        id.split('/')
+            .skip(1)
+            .flat_map(|part| part.split('+'))
+            .any(|subject| self.names.iter().any(|n| n == subject))
+    }
+}
+
+/// `check` of the intact model against `check` of the changed one: the
+/// findings the change introduces and those it resolves.
+#[must_use]
+pub fn compare(model: &Model, text: &str, change: &Change, today: Date) -> WhatIf {
+    let (changed, scenario) = (&change.model, &change.scenario);
+    let before = super::audit(model, text, Scenario::default(), super::Options::new(today));
+    let after_figures = crate::engine::availability(&down_for_figures(changed, scenario));
+    let after_options = super::Options {
+        figures: Some(&after_figures),
+        ..super::Options::new(today)
+    };
+    let after = super::audit(changed, &change.text, scenario.clone(), after_options);
+    let before_state = State::intact(model, &Flow::new(model));
+    let after_state = State::new(changed, &Flow::new(changed), scenario);
+    let ids = |r: &Audit| -> Vec<String> {
+        r.findings
+            .iter()
+            .map(|f| f.id().to_string())
+            .filter(|id| !change.lost.is_subject(id))
+            .collect()
+    };
+    let (before_ids, after_ids) = (ids(&before), ids(&after));
+    // A finding about a component the change takes down (overload of a
+    // frontend whose database is gone) is the scenario itself: listed
+    // apart, not introduced.
+    let is_down = |id: &str| {
+        let name = subject_component(id);
+        changed
+            .components
+            .iter()
+            .position(|c| c.name == name)
+            .is_some_and(|c| {
+                let c = ComponentId(c);
+                !after_state.of(c).up && before_state.of(c).up
+            })
+    };
+    let (taken_down, introduced): (Vec<String>, Vec<String>) = after_ids
+        .iter()
+        .filter(|id| before_ids.binary_search(id).is_err())
+        .cloned()
+        .partition(|id| is_down(id));
+    let gone = Gone {
+        model: changed,
+        after: &after_state,
+        entrypoint_lost: changed
+            .entrypoints
+            .iter()
+            .any(|e| before_state.of(*e).up && !after_state.of(*e).up),
+        introduced: &introduced,
+    };
+    let resolved: Vec<String> = before_ids
+        .iter()
+        .filter(|id| {
+            after_ids.binary_search(id).is_err() && !gone.taken_down(id) && !gone.superseded(id)
+        })
+        .cloned()
+        .collect();
+    WhatIf {
+        scenario: change.phrases.clone(),
+        before,
+        after,
+        introduced,
+        resolved,
+        taken_down,
+        states: (
+            state_rows(model, &before_state),
+            state_rows(changed, &after_state),
+        ),
+        unserved: (before_state.unserved, after_state.unserved),
+    }
+}
+
+/// The component (or domain, or group) a finding id is about: its
+/// subject's first name (`checkout` of `headroom/checkout/az-a`, `web` of
+/// `timeout/web>db`).
+fn subject_component(id: &str) -> &str {
+    let subject = id.split_once('/').map_or("", |(_, s)| s);
+    subject.split(['/', '>', '+']).next().unwrap_or_default()
+}
+
+/// Why a finding of the intact model can be gone after the change without
+/// being resolved.
+struct Gone<'a> {
+    /// The changed model.
+    model: &'a Model,
+    /// Its state in the scenario.
+    after: &'a State,
+    /// Whether the scenario takes down an entrypoint that was up.
+    entrypoint_lost: bool,
+    /// The findings the change introduces, sorted.
+    introduced: &'a [String],
+}
+
+impl Gone<'_> {
+    /// An entrypoint the scenario itself takes down has no single point of
+    /// failure left to find: its spof and shared-fate findings vanish
+    /// without being resolved; so do findings about a component it downs.
+    fn taken_down(&self, id: &str) -> bool {
+        let rule = id.split('/').next().unwrap_or_default();
+        let subject = subject_component(id);
+        (self.entrypoint_lost
+            && matches!(Rule::from_name(rule), Some(Rule::Spof | Rule::SharedFate)))
+            || self
+                .model
+                .components
+                .iter()
+                .position(|c| c.name == subject)
+                .is_some_and(|c| !self.after.of(ComponentId(c)).up)
+    }
+
+    /// A headroom finding about losing a domain that the change made a
+    /// single point of failure (losing z1 leaves everything in z2) is
+    /// superseded by that introduced spof, not resolved: the risk grew.
+    fn superseded(&self, id: &str) -> bool {
+        let mut parts = id.splitn(3, '/');
+        parts.next() == Some("headroom")
+            && parts.next().is_some()
+            && parts.next().is_some_and(|lost| {
+                lost.split('+')
+                    .any(|d| self.introduced.binary_search(&format!("spof/{d}")).is_ok())
+            })
+    }
+}
+
+/// A copy of `model` for the availability figures of the scenario: lost
+/// domains and groups, and components left with fewer than `min_healthy`
+/// instances, are down for certain (availability 0); a component that loses
+/// some instances keeps the others (fewer instances, taken from its last
+/// domains first).
+#[must_use]
+pub fn down_for_figures(model: &Model, scenario: &Scenario) -> Model {
+    let mut copy = model.clone();
+    for d in &scenario.domains {
+        copy.domains[d.0].availability = Some(0.0);
+    }
+    for g in &scenario.groups {
+        copy.groups[g.0].availability = Some(0.0);
+    }
+    for &(id, n) in &scenario.failed_instances {
+        let c = &mut copy.components[id.0];
+        let left = c.instances.saturating_sub(n);
+        if left < c.min_healthy || left == 0 {
+            c.availability = Some(0.0);
+            continue;
+        }
+        let mut take = n;
+        for entry in c.placement.iter_mut().rev() {
+            let off = entry.1.min(take);
+            entry.1 -= off;
+            take -= off;
+        }
+        c.placement.retain(|&(_, count)| count > 0);
+        c.instances = left;
+    }
+    copy
+}

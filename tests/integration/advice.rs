@@ -1,0 +1,568 @@
+//! Issue 24, "advice an SRE can follow": one test per thing that was wrong
+//! (the numbered list of the issue), each on a small model written from its
+//! description, with the arithmetic by hand; and the sweep over every
+//! example model and rule fixture that no help proposes a setting already
+//! in force, nor a change the team cannot make to a managed service.
+
+use std::fmt::Write as _;
+
+use nines::analyze::advice::in_force::{in_force, managed_changes};
+use nines::analyze::{Finding, Options, audit};
+use nines::cli::{Format, Outcome};
+use nines::engine::scenario::Scenario;
+use nines::model::{Date, parse};
+
+use crate::{Run, Scratch, check, nines};
+
+/// The fixed "now" of every test here.
+fn today() -> Date {
+    Date::parse("2026-11-30").unwrap()
+}
+
+/// Every finding of `text` with every rule.
+fn findings(text: &str) -> Vec<Finding> {
+    let model = parse(text).unwrap_or_else(|p| panic!("{p:#?}"));
+    audit(&model, text, Scenario::default(), Options::new(today())).findings
+}
+
+fn find<'a>(found: &'a [Finding], id: &str) -> &'a Finding {
+    found
+        .iter()
+        .find(|f| f.id().to_string() == id)
+        .unwrap_or_else(|| {
+            let ids: Vec<String> = found.iter().map(|f| f.id().to_string()).collect();
+            panic!("no {id} in {ids:?}")
+        })
+}
+
+fn help(f: &Finding) -> String {
+    f.help().map(|h| h.to_string()).unwrap_or_default()
+}
+
+/// `nines ARGS…` on `text` written as `name` in a scratch folder.
+fn on_file(test: &str, file: &str, model: &str, args: &[&str]) -> Run {
+    let dir = Scratch::new(test);
+    let path = dir.join(file);
+    std::fs::write(&path, model).unwrap();
+    let path = path.to_string_lossy().into_owned();
+    let mut all: Vec<&str> = vec![args[0], &path];
+    all.extend(&args[1..]);
+    all.extend(
+        ["--today", "2026-11-30"]
+            .iter()
+            .filter(|_| args[0] != "simulate"),
+    );
+    nines(&all)
+}
+
+/// A payments system: the primary region use1 with a synchronously
+/// replicated ledger and a quorum Kafka, a DR region usw2 behind a standby
+/// edge of the gateway (`switchover: 20m`).
+const PAYMENTS: &str = r"system: payments
+objective: {availability: 99.95%}
+entrypoints: [gateway]
+domains:
+  use1: {kind: region, availability: 99.99%, mttr: 4h}
+  usw2: {kind: region, availability: 99.99%, mttr: 4h}
+  use1-az1: {kind: zone, in: use1, availability: 99.95%, mttr: 1h}
+  use1-az2: {kind: zone, in: use1, availability: 99.95%, mttr: 1h}
+  use1-az3: {kind: zone, in: use1, availability: 99.95%, mttr: 1h}
+  usw2-az1: {kind: zone, in: usw2, availability: 99.95%, mttr: 1h}
+  usw2-az2: {kind: zone, in: usw2, availability: 99.95%, mttr: 1h}
+components:
+  gateway:
+    kind: lb
+    instances: 4
+    placement: [use1-az1, use1-az2, usw2-az1, usw2-az2]
+    availability: 99.99%
+    mttr: 10m
+    depends_on:
+      - {any_of: [api, api-dr], switchover: 20m, timeout: 2s}
+  api:
+    instances: 6
+    placement: [use1-az1, use1-az2, use1-az3]
+    availability: 99.9%
+    mttr: 10m
+    depends_on: [{target: ledger-db, timeout: 500ms}, {target: kafka, timeout: 500ms}]
+  api-dr:
+    instances: 3
+    placement: [usw2-az1, usw2-az2]
+    availability: 99.9%
+    mttr: 10m
+    depends_on: [{target: ledger-db-dr, timeout: 500ms}, {target: kafka-dr, timeout: 500ms}]
+  ledger-db:
+    kind: datastore
+    instances: 3
+    min_healthy: 2
+    placement: [use1-az1, use1-az2, use1-az3]
+    availability: 99.95%
+    mttr: 30m
+    recovery: {rpo: 0s, rto: 15m, replication: sync, backup_interval: 1h, detect: 1m, decide: 0s, failover: 1m, restore: 1h, last_drill: 2026-10-01}
+  kafka: {kind: queue, instances: 3, min_healthy: 2, placement: [use1-az1, use1-az2, use1-az3], availability: 99.9%, mttr: 30m}
+  ledger-db-dr:
+    kind: datastore
+    instances: 2
+    placement: [usw2-az1, usw2-az2]
+    availability: 99.95%
+    mttr: 30m
+    recovery: {rpo: 1m, rto: 1h, replication: async, replication_lag: 30s, backup_interval: 1h, detect: 5m, decide: 15m, failover: 10m, restore: 1h, last_drill: 2026-10-01}
+  kafka-dr: {kind: queue, instances: 3, min_healthy: 2, placement: [usw2-az1, usw2-az2], availability: 99.9%, mttr: 30m}
+";
+
+/// 1. Advice that would make things worse.
+#[test]
+fn a_region_a_standby_covers_is_no_common_cause() {
+    // use1 (0.01%) holds every instance of api, ledger-db and kafka, and on
+    // their own kafka's 2 of 3 fail with 3 × 0.001² = 3 × 10⁻⁶: before, three
+    // common-cause warnings said "spread ledger-db over several regions".
+    // Losing use1 costs the 20m switchover to usw2, which the gateway's
+    // availability counts once: no common cause.
+    let found = findings(PAYMENTS);
+    let common: Vec<String> = found
+        .iter()
+        .filter(|f| f.rule == "common-cause")
+        .map(|f| f.id().to_string())
+        .collect();
+    assert!(common.is_empty(), "{common:?}");
+    // Without the DR region the region is a common cause, and stretching a
+    // synchronous ledger or a quorum Kafka across regions names its cost.
+    let single = PAYMENTS.replace(
+        "{any_of: [api, api-dr], switchover: 20m, timeout: 2s}",
+        "{target: api, timeout: 2s}",
+    );
+    let found = findings(&single);
+    for id in ["common-cause/ledger-db", "common-cause/kafka", "spof/use1"] {
+        let text = help(find(&found, id));
+        assert!(text.contains("cross-region round trip"), "{id}: {text}");
+    }
+    assert!(
+        help(find(&found, "common-cause/ledger-db")).contains("ledger-db replicates synchronously")
+    );
+    // api (no sync, no quorum) is advised to spread without that warning.
+    assert!(!help(find(&found, "common-cause/api")).contains("round trip"));
+}
+
+/// 2. Advice that cannot be applied or is already done.
+#[test]
+fn help_proposes_nothing_in_force_and_nothing_impossible() {
+    // redirect sheds load already; doubled, 2 × 9000 = 18000 on 6 × 2000 =
+    // 12000 is 150%: overload/redirect, whose help no longer proposes
+    // `load_shedding: true`. stripe is external: metastable's help says
+    // what its callers can do (its own capacity 100 < 3 attempts × 60).
+    let shop = r"system: shop
+components:
+  redirect: {instances: 6, capacity: 2000, load: 9000, load_shedding: true, depends_on: [{target: stripe, retries: 2, timeout: 1s, calls: 0.01}]}
+  stripe: {kind: external, availability: 99.99%, capacity: 100}
+";
+    let run = on_file(
+        "advice-2a",
+        "shop.yaml",
+        shop,
+        &["what-if", "--scale-load", "2", "--format", "json"],
+    );
+    let out: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let over = out["after"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "overload/redirect")
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    // 18000 / 12000 = 150%.
+    assert!(over["message"].as_str().unwrap().contains("150%"));
+    assert!(
+        !over["help"].as_str().unwrap().contains("load_shedding"),
+        "{over}"
+    );
+    let stripe = out["after"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "metastable/stripe")
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    let text = stripe["help"].as_str().unwrap();
+    assert!(text.starts_with("stripe is a managed service"), "{text}");
+    assert!(!text.contains("give stripe"), "{text}");
+
+    // Two zones, z1 lost: spof/z2 takes db (1 of 2 left after z1). No zone
+    // is left to place anything in: the help says so.
+    let zones = r"system: s
+domains: {z1: {kind: zone}, z2: {kind: zone}}
+components:
+  web: {instances: 2, placement: [z1, z2], depends_on: [db]}
+  db: {instances: 2, placement: [z1, z2]}
+";
+    let run = on_file(
+        "advice-2b",
+        "zones.yaml",
+        zones,
+        &["what-if", "--lose", "z1", "--format", "json"],
+    );
+    let out: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let z2 = out["after"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "spof/z2")
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    let text = z2["help"].as_str().unwrap();
+    assert!(!text.contains("place "), "{text}");
+    assert!(
+        text.contains("every other zone holding db is lost in this scenario"),
+        "{text}"
+    );
+
+    // node-2 holds geo and mongodb-geo (each 1 instance, required), and
+    // the optional jaeger and a cache called degradably: only the first two
+    // are causes, and moving a lone instance fixes nothing.
+    let hotel = r"system: hotel
+entrypoints: [frontend]
+domains: {node-1: {kind: node}, node-2: {kind: node}, node-3: {kind: node}}
+components:
+  frontend: {instances: 2, placement: [node-1, node-3], depends_on: [search, {target: jaeger, degradable: true}]}
+  search: {placement: [node-1], depends_on: [geo, rate]}
+  geo: {placement: [node-2], depends_on: [mongodb-geo]}
+  mongodb-geo: {kind: datastore, placement: [node-2]}
+  rate: {placement: [node-3], depends_on: [{target: memcached-rate, degradable: true}]}
+  memcached-rate: {kind: cache, placement: [node-2]}
+  jaeger: {criticality: optional, placement: [node-2]}
+";
+    let found = findings(hotel);
+    let node = find(&found, "spof/node-2");
+    assert_eq!(
+        node.message().to_string(),
+        "losing node-2 (node) takes down geo (1 of 1 instances), mongodb-geo (1 of 1 instances) and with it frontend, search; entrypoint frontend goes down; also down, needed by no entrypoint: memcached-rate, jaeger"
+    );
+    assert_eq!(
+        help(node),
+        "run more instances of geo and mongodb-geo than each needs, in different nodes: a lone instance is lost with whichever node holds it, so moving it fixes nothing"
+    );
+
+    // A Postgres shard primary with an async standby is a role: the spof
+    // help gives it a standby behind an any_of, not "run 2 instances".
+    let primary = r"system: s
+components:
+  api: {instances: 3, depends_on: [shard-1]}
+  shard-1: {kind: datastore, recovery: {rpo: 1m, replication: async, replication_lag: 5s, backup_interval: 1h, detect: 1m, decide: 5m, failover: 2m, last_drill: 2026-11-01}}
+";
+    let found = findings(primary);
+    let text = help(find(&found, "spof/shard-1"));
+    assert!(
+        text.starts_with("shard-1 is a primary with a standby (async replication)"),
+        "{text}"
+    );
+    assert!(!text.contains("run 2 or more"), "{text}");
+}
+
+/// 3. Messages that count the wrong things.
+#[test]
+fn after_a_loss_a_spof_counts_what_the_next_loss_removes() {
+    let tier = r"system: web-tier
+domains:
+  use1-az1: {kind: zone}
+  use1-az2: {kind: zone}
+  use1-az3: {kind: zone}
+components:
+  lb: {instances: 3, placement: [use1-az1, use1-az2, use1-az3], depends_on: [frontend]}
+  frontend: {instances: 6, placement: [use1-az1, use1-az2, use1-az3], capacity: 400, load: 2000, depends_on: [redis]}
+  redis: {kind: cache, instances: 6, min_healthy: 3, placement: [use1-az1, use1-az2, use1-az3]}
+";
+    let run = on_file(
+        "advice-3",
+        "tier.yaml",
+        tier,
+        &["what-if", "--lose", "use1-az1", "--format", "json"],
+    );
+    let out: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let after = out["after"]["findings"].as_array().unwrap();
+    let az2 = after
+        .iter()
+        .find(|f| f["id"] == "spof/use1-az2")
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    // redis: 2 per zone. use1-az1 took 2 (4 left, ≥ 3); use1-az2 takes its
+    // own 2, leaving 6 − 2 − 2 = 2 < 3: "2 of 6", not "4 of 6".
+    let message = az2["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("losing use1-az2 (zone) takes down redis (2 of 6 instances, after 2 already down: 2 left, needs 3)"),
+        "{message}"
+    );
+    // To survive both: 3 needed in the one zone left, 3 per zone, 9 in all.
+    assert!(
+        az2["help"]
+            .as_str()
+            .unwrap()
+            .contains("ceil(3 / 1) = 3 per zone, 9 in all")
+    );
+
+    // Losing two zones leaves redis 2 < 3: frontend is down. It still runs 2
+    // of 6 instances, 2000 / 800 = 250%, but that is the scenario itself.
+    let run = on_file(
+        "advice-3b",
+        "tier.yaml",
+        tier,
+        &[
+            "what-if", "--lose", "use1-az1", "--lose", "use1-az2", "--format", "json",
+        ],
+    );
+    let out: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(out["introduced"], serde_json::json!([]), "{}", run.stdout);
+    assert_eq!(
+        out["taken_down"],
+        serde_json::json!(["headroom/frontend/instance", "overload/frontend"])
+    );
+}
+
+/// 4. DR paths not cross-checked.
+#[test]
+fn the_switchover_is_checked_against_the_dr_database_and_a_restore_needs_a_backup() {
+    let found = findings(PAYMENTS);
+    // ledger-db-dr: detect 5m + decide 15m + failover 10m = 30m > the
+    // gateway's 20m switchover: 10m without a writable DR database.
+    let dr = find(&found, "dr-path/gateway>api-dr");
+    assert_eq!(
+        dr.message().to_string(),
+        "gateway switches over to api-dr in 20m, but api-dr needs ledger-db-dr, whose recovery takes detect 5m + decide 15m + failover 10m = 30m: for 10m after the switchover api-dr has no ledger-db-dr to serve from"
+    );
+    // A restore of 25m (5m + 15m + 25m = 45m ≤ 1h) from a backup that does
+    // not exist: no RTO, and the table says so beside "no copy".
+    let sessions = r"system: s
+components:
+  sessions: {recovery: {rpo: 1h, rto: 1h, detect: 5m, decide: 15m, restore: 25m}}
+";
+    let run = check("sessions.yaml", sessions, Format::Json);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let row = &report["recovery"][0];
+    assert_eq!(row["worst_rpo_s"], serde_json::Value::Null);
+    assert_eq!(row["worst_rto_s"], serde_json::Value::Null, "{row}");
+    assert_eq!(row["restore_without_backup"], true);
+    let table = check("sessions.yaml", sessions, Format::Table).stdout;
+    assert!(table.contains("no backup (target"), "{table}");
+    assert!(!table.contains("45m ≤ 1h"), "{table}");
+    let found = findings(sessions);
+    assert!(
+        find(&found, "rto/sessions")
+            .message()
+            .to_string()
+            .contains("but it has no backup to restore from")
+    );
+}
+
+/// 5. Parts of a model silently unjudged.
+#[test]
+fn every_component_no_entrypoint_reaches_is_named() {
+    // Sock Shop as imported: front-end (the entrypoint) calls nothing the
+    // manifests name; user → user-db is the only edge. 14 − 1 = 13 unreached.
+    let mut text = String::from(
+        "system: sock-shop\nentrypoints: [front-end]\ncomponents:\n  front-end: {}\n  user: {depends_on: [user-db]}\n  user-db: {kind: datastore}\n",
+    );
+    for name in [
+        "carts",
+        "carts-db",
+        "catalogue",
+        "catalogue-db",
+        "orders",
+        "orders-db",
+        "payment",
+        "queue-master",
+        "rabbitmq",
+        "session-db",
+        "shipping",
+    ] {
+        let _ = writeln!(text, "  {name}: {{}}");
+    }
+    let found = findings(&text);
+    let unreached: Vec<&Finding> = found.iter().filter(|f| f.rule == "unreachable").collect();
+    assert_eq!(unreached.len(), 13);
+    assert!(
+        unreached
+            .iter()
+            .all(|f| f.severity == nines::analyze::Severity::Warning)
+    );
+    // The import notes, the datastores and the three manifest sets:
+    // tests/integration/import.rs (sock_shop_…, teastore_…, deathstarbench_…).
+}
+
+/// 6. `simulate` and `check` disagree without saying why.
+#[test]
+fn simulate_shows_checks_figure_and_why_it_compares_another() {
+    let checked = check("payments.yaml", PAYMENTS, Format::Json);
+    let report: serde_json::Value = serde_json::from_str(&checked.stdout).unwrap();
+    let figure = report["availability"]["gateway"]["availability"]
+        .as_f64()
+        .unwrap();
+    let run = on_file(
+        "advice-6",
+        "payments.yaml",
+        PAYMENTS,
+        &["simulate", "--trials", "20000", "--format", "json"],
+    );
+    assert_eq!(run.outcome, Outcome::Pass, "{}", run.stderr);
+    let simulated: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    // The same figure, switchover included.
+    assert_eq!(simulated["gateway"]["analytic"].as_f64(), Some(figure));
+    let switchover = simulated["gateway"]["switchover"].as_f64().unwrap();
+    assert!(switchover > 0.0);
+    let table = on_file(
+        "advice-6b",
+        "payments.yaml",
+        PAYMENTS,
+        &["simulate", "--trials", "20000"],
+    );
+    let check_table = check("payments.yaml", PAYMENTS, Format::Table).stdout;
+    let shown = check_table
+        .lines()
+        .find(|l| l.contains("gateway"))
+        .and_then(|l| l.split('┆').nth(1))
+        .map(|c| c.trim().to_owned())
+        .unwrap();
+    assert!(
+        table
+            .stdout
+            .starts_with(&format!("gateway: analytic {shown}, as `check`")),
+        "{}\n{shown}",
+        table.stdout
+    );
+    assert!(
+        table
+            .stdout
+            .contains("is switchover time to standbys, which the simulation does not draw")
+    );
+}
+
+/// 7. `what-if --set` cannot change an edge.
+#[test]
+fn what_if_sets_one_field_of_one_edge() {
+    // The hit rate drops from 99% to 95%: the shards get 9000 × 0.05 = 450
+    // instead of 9000 × 0.01 = 90 on 3 × 200 = 600 (75%); one shard lost
+    // leaves 450 / 400 = 113%.
+    let cached = r"system: s
+components:
+  redirect: {instances: 6, capacity: 2000, load: 9000, depends_on: [{target: shards, hit_rate: 99%, timeout: 50ms}]}
+  shards: {instances: 3, capacity: 200}
+";
+    let run = on_file(
+        "advice-7",
+        "cached.yaml",
+        cached,
+        &[
+            "what-if",
+            "--set",
+            "redirect.depends_on[shards].hit_rate=95%",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(run.outcome, Outcome::Fail, "{}", run.stderr);
+    let out: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let load = out["after"]["state"]["shards"]["load"].as_f64().unwrap();
+    assert!((load - 450.0).abs() < 1e-9, "{load}");
+    assert_eq!(
+        out["introduced"],
+        serde_json::json!(["headroom/shards/instance"])
+    );
+    // A typo is located in the argument, with the model's "did you mean".
+    let run = on_file(
+        "advice-7b",
+        "cached.yaml",
+        cached,
+        &[
+            "what-if",
+            "--set",
+            "redirect.depends_on[shard].hit_rate=95%",
+        ],
+    );
+    assert_eq!(run.outcome, Outcome::Invalid);
+    assert!(
+        run.stderr.contains("`redirect` has no edge to `shard`"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr.contains("did you mean `shards`?"),
+        "{}",
+        run.stderr
+    );
+}
+
+/// 8. Readability of the review.
+#[test]
+fn the_review_fits_its_page_and_its_tables_carry_information() {
+    // 19 services nothing orders, as an import without edges gives: one
+    // layer, 19 boxes side by side were 4,127 px wide.
+    let mut text = String::from("system: hotel\ncomponents:\n");
+    for i in 0..19 {
+        let _ = writeln!(text, "  service-{i:02}: {{}}");
+    }
+    let model = parse(&text).unwrap();
+    let html = nines::cli::review(
+        "hotel.yaml",
+        &text,
+        &model,
+        today(),
+        nines::cli::ReviewFormat::Html,
+    );
+    let start = html.find("<svg class=\"diagram\"").unwrap();
+    let width: f64 = html[start..]
+        .split("viewBox=\"0 0 ")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|w| w.parse().ok())
+        .unwrap();
+    assert!(width <= 1100.0, "{width}");
+    // cells: 11 retry paths, 9 of them budgeted (A = 1.1) with no storm
+    // figures: the review keeps 2 rows and counts the 9.
+    let cells =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/models/cells.yaml")).unwrap();
+    let model = parse(&cells).unwrap();
+    let markdown = nines::cli::review(
+        "cells.yaml",
+        &cells,
+        &model,
+        today(),
+        nines::cli::ReviewFormat::Markdown,
+    );
+    assert!(!markdown.contains("| - | - | - |"), "{markdown}");
+    assert!(markdown.contains("9 more path(s) left out: none amplifies more than 1.1"));
+    // One notation per figure: 9.6e-7 and 1e-6 both read +0.0001%.
+    assert_eq!(nines::human::gain(9.6e-7), nines::human::gain(1.0e-6));
+}
+
+/// Every example model and rule fixture, every rule: no help proposes a
+/// setting its component or edge already has, or a change to a managed
+/// service the team cannot make.
+#[test]
+fn no_help_names_a_setting_in_force() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let mut paths = crate::example_models();
+    let rules = std::path::Path::new(root).join("tests/fixtures/rules");
+    let mut dirs: Vec<_> = std::fs::read_dir(&rules)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    dirs.sort();
+    for dir in dirs {
+        let mut cases: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        cases.sort();
+        paths.extend(cases);
+    }
+    let (mut helps, mut wrong) = (0, Vec::new());
+    for path in &paths {
+        let text = std::fs::read_to_string(path).unwrap();
+        let Ok(model) = parse(&text) else { continue };
+        for finding in audit(&model, &text, Scenario::default(), Options::new(today())).findings {
+            if finding.help().is_none() {
+                continue;
+            }
+            helps += 1;
+            let mut bad = in_force(&model, &finding);
+            bad.extend(managed_changes(&model, &finding));
+            if !bad.is_empty() {
+                wrong.push(format!("{}: {}: {bad:?}", path.display(), finding.id()));
+            }
+        }
+    }
+    assert!(helps > 300, "{helps} helps checked");
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
