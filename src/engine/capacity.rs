@@ -119,6 +119,12 @@ pub struct Compiled {
     pub approximate: Vec<ComponentId>,
     /// The load tables, per original component.
     pub tables: Vec<Table>,
+    /// Per original component whose need is not structural, what can
+    /// relieve it: (a component upstream, the largest count of its
+    /// instances at which what it passes on changes this need); `None`
+    /// when the model is too large to work it out (every upstream
+    /// component then counts, at any count).
+    pub relievers: Vec<Option<Vec<(ComponentId, u32)>>>,
 }
 
 impl Compiled {
@@ -769,6 +775,7 @@ pub fn compile(model: &Model, cold: bool) -> Compiled {
             }
         }
         approximate.sort_unstable();
+        let relievers = vec![None; needs.len()];
         return Compiled {
             model: compiled,
             bracketed: true,
@@ -776,6 +783,7 @@ pub fn compile(model: &Model, cold: bool) -> Compiled {
             needs,
             approximate,
             tables,
+            relievers,
         };
     }
     for id in model.component_ids() {
@@ -788,6 +796,7 @@ pub fn compile(model: &Model, cold: bool) -> Compiled {
             }
         }
     }
+    let relievers = relievers(model, &needs, &tables, cold);
     Compiled {
         model: compiled,
         bracketed: false,
@@ -795,7 +804,45 @@ pub fn compile(model: &Model, cold: bool) -> Compiled {
         needs,
         approximate,
         tables,
+        relievers,
     }
+}
+
+/// Most components for which what can relieve each need is worked out
+/// (a load table of the whole model per upstream component and count).
+const MAX_RELIEF_MODEL: usize = 200;
+
+/// What can relieve each need (see [`Compiled::relievers`]).
+fn relievers(
+    model: &Model,
+    needs: &[Need],
+    tables: &[Table],
+    cold: bool,
+) -> Vec<Option<Vec<(ComponentId, u32)>>> {
+    if model.components.len() > MAX_RELIEF_MODEL {
+        return vec![None; needs.len()];
+    }
+    let cold_tables = tables_of(model, true);
+    let baseline: [&[Table]; 2] = [if cold { &cold_tables } else { tables }, &cold_tables];
+    model
+        .component_ids()
+        .map(|id| {
+            if needs[id.0] == Need::Structural {
+                return Some(Vec::new());
+            }
+            Some(
+                callers_upstream(model, id)
+                    .into_iter()
+                    .filter_map(|r| critical_count(model, &baseline, id, r).map(|n| (r, n)))
+                    .collect(),
+            )
+        })
+        .collect()
+}
+
+/// The load tables of `model`.
+fn tables_of(model: &Model, cold: bool) -> Vec<Table> {
+    tables(model, &Flow::new(model), cold).0
 }
 
 /// A component with no failures of its own and no domains or groups: it
@@ -1019,31 +1066,57 @@ fn callers_upstream(model: &Model, id: ComponentId) -> Vec<ComponentId> {
     found
 }
 
-/// A component whose need a failure could lower, for `entrypoint`: the
-/// figure counts no relief (a caller that is lost still counts its load),
-/// which is exact unless a caller whose loss does not take the entrypoint
-/// down carries enough load into a component it needs to change how many
-/// instances that component needs. Returns the first such component.
+/// Where a failure could lower the need of a component an entrypoint
+/// needs, which the figure does not count on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Relief {
+    /// The first component whose need it could lower.
+    pub component: ComponentId,
+    /// An upper bound on the probability of the states in which it can:
+    /// `Σ P(reliever has at most n instances up)` over the relievers and
+    /// the largest count `n` at which what they pass changes a need
+    /// (1 when it cannot be bounded).
+    pub probability: f64,
+}
+
+/// The relief for `entrypoint`: the figure counts none (a caller that is
+/// lost still counts its load, a shedding one passes its full strength),
+/// which is exact unless something whose loss does not take the
+/// entrypoint down can take enough load off a component it needs to
+/// change how many instances that component needs. The truth is then at
+/// most the figure plus [`Relief::probability`]: outside those states the
+/// two agree.
 #[must_use]
 pub fn relief_in(
     compiled: &Compiled,
     model: &Model,
-    flow: &Flow,
+    _flow: &Flow,
     entrypoint: ComponentId,
-) -> Option<ComponentId> {
+) -> Option<Relief> {
     let series: BTreeSet<ComponentId> = super::structure::series_members(model, entrypoint)
         .into_iter()
         .collect();
-    let mover = movers(model);
     let mut seen = BTreeSet::from([entrypoint]);
     let mut stack = vec![entrypoint];
+    let mut first = None;
+    let mut critical: std::collections::BTreeMap<ComponentId, u32> = std::collections::BTreeMap::new();
     while let Some(c) = stack.pop() {
         let original = compiled.origin[c.0];
         if original.0 < model.components.len() && compiled.needs[original.0] != Need::Structural {
-            let relievers = upstream(model, flow, original, &mover, &series);
-            if !relievers.is_empty() && relief_matters(model, flow, compiled, original, &relievers)
-            {
-                return Some(original);
+            let candidates: Vec<(ComponentId, u32)> = match &compiled.relievers[original.0] {
+                Some(list) => list.clone(),
+                None => callers_upstream(model, original)
+                    .into_iter()
+                    .map(|r| (r, model.component(r).instances))
+                    .collect(),
+            };
+            for (reliever, n) in candidates {
+                if series.contains(&reliever) {
+                    continue;
+                }
+                first.get_or_insert(original);
+                let at = critical.entry(reliever).or_insert(n);
+                *at = (*at).max(n);
             }
         }
         for edge in compiled
@@ -1060,7 +1133,88 @@ pub fn relief_in(
             }
         }
     }
-    None
+    let component = first?;
+    let probability = critical
+        .iter()
+        .map(|(&r, &n)| at_most_up(model, r, n))
+        .sum::<f64>()
+        .min(1.0);
+    Some(Relief {
+        component,
+        probability,
+    })
+}
+
+/// The largest count of `reliever`'s instances at which what it passes on
+/// (nothing below `min_healthy`, its running capacity if it sheds) changes
+/// the need of `id` in some combination of the movers, warm or cold;
+/// `None` when no count does.
+fn critical_count(
+    model: &Model,
+    baseline: &[&[Table]; 2],
+    id: ComponentId,
+    reliever: ComponentId,
+) -> Option<u32> {
+    let r = model.component(reliever);
+    let c = model.component(id);
+    let changes = |quiet: &Model| {
+        [false, true].into_iter().enumerate().any(|(i, cold)| {
+            let before = baseline[i];
+            let (after, ..) = tables(quiet, &Flow::new(quiet), cold);
+            let (b, a) = (&before[id.0], &after[id.0]);
+            b.vars != a.vars
+                || b.offered.iter().zip(&a.offered).any(|(x, y)| match (x, y) {
+                    (Some(x), Some(y)) => needed(c, *x) != needed(c, *y),
+                    _ => false,
+                })
+        })
+    };
+    // A shedding one passes less with each instance lost: the largest
+    // count that changes a need, from the top.
+    if r.load_shedding
+        && let Some(cap) = r.capacity
+    {
+        for n in (r.min_healthy..r.instances).rev().take(16) {
+            let mut quiet = model.clone();
+            if let Some(q) = &mut quiet.components[reliever.0].capacity {
+                q.per_instance = cap.per_instance * f64::from(n) / f64::from(r.instances);
+            }
+            if changes(&quiet) {
+                return Some(n);
+            }
+        }
+    }
+    let mut quiet = model.clone();
+    for edge in &mut quiet.components[reliever.0].depends_on {
+        edge.calls = 0.0;
+    }
+    changes(&quiet).then(|| r.min_healthy.saturating_sub(1))
+}
+
+/// `P(at most n of the component's instances are up)`, conditioning on
+/// the domains and groups it depends on (1 past 12 of them: no bound).
+fn at_most_up(model: &Model, id: ComponentId, n: u32) -> f64 {
+    let events = super::events::collect(model, &[id]);
+    let count = events.events.len();
+    if count > 12 || !events.folded.is_empty() {
+        return 1.0;
+    }
+    let mut leaf = events.leaves[0].clone();
+    leaf.min_healthy = n + 1;
+    leaf.pseudo = None;
+    let mut total = 0.0;
+    for mask in 0u32..1 << count {
+        let p: f64 = events
+            .events
+            .iter()
+            .enumerate()
+            .map(|(i, e)| if mask & (1 << i) != 0 { 1.0 - e.up } else { e.up })
+            .product();
+        if p > 0.0 {
+            total += p * leaf.failing(|e| mask & (1 << e) != 0, &[]);
+        }
+    }
+    total.clamp(0.0, 1.0)
 }
 
 /// Whether the load into a component with capacity figures reached by
@@ -1131,40 +1285,4 @@ fn upstream(
     }
     let _ = model;
     found
-}
-
-/// Whether losing every one of `relievers` (they then call nothing)
-/// takes enough load off `id` to change its need in some combination of
-/// the movers, warm and cold.
-fn relief_matters(
-    model: &Model,
-    _flow: &Flow,
-    compiled: &Compiled,
-    id: ComponentId,
-    relievers: &[ComponentId],
-) -> bool {
-    let mut quiet = model.clone();
-    for &r in relievers {
-        for edge in &mut quiet.components[r.0].depends_on {
-            edge.calls = 0.0;
-        }
-    }
-    let flow = Flow::new(&quiet);
-    let c = model.component(id);
-    for cold in [false, true] {
-        let (before, ..) = tables(model, &Flow::new(model), cold);
-        let (after, ..) = tables(&quiet, &flow, cold);
-        let (b, a) = (&before[id.0], &after[id.0]);
-        if b.vars != a.vars {
-            return true;
-        }
-        if b.offered.iter().zip(&a.offered).any(|(x, y)| match (x, y) {
-            (Some(x), Some(y)) => needed(c, *x) != needed(c, *y),
-            _ => false,
-        }) {
-            return true;
-        }
-    }
-    let _ = compiled;
-    false
 }

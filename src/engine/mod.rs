@@ -168,10 +168,22 @@ fn capacity_figure(
         a.method = Method::Bounded;
         a.upper = s.upper.max(a.lower);
         a.unavailability_lower = s.unavailability_lower.min(a.unavailability_upper);
-        let why = if let Some(c) = relief {
+        // Outside the states where something can relieve it, the figure is
+        // the truth: the truth is at most the figure plus their weight.
+        if let Some(relief) = &relief
+            && !reaches_any(&compiled.model, entrypoint, &compiled.approximate, &compiled.origin)
+        {
+            a.upper = a.upper.min((a.lower + relief.probability).min(1.0)).max(a.lower);
+            a.unavailability_lower = a
+                .unavailability_lower
+                .max((a.unavailability_upper - relief.probability).max(0.0))
+                .min(a.unavailability_upper);
+        }
+        let why = if let Some(relief) = &relief {
             format!(
-                "a failure that does not take this entrypoint down can take enough load off {} to change how many of its instances it needs, which the figure does not count on: the capacity-blind figure above",
-                model.component(c).name
+                "a failure that does not take this entrypoint down can take enough load off {} to change how many of its instances it needs, which the figure does not count on: the truth is at most {} more",
+                model.component(relief.component).name,
+                crate::human::probability(relief.probability)
             )
         } else if compiled.bracketed {
             format!(
