@@ -5,8 +5,8 @@
 //! MEF export (so it sits below both, importing nothing of the crate):
 //!
 //! - [`terminal`]: control characters (escape sequences, OSC 52 clipboard
-//!   writes, OSC 8 links, screen clears) and bidirectional overrides shown
-//!   as `\u{1b}`;
+//!   writes, OSC 8 links, screen clears), bidirectional overrides and other
+//!   invisible format characters shown as `\u{1b}`;
 //! - [`markdown`] and [`markdown_cell`]: inline GitHub-flavoured Markdown
 //!   that cannot open HTML, links, images, entities, math or a new block,
 //!   nor break out of a code span or a table row;
@@ -19,11 +19,37 @@
 use std::borrow::Cow;
 use std::fmt::Write as _;
 
-/// Whether `c` must not reach a terminal as is: C0 and C1 controls, DEL,
-/// and the bidirectional overrides and isolates that reorder what is shown
-/// ("Trojan Source").
+/// Whether `c` must not reach a terminal, a comment or a report as is: C0
+/// and C1 controls, DEL, and the [invisible](is_invisible) format
+/// characters.
 pub fn is_unsafe_char(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+    c.is_control() || is_invisible(c)
+}
+
+/// Whether `c` is a format character that shows nothing or changes how the
+/// text around it is shown: the bidirectional overrides, embeddings,
+/// isolates and marks that reorder what a reviewer reads ("Trojan Source":
+/// U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C), zero-width
+/// spaces and joiners (U+200B–U+200D, U+2060–U+2064, U+FEFF), the line and
+/// paragraph separators some editors break lines at (U+2028, U+2029), the
+/// soft hyphen, the Mongolian vowel separator, the deprecated format
+/// controls (U+206A–U+206F), the interlinear annotation characters
+/// (U+FFF9–U+FFFB) and the tag characters (U+E0000–U+E007F). Variation
+/// selectors are left alone: they only pick how an emoji is drawn.
+pub fn is_invisible(c: char) -> bool {
+    matches!(
+        c,
+        '\u{ad}'
+            | '\u{61c}'
+            | '\u{180e}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{206f}'
+            | '\u{feff}'
+            | '\u{fff9}'..='\u{fffb}'
+            | '\u{e0000}'..='\u{e007f}'
+    )
 }
 
 /// `text` with every control character written as `\u{…}`, safe to print
@@ -62,6 +88,28 @@ fn push_visible(out: &mut String, c: char) {
     } else {
         out.push(c);
     }
+}
+
+/// Text for a SARIF plain-text message (SARIF 2.1.0 §3.11.6): `[` and `]`
+/// written `\[` and `\]`, so `[click](https://…)` cannot become an
+/// embedded link, and a `\` before `\`, `[` or `]` doubled, so the user's
+/// own `\[` reads back as written. Other text is left as is (JSON string
+/// escaping does the rest).
+pub fn sarif(text: &str) -> Cow<'_, str> {
+    if !text.contains(['[', ']', '\\']) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '[' | ']' => out.push('\\'),
+            '\\' if matches!(chars.peek(), Some('\\' | '[' | ']')) => out.push('\\'),
+            _ => {}
+        }
+        out.push(c);
+    }
+    Cow::Owned(out)
 }
 
 /// At most `max` characters of `text`; a cut text ends with `…` (counted in
@@ -336,8 +384,28 @@ mod tests {
             "a\\u{1b}]52;c;aGk=\\u{7}b"
         );
         assert_eq!(terminal("\u{202e}gpj.exe"), "\\u{202e}gpj.exe");
+        // Zero-width and other invisible characters, a line separator.
+        assert_eq!(
+            terminal("a\u{200b}b\u{2028}c\u{feff}\u{e0041}"),
+            "a\\u{200b}b\\u{2028}c\\u{feff}\\u{e0041}"
+        );
+        // An emoji's variation selector is drawn, not hidden.
+        assert_eq!(terminal("\u{2714}\u{fe0f}"), "\u{2714}\u{fe0f}");
         assert_eq!(terminal("plain é"), "plain é");
         assert_eq!(terminal_lines("a\nb\u{9b}"), "a\nb\\u{9b}");
+    }
+
+    #[test]
+    fn sarif_text_holds_no_embedded_link() {
+        assert_eq!(
+            sarif("[click](https://evil.example)"),
+            "\\[click\\](https://evil.example)"
+        );
+        // The user's `\[` stays a backslash and a bracket once read:
+        // `\\` is a backslash, `\[` a bracket.
+        assert_eq!(sarif("a\\[b"), "a\\\\\\[b");
+        assert_eq!(sarif("C:\\x"), "C:\\x");
+        assert_eq!(sarif("placement: [az-a]"), "placement: \\[az-a\\]");
     }
 
     #[test]

@@ -7,6 +7,10 @@
 
 use std::fmt::Write as _;
 
+mod inputs;
+
+pub use inputs::{merge_inputs, one_base_manifests, one_base_traces, retry_chain};
+
 /// A small, fast, seedable generator (`SplitMix64`); statistical quality is
 /// irrelevant here, reproducibility is not.
 struct SplitMix(u64);

@@ -10,7 +10,7 @@ use clap::Args;
 use super::{CliError, Outcome, Terminal, input};
 use crate::import::service_graph::Graph;
 use crate::import::{self, Source, TraceFailure, TraceOptions};
-use crate::render::diagnostics;
+use crate::render::{diagnostics, escape};
 
 /// Arguments of `nines import traces`.
 #[derive(Debug, Clone, Args)]
@@ -154,7 +154,14 @@ fn notes_text(notes: &[import::Note], sources: &[Source]) -> String {
             let (line, column) = origin.span.line_column(&source.text);
             format!("{}:{line}:{column}: ", source.name)
         });
-        let _ = writeln!(out, "note: {at}{}", note.message);
+        // Service names come from whoever writes to the tracing backend:
+        // escaped, as every trace-derived text that reaches the terminal.
+        let _ = writeln!(
+            out,
+            "note: {}{}",
+            escape::terminal(&at),
+            escape::terminal(&note.message)
+        );
     }
     out
 }
@@ -175,7 +182,7 @@ pub(super) fn run(args: &TracesArgs, terminal: &mut Terminal) -> Result<Outcome,
         .err
         .write_all(notes_text(&imported.notes, &sources).as_bytes());
     let Some(path) = &args.merge else {
-        let _ = writeln!(terminal.err, "{}", imported.summary);
+        let _ = writeln!(terminal.err, "{}", escape::terminal(&imported.summary));
         let inputs: Vec<&str> = args.files.iter().map(String::as_str).collect();
         input::write_output(args.output.as_deref(), &imported.model, &inputs, terminal)?;
         return Ok(Outcome::Pass);
@@ -183,22 +190,34 @@ pub(super) fn run(args: &TracesArgs, terminal: &mut Terminal) -> Result<Outcome,
     let (model, _) = super::read_model(path, terminal)?;
     match import::merge::merge(&model.text, &imported.graph, factor) {
         Ok(merged) => {
-            let _ = writeln!(terminal.err, "{}", imported.summary);
-            let _ = write!(terminal.err, "{}", merged.changes);
+            let _ = writeln!(terminal.err, "{}", escape::terminal(&imported.summary));
+            let changes = merged.changes.to_string();
+            let _ = write!(terminal.err, "{}", escape::terminal_lines(&changes));
             let mut inputs: Vec<&str> = args.files.iter().map(String::as_str).collect();
             inputs.push(path);
             input::write_output(args.output.as_deref(), &merged.model, &inputs, terminal)?;
             Ok(Outcome::Pass)
         }
-        Err((text, problems)) => Err(CliError::diagnostics_then(
-            diagnostics::render(
-                &format!("{} (merged)", model.name),
-                &text,
-                &problems,
-                terminal.width,
-                terminal.color_err,
-            ),
-            "the merged model would not be valid; nothing was written",
-        )),
+        Err(refusal) => {
+            let (problems, closing) = match &refusal {
+                import::merge::Refusal::Invalid(problems) => {
+                    (problems, "the model is not valid; nothing was written")
+                }
+                import::merge::Refusal::Unsafe(problems) => (
+                    problems,
+                    "the merge would not keep the model as written; nothing was written",
+                ),
+            };
+            Err(CliError::diagnostics_then(
+                diagnostics::render_problems(
+                    &model.name,
+                    &model.text,
+                    problems,
+                    terminal.width,
+                    terminal.color_err,
+                ),
+                closing,
+            ))
+        }
     }
 }

@@ -3,7 +3,7 @@
 //! can say where each line comes from. The rules are those of
 //! `docs/import.md`; nothing is guessed beyond them.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use super::address::{self, Address, Form};
 use super::k8s::{Amount, EnvValue, Manifests, Replicas, Service, Storage, Workload, WorkloadKind};
@@ -222,6 +222,46 @@ pub fn sanitize(name: &str) -> String {
     }
 }
 
+/// Names already given, and for each base the next suffix to try: giving
+/// `-2`, `-3` … to names that share a base takes one step each, not a count
+/// from 2 every time (10,000 traced names with one base compared 50 million
+/// candidates).
+#[derive(Debug, Default)]
+pub(crate) struct Taken {
+    names: HashSet<String>,
+    next: HashMap<String, u64>,
+}
+
+impl Taken {
+    /// The names already taken.
+    pub(crate) fn new(names: impl IntoIterator<Item = String>) -> Self {
+        Self {
+            names: names.into_iter().collect(),
+            next: HashMap::new(),
+        }
+    }
+
+    /// `base`, or `base-N` with the smallest `N` from 2 not taken, and takes
+    /// it. A failed try is a name `base-N` taken before: each taken name
+    /// fails at most one try (its base and `N` are its own), so the tries
+    /// of all claims are linear in the names.
+    pub(crate) fn claim(&mut self, base: String) -> String {
+        if !self.names.contains(&base) {
+            self.names.insert(base.clone());
+            return base;
+        }
+        let n = self.next.entry(base.clone()).or_insert(2);
+        let mut name = format!("{base}-{n}");
+        while self.names.contains(&name) {
+            *n += 1;
+            name = format!("{base}-{n}");
+        }
+        *n += 1;
+        self.names.insert(name.clone());
+        name
+    }
+}
+
 /// Component names, by workload index: the sanitized `metadata.name`; names
 /// shared by several workloads get `-<kind>` when their kinds differ and
 /// `.<namespace>` when their namespaces do; a name still taken (by a
@@ -251,20 +291,8 @@ fn component_names(workloads: &[Workload], zones: &[String]) -> Vec<String> {
             names[i] = name;
         }
     }
-    let mut taken: BTreeSet<String> = zones.iter().cloned().collect();
-    taken.insert("instance".to_owned());
-    for name in &mut names {
-        if taken.contains(name.as_str()) {
-            let base = name.clone();
-            let mut n = 2;
-            while taken.contains(&format!("{base}-{n}")) {
-                n += 1;
-            }
-            *name = format!("{base}-{n}");
-        }
-        taken.insert(name.clone());
-    }
-    names
+    let mut taken = Taken::new(zones.iter().cloned().chain(["instance".to_owned()]));
+    names.into_iter().map(|name| taken.claim(name)).collect()
 }
 
 /// Whether two namespaces can be the same: equal, or one not written (a

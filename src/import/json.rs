@@ -5,6 +5,8 @@
 //! and column, and its nesting limit of 128 bounds the walk below); the walk
 //! then only records where each value is.
 
+use std::collections::HashSet;
+
 use super::super::model::span::Span;
 
 /// A JSON value with where it is written.
@@ -59,10 +61,13 @@ impl Json {
 /// A syntax error: message and where.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyntaxError {
-    /// What `serde_json` says.
+    /// What `serde_json` says, or the key written twice.
     pub message: String,
     /// The point it is about.
     pub span: Span,
+    /// Whether it is a key written twice in one object (`message` is the
+    /// key), which `serde_json` accepts.
+    pub duplicate: bool,
 }
 
 /// Parses JSON text.
@@ -70,18 +75,41 @@ pub struct SyntaxError {
 /// # Errors
 /// The first syntax error, located.
 pub fn parse(text: &str) -> Result<Json, SyntaxError> {
-    if let Err(err) = serde_json::from_str::<serde_json::Value>(text) {
-        let span = at_line_column(text, err.line(), err.column()).widen_to_token(text);
+    // A byte-order mark is not JSON, but editors on Windows write one: it is
+    // skipped, and spans still count it.
+    let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let body = &text[bom..];
+    if let Err(err) = serde_json::from_str::<serde::de::IgnoredAny>(body) {
+        let at = at_line_column(body, err.line(), err.column());
+        let span = Span::new(at.offset + bom, 0).widen_to_token(text);
         let message = err.to_string();
         // serde_json appends " at line L column C"; the span says it.
         let message = message
             .rsplit_once(" at line ")
             .map_or(message.as_str(), |(m, _)| m)
             .to_owned();
-        return Err(SyntaxError { message, span });
+        return Err(SyntaxError {
+            message,
+            span,
+            duplicate: false,
+        });
     }
-    let mut walk = Walk { text, at: 0 };
-    Ok(walk.value())
+    let mut walk = Walk {
+        text,
+        at: bom,
+        twice: None,
+    };
+    let root = walk.value();
+    match walk.twice {
+        // serde_json keeps the last of two equal keys, `get` would take the
+        // first: neither is what the file means, so it is refused.
+        Some((key, span)) => Err(SyntaxError {
+            message: key,
+            span,
+            duplicate: true,
+        }),
+        None => Ok(root),
+    }
 }
 
 /// The point at `serde_json`'s 1-based line and column: JSON ends lines at
@@ -109,6 +137,8 @@ fn at_line_column(text: &str, line: usize, column: usize) -> Span {
 struct Walk<'a> {
     text: &'a str,
     at: usize,
+    /// The first key written twice in one object, and where.
+    twice: Option<(String, Span)>,
 }
 
 impl Walk<'_> {
@@ -132,6 +162,7 @@ impl Walk<'_> {
             b'{' => {
                 self.at += 1;
                 let mut members = Vec::new();
+                let mut keys: HashSet<String> = HashSet::new();
                 loop {
                     self.blank();
                     match self.peek() {
@@ -144,6 +175,9 @@ impl Walk<'_> {
                             let key_start = self.at;
                             let key = self.string();
                             let key_span = Span::new(key_start, self.at - key_start);
+                            if self.twice.is_none() && !keys.insert(key.clone()) {
+                                self.twice = Some((key.clone(), key_span));
+                            }
                             self.blank();
                             self.at += 1; // ':'
                             let value = self.value();

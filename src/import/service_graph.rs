@@ -3,10 +3,10 @@
 //! lines and comments. [`Graph`] is also what `--merge` and `check
 //! --observed` compare a model with.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 
-use super::draft::{is_database_image, sanitize};
+use super::draft::{Taken, is_database_image, sanitize};
 use super::traces::Observed;
 use super::writer::{line, preamble, scalar, wrapped};
 
@@ -19,6 +19,10 @@ pub struct Graph {
     pub window: f64,
     /// The window as the user wrote it (`1h`).
     pub window_text: String,
+    /// The component name of each traced name that differs from it, so
+    /// [`Graph::find`] takes one step (a scan per component made merge and
+    /// drift quadratic).
+    traced: HashMap<String, String>,
 }
 
 /// One service of the traces.
@@ -102,10 +106,16 @@ impl Graph {
                 );
             }
         }
+        let traced = services
+            .iter()
+            .filter(|(name, s)| s.traced != **name)
+            .map(|(name, s)| (s.traced.clone(), name.clone()))
+            .collect();
         Self {
             services,
             window,
             window_text: window_text.to_owned(),
+            traced,
         }
     }
 
@@ -123,10 +133,7 @@ impl Graph {
         if self.services.contains_key(name) {
             return self.services.get_key_value(name).map(|(k, _)| k.as_str());
         }
-        self.services
-            .iter()
-            .find(|(_, s)| s.traced == name)
-            .map(|(k, _)| k.as_str())
+        self.traced.get(name).map(String::as_str)
     }
 
     /// Number of call edges.
@@ -139,20 +146,11 @@ impl Graph {
 /// rule; a name taken (by another service, or the reserved `instance`) gets
 /// `-2`, `-3` … in sorted order of the traced names.
 fn names<'a>(traced: &BTreeSet<&'a str>) -> BTreeMap<&'a str, String> {
-    let mut taken: BTreeSet<String> = BTreeSet::from(["instance".to_owned()]);
-    let mut out = BTreeMap::new();
-    for raw in traced {
-        let base = sanitize(raw);
-        let mut name = base.clone();
-        let mut n = 2;
-        while taken.contains(&name) {
-            name = format!("{base}-{n}");
-            n += 1;
-        }
-        taken.insert(name.clone());
-        out.insert(*raw, name);
-    }
-    out
+    let mut taken = Taken::new(["instance".to_owned()]);
+    traced
+        .iter()
+        .map(|raw| (*raw, taken.claim(sanitize(raw))))
+        .collect()
 }
 
 /// A rate or ratio as the model writes it: whole numbers as they are, others
@@ -271,58 +269,82 @@ pub fn write(graph: &Graph, header: &Header) -> String {
         if index > 0 {
             out.push('\n');
         }
-        component_text(&mut out, graph, name, service);
+        component_text(&mut out, graph, (name, service), Indent::IMPORT, &|n| {
+            n.to_owned()
+        });
     }
     out
 }
 
-/// One component's lines, at the indentation of a model's components.
-pub(super) fn component_text(out: &mut String, graph: &Graph, name: &str, service: &Service) {
+/// Where a component's lines start and how much deeper each level goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Indent {
+    /// The column of the component's name.
+    pub key: usize,
+    /// The columns one level of the block adds.
+    pub step: usize,
+}
+
+impl Indent {
+    /// What `import traces` writes: names at 2, two more per level.
+    pub const IMPORT: Indent = Indent { key: 2, step: 2 };
+}
+
+/// One component's lines: `name` as the model names it, the service it
+/// is, at `indent`; `component` names a callee as the model does.
+pub(super) fn component_text(
+    out: &mut String,
+    graph: &Graph,
+    (name, service): (&str, &Service),
+    indent: Indent,
+    component: &dyn Fn(&str) -> String,
+) {
     let from = if service.traced == name {
         String::new()
     } else {
         format!("`{}` in the traces", service.traced)
     };
-    line(out, 2, &format!("{}:", scalar(name)), &from);
+    let (key, inner) = (indent.key, indent.key + indent.step);
+    line(out, key, &format!("{}:", scalar(name)), &from);
     let datastore = is_database_image(name) || is_database_image(&service.traced);
     if datastore {
         line(
             out,
-            4,
+            inner,
             "kind: datastore",
             "the name of a well-known database",
         );
     } else {
-        line(out, 4, "kind: service", "");
+        line(out, inner, "kind: service", "");
     }
     line(
         out,
-        4,
+        inner,
         "# instances: N",
         "fill in: traces do not count instances",
     );
     line(
         out,
-        4,
+        inner,
         "# availability: 99.9%",
         "fill in: availability of one instance",
     );
     line(
         out,
-        4,
+        inner,
         "# capacity: N",
         "fill in: what one instance can carry",
     );
     match service.load(graph.window) {
         Some(rate) => line(
             out,
-            4,
+            inner,
             &format!("# load: {}", number(rate)),
             &load_reason(service, graph),
         ),
         None => line(
             out,
-            4,
+            inner,
             "# load: N",
             "fill in: nothing in the traces calls it, so its request rate is not in them",
         ),
@@ -330,7 +352,7 @@ pub(super) fn component_text(out: &mut String, graph: &Graph, name: &str, servic
     if datastore {
         line(
             out,
-            4,
+            inner,
             "# recovery: {rto: 1h, rpo: 5m}",
             "fill in: recovery targets",
         );
@@ -338,13 +360,31 @@ pub(super) fn component_text(out: &mut String, graph: &Graph, name: &str, servic
     if service.calls.is_empty() {
         return;
     }
-    line(out, 4, "depends_on:", "");
+    line(out, inner, "depends_on:", "");
     for (target, call) in &service.calls {
-        let entry = match call.per_request {
-            Some(per) => format!("  - {{target: {}, calls: {}}}", scalar(target), number(per)),
-            None => format!("  - {}", scalar(target)),
-        };
-        line(out, 4, &entry, &call_reason(name, call, graph));
+        let entry = format!("- {}", edge_entry(&component(target), call, false));
+        line(
+            out,
+            inner + indent.step,
+            &entry,
+            &call_reason(name, call, graph),
+        );
+    }
+}
+
+/// A `depends_on` entry for a measured call to `target`: its name, or
+/// `{target: …, calls: N}` when the calls per request are known; in JSON
+/// when `json`.
+pub(super) fn edge_entry(target: &str, call: &Call, json: bool) -> String {
+    let name = if json {
+        serde_json::Value::from(target).to_string()
+    } else {
+        scalar(target)
+    };
+    match (call.per_request, json) {
+        (Some(per), false) => format!("{{target: {name}, calls: {}}}", number(per)),
+        (Some(per), true) => format!("{{\"target\": {name}, \"calls\": {}}}", number(per)),
+        (None, _) => name,
     }
 }
 

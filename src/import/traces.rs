@@ -21,6 +21,7 @@ mod exposition;
 use super::json::{self, Json, JsonValue};
 use super::{Note, Origin, Source};
 use crate::model::Problem;
+use crate::model::error::printable;
 use crate::model::span::Span;
 use exposition::{classify, parse_sample};
 
@@ -124,14 +125,51 @@ pub fn read(sources: &[Source], notes: &mut Vec<Note>) -> Result<Observed, Vec<(
     if !problems.is_empty() {
         return Err(problems);
     }
-    let mut buckets: BTreeMap<(String, String), Vec<(f64, f64)>> = BTreeMap::new();
+    let sums = add_up(&mut observed, samples, notes);
+    problems.extend(sums);
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    observed.links.retain(|_, link| link.calls > 0.0);
+    Ok(observed)
+}
+
+/// The largest sum of counts read: a rate over any window (at least 1 ms)
+/// and a count of calls per request stay finite numbers a model can hold.
+/// Inputs that add up to more (each edge twice at 1e308) are refused where
+/// the sum overflows instead of writing `calls: inf`.
+pub const MAX_SUM: f64 = 1e300;
+
+fn over(origin: Origin, what: &str, sum: f64, problems: &mut Vec<(usize, Problem)>) {
+    problems.push((origin.source, Problem::trace_sum(origin.span, what, sum)));
+}
+
+/// An edge as the traces name it: `(caller, callee)`.
+type Key = (String, String);
+
+/// Latency bucket samples of each edge: `(bound, count, where)`.
+type Buckets = BTreeMap<Key, Vec<(f64, f64, Origin)>>;
+
+/// Adds the samples up into the links (calls of a service to itself left
+/// out with a note); the problems of sums over [`MAX_SUM`], located at the
+/// sample that passed it, once per sum.
+fn add_up(
+    observed: &mut Observed,
+    samples: Vec<(usize, Sample)>,
+    notes: &mut Vec<Note>,
+) -> Vec<(usize, Problem)> {
+    let mut problems = Vec::new();
+    let mut buckets = Buckets::new();
+    // Where each edge was last read, to locate a sum that involves it.
+    let mut last: BTreeMap<Key, Origin> = BTreeMap::new();
     for (source, sample) in samples {
+        let origin = Origin {
+            source,
+            span: sample.span,
+        };
         if sample.parent == sample.child {
             notes.push(Note {
-                origin: Some(Origin {
-                    source,
-                    span: sample.span,
-                }),
+                origin: Some(origin),
                 message: format!(
                     "`{}` calls itself; a component cannot depend on itself, so this edge is left out",
                     sample.parent
@@ -140,29 +178,89 @@ pub fn read(sources: &[Source], notes: &mut Vec<Note>) -> Result<Observed, Vec<(
             continue;
         }
         let key = (sample.parent, sample.child);
-        match sample.measure {
-            Measure::Calls(n) => observed.links.entry(key).or_default().calls += n,
-            Measure::Errors(n) => {
-                let link = observed.links.entry(key).or_default();
-                link.errors = Some(link.errors.unwrap_or(0.0) + n);
-            }
+        last.insert(key.clone(), origin);
+        let link = observed.links.entry(key.clone()).or_default();
+        let (sum, n, what) = match sample.measure {
+            Measure::Calls(n) => (&mut link.calls, n, "calls"),
+            Measure::Errors(n) => (link.errors.get_or_insert(0.0), n, "failed calls"),
             Measure::Bucket(le, n) => {
-                let list = buckets.entry(key).or_default();
-                match list.iter_mut().find(|(b, _)| b.total_cmp(&le).is_eq()) {
-                    Some(entry) => entry.1 += n,
-                    None => list.push((le, n)),
-                }
+                buckets.entry(key).or_default().push((le, n, origin));
+                continue;
             }
+        };
+        let was = *sum;
+        *sum += n;
+        if was <= MAX_SUM && *sum > MAX_SUM {
+            let what = format!("the {what} of {}", shown(&key));
+            over(origin, &what, *sum, &mut problems);
         }
     }
+    merge_buckets(observed, buckets, &mut problems);
+    if problems.is_empty() {
+        per_request(observed, &last, &mut problems);
+    }
+    problems.sort_by_key(|(source, p)| (*source, p.span.offset));
+    problems
+}
+
+/// `` `a` → `b` ``, for messages.
+fn shown(key: &Key) -> String {
+    format!("`{}` → `{}`", printable(&key.0), printable(&key.1))
+}
+
+/// The buckets of each edge sorted by bound, the counts of one bound
+/// added: a sort, where looking each bound up in the list was quadratic in
+/// the bounds.
+fn merge_buckets(observed: &mut Observed, buckets: Buckets, problems: &mut Vec<(usize, Problem)>) {
     for (key, mut list) in buckets {
         list.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut merged: Vec<(f64, f64)> = Vec::new();
+        for (le, n, origin) in list {
+            match merged.last_mut() {
+                Some(entry) if entry.0.total_cmp(&le).is_eq() => {
+                    let was = entry.1;
+                    entry.1 += n;
+                    if was <= MAX_SUM && entry.1 > MAX_SUM {
+                        let what = format!("the latency bucket `le=\"{le}\"` of {}", shown(&key));
+                        over(origin, &what, entry.1, problems);
+                    }
+                }
+                _ => merged.push((le, n)),
+            }
+        }
         if let Some(link) = observed.links.get_mut(&key) {
-            link.buckets = list;
+            link.buckets = merged;
         }
     }
-    observed.links.retain(|_, link| link.calls > 0.0);
-    Ok(observed)
+}
+
+/// What each service received, as the graph adds it up, and the calls per
+/// request that follow from it: over [`MAX_SUM`], or not a finite number,
+/// a problem at the edge's last sample.
+fn per_request(
+    observed: &Observed,
+    last: &BTreeMap<Key, Origin>,
+    problems: &mut Vec<(usize, Problem)>,
+) {
+    let mut received: BTreeMap<&str, f64> = BTreeMap::new();
+    for (key, link) in &observed.links {
+        let sum = received.entry(key.1.as_str()).or_default();
+        let was = *sum;
+        *sum += link.calls;
+        if was <= MAX_SUM && *sum > MAX_SUM {
+            let what = format!("the calls `{}` receives", printable(&key.1));
+            over(last[key], &what, *sum, problems);
+        }
+    }
+    for (key, link) in &observed.links {
+        let own = received.get(key.0.as_str()).copied().unwrap_or(0.0);
+        if own > 0.0 && !(link.calls / own).is_finite() {
+            problems.push((
+                last[key].source,
+                Problem::trace_per_request(last[key].span, &key.0, &key.1, link.calls, own),
+            ));
+        }
+    }
 }
 
 /// One measured number about one edge.
@@ -196,6 +294,11 @@ impl Reader {
         }
         let root = match json::parse(text) {
             Ok(root) => root,
+            Err(err) if err.duplicate => {
+                self.problems
+                    .push(Problem::trace_duplicate_key(err.span, &err.message));
+                return None;
+            }
             Err(err) => {
                 self.problems
                     .push(Problem::trace_json(err.span, &err.message));

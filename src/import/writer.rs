@@ -268,11 +268,15 @@ fn is_printable(c: char) -> bool {
 }
 
 /// Text made safe for a YAML comment: one line, only characters YAML
-/// allows (line breaks, controls and non-characters are escaped).
+/// allows (line breaks, controls and non-characters are escaped), and none
+/// that hides or reorders text in review (bidirectional overrides,
+/// zero-width characters: [`crate::escape::is_invisible`]), escaped as a
+/// terminal shows them (`\u{202e}`). Names in traces and manifests are
+/// written by whoever deploys a service.
 pub(super) fn comment(text: &str) -> String {
     let mut out = String::new();
     for c in text.chars() {
-        if is_printable(c) {
+        if is_printable(c) && !crate::escape::is_invisible(c) {
             out.push(c);
         } else {
             let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
@@ -292,7 +296,10 @@ pub(super) fn scalar(text: &str) -> String {
         match c {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
-            c if is_printable(c) => out.push(c),
+            c if is_printable(c) && !crate::escape::is_invisible(c) => out.push(c),
+            c if u32::from(c) > 0xffff => {
+                let _ = write!(out, "\\U{:08x}", u32::from(c));
+            }
             c => {
                 let _ = write!(out, "\\u{:04x}", u32::from(c));
             }
@@ -313,6 +320,11 @@ mod tests {
             "a\\u{a}b\\u{d}\\u{feff}c\\u{ffff}"
         );
         assert_eq!(comment("é ✓"), "é ✓");
+        // Trojan Source: an override that would reorder the line in review.
+        assert_eq!(
+            comment("web\u{202e}\u{2066}x\u{200b}"),
+            "web\\u{202e}\\u{2066}x\\u{200b}"
+        );
     }
 
     #[test]
@@ -321,6 +333,9 @@ mod tests {
         assert_eq!(scalar("null"), "\"null\"");
         assert_eq!(scalar("my shop"), "\"my shop\"");
         assert_eq!(scalar("a\"b"), "\"a\\\"b\"");
+        // YAML escapes: the value reads back the same, the file shows no
+        // hidden character.
+        assert_eq!(scalar("a\u{202e}b\u{e0041}"), "\"a\\u202eb\\U000e0041\"");
     }
 
     #[test]

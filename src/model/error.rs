@@ -843,6 +843,20 @@ impl Problem {
         .help("save the response body as it is (`curl -s URL > deps.json`); check that every `[`, `{` and quote is closed")
     }
 
+    /// A key written twice in one JSON object of a dependency list.
+    pub fn trace_duplicate_key(span: Span, key: &str) -> Self {
+        Self::new(
+            "import::json",
+            format!(
+                "the key \"{}\" is written twice in one object",
+                printable(key)
+            ),
+            span,
+            "the second time",
+        )
+        .help("which of the two values is meant cannot be told: save the response of the tracing backend unchanged, or remove one")
+    }
+
     /// A value of a dependency list with the wrong type or range; `path` is
     /// its JSON path (`data[3].callCount`).
     pub fn trace_value(span: Span, path: &str, expected: &str, found: &str) -> Self {
@@ -878,6 +892,95 @@ impl Problem {
         .help("give a Jaeger `/api/dependencies` or Zipkin `/api/v2/dependencies` response, a Prometheus query result (`/api/v1/query`, resultType vector) or the text exposition of `traces_service_graph_request_total`")
     }
 
+    /// Counts that add up past what nines counts (`what`: "the calls of
+    /// `a` → `b`"), at the sample that passed it.
+    pub fn trace_sum(span: Span, what: &str, sum: f64) -> Self {
+        Self::new(
+            "import::trace-overflow",
+            format!(
+                "{what} add up to {} over the inputs, more than the 10³⁰⁰ nines adds up",
+                crate::human::amount(sum)
+            ),
+            span,
+            "the sum passes 10³⁰⁰ here",
+        )
+        .help("a count is the calls of one window: check the query (a counter since the process started, summed over years, or the same series given twice), or give fewer inputs")
+    }
+
+    /// Calls per request that no number can hold: `calls` of `caller` →
+    /// `target` against the `received` requests of the caller.
+    pub fn trace_per_request(
+        span: Span,
+        caller: &str,
+        target: &str,
+        calls: f64,
+        received: f64,
+    ) -> Self {
+        Self::new(
+            "import::trace-overflow",
+            format!(
+                "`{}` calls `{}` {} times over the window but receives {} requests: the calls per request are more than a number holds",
+                printable(caller),
+                printable(target),
+                crate::human::amount(calls),
+                crate::human::amount(received)
+            ),
+            span,
+            "these calls",
+        )
+        .help("the counts of one input are of one window: check that the inputs cover the same window, and that none is scaled")
+    }
+
+    /// The merged text would change or remove a value of the model (`how`:
+    /// "removed", "written as …"), at the value.
+    pub fn merge_changes(span: Span, path: &str, how: &str) -> Self {
+        Self::new(
+            "import::merge",
+            format!("merging would change `{path}` of this model ({how}): nothing was written"),
+            span,
+            "this value",
+        )
+        .help(MERGE_BUG)
+    }
+
+    /// The merged text would hold something the merge does not list.
+    pub fn merge_adds(span: Span, path: &str) -> Self {
+        Self::new(
+            "import::merge",
+            format!(
+                "merging would add `{path}`, which the merge does not list: nothing was written"
+            ),
+            span,
+            "written here",
+        )
+        .help(MERGE_BUG)
+    }
+
+    /// The merged model would lack an addition the summary lists.
+    pub fn merge_misses(span: Span, what: &str) -> Self {
+        Self::new(
+            "import::merge",
+            format!(
+                "the merged model would lack {what}, which the merge adds: nothing was written"
+            ),
+            span,
+            "here",
+        )
+        .help(MERGE_BUG)
+    }
+
+    /// The merged text would not be a valid model (`why`: its first
+    /// problem), at the place of the model text it comes from.
+    pub fn merge_invalid(span: Span, why: &str) -> Self {
+        Self::new(
+            "import::merge",
+            format!("the merged text would not be a valid model ({why}): nothing was written"),
+            span,
+            "written here",
+        )
+        .help(MERGE_BUG)
+    }
+
     /// A line of Prometheus text exposition that cannot be read.
     pub fn exposition_line(span: Span, why: &str) -> Self {
         Self::new(
@@ -889,6 +992,9 @@ impl Problem {
         .help("a sample is `name{label=\"value\",…} value [timestamp]`, as `/metrics` serves it")
     }
 }
+
+/// What to do when a merge would not keep the model as written.
+const MERGE_BUG: &str = "the merge checks its result before writing it, and this one failed: a bug of nines; please report it with the model. `nines import traces FILE` writes what the traces show as a model to copy from";
 
 /// The closest candidate by edit distance, when close enough to be a typo
 /// (the smallest distance, then the first in byte order).

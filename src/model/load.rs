@@ -191,6 +191,233 @@ pub(super) fn part_from_events(part: &str, base: usize, depth: usize) -> Option<
     Some((root?, nodes))
 }
 
+/// The layout of `text` as the parser reads it (see [`super::layout`]):
+/// collections with their style and extent, scalars and aliases with their
+/// spans, anchors noted, nothing expanded.
+///
+/// # Errors
+/// A [`Problem`] at the syntax error, at nesting past [`MAX_DEPTH`], or for
+/// a text of more than one document (a model is one).
+pub fn layout(text: &str) -> Result<super::layout::Layout, Problem> {
+    use serde_saphyr::granit_parser::{Event, Options, Parser, StructureStyle};
+    if text.len() > MAX_LARGE_MODEL_BYTES {
+        return Err(Problem::too_large(text.len()));
+    }
+    let mut options = Options::default();
+    options.set_emit_comments(false);
+    let mut build = LayoutBuilder {
+        text,
+        stack: Vec::new(),
+        root: None,
+        atoms: Vec::new(),
+        aliased: std::collections::HashSet::new(),
+    };
+    for item in Parser::new_from_str_with_options(text, options) {
+        let (event, at) = item.map_err(|err| {
+            let at = err.marker().index();
+            Problem::syntax(&err.info().clone(), Span::new(at, 0).widen_to_token(text))
+        })?;
+        let start = at.start.byte_offset().unwrap_or(0);
+        let end = at.end.byte_offset().unwrap_or(start).max(start);
+        let shape = match event {
+            Event::Scalar(value, style, anchor, _) => {
+                build.scalar(value.into_owned(), style, anchor, start, end)
+            }
+            Event::Alias(id) => build.alias(id, start, end),
+            Event::MappingStart(style, anchor, _) | Event::SequenceStart(style, anchor, _) => {
+                let map = matches!(event, Event::MappingStart(..));
+                build.open(map, style == StructureStyle::Flow, anchor, start, end)?;
+                continue;
+            }
+            Event::MappingEnd | Event::SequenceEnd => match build.close(end) {
+                Some(shape) => shape,
+                None => continue,
+            },
+            Event::DocumentStart(..) if build.root.is_some() => {
+                return Err(Problem::syntax(
+                    "the file holds more than one YAML document (a second `---` line)",
+                    Span::new(start, end - start).widen_to_token(text),
+                ));
+            }
+            _ => continue,
+        };
+        build.push(shape);
+    }
+    let mut layout = super::layout::Layout {
+        root: build.root,
+        atoms: build.atoms,
+    };
+    layout.mark_aliased(&build.aliased);
+    Ok(layout)
+}
+
+/// The layout being read from the parser's events (see [`layout`]).
+struct LayoutBuilder<'a> {
+    text: &'a str,
+    /// The collections open, outermost first.
+    stack: Vec<Open>,
+    root: Option<super::layout::Shape>,
+    atoms: Vec<Span>,
+    /// The anchors an alias repeats.
+    aliased: std::collections::HashSet<usize>,
+}
+
+/// A collection being read.
+struct Open {
+    start: usize,
+    anchor: usize,
+    map: bool,
+    flow: bool,
+    items: Vec<super::layout::Shape>,
+    key: Option<super::layout::Shape>,
+    entries: Vec<(super::layout::Shape, super::layout::Shape)>,
+}
+
+impl LayoutBuilder<'_> {
+    fn scalar(
+        &mut self,
+        value: String,
+        style: serde_saphyr::granit_parser::ScalarStyle,
+        anchor: usize,
+        start: usize,
+        end: usize,
+    ) -> super::layout::Shape {
+        use serde_saphyr::granit_parser::ScalarStyle;
+        let block = matches!(style, ScalarStyle::Literal | ScalarStyle::Folded);
+        let text = self.text;
+        // A block scalar's span runs to the next token, over the
+        // indentation of its line: it ends after its last break.
+        let end = match text[start..end].rfind(['\n', '\r']) {
+            Some(at)
+                if block
+                    && text[start + at + 1..end]
+                        .trim_matches([' ', '\t'])
+                        .is_empty() =>
+            {
+                start + at + 1
+            }
+            _ => end,
+        };
+        self.atoms.push(Span::new(start, end - start));
+        super::layout::Shape {
+            span: Span::new(start, end - start),
+            anchored: false,
+            anchor,
+            kind: super::layout::Kind::Scalar { value, block },
+        }
+    }
+
+    fn alias(&mut self, id: usize, start: usize, end: usize) -> super::layout::Shape {
+        self.atoms.push(Span::new(start, end - start));
+        self.aliased.insert(id);
+        super::layout::Shape {
+            span: Span::new(start, end - start),
+            anchored: false,
+            anchor: 0,
+            kind: super::layout::Kind::Alias,
+        }
+    }
+
+    fn open(
+        &mut self,
+        map: bool,
+        flow: bool,
+        anchor: usize,
+        start: usize,
+        end: usize,
+    ) -> Result<(), Problem> {
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(Problem::syntax(
+                &format!("lists and mappings are nested more than {MAX_DEPTH} levels deep here"),
+                Span::new(start, end - start).widen_to_token(self.text),
+            ));
+        }
+        self.stack.push(Open {
+            // A sequence indented no deeper than its key starts at its
+            // first item's text: its `-` is what takes a column.
+            start: if map || flow {
+                start
+            } else {
+                dash_before(self.text, start)
+            },
+            anchor,
+            map,
+            flow,
+            items: Vec::new(),
+            key: None,
+            entries: Vec::new(),
+        });
+        Ok(())
+    }
+
+    /// The collection that ends at `end` (a flow collection's closing
+    /// bracket; a block one ends with its last node).
+    fn close(&mut self, end: usize) -> Option<super::layout::Shape> {
+        use super::layout::Kind;
+        let open = self.stack.pop()?;
+        let last = if open.map {
+            open.entries
+                .iter()
+                .map(|(k, v)| k.span.end().max(v.span.end()))
+                .max()
+        } else {
+            open.items.iter().map(|i| i.span.end()).max()
+        };
+        let close = if open.flow {
+            end
+        } else {
+            last.unwrap_or(open.start)
+        };
+        let kind = if open.map {
+            Kind::Map {
+                flow: open.flow,
+                entries: open.entries,
+            }
+        } else {
+            Kind::Seq {
+                flow: open.flow,
+                items: open.items,
+            }
+        };
+        Some(super::layout::Shape {
+            span: Span::new(open.start, close.max(open.start) - open.start),
+            anchored: false,
+            anchor: open.anchor,
+            kind,
+        })
+    }
+
+    /// `shape` into the collection open around it (or as the root).
+    fn push(&mut self, shape: super::layout::Shape) {
+        match self.stack.last_mut() {
+            None => self.root = Some(shape),
+            Some(open) if !open.map => open.items.push(shape),
+            Some(open) => match open.key.take() {
+                None => open.key = Some(shape),
+                Some(key) => open.entries.push((key, shape)),
+            },
+        }
+    }
+}
+
+/// The `-` that opens the block sequence item at `at` (`at` itself when it
+/// is one, else the last `-` before it on its line past blanks).
+fn dash_before(text: &str, at: usize) -> usize {
+    let bytes = text.as_bytes();
+    if bytes.get(at) == Some(&b'-') {
+        return at;
+    }
+    let mut i = at;
+    while i > 0 && matches!(bytes[i - 1], b' ' | b'\t') {
+        i -= 1;
+    }
+    if i > 0 && bytes[i - 1] == b'-' {
+        i - 1
+    } else {
+        at
+    }
+}
+
 /// The deserializer's node budget (see [`options`]).
 pub(super) const MAX_NODES: usize = MAX_MODEL_BYTES / 2;
 

@@ -15,6 +15,7 @@ pub mod decode;
 pub mod error;
 pub mod graph;
 pub mod intact;
+pub mod layout;
 pub mod load;
 pub mod raw;
 pub mod rule;

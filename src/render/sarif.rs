@@ -10,7 +10,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::{Audit, Target};
+use super::{Audit, Target, escape};
 use crate::analyze::finding::Id;
 use crate::analyze::{Finding, Severity, Status, doc};
 
@@ -90,9 +90,16 @@ struct Rule<'a> {
     default_configuration: Configuration,
 }
 
+/// A plain-text message of SARIF (§3.11.6): literal brackets escaped, so
+/// no text of the model (or of nines) reads as an embedded link.
 #[derive(Serialize)]
 struct Text<'a> {
+    #[serde(serialize_with = "plain_text")]
     text: &'a str,
+}
+
+fn plain_text<S: serde::Serializer>(text: &&str, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&escape::sarif(text))
 }
 
 #[derive(Serialize)]
@@ -136,7 +143,7 @@ impl fmt::Display for FindingText<'_> {
 
 impl Serialize for FindingText<'_> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
+        serializer.serialize_str(&escape::sarif(&self.to_string()))
     }
 }
 
@@ -169,6 +176,8 @@ struct Region {
 struct Suppression<'a> {
     kind: &'static str,
     status: &'static str,
+    /// The model's reason, escaped as a message (viewers show it as one).
+    #[serde(serialize_with = "plain_text")]
     justification: &'a str,
 }
 

@@ -14,7 +14,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("model", &["human", "escape"]),
     ("generate", &["model"]),
     ("engine", &["model", "human", "escape"]),
-    ("import", &["model", "human"]),
+    ("import", &["model", "human", "escape"]),
     ("recover", &["model", "engine", "human"]),
     (
         "analyze",

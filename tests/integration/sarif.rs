@@ -256,7 +256,22 @@ fn positive(value: &Value, what: &str) -> u64 {
 const LEVELS: &[&str] = &["none", "note", "warning", "error"];
 
 fn text_object(value: &Value, what: &str) {
-    string(&object(value, "multiformatMessageString")["text"], what);
+    plain_text(string(
+        &object(value, "multiformatMessageString")["text"],
+        what,
+    ));
+}
+
+/// A plain-text message holds no embedded link (SARIF 2.1.0 §3.11.6):
+/// every `[` and `]` is escaped, by an odd run of backslashes before it.
+fn plain_text(text: &str) {
+    let mut backslashes = 0;
+    for c in text.chars() {
+        if matches!(c, '[' | ']') {
+            assert!(backslashes % 2 == 1, "unescaped `{c}` in {text:?}");
+        }
+        backslashes = if c == '\\' { backslashes + 1 } else { 0 };
+    }
 }
 
 /// Panics with the first departure from the SARIF 2.1.0 structure.
@@ -297,10 +312,10 @@ pub(crate) fn assert_valid(log: &Value) {
     assert_eq!(unique.len(), ids.len(), "rule ids repeat");
     for result in run["results"].as_array().expect("results is an array") {
         let result = object(result, "result");
-        string(
+        plain_text(string(
             &object(&result["message"], "message")["text"],
             "message.text",
-        );
+        ));
         let rule_id = string(&result["ruleId"], "ruleId");
         let index = usize::try_from(result["ruleIndex"].as_u64().expect("ruleIndex")).unwrap();
         assert_eq!(
@@ -358,7 +373,7 @@ pub(crate) fn assert_valid(log: &Value) {
                 "suppression.status",
                 &["accepted", "underReview", "rejected"],
             );
-            string(&suppression["justification"], "justification");
+            plain_text(string(&suppression["justification"], "justification"));
         }
     }
 }
@@ -390,4 +405,40 @@ fn the_checker_rejects_what_the_schema_rejects() {
             "{pointer} was not caught"
         );
     }
+}
+
+#[test]
+fn user_text_cannot_become_an_embedded_link() {
+    // The reason of an acceptance and a component's name in messages:
+    // before, `justification` kept `[runbook](javascript:…)` and messages
+    // kept nines' own `[az-a, az-b]`, which SARIF viewers read as links.
+    let text = r#"system: s
+components:
+  db: {}
+accepted:
+  - id: spof/db
+    reason: "[runbook](javascript:alert(1)) and \\[x\\]"
+    expires: 2099-01-01
+"#;
+    let run = crate::check("m.yaml", text, nines::cli::Format::Sarif);
+    let log: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_valid(&log);
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let accepted = results
+        .iter()
+        .find(|r| r.get("suppressions").is_some())
+        .expect("the accepted spof");
+    // `[` → `\[`, `]` → `\]`; the user's `\[` keeps its backslash as `\\`.
+    assert_eq!(
+        accepted["suppressions"][0]["justification"],
+        r"\[runbook\](javascript:alert(1)) and \\\[x\\\]"
+    );
+    // nines' own text too: the rule's help quotes a flow list.
+    let help = log["runs"][0]["tool"]["driver"]["rules"][0]["help"]["text"]
+        .as_str()
+        .unwrap();
+    assert!(
+        help.contains(r"`instances: 2, placement: \[az-a, az-b\]`"),
+        "{help}"
+    );
 }

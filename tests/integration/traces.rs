@@ -326,7 +326,7 @@ components:
     );
     assert!(
         run.stdout
-            .contains("    # added from traces: driver: 360 calls in 1h;")
+            .contains("    # added from traces: frontend → driver: 360 calls in 1h;")
     );
     // route: 3600 calls in 1 h = 1 per second against a load of 10: 10× apart.
     assert!(
@@ -339,18 +339,19 @@ components:
         run.stdout
             .contains("    load: 10     # measured last year\n")
     );
-    // A one-line component is left as written; what it lacks is listed.
-    assert!(run.stdout.contains("  customer: {instances: 2}\n"));
+    // A one-line component takes the edge inside its braces, the
+    // measurements on a comment line above; its load is listed, not
+    // written (a comment cannot go inside the line).
     assert!(
-        run.stderr.contains(
-            "to write by hand (one-line component): customer: add `{target: mysql, calls: 1}` to `depends_on`"
+        run.stdout.contains(
+            "  # added from traces: customer → mysql: 360 calls in 1h\n  customer: {instances: 2, depends_on: [{target: mysql, calls: 1}]}\n"
         ),
         "{}",
-        run.stderr
+        run.stdout
     );
     assert!(
         run.stderr.contains(
-            "to write by hand (one-line component): customer: measured load 0.1 per second"
+            "measured load of customer: 0.1 per second, not written (the component is written on one line)"
         ),
         "{}",
         run.stderr

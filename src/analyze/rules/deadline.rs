@@ -1,7 +1,7 @@
 //! `deadline/<caller>><target>`: a caller gives up on a call while the
 //! target may still be retrying its own dependencies.
 
-use super::call_paths::CallPath;
+use super::call_paths::{CallPath, worst_call};
 use std::fmt;
 use std::sync::Arc;
 
@@ -159,12 +159,6 @@ static DOC: RuleDoc = RuleDoc {
 /// The `deadline` rule.
 pub struct Deadline;
 
-/// `(1 + retries) × timeout`, the longest one attempt series can take.
-fn worst_call(edge: &Edge) -> Option<Duration> {
-    edge.timeout
-        .map(|t| Duration(t.0.saturating_mul(1 + u64::from(edge.retries))))
-}
-
 impl Analyzer for Deadline {
     fn doc(&self) -> &'static RuleDoc {
         &DOC
@@ -220,18 +214,10 @@ impl Analyzer for Deadline {
 }
 
 /// The entrypoint a path starts at, `Σ timeout × (1 + retries)` over its
-/// hops, and the hops without a timeout; `None` for a path of no hops.
+/// hops, and the hops without a timeout (carried along the walk); `None`
+/// for a path of no hops.
 fn path_latency(path: &CallPath) -> Option<(ComponentId, Duration, u32)> {
-    let hops = path.hops();
-    let entrypoint = hops.first()?.0;
-    let (sum, untimed) = hops
-        .iter()
-        .fold((Duration(0), 0), |(sum, untimed), (_, _, edge)| {
-            worst_call(edge).map_or((sum, untimed + 1), |w| {
-                (Duration(sum.0.saturating_add(w.0)), untimed)
-            })
-        });
-    Some((entrypoint, sum, untimed))
+    (path.len > 1).then_some((path.entrypoint, path.latency, path.untimed))
 }
 
 /// One row per entrypoint with a timed path: its slowest call path (the

@@ -216,22 +216,32 @@ pub static DOC: RuleDoc = RuleDoc {
 /// The drift findings of a model against a measured graph; `factor` is how
 /// far above the model's load a measured rate may be.
 pub fn findings(model: &Model, graph: &Graph, factor: f64) -> Vec<Finding> {
-    let names: BTreeSet<&str> = model.components.iter().map(|c| c.name.as_str()).collect();
+    // Services and components matched as the merge matches them (a
+    // service named like a domain is the component `-2` it would add), in
+    // maps: a scan per component was quadratic.
+    let names = crate::import::merge::names::resolve(model, graph);
+    let known: BTreeSet<&str> = model.components.iter().map(|c| c.name.as_str()).collect();
     let window: Arc<str> = Arc::from(graph.window_text.as_str());
     let mut out = Vec::new();
-    for name in graph.services.keys() {
-        if !names.contains(name.as_str()) {
-            out.push(unknown(model, name, graph));
-        }
+    for (service, _) in &names.added {
+        out.push(unknown(model, service, graph));
     }
     for component in &model.components {
-        let service = graph.find(&component.name).map(|n| &graph.services[n]);
+        let service = names
+            .service
+            .get(&component.name)
+            .map(|s| &graph.services[s]);
         let mut declared: BTreeSet<&str> = BTreeSet::new();
         for edge in &component.depends_on {
             for &target in &edge.targets {
                 let target = model.component(target);
                 declared.insert(&target.name);
-                let seen = service.is_some_and(|s| s.calls.contains_key(&target.name));
+                let seen = service.is_some_and(|s| {
+                    names
+                        .service
+                        .get(&target.name)
+                        .is_some_and(|t| s.calls.contains_key(t))
+                });
                 if !seen {
                     out.push(unseen(component, target, edge, service.is_some(), &window));
                 }
@@ -241,7 +251,8 @@ pub fn findings(model: &Model, graph: &Graph, factor: f64) -> Vec<Finding> {
             continue;
         };
         for (target, call) in &service.calls {
-            if !declared.contains(target.as_str()) && names.contains(target.as_str()) {
+            let target = names.of(target);
+            if !declared.contains(target) && known.contains(target) {
                 out.push(undeclared(component, target, call.count, &window));
             }
         }

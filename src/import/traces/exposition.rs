@@ -10,12 +10,8 @@ impl Reader {
     /// Prometheus text exposition: the service-graph samples, other metrics
     /// skipped.
     pub(super) fn exposition(&mut self, text: &str) {
-        let mut offset = 0;
         let mut found = false;
-        for raw in text.split_inclusive('\n') {
-            let line_start = offset;
-            offset += raw.len();
-            let line = raw.trim_end_matches(['\n', '\r']);
+        for (line_start, line) in lines(text) {
             let content = line.trim_start();
             if content.is_empty() || content.starts_with('#') {
                 // `# TYPE traces_service_graph_request_total counter` with no
@@ -77,6 +73,31 @@ impl Reader {
             ));
         }
     }
+}
+
+/// The lines of a text and where each starts, without their line breaks:
+/// `\n`, `\r\n` and a `\r` alone all end a line (the format says `\n`; a
+/// file saved with carriage returns alone would otherwise be one line, every
+/// sample after the first lost), and a byte-order mark at the start is
+/// skipped.
+fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let bom = if text.starts_with('\u{feff}') { 3 } else { 0 };
+    let mut at = bom;
+    std::iter::from_fn(move || {
+        if at >= text.len() {
+            return None;
+        }
+        let start = at;
+        let rest = &text[start..];
+        let end = rest.find(['\n', '\r']).unwrap_or(rest.len());
+        at = start + end;
+        if text[at..].starts_with("\r\n") {
+            at += 2;
+        } else if at < text.len() {
+            at += 1;
+        }
+        Some((start, &rest[..end]))
+    })
 }
 
 /// Whether a metric name is one of the service-graph series read (a
@@ -152,6 +173,7 @@ fn sample_line(line: &str, name_len: usize) -> Result<Parsed, (usize, String)> {
     let bytes = line.as_bytes();
     let mut at = name_len;
     let mut labels = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     if bytes.get(at) == Some(&b'{') {
         at += 1;
         loop {
@@ -177,6 +199,11 @@ fn sample_line(line: &str, name_len: usize) -> Result<Parsed, (usize, String)> {
                 return Err((at, "expected a label name".to_owned()));
             }
             let key = line[key_start..at].to_owned();
+            if !seen.insert(key.clone()) {
+                // Prometheus refuses a sample with a label twice; taking
+                // the first (or the last) would be a guess.
+                return Err((key_start, format!("the label `{key}` is given twice")));
+            }
             if bytes.get(at) != Some(&b'=') || bytes.get(at + 1) != Some(&b'"') {
                 return Err((at, format!("expected `=\"` after the label `{key}`")));
             }
