@@ -148,8 +148,9 @@ impl AvailabilityRow {
     pub fn nines_text(&self) -> String {
         match self.nines {
             None => "n/a".to_owned(),
-            Some(n) if !self.upper_bound() => format!("{n:.2}"),
-            Some(n) => format!("≤ {n:.2}"),
+            // `-log10(1)` is -0: no nines, not "minus nothing".
+            Some(n) if !self.upper_bound() => format!("{:.2}", n + 0.0),
+            Some(n) => format!("≤ {:.2}", n + 0.0),
         }
     }
 

@@ -768,7 +768,7 @@ pub fn compile(model: &Model, cold: bool) -> Compiled {
             };
             match worst {
                 Some(k) => compiled.components[id.0].min_healthy = k,
-                None => compiled.components[id.0].availability = Some(0.0),
+                None => never(&mut compiled.components[id.0]),
             }
             if matches!(needs[id.0], Need::Levels(_)) && !approximate.contains(&id) {
                 approximate.push(id);
@@ -790,7 +790,7 @@ pub fn compile(model: &Model, cold: bool) -> Compiled {
         match &needs[id.0] {
             Need::Structural => {}
             Need::Static(k) => compiled.components[id.0].min_healthy = *k,
-            Need::Never => compiled.components[id.0].availability = Some(0.0),
+            Need::Never => never(&mut compiled.components[id.0]),
             Need::Levels(levels) => {
                 add_levels(&mut compiled, &mut origin, id, levels);
             }
@@ -843,6 +843,16 @@ fn relievers(
 /// The load tables of `model`.
 fn tables_of(model: &Model, cold: bool) -> Vec<Table> {
     tables(model, &Flow::new(model), cold).0
+}
+
+/// A component that can never carry its load: it needs more instances
+/// than it has (so even perfect instances do not make it up).
+fn never(c: &mut Component) {
+    c.min_healthy = c.instances.saturating_add(1);
+    if c.availability.is_none() {
+        // Known to fail, not unquantified.
+        c.availability = Some(1.0);
+    }
 }
 
 /// A component with no failures of its own and no domains or groups: it
@@ -1099,7 +1109,8 @@ pub fn relief_in(
     let mut seen = BTreeSet::from([entrypoint]);
     let mut stack = vec![entrypoint];
     let mut first = None;
-    let mut critical: std::collections::BTreeMap<ComponentId, u32> = std::collections::BTreeMap::new();
+    let mut critical: std::collections::BTreeMap<ComponentId, u32> =
+        std::collections::BTreeMap::new();
     while let Some(c) = stack.pop() {
         let original = compiled.origin[c.0];
         if original.0 < model.components.len() && compiled.needs[original.0] != Need::Structural {
@@ -1208,7 +1219,13 @@ fn at_most_up(model: &Model, id: ComponentId, n: u32) -> f64 {
             .events
             .iter()
             .enumerate()
-            .map(|(i, e)| if mask & (1 << i) != 0 { 1.0 - e.up } else { e.up })
+            .map(|(i, e)| {
+                if mask & (1 << i) != 0 {
+                    1.0 - e.up
+                } else {
+                    e.up
+                }
+            })
             .product();
         if p > 0.0 {
             total += p * leaf.failing(|e| mask & (1 << e) != 0, &[]);

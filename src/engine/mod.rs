@@ -147,7 +147,9 @@ fn capacity_figure(
     a.unavailability_lower = (a.unavailability_lower + cost).min(1.0);
     a.unavailability_upper = (a.unavailability_upper + cost).min(1.0);
     a.unquantified.clone_from(&s.unquantified);
-    a.quantified = s.quantified;
+    // Capacity that cannot carry the load is a known failure, whatever
+    // the instances' figures: the figure then says something.
+    a.quantified = s.quantified || a.unavailability_lower > s.unavailability_upper + 1e-15;
     a.caveats.clone_from(&s.caveats);
     // Where the compilation bracketed the needs (or made a component's
     // need a bound), the structural figure is the upper end.
@@ -171,9 +173,17 @@ fn capacity_figure(
         // Outside the states where something can relieve it, the figure is
         // the truth: the truth is at most the figure plus their weight.
         if let Some(relief) = &relief
-            && !reaches_any(&compiled.model, entrypoint, &compiled.approximate, &compiled.origin)
+            && !reaches_any(
+                &compiled.model,
+                entrypoint,
+                &compiled.approximate,
+                &compiled.origin,
+            )
         {
-            a.upper = a.upper.min((a.lower + relief.probability).min(1.0)).max(a.lower);
+            a.upper = a
+                .upper
+                .min((a.lower + relief.probability).min(1.0))
+                .max(a.lower);
             a.unavailability_lower = a
                 .unavailability_lower
                 .max((a.unavailability_upper - relief.probability).max(0.0))
