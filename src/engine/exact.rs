@@ -162,9 +162,22 @@ pub struct CapacityPart {
     pub served: f64,
     /// Whether `served` is exact (else a lower bound).
     pub served_exact: bool,
-    /// The components whose capacity costs this entrypoint availability:
-    /// (component, unavailability it adds), largest first.
-    pub costs: Vec<(crate::model::ComponentId, f64)>,
+    /// The components whose capacity costs this entrypoint availability,
+    /// largest first.
+    pub costs: Vec<CapacityCost>,
+}
+
+/// What one component's capacity costs an entrypoint.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CapacityCost {
+    /// The component.
+    pub component: crate::model::ComponentId,
+    /// The unavailability its capacity adds (the figure with it never
+    /// overloaded, less).
+    pub added: f64,
+    /// The fleet that carries its largest load with the spare it was
+    /// designed with, and the unavailability that fleet takes off.
+    pub fleet: Option<(u32, f64)>,
 }
 
 /// Computes the figure of one entrypoint from its structure.

@@ -33,7 +33,7 @@ pub mod structure;
 pub mod switchover;
 
 pub use events::Subject;
-pub use exact::{CapacityPart, Figure, Method};
+pub use exact::{CapacityCost, CapacityPart, Figure, Method};
 
 use std::fmt::Write as _;
 
@@ -97,7 +97,7 @@ pub fn availability_with(model: &Model, cold: bool) -> Vec<(ComponentId, Figure)
         },
     );
     let mut shares = shares.map(Vec::into_iter);
-    structural
+    let mut figures: Vec<(ComponentId, Figure)> = structural
         .into_iter()
         .zip(aware)
         .map(|((entrypoint, s), (_, a))| {
@@ -108,7 +108,99 @@ pub fn availability_with(model: &Model, cold: bool) -> Vec<(ComponentId, Figure)
             }
             (entrypoint, figure)
         })
-        .collect()
+        .collect();
+    if !compiled.bracketed && model.components.len() <= MAX_COSTED_MODEL {
+        add_costs(model, &compiled, cold, &mut figures);
+    }
+    figures
+}
+
+/// Most components in a model whose capacity costs are worked out.
+const MAX_COSTED_MODEL: usize = 200;
+
+/// What each component's capacity costs each entrypoint (the figure with
+/// its capacity never binding, less), and what the fleet that carries its
+/// largest load would take off, for the [`capacity::costed`] components.
+fn add_costs(
+    model: &Model,
+    compiled: &capacity::Compiled,
+    cold: bool,
+    figures: &mut [(ComponentId, Figure)],
+) {
+    let unavailability = |m: &Model| -> Vec<f64> {
+        let c = capacity::compile(m, cold);
+        evaluate_entrypoints(&c.model, false)
+            .into_iter()
+            .map(|(_, f)| f.unavailability)
+            .collect()
+    };
+    let base: Vec<f64> = evaluate_entrypoints(&compiled.model, false)
+        .into_iter()
+        .map(|(_, f)| f.unavailability)
+        .collect();
+    let costed = capacity::costed(compiled, model);
+    let total = |u: &[f64]| -> f64 { u.iter().zip(&base).map(|(u, b)| (b - u).max(0.0)).sum() };
+    let results: Vec<(ComponentId, Vec<f64>, Option<(u32, Vec<f64>)>)> = costed
+        .par_iter()
+        .map(|&(id, fleet)| {
+            let without = unavailability(&capacity::without_capacity(model, id));
+            // The smallest fleet (spread as its placement is) that takes
+            // 99% of its cost off, from the one that carries its largest
+            // load up to four times that: the loss that shifts the load
+            // may take instances with it.
+            let cost = total(&without);
+            let with = fleet.filter(|_| cost > 0.0).and_then(|start| {
+                let at = |n: u32| unavailability(&capacity::with_instances(model, id, n));
+                let (mut low, mut high) = (model.component(id).instances, start);
+                let mut found = None;
+                while high <= start.saturating_mul(4) {
+                    let u = at(high);
+                    if total(&u) >= 0.99 * cost {
+                        found = Some((high, u));
+                        break;
+                    }
+                    low = high;
+                    high = high.saturating_mul(2);
+                }
+                let (mut best, mut best_u) = found?;
+                while best - low > 1 {
+                    let mid = low + (best - low) / 2;
+                    let u = at(mid);
+                    if total(&u) >= 0.99 * cost {
+                        (best, best_u) = (mid, u);
+                    } else {
+                        low = mid;
+                    }
+                }
+                Some((best, best_u))
+            });
+            (id, without, with)
+        })
+        .collect();
+    for (e, (_, figure)) in figures.iter_mut().enumerate() {
+        let Some(part) = &mut figure.capacity else {
+            continue;
+        };
+        for (id, without, with) in &results {
+            let added = base[e] - without[e];
+            if added <= 1e-15 {
+                continue;
+            }
+            part.costs.push(CapacityCost {
+                component: *id,
+                added,
+                fleet: with
+                    .as_ref()
+                    .map(|(n, u)| (*n, (base[e] - u[e]).max(0.0)))
+                    .filter(|(_, g)| *g > 1e-15),
+            });
+        }
+        part.costs.sort_by(|a, b| {
+            b.added
+                .total_cmp(&a.added)
+                .then_with(|| a.component.cmp(&b.component))
+        });
+    }
 }
 
 /// The capacity-aware figure of one entrypoint from its structural figure
@@ -257,14 +349,7 @@ fn served_share(
     let series = structure::series_members(&served.model, entrypoint);
     let mut exact = figure.method == Method::Exact
         && share.method == Method::Exact
-        && !capacity::share_relief(
-            model,
-            &state::Flow::new(model),
-            served,
-            entrypoint,
-            &reached,
-            &compiled.origin,
-        );
+        && !capacity::share_relief(model, compiled, served, entrypoint, &reached);
     for c in &reached {
         let original = compiled.origin[c.0];
         if served.partial.binary_search(&original).is_ok()
