@@ -119,12 +119,30 @@ pub struct Compiled {
     pub approximate: Vec<ComponentId>,
     /// The load tables, per original component.
     pub tables: Vec<Table>,
-    /// Per original component whose need is not structural, what can
-    /// relieve it: (a component upstream, the largest count of its
-    /// instances at which what it passes on changes this need); `None`
-    /// when the model is too large to work it out (every upstream
-    /// component then counts, at any count).
-    pub relievers: Vec<Option<Vec<(ComponentId, u32)>>>,
+    /// What can relieve each need, worked out when first asked
+    /// ([`Compiled::critical`]).
+    relief: Option<Relieving>,
+}
+
+/// The memo behind [`Compiled::critical`]: the cold tables, once, and
+/// each (component, upstream component) pair's largest relieving count.
+#[derive(Debug)]
+struct Relieving {
+    cold: bool,
+    cold_tables: std::sync::OnceLock<Vec<Table>>,
+    memo: std::sync::Mutex<std::collections::HashMap<(ComponentId, ComponentId), Option<u32>>>,
+}
+
+impl Clone for Relieving {
+    fn clone(&self) -> Self {
+        Self {
+            cold: self.cold,
+            cold_tables: self.cold_tables.clone(),
+            memo: std::sync::Mutex::new(
+                self.memo.lock().map(|m| m.clone()).unwrap_or_default(),
+            ),
+        }
+    }
 }
 
 impl Compiled {
@@ -730,6 +748,13 @@ fn truncated_need(
 /// Compiles `model` (with every cache cold when `cold`).
 #[must_use]
 pub fn compile(model: &Model, cold: bool) -> Compiled {
+    compile_with(model, cold, true)
+}
+
+/// [`compile`], working out what can relieve each need only when
+/// `relief` (a figure that only needs the compiled model skips it).
+#[must_use]
+pub fn compile_with(model: &Model, cold: bool, relief: bool) -> Compiled {
     let flow = Flow::new(model);
     let (tables, truncated, all_movers) = tables(model, &flow, cold);
     let mut needs = Vec::with_capacity(model.components.len());
@@ -775,7 +800,6 @@ pub fn compile(model: &Model, cold: bool) -> Compiled {
             }
         }
         approximate.sort_unstable();
-        let relievers = vec![None; needs.len()];
         return Compiled {
             model: compiled,
             bracketed: true,
@@ -783,7 +807,7 @@ pub fn compile(model: &Model, cold: bool) -> Compiled {
             needs,
             approximate,
             tables,
-            relievers,
+            relief: None,
         };
     }
     for id in model.component_ids() {
@@ -796,7 +820,11 @@ pub fn compile(model: &Model, cold: bool) -> Compiled {
             }
         }
     }
-    let relievers = relievers(model, &needs, &tables, cold);
+    let relief = (relief && model.components.len() <= MAX_RELIEF_MODEL).then(|| Relieving {
+        cold,
+        cold_tables: std::sync::OnceLock::new(),
+        memo: std::sync::Mutex::new(std::collections::HashMap::new()),
+    });
     Compiled {
         model: compiled,
         bracketed: false,
@@ -804,7 +832,7 @@ pub fn compile(model: &Model, cold: bool) -> Compiled {
         needs,
         approximate,
         tables,
-        relievers,
+        relief,
     }
 }
 
@@ -812,32 +840,29 @@ pub fn compile(model: &Model, cold: bool) -> Compiled {
 /// (a load table of the whole model per upstream component and count).
 const MAX_RELIEF_MODEL: usize = 200;
 
-/// What can relieve each need (see [`Compiled::relievers`]).
-fn relievers(
-    model: &Model,
-    needs: &[Need],
-    tables: &[Table],
-    cold: bool,
-) -> Vec<Option<Vec<(ComponentId, u32)>>> {
-    if model.components.len() > MAX_RELIEF_MODEL {
-        return vec![None; needs.len()];
+impl Compiled {
+    /// The largest count of `reliever`'s instances at which what it passes
+    /// on changes the need of `id` (see `critical_count`), worked out once;
+    /// `None` when no count does. A model past [`MAX_RELIEF_MODEL`] is not
+    /// worked out: every count counts (`Some(instances)`).
+    #[must_use]
+    pub fn critical(&self, model: &Model, id: ComponentId, reliever: ComponentId) -> Option<u32> {
+        let Some(relief) = &self.relief else {
+            return Some(model.component(reliever).instances);
+        };
+        if let Ok(memo) = relief.memo.lock()
+            && let Some(known) = memo.get(&(id, reliever))
+        {
+            return *known;
+        }
+        let cold_tables = relief.cold_tables.get_or_init(|| tables_of(model, true));
+        let warm: &[Table] = if relief.cold { cold_tables } else { &self.tables };
+        let found = critical_count(model, &[warm, cold_tables], id, reliever);
+        if let Ok(mut memo) = relief.memo.lock() {
+            memo.insert((id, reliever), found);
+        }
+        found
     }
-    let cold_tables = tables_of(model, true);
-    let baseline: [&[Table]; 2] = [if cold { &cold_tables } else { tables }, &cold_tables];
-    model
-        .component_ids()
-        .map(|id| {
-            if needs[id.0] == Need::Structural {
-                return Some(Vec::new());
-            }
-            Some(
-                callers_upstream(model, id)
-                    .into_iter()
-                    .filter_map(|r| critical_count(model, &baseline, id, r).map(|n| (r, n)))
-                    .collect(),
-            )
-        })
-        .collect()
 }
 
 /// The load tables of `model`.
@@ -1114,17 +1139,13 @@ pub fn relief_in(
     while let Some(c) = stack.pop() {
         let original = compiled.origin[c.0];
         if original.0 < model.components.len() && compiled.needs[original.0] != Need::Structural {
-            let candidates: Vec<(ComponentId, u32)> = match &compiled.relievers[original.0] {
-                Some(list) => list.clone(),
-                None => callers_upstream(model, original)
-                    .into_iter()
-                    .map(|r| (r, model.component(r).instances))
-                    .collect(),
-            };
-            for (reliever, n) in candidates {
+            for reliever in callers_upstream(model, original) {
                 if series.contains(&reliever) {
                     continue;
                 }
+                let Some(n) = compiled.critical(model, original, reliever) else {
+                    continue;
+                };
                 first.get_or_insert(original);
                 let at = critical.entry(reliever).or_insert(n);
                 *at = (*at).max(n);
@@ -1180,6 +1201,15 @@ fn critical_count(
                 })
         })
     };
+    // Passing nothing is the most it can relieve: when even that changes
+    // no need, no count does.
+    let mut quiet = model.clone();
+    for edge in &mut quiet.components[reliever.0].depends_on {
+        edge.calls = 0.0;
+    }
+    if !changes(&quiet) {
+        return None;
+    }
     // A shedding one passes less with each instance lost: the largest
     // count that changes a need, from the top.
     if r.load_shedding
@@ -1195,11 +1225,7 @@ fn critical_count(
             }
         }
     }
-    let mut quiet = model.clone();
-    for edge in &mut quiet.components[reliever.0].depends_on {
-        edge.calls = 0.0;
-    }
-    changes(&quiet).then(|| r.min_healthy.saturating_sub(1))
+    Some(r.min_healthy.saturating_sub(1))
 }
 
 /// `P(at most n of the component's instances are up)`, conditioning on
@@ -1255,15 +1281,20 @@ pub fn share_relief(
         if original.0 >= model.components.len() || served_need(served, model, original) {
             return false;
         }
-        match &compiled.relievers[original.0] {
-            None => !callers_upstream(model, original).is_empty(),
-            Some(list) => list.iter().any(|&(r, n)| {
-                // Outside the series part any relief counts; inside it,
-                // only a shedding one's partial relief (its loss takes the
-                // entrypoint down anyway).
-                !series.contains(&r) || n >= model.component(r).min_healthy
-            }),
-        }
+        callers_upstream(model, original).into_iter().any(|r| {
+            // Outside the series part any relief counts; inside it, only a
+            // shedding one's partial relief (its loss takes the entrypoint
+            // down anyway).
+            let outside = !series.contains(&r);
+            let shedding = {
+                let c = model.component(r);
+                c.load_shedding && c.capacity.is_some()
+            };
+            (outside || shedding)
+                && compiled
+                    .critical(model, original, r)
+                    .is_some_and(|n| outside || n >= model.component(r).min_healthy)
+        })
     })
 }
 

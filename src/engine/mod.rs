@@ -116,7 +116,7 @@ pub fn availability_with(model: &Model, cold: bool) -> Vec<(ComponentId, Figure)
 }
 
 /// Most components in a model whose capacity costs are worked out.
-const MAX_COSTED_MODEL: usize = 200;
+const MAX_COSTED_MODEL: usize = 100;
 
 /// What each component's capacity costs each entrypoint (the figure with
 /// its capacity never binding, less), and what the fleet that carries its
@@ -128,7 +128,7 @@ fn add_costs(
     figures: &mut [(ComponentId, Figure)],
 ) {
     let unavailability = |m: &Model| -> Vec<f64> {
-        let c = capacity::compile(m, cold);
+        let c = capacity::compile_with(m, cold, false);
         evaluate_entrypoints(&c.model, false)
             .into_iter()
             .map(|(_, f)| f.unavailability)
