@@ -499,6 +499,19 @@ impl Leaf {
     }
 }
 
+/// The chance that a component with `reachable` instances in domains that
+/// are up is healthy on its own: at least `min_healthy` of them up, or for
+/// a band of the capacity compilation, the band given the bands above
+/// (what the Monte Carlo draws per trial).
+#[must_use]
+pub fn count_chance(reachable: u64, min_healthy: u32, availability: f64, pseudo: Option<Pseudo>) -> f64 {
+    let from = at_least(reachable, u64::from(min_healthy), availability);
+    match pseudo {
+        Some(Pseudo::Band { below }) => band(from, at_least(reachable, u64::from(below), availability)),
+        _ => from,
+    }
+}
+
 /// The probability of a band `[k, b)` of a count given that the count is
 /// below `b`: `(H(k) − H(b)) / (1 − H(b))` from the tails `H`; 0 when the
 /// count is certainly at least `b` (the band above holds).
