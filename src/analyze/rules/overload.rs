@@ -26,6 +26,10 @@ struct Over {
     max: f64,
     managed: bool,
     load_shedding: bool,
+    /// Whether it pulls from a queue: below its input it lags.
+    consumer: bool,
+    /// Its `rate_limit`, when it caps it below its instances' capacity.
+    limit: Option<f64>,
     /// What follows, step by step, for an overload without load shedding
     /// (one text per run, shared by its findings).
     follows: Option<Arc<str>>,
@@ -47,9 +51,14 @@ fn over(
         max: model.policy.max_utilization,
         managed: c.managed,
         load_shedding: c.load_shedding,
+        consumer: c.depends_on.iter().any(|e| e.pull),
+        limit: c
+            .rate_limit
+            .filter(|&l| l < f64::from(up) * per_instance),
         follows,
     };
-    let severity = if wording.utilization() > 1.0 + 1e-12 {
+    // A consumer behind falls behind: a warning, not a collapse.
+    let severity = if wording.utilization() > 1.0 + 1e-12 && !wording.consumer {
         Severity::Error
     } else {
         Severity::Warning
@@ -65,7 +74,8 @@ fn over(
 
 impl Over {
     fn capacity(&self) -> f64 {
-        f64::from(self.up) * self.per_instance
+        let instances = f64::from(self.up) * self.per_instance;
+        self.limit.map_or(instances, |l| l.min(instances))
     }
 
     fn utilization(&self) -> f64 {
@@ -83,7 +93,9 @@ impl Wording for Over {
         let (up, load, per_instance, capacity) =
             (self.up, self.load, self.per_instance, self.capacity());
         let utilization = self.utilization();
-        let fleet = if up == self.instances {
+        let fleet = if let Some(limit) = self.limit {
+            format!("its rate_limit of {}", amount(limit))
+        } else if up == self.instances {
             format!("{up} × {}", amount(per_instance))
         } else {
             format!(
@@ -111,7 +123,15 @@ impl Wording for Over {
                 whole_percent(self.max)
             );
         }
-        if self.load_shedding {
+        if self.consumer {
+            return write!(
+                out,
+                "; a consumer, it lags: the backlog grows by {} an hour ({} × 3600 s) while the input stays this high",
+                amount((load - capacity) * 3600.0),
+                amount(load - capacity)
+            );
+        }
+        if self.load_shedding || self.limit.is_some() {
             write!(
                 out,
                 "; with load_shedding it serves {} / {} = {} and refuses the rest",
@@ -225,10 +245,20 @@ impl Analyzer for Overload {
             let Some(cap) = cx.model.component(id).capacity else {
                 continue;
             };
-            let (Some(utilization), Some(load)) =
-                (state.utilization(cx.model, id), state.of(id).offered)
+            let (Some(limit), Some(load)) = (state.limit(cx.model, id), state.of(id).offered)
             else {
                 continue;
+            };
+            if !state.of(id).running {
+                continue;
+            }
+            // Against its instances' capacity, or its rate limit below it.
+            let utilization = if limit > 0.0 {
+                load / limit
+            } else if load > 0.0 {
+                f64::INFINITY
+            } else {
+                0.0
             };
             if utilization > max + 1e-12 {
                 let follows = if utilization > 1.0 + 1e-12
