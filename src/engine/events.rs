@@ -504,10 +504,17 @@ impl Leaf {
 /// a band of the capacity compilation, the band given the bands above
 /// (what the Monte Carlo draws per trial).
 #[must_use]
-pub fn count_chance(reachable: u64, min_healthy: u32, availability: f64, pseudo: Option<Pseudo>) -> f64 {
+pub fn count_chance(
+    reachable: u64,
+    min_healthy: u32,
+    availability: f64,
+    pseudo: Option<Pseudo>,
+) -> f64 {
     let from = at_least(reachable, u64::from(min_healthy), availability);
     match pseudo {
-        Some(Pseudo::Band { below }) => band(from, at_least(reachable, u64::from(below), availability)),
+        Some(Pseudo::Band { below }) => {
+            band(from, at_least(reachable, u64::from(below), availability))
+        }
         _ => from,
     }
 }

@@ -103,7 +103,10 @@ fn ten_million_trials_of_url_shortener_give_an_interval() {
     // inverse beta: 31 of 10^7 down gives the failure interval about
     // [2.1e-6, 4.4e-6] (31 ± 1.96√31 = [20, 42] per 10^7).
     let (low, high) = montecarlo::interval(31, 10_000_000);
-    assert!((1.0 - high - 2.1e-6).abs() < 1e-7 && (1.0 - low - 4.4e-6).abs() < 1e-7, "{low} {high}");
+    assert!(
+        (1.0 - high - 2.1e-6).abs() < 1e-7 && (1.0 - low - 4.4e-6).abs() < 1e-7,
+        "{low} {high}"
+    );
     // Capacity-aware, redirect fails with 1 − A = 1.516e-3 (a lost zone
     // leaves it 4 × 2000 < 9000, az-a also takes the cache and with it
     // links-db): about 15,160 of 10^7, within the interval of the run.
@@ -284,5 +287,8 @@ fn simulate_on_a_terminal_draws_its_progress_and_ends() {
     assert!(status.success(), "{out}");
     // 2,000,000 trials at seed 1: 3,105 redirects fail (1 − A = 1.5e-3,
     // about 3,030), and that line comes after the bar.
-    assert!(out.contains("simulated 99.84475% over 2000000 trials (3105 down)"), "{out}");
+    assert!(
+        out.contains("simulated 99.84475% over 2000000 trials (3105 down)"),
+        "{out}"
+    );
 }
