@@ -215,13 +215,20 @@ impl Sizing {
                 "run {} instances of {} (N+1: {head}, plus one spare); that fleet runs at {steady} in steady state",
                 self.counts.required, name
             ),
-            None => write!(
+            None if self.survivors < self.deployed => write!(
                 out,
                 "run {} instances of {}, {} more where this loss does not reach: {head}{spare}, and {} are left after it; that fleet runs at {steady} in steady state",
                 self.counts.required,
                 name,
                 self.counts.required.saturating_sub(self.deployed),
                 self.survivors,
+            ),
+            None => write!(
+                out,
+                "run {} instances of {} ({} more): {head}{spare} for the load this loss sends it; that fleet runs at {steady} in steady state",
+                self.counts.required,
+                name,
+                self.counts.required.saturating_sub(self.deployed),
             ),
         }
     }
@@ -279,6 +286,9 @@ impl Spread {
     fn fit(&self) -> String {
         let kind = &self.kind;
         let left = self.used - u32::try_from(self.lost_before.len()).unwrap_or(0) - self.lost_now;
+        if self.lost_before.is_empty() && self.lost_now == 0 {
+            return format!("spread over its {}", count(self.used, kind));
+        }
         let after = if self.lost_before.is_empty() {
             format!("losing {}", self.lost_now)
         } else if self.lost_now == 0 {
@@ -386,9 +396,9 @@ fn shape<'m>(
         before,
         now,
     };
-    // Without a loss by domain a spread says nothing new: N+1 and
-    // load-only rises are the plain count.
-    (shape.left() > 0 && shape.before + shape.now > 0).then_some(shape)
+    // Without a loss by domain a spread says nothing new: N+1 and the
+    // load a group or a component sends are the plain count.
+    (shape.left() > 0 && (!domains.is_empty() || shape.before > 0)).then_some(shape)
 }
 
 /// The names of the domains of `kind` holding `id` that `scenario` lost.

@@ -392,6 +392,7 @@ fn words(model: &Model, state: &State, loss: Option<&Contingency>) -> LossWords 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::scenario::Scenario;
 
     fn run(text: &str) -> Audit {
         crate::analyze::check_one(&Headroom, text)
@@ -609,7 +610,7 @@ components:
     }
 
     #[test]
-    fn under_a_lost_zone_the_rows_are_the_next_losses_policy_allows() {
+    fn under_a_lost_zone_every_next_zone_is_a_row_whatever_survive_says() {
         let model = |survive: u32| {
             format!(
                 r"system: s
@@ -620,19 +621,57 @@ components:
 "
             )
         };
-        // After az-a: 4 of 6 up. survive 1 is spent: only one more instance,
-        // 300 / (3 × 100) = 100%, ok.
+        // After az-a: 4 of 6 up. Losing az-b or az-c too leaves 2: 300 /
+        // (2 × 100) = 150%, errors with survive 1 (the next loss from the
+        // changed state is what survive asks of it); one more instance
+        // leaves 3: 300 / 300 = 100%, ok.
         let one = run_under(&model(1), &[0]);
         let rows: Vec<(&str, u32, bool)> = one
             .headroom
             .iter()
             .map(|r| (r.lost.as_ref(), r.survivors, r.ok))
             .collect();
-        assert_eq!(rows, [("instance", 3, true)]);
-        // survive 2: losing az-b or az-c too leaves 2: 300 / 200 = 150%.
-        let two = run_under(&model(2), &[0]);
-        let ids: Vec<String> = two.findings.iter().map(|f| f.id().to_string()).collect();
+        assert_eq!(
+            rows,
+            [("az-b", 2, false), ("az-c", 2, false), ("instance", 3, true)]
+        );
+        let ids: Vec<String> = one.findings.iter().map(|f| f.id().to_string()).collect();
         assert_eq!(ids, ["headroom/api/az-b", "headroom/api/az-c"]);
-        assert!((two.headroom[0].utilization - 1.5).abs() < 1e-12);
+        assert_eq!(one.findings[0].severity, Severity::Error);
+        assert!((one.headroom[0].utilization - 1.5).abs() < 1e-12);
+        // The message counts what this loss takes (2 of the 4 still up) and
+        // says what was already down; the sizing counts from the 6
+        // deployed: 3 needed up in the 2 zones left after az-a and az-b,
+        // ceil(3 / 1) = 3 per zone, 9 in all, never fewer than 6.
+        assert_eq!(
+            one.findings[0].message().to_string(),
+            "losing az-b (zone) takes 2 of the 4 instances of api still up (2 of 6 already down), leaving 2: 300 / (2 × 100) = 150% of capacity, above the 100% ceiling; without load_shedding the survivors overload and fail in turn, each failure moving its load onto fewer instances until none is left (a capacity redistribution cascade)"
+        );
+        assert_eq!(
+            (one.headroom[0].required_instances, one.headroom[0].per_domain),
+            (9, Some(3))
+        );
+        assert_eq!(
+            one.findings[0].help().map(|h| h.to_string()).as_deref(),
+            Some(
+                "run 9 instances, 3 per zone over 3 zones (6 are deployed): at peak 3 instances are needed at 100% (ceil(300 / (100 × 1))), and they must fit in the 1 zone left after losing 1 more (az-a already lost); that fleet runs at 33% in steady state"
+            )
+        );
+        // survive 0 asks for no zone loss: the next zone is still a row,
+        // beyond survive a warning.
+        let zero = run_under(&model(0), &[0]);
+        assert_eq!(zero.findings.len(), 2);
+        assert!(zero.findings.iter().all(|f| f.severity == Severity::Warning));
+        assert!(
+            zero.findings[0]
+                .message()
+                .to_string()
+                .starts_with("losing az-b (zone), beyond policy.survive (0), takes 2"),
+            "{}",
+            zero.findings[0].message()
+        );
+        // check with survive 0 tries no zone at all.
+        let intact = run(&model(0));
+        assert!(intact.headroom.iter().all(|r| &*r.lost == "instance"));
     }
 }
