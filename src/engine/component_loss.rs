@@ -27,6 +27,7 @@
 //! The work is counted against a budget the caller holds; a loss that
 //! would overdraw it is not computed.
 
+use std::cell::RefCell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -60,6 +61,9 @@ pub struct Losses<'a> {
     down_sources: FastMap<usize, Vec<ComponentId>>,
     /// Load moved by failover into each component in the checked state.
     failover_in: Vec<f64>,
+    /// The working of one loss, kept for the next (its maps keep their
+    /// room).
+    work: RefCell<Work>,
 }
 
 /// What one loss did.
@@ -189,6 +193,7 @@ impl<'a> Losses<'a> {
             caching,
             down_sources,
             failover_in,
+            work: RefCell::new(Work::default()),
         }
     }
 
@@ -226,15 +231,9 @@ impl<'a> Losses<'a> {
         if !self.shifts(&changed) {
             return After::Rises(Vec::new());
         }
-        let mut work = Work {
-            sent: FastMap::default(),
-            delta_in: FastMap::default(),
-            failover_in: FastMap::default(),
-            moves: FastMap::default(),
-            queue: BinaryHeap::new(),
-            queued: FastSet::default(),
-            visits: FastMap::default(),
-        };
+        let mut work = self.work.borrow_mut();
+        let work = &mut *work;
+        work.clear();
         let mut status: Vec<usize> = changed.lost.iter().chain(&changed.down).copied().collect();
         status.sort_unstable();
         status.dedup();
@@ -245,20 +244,20 @@ impl<'a> Losses<'a> {
             }
             // Edges routing among it, edges it caches, its own calls.
             for &(caller, e) in &self.alternative_in[id.0] {
-                self.touch(&changed, &mut work, caller, e);
+                self.touch(&changed, work, caller, e);
             }
             for &(caller, e) in &self.caching[id.0] {
-                self.touch(&changed, &mut work, caller, e);
+                self.touch(&changed, work, caller, e);
             }
             for e in 0..self.model.component(id).depends_on.len() {
-                self.touch(&changed, &mut work, id, e);
+                self.touch(&changed, work, id, e);
             }
             // Its own failover, and that of components already down whose
             // chain passed it.
-            self.move_of(&changed, &mut work, id);
+            self.move_of(&changed, work, id);
             if let Some(sources) = self.down_sources.get(&id.0) {
                 for &s in sources {
-                    self.move_of(&changed, &mut work, s);
+                    self.move_of(&changed, work, s);
                 }
             }
         }
@@ -274,7 +273,7 @@ impl<'a> Losses<'a> {
             if !self.spend(budget, cost) {
                 return After::OverBudget;
             }
-            let Some(offered) = self.offered(&work, id) else {
+            let Some(offered) = self.offered(work, id) else {
                 return self.full(lost, budget);
             };
             if offered == changed.offered(id) {
@@ -282,10 +281,10 @@ impl<'a> Losses<'a> {
             }
             changed.offered.insert(at, offered);
             for e in 0..self.model.component(id).depends_on.len() {
-                self.touch(&changed, &mut work, id, e);
+                self.touch(&changed, work, id, e);
             }
             if !changed.up(id) {
-                self.move_of(&changed, &mut work, id);
+                self.move_of(&changed, work, id);
             }
         }
         let mut rises: Vec<(ComponentId, f64)> = changed
@@ -440,8 +439,8 @@ impl<'a> Losses<'a> {
                     let factor = self.scenario.load_factor;
                     let was = carried(intact_caller * factor, edge, edge.hit_rate)
                         * intact_share(self.model, edge, id);
-                    let now = match work.sent.get(&(caller.0, e)) {
-                        Some(sent) => sent[position(edge, id)],
+                    let now = match work.sent_at.get(&(caller.0, e)) {
+                        Some(&at) => work.arena[at + position(edge, id)],
                         None => self.sent(self.state, caller, edge, id),
                     };
                     delta += now - was;
@@ -461,21 +460,22 @@ impl<'a> Losses<'a> {
             return;
         }
         let edge = &self.model.component(caller).depends_on[e];
-        let now: Vec<f64> = edge
-            .targets
-            .iter()
-            .map(|&t| self.sent(changed, caller, edge, t))
-            .collect();
-        let was = work
-            .sent
-            .get(&(caller.0, e))
-            .cloned()
-            .unwrap_or_else(|| {
-                edge.targets
-                    .iter()
-                    .map(|&t| self.sent(self.state, caller, edge, t))
-                    .collect()
-            });
+        let n = edge.targets.len();
+        let (mut now, mut was, mut routed) = (
+            std::mem::take(&mut work.now),
+            std::mem::take(&mut work.was),
+            std::mem::take(&mut work.routed),
+        );
+        self.sent_all(changed, caller, edge, &mut routed, &mut now);
+        let key = (caller.0, e);
+        let at = work.sent_at.get(&key).copied();
+        match at {
+            Some(at) => {
+                was.clear();
+                was.extend_from_slice(&work.arena[at..at + n]);
+            }
+            None => self.sent_all(self.state, caller, edge, &mut routed, &mut was),
+        }
         for (i, &t) in edge.targets.iter().enumerate() {
             if self.flow.order().is_cut(caller, t) {
                 continue;
@@ -486,7 +486,14 @@ impl<'a> Losses<'a> {
                 self.queue(work, t);
             }
         }
-        work.sent.insert((caller.0, e), now);
+        match at {
+            Some(at) => work.arena[at..at + n].copy_from_slice(&now),
+            None => {
+                work.sent_at.insert(key, work.arena.len());
+                work.arena.extend_from_slice(&now);
+            }
+        }
+        (work.now, work.was, work.routed) = (now, was, routed);
     }
 
     /// Works out where `id`'s load fails over to again, and moves it.
@@ -593,18 +600,62 @@ impl<'a> Losses<'a> {
         carried(load, edge, hit_rate) * share
     }
 
+    /// [`Losses::sent`] to every target of `edge`, into `out` (`routed`
+    /// is room for the routing).
+    fn sent_all(
+        &self,
+        view: &impl View,
+        caller: ComponentId,
+        edge: &Edge,
+        routed: &mut Vec<ComponentId>,
+        out: &mut Vec<f64>,
+    ) {
+        out.clear();
+        let load = self.passing(view, caller);
+        if load == 0.0 {
+            out.resize(edge.targets.len(), 0.0);
+            return;
+        }
+        let cache_lost =
+            self.scenario.cold || edge.cached_by.is_some_and(|cache| !view.up(cache));
+        let hit_rate = if cache_lost { None } else { edge.hit_rate };
+        let carried = carried(load, edge, hit_rate);
+        match edge.kind {
+            EdgeKind::Target => out.resize(edge.targets.len(), carried),
+            EdgeKind::AnyOf | EdgeKind::AtLeast => {
+                self.routed_into(view, edge, routed);
+                #[allow(clippy::cast_precision_loss, reason = "a handful of targets")]
+                let share = 1.0 / routed.len() as f64;
+                out.extend(edge.targets.iter().map(|t| {
+                    if routed.contains(t) {
+                        carried * share
+                    } else {
+                        0.0
+                    }
+                }));
+            }
+        }
+    }
+
     /// [`State::routed`] in the pass, where "ok" is "up".
     fn routed(&self, view: &impl View, edge: &Edge) -> Vec<ComponentId> {
+        let mut chosen = Vec::new();
+        self.routed_into(view, edge, &mut chosen);
+        chosen
+    }
+
+    /// [`Losses::routed`] into `chosen`.
+    fn routed_into(&self, view: &impl View, edge: &Edge, chosen: &mut Vec<ComponentId>) {
         let k = (edge.at_least as usize).max(1);
         let fails_over = |t: ComponentId| self.model.component(t).failover_to.is_some();
-        let mut chosen: Vec<ComponentId> = Vec::new();
         for tier in 0..2 {
-            chosen = edge
-                .targets
-                .iter()
-                .copied()
-                .filter(|&t| fails_over(t) || if tier == 0 { view.up(t) } else { view.running(t) })
-                .collect();
+            chosen.clear();
+            chosen.extend(
+                edge.targets
+                    .iter()
+                    .copied()
+                    .filter(|&t| fails_over(t) || if tier == 0 { view.up(t) } else { view.running(t) }),
+            );
             if chosen.len() >= k {
                 break;
             }
@@ -612,14 +663,20 @@ impl<'a> Losses<'a> {
         if self.model.switchover(edge).is_some() {
             chosen.truncate(k);
         }
-        chosen
     }
 }
 
 /// The working of one loss.
+#[derive(Default)]
 struct Work {
-    /// The last flow applied per edge (caller, edge index), per target.
-    sent: FastMap<(usize, usize), Vec<f64>>,
+    /// Where the last flow applied per edge (caller, edge index) starts in
+    /// `arena`, one value per target.
+    sent_at: FastMap<(usize, usize), usize>,
+    arena: Vec<f64>,
+    /// Room for one edge's flows now and before, and its routing.
+    now: Vec<f64>,
+    was: Vec<f64>,
+    routed: Vec<ComponentId>,
     /// The change of each component's in-flows so far.
     delta_in: FastMap<usize, f64>,
     /// Load moved by failover into each component, where it changed.
@@ -630,6 +687,29 @@ struct Work {
     queue: BinaryHeap<Reverse<(usize, usize)>>,
     queued: FastSet<usize>,
     visits: FastMap<usize, u32>,
+}
+
+impl Work {
+    /// Empty, keeping the room of the last loss.
+    fn clear(&mut self) {
+        // A map's clear writes its whole table: an empty one is left alone
+        // (most losses touch a few components after one touched many).
+        fn clear<K, V>(map: &mut FastMap<K, V>) {
+            if !map.is_empty() {
+                map.clear();
+            }
+        }
+        clear(&mut self.sent_at);
+        clear(&mut self.delta_in);
+        clear(&mut self.failover_in);
+        clear(&mut self.moves);
+        clear(&mut self.visits);
+        if !self.queued.is_empty() {
+            self.queued.clear();
+        }
+        self.arena.clear();
+        self.queue.clear();
+    }
 }
 
 /// Where `target` stands among the edge's targets.

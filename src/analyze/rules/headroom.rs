@@ -674,4 +674,47 @@ components:
         let intact = run(&model(0));
         assert!(intact.headroom.iter().all(|r| &*r.lost == "instance"));
     }
+
+    #[test]
+    fn whole_component_losses_past_the_work_bound_are_said_not_tried() {
+        // One of two providers lost whole sends the other all 400 on 300
+        // (headroom/pay-b/pay-a). With a bound of 0 units no component's
+        // loss is worked out: one note, at the first, counting them all.
+        let text = "system: s\nentrypoints: [checkout]\ncomponents:\n  checkout: {instances: 2, capacity: 500, load: 400, depends_on: [{any_of: [pay-a, pay-b]}]}\n  pay-a: {capacity: 300}\n  pay-b: {capacity: 300}\n";
+        let model = crate::model::parse(text).unwrap();
+        let today = crate::model::Date::parse("2026-11-30").unwrap();
+        let run = |bound: u64| {
+            let cx = Context::new(&model, today, &[]);
+            let mut audit = Audit::new(String::new(), Vec::new());
+            check_within(&cx, &mut audit, bound);
+            audit
+                .findings
+                .iter()
+                .map(|f| (f.id().to_string(), f.severity))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            run(contingency::work_bound(&model)),
+            [
+                ("headroom/pay-a/pay-b".to_owned(), Severity::Error),
+                ("headroom/pay-b/pay-a".to_owned(), Severity::Error)
+            ]
+        );
+        let cx = Context::new(&model, today, &[]);
+        let mut audit = Audit::new(String::new(), Vec::new());
+        check_within(&cx, &mut audit, 0);
+        assert_eq!(audit.findings.len(), 1);
+        let f = &audit.findings[0];
+        assert_eq!(
+            (f.id().to_string().as_str(), f.severity),
+            ("headroom/checkout/untried", Severity::Note)
+        );
+        assert!(
+            f.message()
+                .to_string()
+                .starts_with("losing checkout whole, and 2 more components after it in model order, was not judged"),
+            "{}",
+            f.message()
+        );
+    }
 }
