@@ -3,6 +3,8 @@
 //! - [`scenario`]: what is up when given domains, groups and instances fail;
 //! - [`state`]: the system in one scenario: instances and components up and
 //!   the load on each (the load flow), read by every structural and load check;
+//!   [`component_loss`]: the loads after losing whole components, worked out
+//!   from a state by what the loss touches (for N-k over every component);
 //! - [`structure`]: one entrypoint's structure function, series part apart
 //!   from the alternatives (a [`bdd`]);
 //! - [`events`]: the correlated events (domains and groups with a figure)
@@ -17,6 +19,7 @@
 pub mod bdd;
 mod beta;
 pub mod capacity;
+pub mod component_loss;
 pub mod events;
 pub mod exact;
 mod fasthash;

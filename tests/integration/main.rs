@@ -26,6 +26,7 @@ mod recover;
 mod review;
 mod rules;
 mod sarif;
+mod scenarios;
 mod scram;
 mod simulate;
 mod state;
