@@ -383,7 +383,7 @@ fn words(model: &Model, state: &State, loss: Option<&Contingency>) -> LossWords 
             pair: domains.len() > 1,
         },
         Some(Lost::Group(_)) => LossWords::Group,
-        Some(Lost::Component(lost)) => LossWords::Component(state.of(*lost).instances_up),
+        Some(Lost::Component(gone)) => LossWords::Component(state.of(*gone).instances_up),
     }
 }
 
