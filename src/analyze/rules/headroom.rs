@@ -237,9 +237,10 @@ impl Wording for Untried {
     fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             out,
-            "losing {} whole, and {} more components after it in model order, was not judged: N-k over whole components stopped at its work bound ({} units, 50 per component and edge and a million more); their domain, group and instance losses are judged",
+            "losing {} whole, and {} more {} after it in model order, was not judged: N-k over whole components stopped at its work bound ({} units, 50 per component and edge and a million more); their domain, group and instance losses are judged",
             self.component,
             self.count.saturating_sub(1),
+            if self.count == 2 { "component" } else { "components" },
             self.bound
         )
     }
@@ -678,8 +679,10 @@ components:
     #[test]
     fn whole_component_losses_past_the_work_bound_are_said_not_tried() {
         // One of two providers lost whole sends the other all 400 on 300
-        // (headroom/pay-b/pay-a). With a bound of 0 units no component's
-        // loss is worked out: one note, at the first, counting them all.
+        // (headroom/pay-b/pay-a). With a bound of 0 units, losing checkout
+        // (nothing calls it: its loss moves no load) costs nothing; pay-a's
+        // is the first that costs work: one note, at pay-a, counting it and
+        // pay-b after it.
         let text = "system: s\nentrypoints: [checkout]\ncomponents:\n  checkout: {instances: 2, capacity: 500, load: 400, depends_on: [{any_of: [pay-a, pay-b]}]}\n  pay-a: {capacity: 300}\n  pay-b: {capacity: 300}\n";
         let model = crate::model::parse(text).unwrap();
         let today = crate::model::Date::parse("2026-11-30").unwrap();
@@ -707,12 +710,12 @@ components:
         let f = &audit.findings[0];
         assert_eq!(
             (f.id().to_string().as_str(), f.severity),
-            ("headroom/checkout/untried", Severity::Note)
+            ("headroom/pay-a/untried", Severity::Note)
         );
         assert!(
             f.message()
                 .to_string()
-                .starts_with("losing checkout whole, and 2 more components after it in model order, was not judged"),
+                .starts_with("losing pay-a whole, and 1 more component after it in model order, was not judged"),
             "{}",
             f.message()
         );
