@@ -36,6 +36,10 @@ struct Overloaded {
     max: f64,
     load_shedding: bool,
     managed: bool,
+    /// Whether it pulls from a queue: below its input it lags.
+    consumer: bool,
+    /// Its `rate_limit`, where that is below what the survivors carry.
+    limit: Option<f64>,
     /// Why it is a primary rather than a fleet, when it is one.
     role: Option<Arc<str>>,
     sizing: Sizing,
@@ -70,10 +74,14 @@ struct Judged<'a> {
 
 fn overloaded(model: &Model, judged: Judged<'_>, row: &HeadroomRow) -> Finding {
     let c = judged.c;
+    let consumer = c.depends_on.iter().any(|e| e.pull);
+    let limit = limit_of(c, row.survivors, judged.cap);
+    // A consumer behind lags and a rate limit refuses the excess: neither
+    // collapses the way a request path without shedding does.
     Finding::new(
         DOC.rule,
         Subject::pair(Arc::clone(&row.component), Arc::clone(&row.lost)),
-        if c.load_shedding || judged.beyond_survive {
+        if c.load_shedding || consumer || limit.is_some() || judged.beyond_survive {
             Severity::Warning
         } else {
             Severity::Error
@@ -88,6 +96,8 @@ fn overloaded(model: &Model, judged: Judged<'_>, row: &HeadroomRow) -> Finding {
             max: model.policy.max_utilization,
             load_shedding: c.load_shedding,
             managed: c.managed,
+            consumer,
+            limit,
             role: judged.role,
             sizing: judged.sizing,
             beyond_survive: judged.beyond_survive.then_some(model.policy.survive),
@@ -156,17 +166,50 @@ impl Wording for Overloaded {
                 row.instances
             )?;
         }
-        write!(
-            out,
-            ": {} / ({} × {}) = {} of capacity, above the {} ceiling; ",
-            amount(self.load),
-            row.survivors,
-            amount(self.per_instance),
-            percent_against(row.utilization, self.max),
-            whole_percent(self.max),
-        )?;
-        if self.load_shedding {
-            let served = f64::from(row.survivors) * self.per_instance;
+        if let Some(limit) = self.limit {
+            write!(
+                out,
+                ": {} against its rate_limit of {} = {} of capacity, above the {} ceiling; ",
+                amount(self.load),
+                amount(limit),
+                percent_against(row.utilization, self.max),
+                whole_percent(self.max),
+            )?;
+        } else {
+            write!(
+                out,
+                ": {} / ({} × {}) = {} of capacity, above the {} ceiling; ",
+                amount(self.load),
+                row.survivors,
+                amount(self.per_instance),
+                percent_against(row.utilization, self.max),
+                whole_percent(self.max),
+            )?;
+        }
+        let capacity = self
+            .limit
+            .unwrap_or(f64::from(row.survivors) * self.per_instance);
+        if self.consumer {
+            if self.load > capacity + 1e-9 {
+                write!(
+                    out,
+                    "a consumer, it lags: the backlog grows by {} an hour ({} × 3600 s) while the loss lasts",
+                    amount((self.load - capacity) * 3600.0),
+                    amount(self.load - capacity)
+                )
+            } else {
+                out.write_str("a consumer, it keeps up but with no room for a burst")
+            }
+        } else if let Some(limit) = self.limit {
+            write!(
+                out,
+                "the limit serves {} / {} = {} and refuses the rest",
+                amount(limit),
+                amount(self.load),
+                whole_percent((limit / self.load).min(1.0))
+            )
+        } else if self.load_shedding {
+            let served = capacity;
             write!(
                 out,
                 "with load_shedding the survivors shed the excess and still serve {} / {} = {} of peak",
@@ -328,7 +371,9 @@ fn check_within(cx: &Context, audit: &mut Audit, bound: u64) {
                 domains,
             };
             let counts = Counts::new(model, &cx.scenario, id, need);
-            let utilization = load / (f64::from(survivors) * cap.per_instance);
+            let carried = limit_of(c, survivors, cap.per_instance)
+                .unwrap_or(f64::from(survivors) * cap.per_instance);
+            let utilization = load / carried;
             let row = HeadroomRow {
                 component: Arc::clone(&component),
                 lost: loss.map_or_else(|| Arc::clone(&instance), |l| Arc::clone(&l.name)),
@@ -373,6 +418,13 @@ fn check_within(cx: &Context, audit: &mut Audit, bound: u64) {
             },
         ));
     }
+}
+
+/// `c`'s `rate_limit` where it is below what `survivors` instances of
+/// `per_instance` carry: the rate it accepts then.
+fn limit_of(c: &Component, survivors: u32, per_instance: f64) -> Option<f64> {
+    c.rate_limit
+        .filter(|&l| l < f64::from(survivors) * per_instance)
 }
 
 /// What a contingency is, in words (`None`: one instance).
