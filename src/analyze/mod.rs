@@ -7,6 +7,7 @@
 pub mod advice;
 pub mod audit;
 mod call_paths;
+mod contingency;
 mod disaster_recovery;
 pub mod finding;
 pub(crate) use rules::headroom::LARGEST_SENSIBLE_FLEET;

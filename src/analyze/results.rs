@@ -118,6 +118,38 @@ pub struct AvailabilityRow {
     /// Why a bounded figure is not exact (absent when exact).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub why_bounded: Option<String>,
+    /// The capacity-blind figure: every component up with `min_healthy`
+    /// instances, whatever its load (`availability` is capacity-aware:
+    /// docs/availability.md); `null` with the availability.
+    pub structural_availability: Option<f64>,
+    /// Its unavailability, in failure space.
+    pub structural_unavailability: Option<f64>,
+    /// The expected share of the entrypoint's peak requests served
+    /// (request-weighted; shedding and rate limits serve a share):
+    /// at least `availability`; `null` with the availability.
+    pub served: Option<f64>,
+    /// `exact`, or `lower bound` when `served` is one.
+    pub served_method: &'static str,
+    /// What capacity costs: per component whose capacity adds
+    /// unavailability, how much, and the fleet that would carry its largest
+    /// load, largest first.
+    pub capacity: Vec<CapacityCostRow>,
+}
+
+/// What one component's capacity costs an entrypoint.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct CapacityCostRow {
+    /// The component.
+    pub component: String,
+    /// Unavailability its capacity adds.
+    pub unavailability: f64,
+    /// The instances that carry its largest load with the spare it was
+    /// designed with (absent when that takes nothing off).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fleet: Option<u32>,
+    /// The unavailability that fleet takes off.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fleet_gain: Option<f64>,
 }
 
 impl AvailabilityRow {
@@ -160,8 +192,9 @@ impl AvailabilityRow {
     pub fn nines_text(&self) -> String {
         match self.nines {
             None => "n/a".to_owned(),
-            Some(n) if !self.upper_bound() => format!("{n:.2}"),
-            Some(n) => format!("≤ {n:.2}"),
+            // `-log10(1)` is -0: no nines, not "minus nothing".
+            Some(n) if !self.upper_bound() => format!("{:.2}", n + 0.0),
+            Some(n) => format!("≤ {:.2}", n + 0.0),
         }
     }
 

@@ -9,7 +9,7 @@ use crate::analyze::Finding;
 use crate::analyze::results::{Audit, HeadroomRow, SlowEvent};
 use crate::analyze::slow::{self, Before};
 use crate::engine::concurrency::{Plan, Slowed, Slowness};
-use crate::engine::scenario::Scenario;
+use crate::engine::scenario::{Scenario, is_lost, surviving_instances};
 use crate::engine::state::{Flow, State};
 use crate::model::error::closest;
 use crate::model::units::parse_duration;
@@ -178,7 +178,8 @@ pub fn compare(model: &Model, text: &str, change: &Change, today: Date) -> WhatI
     let (slow, scenario) = slowness(changed, change);
     let scenario = &scenario;
     let before = super::audit(model, text, Scenario::default(), super::Options::new(today));
-    let after_figures = crate::engine::availability(&down_for_figures(changed, scenario));
+    let after_figures =
+        crate::engine::availability_with(&down_for_figures(changed, scenario), scenario.cold);
     let after_options = super::Options {
         figures: Some(&after_figures),
         ..super::Options::new(today)
@@ -220,12 +221,12 @@ pub fn compare(model: &Model, text: &str, change: &Change, today: Date) -> WhatI
             .entrypoints
             .iter()
             .any(|e| before_state.of(*e).up && !after_state.of(*e).up),
-        introduced: &introduced,
+        lost_something: super::contingency::lost_something(scenario),
     };
     let resolved: Vec<String> = before_ids
         .iter()
         .filter(|id| {
-            after_ids.binary_search(id).is_err() && !gone.taken_down(id) && !gone.superseded(id)
+            after_ids.binary_search(id).is_err() && !gone.taken_down(id) && !gone.further_loss(id)
         })
         .cloned()
         .collect();
@@ -358,8 +359,9 @@ struct Gone<'a> {
     after: &'a State,
     /// Whether the scenario takes down an entrypoint that was up.
     entrypoint_lost: bool,
-    /// The findings the change introduces, sorted.
-    introduced: &'a [String],
+    /// Whether the scenario loses something (domains, groups, instances,
+    /// the caches' hits).
+    lost_something: bool,
 }
 
 impl Gone<'_> {
@@ -379,25 +381,31 @@ impl Gone<'_> {
                 .is_some_and(|c| !self.after.of(ComponentId(c)).up)
     }
 
-    /// A headroom finding about losing a domain that the change made a
-    /// single point of failure (losing z1 leaves everything in z2) is
-    /// superseded by that introduced spof, not resolved: the risk grew.
-    fn superseded(&self, id: &str) -> bool {
-        let mut parts = id.splitn(3, '/');
-        parts.next() == Some("headroom")
-            && parts.next().is_some()
-            && parts.next().is_some_and(|lost| {
-                lost.split('+')
-                    .any(|d| self.introduced.binary_search(&format!("spof/{d}")).is_ok())
-            })
+    /// A finding about what a further loss would do (`headroom`, `spof`,
+    /// `shared-fate`, `cascade`) is never resolved by a loss: gone after
+    /// one, the further loss became total (losing z1 leaves everything in
+    /// z2, a spof now), or what it judged is lost or relieved by the loss,
+    /// which fixes nothing.
+    fn further_loss(&self, id: &str) -> bool {
+        let rule = id.split('/').next().unwrap_or_default();
+        self.lost_something
+            && matches!(
+                Rule::from_name(rule),
+                Some(Rule::Headroom | Rule::Spof | Rule::SharedFate | Rule::Cascade)
+            )
     }
 }
 
-/// A copy of `model` for the availability figures of the scenario: lost
-/// domains and groups, and components left with fewer than `min_healthy`
-/// instances, are down for certain (availability 0); a component that loses
-/// some instances keeps the others (fewer instances, taken from its last
-/// domains first).
+/// A copy of `model` for the availability figures of the scenario: the
+/// instances it takes are gone from the copy, so that what is left is
+/// counted as it is (its switchover frequency `q / mttr` from the
+/// instances left, the domain now holding all of a component as one whose
+/// loss takes it down). The instances in lost domains leave the
+/// placement and the count; instances failed on their own are taken from
+/// the last domains first; a component left with fewer than `min_healthy`
+/// (or a member of a fired group) is down for certain (availability 0,
+/// which the switchover terms read as "the standby has taken over"), and
+/// lost domains and groups are down for certain too.
 #[must_use]
 pub fn down_for_figures(model: &Model, scenario: &Scenario) -> Model {
     let mut copy = model.clone();
@@ -407,14 +415,28 @@ pub fn down_for_figures(model: &Model, scenario: &Scenario) -> Model {
     for g in &scenario.groups {
         copy.groups[g.0].availability = Some(0.0);
     }
-    for &(id, n) in &scenario.failed_instances {
+    for id in model.component_ids() {
+        let original = model.component(id);
+        let failed: u32 = scenario
+            .failed_instances
+            .iter()
+            .filter(|(c, _)| *c == id)
+            .map(|&(_, n)| n)
+            .sum();
+        let fired = original.shares.iter().any(|g| scenario.groups.contains(g));
+        let placed = surviving_instances(model, id, &scenario.domains);
+        if failed == 0 && !fired && placed == original.instances {
+            continue;
+        }
         let c = &mut copy.components[id.0];
-        let left = c.instances.saturating_sub(n);
-        if left < c.min_healthy || left == 0 {
+        let left = placed.saturating_sub(failed);
+        if fired || left < c.min_healthy || left == 0 {
             c.availability = Some(0.0);
             continue;
         }
-        let mut take = n;
+        c.placement
+            .retain(|&(d, count)| count > 0 && !is_lost(model, d, &scenario.domains));
+        let mut take = failed;
         for entry in c.placement.iter_mut().rev() {
             let off = entry.1.min(take);
             entry.1 -= off;

@@ -487,10 +487,14 @@ fn edge_load(
     let mut breaker_open = false;
     let mut held_sum = 0.0;
     for &target in &edge.targets {
-        let flow = if lambda > 0.0 {
-            state.edge_flow(model, caller, edge, target).unwrap_or(0.0)
-        } else {
+        let flow = if lambda <= 0.0 {
             0.0
+        } else if edge.pull {
+            // A consumer's pull adds nothing to the queue's load, but each
+            // pull holds one of its workers: the calls it makes.
+            state.passing(model, caller) * edge.calls * state.share(model, edge, target)
+        } else {
+            state.edge_flow(model, caller, edge, target).unwrap_or(0.0)
         };
         let (seen, degraded) = if done[target.0] {
             let t = out.of(target);
@@ -524,12 +528,7 @@ fn edge_load(
         attempts_max = attempts_max.max(attempts);
         rate += flow;
         demand += times(flow, held);
-        held_sum += held
-            * if edge.targets.len() > 1 {
-                intact_share(edge)
-            } else {
-                1.0
-            };
+        held_sum += held * intact_share(model, edge, target);
     }
     let held = if rate > 0.0 { demand / rate } else { held_sum };
     let limit = pool_of(

@@ -2,7 +2,7 @@
 //! groups that have an `availability`), and how each component's health
 //! depends on them.
 
-use crate::model::{ComponentId, DomainId, GroupId, Model};
+use crate::model::{ComponentId, DomainId, GroupId, Model, Pseudo};
 
 /// A correlated event: a domain or a group that can fail.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -55,6 +55,10 @@ pub struct Leaf {
     /// entry and nothing else, integrated into the leaf instead of
     /// conditioned on.
     pub private: Vec<Vec<usize>>,
+    /// What the leaf's health stands for when it is not "at least
+    /// `min_healthy` up" (a component of the capacity compilation), with
+    /// the capacity of one instance for a share.
+    pub pseudo: Option<(Pseudo, f64)>,
 }
 
 /// The events relevant to a set of components, and each component's leaf.
@@ -158,6 +162,9 @@ pub fn collect(model: &Model, components: &[ComponentId]) -> EventModel {
                 availability: component.availability.unwrap_or(1.0),
                 min_healthy: component.min_healthy,
                 footprint,
+                pseudo: component
+                    .pseudo
+                    .map(|p| (p, component.capacity.map_or(0.0, |c| c.per_instance))),
             }
         })
         .collect();
@@ -292,9 +299,58 @@ impl Leaf {
         perfect: bool,
         buffers: &mut Running,
     ) -> f64 {
-        if self.private.iter().all(Vec::is_empty) {
-            return self.probability(down, perfect);
+        let availability = if perfect { 1.0 } else { self.availability };
+        match self.pseudo {
+            None => self.count_healthy(&down, folded, perfect, buffers, self.min_healthy),
+            Some((Pseudo::Band { below }, _)) => {
+                let from = self.count_healthy(&down, folded, perfect, buffers, self.min_healthy);
+                let above = self.count_healthy(&down, folded, perfect, buffers, below);
+                band(from, above)
+            }
+            Some((Pseudo::Share { load, limit, sheds }, per_instance)) => {
+                let k = u64::from(self.min_healthy);
+                let serving = Serving {
+                    per_instance,
+                    load,
+                    limit,
+                    sheds,
+                };
+                self.mix(&down, folded, buffers, |m| {
+                    serving.expected(m, k, availability)
+                })
+            }
         }
+    }
+
+    /// The probability that at least `k` instances are up, given which
+    /// conditioned events are down (integrating the folded ones).
+    fn count_healthy(
+        &self,
+        down: &impl Fn(usize) -> bool,
+        folded: &[Event],
+        perfect: bool,
+        buffers: &mut Running,
+        k: u32,
+    ) -> f64 {
+        if self.private.iter().all(Vec::is_empty) {
+            return self.probability(down, perfect, k);
+        }
+        let availability = if perfect { 1.0 } else { self.availability };
+        self.mix(down, folded, buffers, |m| {
+            at_least(m, u64::from(k), availability)
+        })
+    }
+
+    /// `Σ P(m running) × f(m)` over the distribution of running instances
+    /// (outside the lost domains, folded domains integrated), 0 when a
+    /// group is down.
+    fn mix(
+        &self,
+        down: &impl Fn(usize) -> bool,
+        folded: &[Event],
+        buffers: &mut Running,
+        f: impl Fn(u64) -> f64,
+    ) -> f64 {
         if self.groups.iter().any(|&g| down(g)) {
             return 0.0;
         }
@@ -326,10 +382,9 @@ impl Leaf {
             });
             std::mem::swap(running, next);
         }
-        let availability = if perfect { 1.0 } else { self.availability };
         running
             .iter()
-            .map(|&(m, p)| p * at_least(m, u64::from(self.min_healthy), availability))
+            .map(|&(m, p)| p * f(m))
             .sum::<f64>()
             .clamp(0.0, 1.0)
     }
@@ -348,10 +403,35 @@ impl Leaf {
         folded: &[Event],
         buffers: &mut Running,
     ) -> f64 {
+        match self.pseudo {
+            None => self.count_failing(&down, folded, buffers, self.min_healthy),
+            Some((Pseudo::Band { below }, _)) => {
+                // 1 − (H(k) − H(b)) / (1 − H(b)) = F(k) / F(b), F = 1 − H.
+                let from = self.count_failing(&down, folded, buffers, self.min_healthy);
+                let above = self.count_failing(&down, folded, buffers, below);
+                if above > 0.0 {
+                    (from / above).clamp(0.0, 1.0)
+                } else {
+                    1.0
+                }
+            }
+            Some((Pseudo::Share { .. }, _)) => 1.0 - self.healthy_in(down, folded, false, buffers),
+        }
+    }
+
+    /// The probability that fewer than `k` instances are up, in failure
+    /// space.
+    fn count_failing(
+        &self,
+        down: &impl Fn(usize) -> bool,
+        folded: &[Event],
+        buffers: &mut Running,
+        k: u32,
+    ) -> f64 {
         if self.groups.iter().any(|&g| down(g)) {
             return 1.0;
         }
-        let k = u64::from(self.min_healthy);
+        let k = u64::from(k);
         if self.private.iter().all(Vec::is_empty) {
             let running: u64 = self
                 .entries
@@ -361,7 +441,7 @@ impl Leaf {
                 .sum();
             return below(running, k, self.availability);
         }
-        // The distribution of running instances as in `healthy_in`, each
+        // The distribution of running instances as in `mix`, each
         // count weighted by its failure; an entry's folded domains are
         // down with probability 1 − Π up, taken as −expm1(Σ ln up).
         let Running { running, next } = buffers;
@@ -401,10 +481,10 @@ impl Leaf {
             .clamp(0.0, 1.0)
     }
 
-    /// Probability the component is healthy given which events are down,
-    /// when it has no folded events; with `perfect`, its instances never
-    /// fail on their own.
-    fn probability(&self, down: impl Fn(usize) -> bool, perfect: bool) -> f64 {
+    /// Probability at least `k` instances are up given which events are
+    /// down, when it has no folded events; with `perfect`, its instances
+    /// never fail on their own.
+    fn probability(&self, down: &impl Fn(usize) -> bool, perfect: bool, k: u32) -> f64 {
         if self.groups.iter().any(|&g| down(g)) {
             return 0.0;
         }
@@ -415,8 +495,122 @@ impl Leaf {
             .map(|&(count, _)| u64::from(count))
             .sum();
         let availability = if perfect { 1.0 } else { self.availability };
-        at_least(running, u64::from(self.min_healthy), availability)
+        at_least(running, u64::from(k), availability)
     }
+}
+
+/// The chance that a component with `reachable` instances in domains that
+/// are up is healthy on its own: at least `min_healthy` of them up, or for
+/// a band of the capacity compilation, the band given the bands above
+/// (what the Monte Carlo draws per trial).
+#[must_use]
+pub fn count_chance(
+    reachable: u64,
+    min_healthy: u32,
+    availability: f64,
+    pseudo: Option<Pseudo>,
+) -> f64 {
+    let from = at_least(reachable, u64::from(min_healthy), availability);
+    match pseudo {
+        Some(Pseudo::Band { below }) => {
+            band(from, at_least(reachable, u64::from(below), availability))
+        }
+        _ => from,
+    }
+}
+
+/// The probability of a band `[k, b)` of a count given that the count is
+/// below `b`: `(H(k) − H(b)) / (1 − H(b))` from the tails `H`; 0 when the
+/// count is certainly at least `b` (the band above holds).
+fn band(from: f64, above: f64) -> f64 {
+    if above >= 1.0 {
+        return 0.0;
+    }
+    ((from - above) / (1.0 - above)).clamp(0.0, 1.0)
+}
+
+/// What a shedding or rate-limited component serves of its load.
+struct Serving {
+    per_instance: f64,
+    load: f64,
+    limit: f64,
+    sheds: bool,
+}
+
+impl Serving {
+    /// The share served with `n` instances up: what its instances and its
+    /// rate limit carry, over its load; nothing past its capacity when it
+    /// does not shed (it collapses).
+    fn share(&self, n: u64) -> f64 {
+        if self.load <= 0.0 {
+            return 1.0;
+        }
+        let capacity = if self.per_instance > 0.0 {
+            n as f64 * self.per_instance
+        } else {
+            f64::INFINITY
+        };
+        if !self.sheds && capacity * (1.0 + 1e-12) < self.load {
+            return 0.0;
+        }
+        (capacity.min(self.limit) / self.load).min(1.0)
+    }
+
+    /// `E[share(n)]` over `n ~ Binomial(m, p)` counted from `k` up (fewer
+    /// than `k` up serve nothing): term by term below the count that
+    /// carries the load, the tail from there.
+    fn expected(&self, m: u64, k: u64, p: f64) -> f64 {
+        let full = if self.per_instance > 0.0 {
+            // From this count up the share is constant: the limit (or all)
+            // for a shedding one, and for one that collapses, from the
+            // count that carries its whole load.
+            let carried = if self.sheds {
+                self.load.min(self.limit)
+            } else {
+                self.load
+            };
+            let needed = (carried / self.per_instance).ceil();
+            #[allow(
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss,
+                reason = "clamped to m + 1"
+            )]
+            let full = needed.clamp(0.0, (m + 1) as f64) as u64;
+            full
+        } else {
+            0
+        };
+        let from = full.max(k);
+        let mut served = if from <= m {
+            at_least(m, from, p) * self.share(m)
+        } else {
+            0.0
+        };
+        for n in k..from.min(m + 1) {
+            served += pmf(m, n, p) * self.share(n);
+        }
+        served.clamp(0.0, 1.0)
+    }
+}
+
+/// `P(X = n)` for `X ~ Binomial(m, p)`, by logarithms.
+fn pmf(m: u64, n: u64, p: f64) -> f64 {
+    if n > m {
+        return 0.0;
+    }
+    if p <= 0.0 {
+        return if n == 0 { 1.0 } else { 0.0 };
+    }
+    if p >= 1.0 {
+        return if n == m { 1.0 } else { 0.0 };
+    }
+    let (m, n) = (m as f64, n as f64);
+    let ln = statrs::function::gamma::ln_gamma(m + 1.0)
+        - statrs::function::gamma::ln_gamma(n + 1.0)
+        - statrs::function::gamma::ln_gamma(m - n + 1.0)
+        + n * p.ln()
+        + (m - n) * (-p).ln_1p();
+    ln.exp()
 }
 
 /// Terms summed directly before the tail is taken from the incomplete beta
@@ -556,6 +750,7 @@ mod tests {
             min_healthy: 1,
             footprint: vec![0, 1, 2],
             private: vec![Vec::new(); 3],
+            pseudo: None,
         };
         assert!((leaf.failing(|e| e == 0, &[]) / 1e-4 - 1.0).abs() < 1e-14);
         assert!((leaf.failing(|_| false, &[]) / 1e-6 - 1.0).abs() < 1e-14);

@@ -144,6 +144,40 @@ pub struct Figure {
     /// Why the joint diagram of events and components was refused, when it
     /// was tried (a second try names it without building it again).
     pub refusal: Option<joint::Refusal>,
+    /// The capacity-blind figure and the served share, when the figure is
+    /// the capacity-aware one (`engine::availability`).
+    pub capacity: Option<CapacityPart>,
+}
+
+/// What the capacity-aware figure adds to the structural one.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CapacityPart {
+    /// The structural (capacity-blind) availability: every component up
+    /// with `min_healthy` instances, whatever its load.
+    pub structural: f64,
+    /// Its unavailability, in failure space.
+    pub structural_unavailability: f64,
+    /// The expected share of the entrypoint's peak requests served
+    /// (request-weighted): shedding and shards serve a share.
+    pub served: f64,
+    /// Whether `served` is exact (else a lower bound).
+    pub served_exact: bool,
+    /// The components whose capacity costs this entrypoint availability,
+    /// largest first.
+    pub costs: Vec<CapacityCost>,
+}
+
+/// What one component's capacity costs an entrypoint.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CapacityCost {
+    /// The component.
+    pub component: crate::model::ComponentId,
+    /// The unavailability its capacity adds (the figure with it never
+    /// overloaded, less).
+    pub added: f64,
+    /// The fleet that carries its largest load with the spare it was
+    /// designed with, and the unavailability that fleet takes off.
+    pub fleet: Option<(u32, f64)>,
 }
 
 /// Computes the figure of one entrypoint from its structure.
@@ -290,6 +324,7 @@ fn evaluate_with(
         switchover: 0.0,
         caveats: Vec::new(),
         refusal,
+        capacity: None,
         why: (method == Method::Bounded).then(|| {
             let joint = match refusal {
                 Some(joint::Refusal::WideComponent(k)) => format!(
@@ -380,6 +415,7 @@ fn joint_figure(
         caveats: Vec::new(),
         refusal: None,
         why: None,
+        capacity: None,
     }
 }
 
@@ -481,6 +517,7 @@ fn relaxed(model: &Model, structure: &Structure, shared: Option<&Shared>) -> Fig
             "the diagram of the `any_of`/`at_least` gates exceeded its node budget ({} correlated events): the bracket counts every alternative as required (lower) or as always up (upper)",
             low.events
         )),
+        capacity: None,
     }
 }
 
@@ -1496,6 +1533,7 @@ fn expected_health(leaf: &events::Leaf, model: &EventModel) -> Option<f64> {
                     .collect()
             })
             .collect(),
+        pseudo: leaf.pseudo,
     };
     let groups: f64 = leaf.groups.iter().map(|&g| model.events[g].up).product();
     Some(groups * integrated.healthy(|_| false, &folded, false))

@@ -170,6 +170,9 @@ pub fn evaluate(structure: &Structure, model: &EventModel, limit: usize) -> Resu
 
 /// Whether a leaf's instances are few enough to enter one by one.
 fn countable(leaf: &Leaf) -> bool {
+    if leaf.pseudo.is_some() {
+        return false; // a band or share is not a count of its own instances
+    }
     let n: usize = leaf
         .entries
         .iter()

@@ -3,6 +3,8 @@
 //! - [`scenario`]: what is up when given domains, groups and instances fail;
 //! - [`state`]: the system in one scenario: instances and components up and
 //!   the load on each (the load flow), read by every structural and load check;
+//!   [`component_loss`]: the loads after losing whole components, worked out
+//!   from a state by what the loss touches (for N-k over every component);
 //! - [`structure`]: one entrypoint's structure function, series part apart
 //!   from the alternatives (a [`bdd`]);
 //! - [`events`]: the correlated events (domains and groups with a figure)
@@ -12,10 +14,16 @@
 //! - [`start_order`]: the start waves and cycles of required edges (from the
 //!   component graph of `model::graph`, with petgraph's algorithms), and
 //!   [`outage`]: what one event takes down, for the rules that share them;
+//! - [`concurrency`]: in flight by Little's law per component and edge
+//!   limit in a state, with some components slow (saturation and the
+//!   `workers / time held` ceiling);
 //! - [`mef`]: the model as an Open-PSA MEF fault tree, for SCRAM.
 
+mod aware;
 pub mod bdd;
 mod beta;
+pub mod capacity;
+pub mod component_loss;
 pub mod concurrency;
 pub mod events;
 pub mod exact;
@@ -32,8 +40,9 @@ pub mod state;
 pub mod structure;
 pub mod switchover;
 
+pub use aware::{availability, availability_with};
 pub use events::Subject;
-pub use exact::{Figure, Method};
+pub use exact::{CapacityCost, CapacityPart, Figure, Method};
 
 use std::fmt::Write as _;
 
@@ -52,7 +61,13 @@ use crate::model::{ComponentId, Model};
 /// (the choice is made after the first pass, hence the same on any number
 /// of threads); the others keep the relaxed bracket and say why.
 #[must_use]
-pub fn availability(model: &Model) -> Vec<(ComponentId, Figure)> {
+pub fn structural_availability(model: &Model) -> Vec<(ComponentId, Figure)> {
+    evaluate_entrypoints(model, true)
+}
+
+/// The figure of every entrypoint of `model` by its structure, with the
+/// switchover terms when `switchovers`.
+fn evaluate_entrypoints(model: &Model, switchovers: bool) -> Vec<(ComponentId, Figure)> {
     // Each component's health table, built once for every entrypoint
     // whose closure holds it.
     let shared = shared::Shared::new(model);
@@ -65,9 +80,11 @@ pub fn availability(model: &Model) -> Vec<(ComponentId, Figure)> {
             let mut figure = exact::evaluate_shared(model, &structure, Some(&shared));
             // Switchover time is an additive term on top of the static
             // figure, applied below once the static figure is final.
-            let cost = switchover::cost(model, structure.components());
-            figure.switchover = cost.unavailability;
-            figure.caveats = cost.caveats;
+            if switchovers {
+                let cost = switchover::cost(model, structure.components());
+                figure.switchover = cost.unavailability;
+                figure.caveats = cost.caveats;
+            }
             (entrypoint, figure, structure.truncated)
         })
         .collect();

@@ -152,8 +152,9 @@ enum Health {
     Placed {
         placement: Vec<(usize, u32)>,
         full: Chance,
-        min_healthy: u64,
+        min_healthy: u32,
         availability: f64,
+        pseudo: Option<crate::model::Pseudo>,
     },
 }
 
@@ -249,20 +250,19 @@ impl Plan {
             .map(|id| {
                 let c = &model.components[id];
                 let availability = c.availability.unwrap_or(1.0);
-                let min_healthy = u64::from(c.min_healthy);
+                let min_healthy = c.min_healthy;
+                let chance =
+                    |n: u64| super::events::count_chance(n, min_healthy, availability, c.pseudo);
                 let health = if c.placement.is_empty() {
-                    Health::Fixed(Chance::of(super::events::at_least(
-                        u64::from(c.instances),
-                        min_healthy,
-                        availability,
-                    )))
+                    Health::Fixed(Chance::of(chance(u64::from(c.instances))))
                 } else {
                     let all: u64 = c.placement.iter().map(|&(_, n)| u64::from(n)).sum();
                     Health::Placed {
                         placement: c.placement.iter().map(|&(d, n)| (d.0, n)).collect(),
-                        full: Chance::of(super::events::at_least(all, min_healthy, availability)),
+                        full: Chance::of(chance(all)),
                         min_healthy,
                         availability,
+                        pseudo: c.pseudo,
                     }
                 };
                 Local {
@@ -330,6 +330,7 @@ impl Plan {
                     full,
                     min_healthy,
                     availability,
+                    pseudo,
                 } => {
                     let lost = placement.iter().fold(0, |w, &(d, _)| w | s.lost[d]);
                     let mut healthy = full.draw(rng) & !lost;
@@ -356,10 +357,11 @@ impl Plan {
                             if let Some(&(_, c)) = memo.iter().find(|(r, _)| *r == reachable) {
                                 c
                             } else {
-                                let c = Chance::of(super::events::at_least(
+                                let c = Chance::of(super::events::count_chance(
                                     reachable,
                                     *min_healthy,
                                     *availability,
+                                    *pseudo,
                                 ));
                                 memo.push((reachable, c));
                                 c

@@ -2,44 +2,61 @@
 //! which components are up, and how much load reaches each one. This is the
 //! one place where "what is up" and "how much load reaches whom" are
 //! decided; `check` reads the state of the empty scenario, N-k headroom the
-//! state of each loss, the cascade a sequence of states, and `what-if` the
-//! state of the scenario it is given.
+//! state of each loss, the cascade a sequence of states, `what-if` the
+//! state of the scenario it is given, and the capacity-aware availability
+//! figure the *settled* state of every combination of failures
+//! ([`State::settle`], `docs/availability.md`).
 //!
 //! **What is up** is [`scenario::up`]: the greatest fixed point of the
 //! required, `any_of` and `at_least` conditions, as in the availability
 //! engine.
 //!
-//! **Load flow.** An edge carries `caller load × calls × (1 − hit_rate)`,
-//! split evenly over the targets of an `any_of` or `at_least` edge. The
-//! hit rate is 0 when caches are cold or when the edge's `cached_by` cache
-//! is down (not running, or a required dependency of it is down: a cache
-//! that fails its calls answers no hits). In the intact state a component's load is its written
-//! `load`, or, when none is written, the sum of what its callers send it
-//! (unknown when no caller has a known load). In a scenario a component is
-//! offered its intact load plus the change of its in-flows, in dependency
-//! order, never below 0.
+//! **Load flow.** An edge carries `caller load × calls × (1 − hit_rate)`.
+//! The hit rate is 0 when caches are cold or when the edge's `cached_by`
+//! cache is not ok (not running, a required dependency of it down, or over
+//! its capacity: a cache that fails its calls answers no hits). In the intact state a
+//! component's load is its written `load`, or, when none is written, the
+//! sum of what its callers send it (unknown when no caller has a known
+//! load). In a scenario a component is offered its intact load plus the
+//! change of its in-flows, in dependency order, never below 0.
 //!
-//! - A component is *running* while enough of its instances are up
-//!   (`min_healthy`, no shared-fate group fired). A running component that is
-//!   down only because a required dependency is down still takes its calls
-//!   and makes its own (it fails them), so its flows continue; it carries no
-//!   load in [`State::load`] because it serves nothing.
-//! - A component that is not running sends nothing downstream. Its offered
-//!   load moves to the first component that is up along its `failover_to`
-//!   chain, or is left unserved. An `any_of`/`at_least` edge skips a target
-//!   that is not running and has no `failover_to` (the caller spreads over
-//!   the others); a target with `failover_to` keeps its share, which its
-//!   failover moves.
+//! - An `any_of`/`at_least` edge sends its load to the targets that are
+//!   *ok* (up and not over capacity; in a first pass, up), split evenly,
+//!   or, when the edge has standbys (a `switchover`, [`Model::switchover`]),
+//!   to the first `at_least` of them in order: a standby carries nothing
+//!   until an active one is out. A target that is not ok but has a
+//!   `failover_to` keeps its share, which its failover moves.
+//! - A component that is not ok and has a `failover_to` hands its offered
+//!   load to the first ok component along the chain, and sends nothing
+//!   downstream. Without a running failover its load is unserved.
+//! - A running component that is down only because a required dependency
+//!   is down still takes its calls and makes its own (it fails them), so
+//!   its flows continue. A component that is not running (too few
+//!   instances, a fired group, collapsed under its load) sends nothing.
+//! - A component with `load_shedding` passes on only what it serves (what
+//!   its running instances carry); a `rate_limit` caps what it accepts and
+//!   passes on, whatever its instances.
+//! - A consumer's pull from a queue (`consumes`) adds nothing to the
+//!   queue's load; a consumer below its input lags instead of collapsing.
 //! - Cycles are cut: components are ordered depth-first from the first
 //!   component in model order, and an edge that leads back to a component
 //!   ordered before (or at) its caller carries its intact flow in every
 //!   scenario. Failover moves are applied in rounds until they settle.
+//!
+//! **Capacity.** [`State::new`] is one pass: the loads as first offered,
+//! and a [`Verdict`] per component (within its capacity, shedding,
+//! lagging, or collapsing). [`State::settle`] then lets what is over its
+//! capacity go: a component without load shedding collapses (serves and
+//! sends nothing, its load moves as for a lost one), a shedding one stays
+//! but is no longer *ok* (it serves a share), and every alternative that is
+//! not ok is routed around, until nothing more changes; a verdict never
+//! turns back (the greatest fixed point, as for cycles).
 
 use std::sync::Arc;
 
 use super::scenario::{self, Scenario};
 use crate::model::graph::ComponentGraph;
-use crate::model::intact::{self, DependencyOrder, carried, intact_share};
+use crate::model::intact::{self, DependencyOrder, carried, intact_share, passed};
 use crate::model::{ComponentId, Edge, EdgeKind, Model};
 
 /// What is needed to compute any state of one model, built once: the
@@ -55,6 +72,9 @@ pub struct Flow {
     callers: Arc<scenario::Callers>,
     /// The intact load of each component, when known.
     intact: Vec<Option<f64>>,
+    /// What each component passes on in the intact state (its intact load,
+    /// less what it sheds or its rate limit refuses).
+    intact_passed: Vec<Option<f64>>,
 }
 
 impl Flow {
@@ -65,11 +85,17 @@ impl Flow {
         let graph = ComponentGraph::new(model);
         let order = DependencyOrder::new(&graph);
         let intact = intact::loads(model, &order);
+        let intact_passed = intact
+            .iter()
+            .zip(&model.components)
+            .map(|(l, c)| l.map(|l| passed(c, c.instances, l)))
+            .collect();
         Self {
             graph,
             order,
             callers: Arc::new(scenario::callers(model)),
             intact,
+            intact_passed,
         }
     }
 
@@ -91,6 +117,27 @@ impl Flow {
     pub fn intact_loads(&self) -> &[Option<f64>] {
         &self.intact
     }
+
+    /// The dependency order and the edges into each component.
+    #[must_use]
+    pub fn order(&self) -> &DependencyOrder {
+        &self.order
+    }
+}
+
+/// How a component stands against its capacity in a state.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Its running instances (and rate limit) carry what it is offered, or
+    /// nothing says (no capacity figures, load unknown).
+    Within,
+    /// Over capacity with `load_shedding` or over its `rate_limit`: it
+    /// serves what it can and refuses the rest.
+    Shedding,
+    /// A consumer below its input: it falls behind, the backlog grows.
+    Lagging,
+    /// Over capacity without load shedding: it collapses.
+    Collapsing,
 }
 
 /// One component in one state.
@@ -98,13 +145,19 @@ impl Flow {
 pub struct ComponentState {
     /// Instances up.
     pub instances_up: u32,
-    /// Whether enough instances are up for it to run on its own.
+    /// Whether enough instances are up for it to run on its own (and, once
+    /// settled, it has not collapsed under its load).
     pub running: bool,
     /// Whether it is up: running, and every required dependency up.
     pub up: bool,
+    /// Whether it is *ok*: up, within its capacity, and every required
+    /// dependency ok: it serves all it is offered.
+    pub ok: bool,
     /// Load that reaches it (for a component that is not running, the load
     /// that moves to its failover or is lost); `None` when nothing says.
     pub offered: Option<f64>,
+    /// How it stands against its capacity.
+    pub verdict: Verdict,
 }
 
 /// The system in one scenario.
@@ -119,36 +172,47 @@ pub struct State {
     pub moves: Vec<(ComponentId, ComponentId, f64)>,
     /// Whether every cache is cold in this state.
     cold: bool,
+    /// Factor on every written load.
+    factor: f64,
+    /// Whether the state has been settled.
+    settled: bool,
+    /// Per component, whether its load moved to a failover in the last
+    /// pass (it then passes nothing on).
+    handed: Vec<bool>,
 }
 
 impl State {
-    /// The state of `model` in `scenario`.
+    /// The state of `model` in `scenario`: one pass of the load flow and
+    /// the verdict of each component on the loads as first offered.
     #[must_use]
     pub fn new(model: &Model, flow: &Flow, scenario: &Scenario) -> Self {
-        let mut components: Vec<ComponentState> = model
+        let components: Vec<ComponentState> = model
             .component_ids()
             .map(|id| {
                 let instances_up = scenario::instances_up(model, id, scenario);
+                let running = scenario::survives_with(model, id, scenario, instances_up);
                 ComponentState {
                     instances_up,
-                    running: scenario::survives_with(model, id, scenario, instances_up),
+                    running,
                     up: false,
+                    ok: running,
                     offered: None,
+                    verdict: Verdict::Within,
                 }
             })
             .collect();
-        let running: Vec<bool> = components.iter().map(|c| c.running).collect();
-        let up = scenario::up_given_with(model, &flow.callers, running);
-        for (c, up) in components.iter_mut().zip(up) {
-            c.up = up;
-        }
         let mut state = Self {
             components,
             unserved: 0.0,
             moves: Vec::new(),
             cold: scenario.cold,
+            factor: scenario.load_factor,
+            settled: false,
+            handed: vec![false; model.components.len()],
         };
-        state.flow_loads(model, flow, scenario);
+        state.pass(model, flow);
+        state.judge(model);
+        state.ok_fixed_point(model, flow);
         state
     }
 
@@ -156,6 +220,47 @@ impl State {
     #[must_use]
     pub fn intact(model: &Model, flow: &Flow) -> Self {
         Self::new(model, flow, &Scenario::default())
+    }
+
+    /// The settled state: what is over its capacity goes (a component
+    /// without load shedding collapses, a shedding one is routed around
+    /// where it has alternatives) and the load flow is computed again,
+    /// until nothing more changes. At most one round per component.
+    #[must_use]
+    pub fn settle(mut self, model: &Model, flow: &Flow) -> Self {
+        for _round in 0..=model.components.len() {
+            let mut changed = false;
+            for c in &mut self.components {
+                if c.running && c.verdict == Verdict::Collapsing {
+                    c.running = false;
+                    changed = true;
+                }
+            }
+            // `ok` already carries every verdict: re-route on it.
+            let before: Vec<bool> = self.components.iter().map(|c| c.ok).collect();
+            self.pass(model, flow);
+            self.judge(model);
+            self.ok_fixed_point(model, flow);
+            for (c, was) in self.components.iter_mut().zip(&before) {
+                // A verdict never turns back: what was not ok stays so.
+                if !was && c.ok {
+                    c.ok = false;
+                }
+            }
+            let after: Vec<bool> = self.components.iter().map(|c| c.ok).collect();
+            changed |= before != after;
+            if !changed {
+                break;
+            }
+        }
+        self.settled = true;
+        self
+    }
+
+    /// Whether [`State::settle`] has run.
+    #[must_use]
+    pub fn is_settled(&self) -> bool {
+        self.settled
     }
 
     /// One component's state.
@@ -183,6 +288,18 @@ impl State {
         Some(f64::from(self.of(id).instances_up) * cap.per_instance)
     }
 
+    /// The most a component can serve in this state: its running
+    /// instances' capacity, capped by its `rate_limit`; `None` when it has
+    /// neither.
+    #[must_use]
+    pub fn limit(&self, model: &Model, id: ComponentId) -> Option<f64> {
+        let c = model.component(id);
+        match (self.capacity(model, id), c.rate_limit) {
+            (Some(cap), Some(limit)) => Some(cap.min(limit)),
+            (cap, limit) => cap.or(limit),
+        }
+    }
+
     /// Offered load over the capacity of the instances up, for a running
     /// component with capacity and a known load (infinite when no capacity
     /// is left for a positive load).
@@ -203,12 +320,89 @@ impl State {
         })
     }
 
+    /// What a component passes on to its dependencies in this state:
+    /// nothing when it is not running or its load moved to a failover,
+    /// else its offered load less what it sheds or its rate limit refuses.
+    #[must_use]
+    pub fn passing(&self, model: &Model, id: ComponentId) -> f64 {
+        let c = self.of(id);
+        if !c.running || self.handed[id.0] {
+            return 0.0;
+        }
+        c.offered
+            .map_or(0.0, |l| passed(model.component(id), c.instances_up, l))
+    }
+
+    /// The capacity verdict of every running component on its offered load.
+    fn judge(&mut self, model: &Model) {
+        for id in model.component_ids() {
+            let verdict = self.verdict_of(model, id);
+            self.components[id.0].verdict = verdict;
+        }
+    }
+
+    fn verdict_of(&self, model: &Model, id: ComponentId) -> Verdict {
+        let c = self.of(id);
+        let component = model.component(id);
+        let Some(offered) = c.offered.filter(|_| c.running) else {
+            return Verdict::Within;
+        };
+        let over_capacity = self
+            .capacity(model, id)
+            .is_some_and(|cap| offered > cap * (1.0 + 1e-12));
+        let over_limit = component
+            .rate_limit
+            .is_some_and(|limit| offered > limit * (1.0 + 1e-12));
+        if !over_capacity && !over_limit {
+            Verdict::Within
+        } else if component.depends_on.iter().any(|e| e.pull) {
+            Verdict::Lagging
+        } else if component.load_shedding || !over_capacity {
+            Verdict::Shedding
+        } else {
+            Verdict::Collapsing
+        }
+    }
+
+    /// Who is up (running, required dependencies up) and who is ok (up,
+    /// within capacity, required dependencies ok).
+    fn ok_fixed_point(&mut self, model: &Model, flow: &Flow) {
+        let running: Vec<bool> = self.components.iter().map(|c| c.running).collect();
+        let up = scenario::up_given_with(model, &flow.callers, running);
+        let within: Vec<bool> = self
+            .components
+            .iter()
+            .zip(&up)
+            .map(|(c, &up)| up && c.ok && matches!(c.verdict, Verdict::Within | Verdict::Lagging))
+            .collect();
+        let ok = scenario::up_given_with(model, &flow.callers, within);
+        for ((c, up), ok) in self.components.iter_mut().zip(up).zip(ok) {
+            c.up = up;
+            c.ok = ok;
+        }
+    }
+
     /// The offered loads, in dependency order, with failover moves applied
-    /// in rounds until they stop changing (at most one round per component).
-    fn flow_loads(&mut self, model: &Model, flow: &Flow, scenario: &Scenario) {
+    /// in rounds until they stop changing (at most one round per
+    /// component); routing reads who is up and ok from before the pass.
+    fn pass(&mut self, model: &Model, flow: &Flow) {
+        // Routing reads `ok` as it stands: before the first pass that is
+        // "running" (`new`) and what is up follows from it.
+        let running: Vec<bool> = self.components.iter().map(|c| c.running).collect();
+        let up = scenario::up_given_with(model, &flow.callers, running);
+        for (c, up) in self.components.iter_mut().zip(up) {
+            c.up = up;
+            c.ok &= up;
+        }
+        let handed: Vec<bool> = model
+            .component_ids()
+            .map(|id| !self.of(id).ok && failover_target(model, self, id).is_some())
+            .collect();
+        self.handed = handed;
         let mut failover_in = vec![0.0_f64; model.components.len()];
+        self.moves.clear();
         for _round in 0..=model.components.len() {
-            self.offer(model, flow, scenario.load_factor, &failover_in);
+            self.offer(model, flow, &failover_in);
             let (next, moves, unserved) = self.failovers(model, flow);
             self.moves = moves;
             self.unserved = unserved;
@@ -220,7 +414,8 @@ impl State {
     }
 
     /// One pass over the dependency order.
-    fn offer(&mut self, model: &Model, flow: &Flow, factor: f64, failover_in: &[f64]) {
+    fn offer(&mut self, model: &Model, flow: &Flow, failover_in: &[f64]) {
+        let factor = self.factor;
         for &id in &flow.order.order {
             let base = flow.intact[id.0].map(|l| l * factor);
             let mut delta = 0.0;
@@ -228,12 +423,12 @@ impl State {
                 if flow.order.is_cut(caller, id) {
                     continue;
                 }
-                let Some(intact_caller) = flow.intact[caller.0] else {
+                let Some(intact_caller) = flow.intact_passed[caller.0] else {
                     continue;
                 };
                 let edge = &model.component(caller).depends_on[e];
-                let before =
-                    carried(intact_caller * factor, edge, edge.hit_rate) * intact_share(edge);
+                let before = carried(intact_caller * factor, edge, edge.hit_rate)
+                    * intact_share(model, edge, id);
                 let after = self.sent(model, caller, edge, id);
                 // ∞ − ∞ (a flow that overflowed, before and now) is no
                 // change, not NaN, which `max` below would turn into 0.
@@ -275,34 +470,71 @@ impl State {
 
     /// What `caller` sends `target` over `edge` in this state.
     fn sent(&self, model: &Model, caller: ComponentId, edge: &Edge, target: ComponentId) -> f64 {
-        let c = self.of(caller);
-        let Some(load) = c.offered.filter(|_| c.running) else {
+        let load = self.passing(model, caller);
+        if load == 0.0 {
             return 0.0;
-        };
-        let reachable =
-            |t: &ComponentId| self.of(*t).running || model.component(*t).failover_to.is_some();
-        let share = match edge.kind {
-            EdgeKind::Target => 1.0,
-            EdgeKind::AnyOf | EdgeKind::AtLeast => {
-                if !reachable(&target) {
-                    return 0.0;
-                }
-                let n = edge.targets.iter().filter(|t| reachable(t)).count();
-                #[allow(
-                    clippy::cast_precision_loss,
-                    reason = "a handful of targets, exact in f64"
-                )]
-                let share = 1.0 / n as f64;
-                share
-            }
-        };
-        let cache_lost = self.cold || edge.cached_by.is_some_and(|cache| !self.of(cache).up);
+        }
+        let share = self.share(model, edge, target);
+        if share == 0.0 {
+            return 0.0;
+        }
+        // A cache that is not ok (down, or over its capacity) answers no
+        // hits: its share reaches the store.
+        let cache_lost = self.cold || edge.cached_by.is_some_and(|cache| !self.of(cache).ok);
         let hit_rate = if cache_lost { None } else { edge.hit_rate };
         carried(load, edge, hit_rate) * share
     }
 
-    /// Where the load of each component that is not running goes: the
-    /// first component that is up along its `failover_to` chain.
+    /// The share of an edge's flow that reaches `target` in this state.
+    #[must_use]
+    pub fn share(&self, model: &Model, edge: &Edge, target: ComponentId) -> f64 {
+        match edge.kind {
+            EdgeKind::Target => 1.0,
+            EdgeKind::AnyOf | EdgeKind::AtLeast => {
+                let routed = self.routed(model, edge);
+                if !routed.contains(&target) {
+                    return 0.0;
+                }
+                #[allow(
+                    clippy::cast_precision_loss,
+                    reason = "a handful of targets, exact in f64"
+                )]
+                let share = 1.0 / routed.len() as f64;
+                share
+            }
+        }
+    }
+
+    /// The targets of an `any_of`/`at_least` edge that take its load in
+    /// this state: those that are ok (a target that is not ok but has a
+    /// `failover_to` keeps its share, which its failover moves), or, when
+    /// fewer than `at_least` are, those that are up, or those that run; of
+    /// those, all for hot alternatives, the first `at_least` when the edge
+    /// has standbys.
+    #[must_use]
+    pub fn routed(&self, model: &Model, edge: &Edge) -> Vec<ComponentId> {
+        let k = (edge.at_least as usize).max(1);
+        let fails_over = |t: ComponentId| model.component(t).failover_to.is_some();
+        let tiers: [&dyn Fn(ComponentId) -> bool; 3] = [
+            &|t| self.of(t).ok || fails_over(t),
+            &|t| self.of(t).up || fails_over(t),
+            &|t| self.of(t).running || fails_over(t),
+        ];
+        let mut chosen: Vec<ComponentId> = Vec::new();
+        for tier in tiers {
+            chosen = edge.targets.iter().copied().filter(|&t| tier(t)).collect();
+            if chosen.len() >= k {
+                break;
+            }
+        }
+        if model.switchover(edge).is_some() {
+            chosen.truncate(k);
+        }
+        chosen
+    }
+
+    /// Where the load of each component that is not ok goes: the first
+    /// component that is ok along its `failover_to` chain.
     fn failovers(
         &self,
         model: &Model,
@@ -313,7 +545,7 @@ impl State {
         let mut unserved = 0.0;
         for id in model.component_ids() {
             let c = self.of(id);
-            if c.running {
+            if c.ok || (c.running && c.up && model.component(id).failover_to.is_none()) {
                 continue;
             }
             let Some(load) = c.offered.filter(|l| *l > 0.0) else {
@@ -327,11 +559,108 @@ impl State {
                 // Calls over degradable edges only (a cache in front of a
                 // store) fail over to the caller's own fallback path: the
                 // flow already moved them, nothing is lost here.
-                None if needed(model, flow, id) => unserved += load,
+                None if !c.running && needed(model, flow, id) => unserved += load,
                 None => {}
             }
         }
         (into, moves, unserved)
+    }
+
+    /// The share of an entrypoint's requests served in this state (1 when
+    /// it serves its whole load): each component serves what it is within
+    /// capacity for (a shedding one `limit / offered`, a collapsed or lost
+    /// one nothing, its failover's share when its load moved), times what
+    /// its required edges serve (a target's share; an `any_of`/`at_least`
+    /// edge, the average over the targets its load is routed to; nothing
+    /// with fewer than `at_least` of them). Cycles count as served.
+    #[must_use]
+    pub fn served_share(&self, model: &Model, entrypoint: ComponentId) -> f64 {
+        let mut memo: Vec<Option<f64>> = vec![None; model.components.len()];
+        let mut open = vec![false; model.components.len()];
+        self.share_of(model, entrypoint, &mut memo, &mut open)
+    }
+
+    fn share_of(
+        &self,
+        model: &Model,
+        id: ComponentId,
+        memo: &mut [Option<f64>],
+        open: &mut [bool],
+    ) -> f64 {
+        if let Some(s) = memo[id.0] {
+            return s;
+        }
+        if open[id.0] {
+            return if self.of(id).up { 1.0 } else { 0.0 };
+        }
+        open[id.0] = true;
+        let c = *self.of(id);
+        let s = if c.ok {
+            1.0
+        } else if let Some(to) = failover_target(model, self, id).filter(|_| !c.ok) {
+            self.share_of(model, to, memo, open)
+        } else if !c.running || !c.up {
+            0.0
+        } else {
+            let own = match (c.verdict, c.offered, self.limit(model, id)) {
+                (Verdict::Shedding, Some(offered), Some(limit)) if offered > 0.0 => {
+                    (limit / offered).min(1.0)
+                }
+                (Verdict::Collapsing, ..) => 0.0,
+                _ => 1.0,
+            };
+            let mut s = own;
+            for edge in model
+                .component(id)
+                .depends_on
+                .iter()
+                .filter(|e| !e.degradable)
+            {
+                if s == 0.0 {
+                    break;
+                }
+                s *= match edge.kind {
+                    EdgeKind::Target => edge
+                        .targets
+                        .iter()
+                        .map(|&t| self.share_of(model, t, memo, open))
+                        .product::<f64>(),
+                    EdgeKind::AnyOf | EdgeKind::AtLeast => {
+                        let routed = self.routed(model, edge);
+                        let serving: Vec<f64> = routed
+                            .iter()
+                            .map(|&t| self.share_of(model, t, memo, open))
+                            .collect();
+                        if serving.iter().filter(|&&x| x > 0.0).count() < edge.at_least as usize {
+                            0.0
+                        } else {
+                            #[allow(clippy::cast_precision_loss, reason = "a handful of targets")]
+                            let n = serving.len() as f64;
+                            serving.iter().sum::<f64>() / n
+                        }
+                    }
+                };
+            }
+            s
+        };
+        open[id.0] = false;
+        memo[id.0] = Some(s);
+        s
+    }
+
+    /// The load entering at the entrypoints that is not served in this
+    /// state: each entrypoint's offered load times the share it does not
+    /// serve (never a sum of internal calls).
+    #[must_use]
+    pub fn unserved_entering(&self, model: &Model) -> f64 {
+        model
+            .entrypoints
+            .iter()
+            .filter_map(|&e| {
+                let offered = self.of(e).offered?;
+                Some(offered * (1.0 - self.served_share(model, e)))
+            })
+            .sum()
     }
 }
 
@@ -344,9 +673,10 @@ fn needed(model: &Model, flow: &Flow, id: ComponentId) -> bool {
             .any(|&(caller, e)| !model.component(caller).depends_on[e].degradable)
 }
 
-/// The first component that is up along `id`'s `failover_to` chain: a
-/// target that runs but is down through a dependency would fail the load it
-/// takes over, so the chain passes it as it passes a lost one.
+/// The first component that is ok along `id`'s `failover_to` chain: a
+/// target that runs but is down through a dependency (or over its capacity)
+/// would fail the load it takes over, so the chain passes it as it passes a
+/// lost one.
 fn failover_target(model: &Model, state: &State, id: ComponentId) -> Option<ComponentId> {
     let mut next = model.component(id).failover_to;
     let mut hops = 0;
@@ -354,7 +684,7 @@ fn failover_target(model: &Model, state: &State, id: ComponentId) -> Option<Comp
         if to == id || hops > model.components.len() {
             return None;
         }
-        if state.of(to).up {
+        if state.of(to).ok {
             return Some(to);
         }
         next = model.component(to).failover_to;
@@ -581,8 +911,9 @@ components:
     #[test]
     fn failover_passes_a_target_that_is_down_through_its_dependency() {
         // cell-a lost, db-b lost: cell-b runs but is down, so cell-a's 600
-        // goes on to cell-c (100 + 600 = 700 of 1000), not into cell-b where
-        // it would be failed; cell-b's own 300 reaches lost db-b: unserved.
+        // goes on to cell-c, not into cell-b where it would be failed; and
+        // cell-b, down, hands its own 300 to cell-c too: 100 + 600 + 300 =
+        // 1000 of 1000, nothing unserved (cell-b was offered 300).
         let m = model(
             "system: s\nentrypoints: [cell-a, cell-b]\ncomponents:\n  cell-a: {instances: 5, capacity: 200, load: 600, failover_to: cell-b, depends_on: [db-a]}\n  cell-b: {instances: 5, capacity: 200, load: 300, failover_to: cell-c, depends_on: [db-b]}\n  cell-c: {instances: 5, capacity: 200, load: 100}\n  db-a: {instances: 2}\n  db-b: {instances: 2}\n",
         );
@@ -595,9 +926,18 @@ components:
                 ..Scenario::default()
             },
         );
-        assert_eq!(s.load(id(&m, "cell-c")), Some(700.0));
+        assert_eq!(s.load(id(&m, "cell-c")), Some(1000.0));
         assert_eq!(s.of(id(&m, "cell-b")).offered, Some(300.0));
-        assert_eq!(s.moves, [(id(&m, "cell-a"), id(&m, "cell-c"), 600.0)]);
-        assert_eq!(s.unserved, 300.0);
+        assert_eq!(
+            s.moves,
+            [
+                (id(&m, "cell-a"), id(&m, "cell-c"), 600.0),
+                (id(&m, "cell-b"), id(&m, "cell-c"), 300.0)
+            ]
+        );
+        assert_eq!(s.unserved, 0.0);
+        assert!(s.of(id(&m, "cell-c")).ok);
+        // Both cells' requests are served by cell-c.
+        assert_eq!(s.served_share(&m, id(&m, "cell-b")), 1.0);
     }
 }

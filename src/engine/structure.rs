@@ -289,6 +289,13 @@ fn attempt_gates(
 /// collide with component variables), then renumbered.
 const MODULE_BASE: u32 = 1 << 30;
 
+/// The components that must all be up for `entrypoint` (it and
+/// everything reached from it through required single-target edges).
+#[must_use]
+pub fn series_members(model: &Model, entrypoint: ComponentId) -> Vec<ComponentId> {
+    series_closure(model, entrypoint)
+}
+
 /// The entrypoint and everything reached from it through required
 /// single-target edges, in breadth-first order.
 ///

@@ -29,27 +29,11 @@ pub struct Cost {
     pub caveats: Vec<String>,
 }
 
-/// How long switching away from the edge's active alternatives takes:
-/// `switchover` when given; else, when the first alternative's
-/// `failover_to` names another alternative of the edge, its recovery's
-/// detect + decide + failover; else none (hot).
+/// How long switching away from the edge's active alternatives takes
+/// ([`Model::switchover`]).
 #[must_use]
 pub fn duration(model: &Model, edge: &Edge) -> Option<Duration> {
-    if edge.kind == EdgeKind::Target {
-        return None;
-    }
-    if edge.switchover.is_some() {
-        return edge.switchover.filter(|d| d.0 > 0);
-    }
-    let active = model.component(edge.targets[0]);
-    active.failover_to.filter(|t| edge.targets.contains(t))?;
-    let recovery = active.recovery.as_ref()?;
-    let parts = [recovery.detect, recovery.decide, recovery.failover];
-    if parts.iter().all(Option::is_none) {
-        return None;
-    }
-    let ms = parts.iter().flatten().map(|d| d.0).sum::<u64>();
-    (ms > 0).then_some(Duration(ms))
+    model.switchover(edge)
 }
 
 /// The active alternative and what it needs in series: a small closure
@@ -135,12 +119,71 @@ fn frequency(model: &Model, active: ComponentId) -> Result<f64, Vec<String>> {
     }
 }
 
+/// The components of `components` down for certain: a figure of 0 (what
+/// `what-if` gives what it loses), a group or every domain holding them at
+/// 0, or a required edge that cannot hold given those. Empty, and nothing
+/// walked, when nothing is at 0.
+fn certainly_down(model: &Model, components: &BTreeSet<ComponentId>) -> BTreeSet<ComponentId> {
+    let zero_domains: Vec<DomainId> = (0..model.domains.len())
+        .filter(|&d| model.domains[d].availability == Some(0.0))
+        .map(DomainId)
+        .collect();
+    let mut down: BTreeSet<ComponentId> = components
+        .iter()
+        .copied()
+        .filter(|&c| {
+            let component = model.component(c);
+            component.availability == Some(0.0)
+                || component
+                    .shares
+                    .iter()
+                    .any(|g| model.groups[g.0].availability == Some(0.0))
+                || (!zero_domains.is_empty()
+                    && !component.placement.is_empty()
+                    && surviving_instances(model, c, &zero_domains) < component.min_healthy)
+        })
+        .collect();
+    if down.is_empty() {
+        return down;
+    }
+    // What requires them: a few sweeps (a chain of required edges walked
+    // against the model order takes one each), at most 64.
+    for _ in 0..64 {
+        let before = down.len();
+        for &c in components {
+            if down.contains(&c) {
+                continue;
+            }
+            let fails = model
+                .component(c)
+                .depends_on
+                .iter()
+                .filter(|e| !e.degradable)
+                .any(|edge| {
+                    let alive = edge.targets.iter().filter(|t| !down.contains(t)).count();
+                    match edge.kind {
+                        EdgeKind::Target => alive < edge.targets.len(),
+                        EdgeKind::AnyOf | EdgeKind::AtLeast => alive < edge.at_least as usize,
+                    }
+                });
+            if fails {
+                down.insert(c);
+            }
+        }
+        if down.len() == before {
+            break;
+        }
+    }
+    down
+}
+
 /// The cost of the standby edges among `components` (an entrypoint's
 /// structure), in model order.
 #[must_use]
 pub fn cost(model: &Model, components: impl Iterator<Item = ComponentId>) -> Cost {
     let components: BTreeSet<ComponentId> = components.collect();
     let mut out = Cost::default();
+    let mut down: Option<BTreeSet<ComponentId>> = None;
     for &caller in &components {
         for edge in &model.component(caller).depends_on {
             if edge.degradable {
@@ -149,10 +192,24 @@ pub fn cost(model: &Model, components: impl Iterator<Item = ComponentId>) -> Cos
             let Some(switchover) = duration(model, edge) else {
                 continue;
             };
-            let active = usize::try_from(edge.at_least)
+            let k = usize::try_from(edge.at_least)
                 .unwrap_or(usize::MAX)
                 .min(edge.targets.len());
-            for &target in &edge.targets[..active] {
+            // The active alternatives are the first `at_least` of those not
+            // down for certain (a what-if scenario's lost one is replaced
+            // by its standby); with no standby left behind them, their
+            // failures are outages the structure counts, not switchovers.
+            let down = down.get_or_insert_with(|| certainly_down(model, &components));
+            let up: Vec<ComponentId> = edge
+                .targets
+                .iter()
+                .copied()
+                .filter(|t| !down.contains(t))
+                .collect();
+            if up.len() < edge.targets.len() && up.len() <= k {
+                continue;
+            }
+            for &target in &up[..k.min(up.len())] {
                 match frequency(model, target) {
                     Ok(rate) => out.unavailability += rate * switchover.seconds(),
                     Err(names) => out.caveats.push(format!(
@@ -235,6 +292,23 @@ components:
             "{}",
             cost.unavailability
         );
+    }
+
+    #[test]
+    fn a_lost_active_alternative_is_replaced_by_the_next_one() {
+        // [a, b, c] with a down for good (what-if's 0): b is active and c
+        // its standby: b's 1e-3 / 1h × 10m = 1.667e-4. With b lost too, c
+        // has no standby behind it: no switchover term.
+        let text = "system: s\ncomponents:\n  api: {depends_on: [{any_of: [a, b, c], switchover: 10m}]}\n  a: {availability: 0%, mttr: 1h}\n  b: {availability: 99.9%, mttr: 1h}\n  c: {availability: 99%, mttr: 1h}\n";
+        let m = model(text);
+        let c = cost(&m, m.component_ids());
+        assert!(
+            (c.unavailability - 1e-3 / 6.0).abs() < 1e-15,
+            "{}",
+            c.unavailability
+        );
+        let m = model(&text.replace("b: {availability: 99.9%", "b: {availability: 0%"));
+        assert!(cost(&m, m.component_ids()).unavailability.abs() < 1e-15);
     }
 
     #[test]

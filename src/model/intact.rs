@@ -3,7 +3,10 @@
 //! them; the engine's load flow ([`crate::engine::state`]) starts from them.
 //!
 //! An edge carries `caller load × calls × (1 − hit_rate)`, split evenly over
-//! the targets of an `any_of` or `at_least` edge. A component's intact load
+//! the targets of an `any_of` or `at_least` edge (over its first `at_least`
+//! targets when the rest are standbys); a consumer's pull from a queue
+//! carries nothing, and a component that sheds or has a `rate_limit` passes
+//! on only what it serves. A component's intact load
 //! is its written `load`, or, when none is written, the sum of what its
 //! callers send it (unknown when no caller has a known load). Cycles are
 //! cut: components are taken in the graph's dependency order
@@ -13,7 +16,7 @@
 use petgraph::visit::EdgeRef;
 
 use super::graph::ComponentGraph;
-use super::{ComponentId, Edge, EdgeKind, Model};
+use super::{Component, ComponentId, Edge, EdgeKind, Model};
 
 /// The dependency order, with the edges into each component: what load
 /// flow needs to visit every component after its callers.
@@ -72,9 +75,11 @@ pub fn loads(model: &Model, order: &DependencyOrder) -> Vec<Option<f64>> {
                     if order.is_cut(caller, id) {
                         continue;
                     }
-                    let edge = &model.component(caller).depends_on[e];
+                    let from = model.component(caller);
+                    let edge = &from.depends_on[e];
                     if let Some(l) = load[caller.0] {
-                        let share = intact_share(edge);
+                        let share = intact_share(model, edge, id);
+                        let l = passed(from, from.instances, l);
                         *sum.get_or_insert(0.0) += carried(l, edge, edge.hit_rate) * share;
                     }
                 }
@@ -85,21 +90,56 @@ pub fn loads(model: &Model, order: &DependencyOrder) -> Vec<Option<f64>> {
     load
 }
 
-/// The share of an edge's flow that reaches each target in the intact state.
+/// The share of an edge's flow that reaches `target` in the intact state:
+/// all of it for a `target` edge; for `any_of`/`at_least`, an even split
+/// over every target, or over the first `at_least` when the edge has
+/// standbys ([`Model::switchover`]), which carry nothing.
 #[must_use]
-pub fn intact_share(edge: &Edge) -> f64 {
+pub fn intact_share(model: &Model, edge: &Edge, target: ComponentId) -> f64 {
     match edge.kind {
         EdgeKind::Target => 1.0,
         #[allow(
             clippy::cast_precision_loss,
             reason = "a handful of targets, exact in f64"
         )]
-        EdgeKind::AnyOf | EdgeKind::AtLeast => 1.0 / edge.targets.len() as f64,
+        EdgeKind::AnyOf | EdgeKind::AtLeast => {
+            if model.switchover(edge).is_some() {
+                let active = (edge.at_least as usize).clamp(1, edge.targets.len());
+                if edge.targets[..active].contains(&target) {
+                    1.0 / active as f64
+                } else {
+                    0.0
+                }
+            } else {
+                1.0 / edge.targets.len() as f64
+            }
+        }
     }
 }
 
-/// `caller load × calls × (1 − hit rate)`.
+/// What a component offered `load` passes on to its dependencies with
+/// `running` instances: all of it, except that a component with
+/// `load_shedding` passes at most what its running instances carry, and a
+/// `rate_limit` caps it whatever the instances.
+#[must_use]
+pub fn passed(component: &Component, running: u32, load: f64) -> f64 {
+    let mut out = load;
+    if component.load_shedding
+        && let Some(cap) = component.capacity
+    {
+        out = out.min(f64::from(running) * cap.per_instance);
+    }
+    if let Some(limit) = component.rate_limit {
+        out = out.min(limit);
+    }
+    out
+}
+
+/// `caller load × calls × (1 − hit rate)`; nothing for a consumer's pull.
 #[must_use]
 pub fn carried(caller_load: f64, edge: &Edge, hit_rate: Option<f64>) -> f64 {
+    if edge.pull {
+        return 0.0;
+    }
     caller_load * edge.calls * (1.0 - hit_rate.unwrap_or(0.0))
 }

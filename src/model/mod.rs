@@ -259,6 +259,8 @@ pub struct Component {
     pub capacity: Option<Capacity>,
     /// Whether overload sheds instead of collapsing.
     pub load_shedding: bool,
+    /// A rate limit for the whole component, independent of its instances.
+    pub rate_limit: Option<f64>,
     /// Time to full capacity after a cold start.
     pub warmup: Option<Duration>,
     /// Shared-fate groups it belongs to.
@@ -286,6 +288,37 @@ pub struct Component {
     pub span: Span,
     /// Where each key is written.
     pub fields: Fields,
+    /// Set only on the components the engine's capacity compilation adds
+    /// (`engine::capacity`): what its health stands for. `None` for every
+    /// component read from a model.
+    pub pseudo: Option<Pseudo>,
+}
+
+/// What a component added by the capacity compilation stands for, in
+/// place of "at least `min_healthy` instances up".
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Pseudo {
+    /// One band of its instance count: at least `min_healthy` up given
+    /// that fewer than `below` are (the bands of one component, taken as
+    /// independent given the correlated events, give the distribution of
+    /// its count: `[n ≥ k_j]` is "some band from `j` up holds").
+    Band {
+        /// The next band's threshold (exclusive upper end of this one).
+        below: u32,
+    },
+    /// The share of `load` its running instances serve,
+    /// `min(1, min(n × per_instance, limit) / load)` for `n ≥ min_healthy`,
+    /// as an expectation (the served figure of a shedding or rate-limited
+    /// component).
+    Share {
+        /// The load it is offered.
+        load: f64,
+        /// Its rate limit (infinite without one).
+        limit: f64,
+        /// Whether it sheds past its capacity (without, it collapses
+        /// there and serves nothing).
+        sheds: bool,
+    },
 }
 
 /// The shape of a dependency.
@@ -325,6 +358,9 @@ pub struct Edge {
     pub calls: f64,
     /// Whether the caller still works without it.
     pub degradable: bool,
+    /// Whether the caller pulls from the target (a consumer of a queue):
+    /// its rate adds nothing to the target's load.
+    pub pull: bool,
     /// Time a standby takes to serve after an active alternative fails
     /// (`any_of`/`at_least` only); `None` for hot alternatives.
     pub switchover: Option<Duration>,
@@ -416,6 +452,32 @@ impl Model {
             }),
             None => self.objective,
         }
+    }
+
+    /// How long switching away from an `any_of`/`at_least` edge's active
+    /// alternatives takes: `switchover` when given; else, when the first
+    /// alternative's `failover_to` names another alternative of the edge,
+    /// its recovery's detect + decide + failover; else none (hot). An
+    /// edge with a switchover has standbys: its first `at_least`
+    /// alternatives are active, the rest carry nothing until an active
+    /// one is down.
+    #[must_use]
+    pub fn switchover(&self, edge: &Edge) -> Option<Duration> {
+        if edge.kind == EdgeKind::Target {
+            return None;
+        }
+        if edge.switchover.is_some() {
+            return edge.switchover.filter(|d| d.0 > 0);
+        }
+        let active = self.component(edge.targets[0]);
+        active.failover_to.filter(|t| edge.targets.contains(t))?;
+        let recovery = active.recovery.as_ref()?;
+        let parts = [recovery.detect, recovery.decide, recovery.failover];
+        if parts.iter().all(Option::is_none) {
+            return None;
+        }
+        let ms = parts.iter().flatten().map(|d| d.0).sum::<u64>();
+        (ms > 0).then_some(Duration(ms))
     }
 
     /// Component ids in model order.

@@ -134,8 +134,10 @@ raw_struct! {
         pub capacity: Option<Spanned<Rate>>,
         /// Peak load on the whole component (with capacity).
         pub load: Option<Spanned<Rate>>,
-        /// true: overload sheds the excess instead of collapsing.
+        /// true: overload sheds the excess instead of collapsing; what it sheds is not passed downstream.
         pub load_shedding: Option<Spanned<bool>>,
+        /// A rate limit for the whole component, whatever its instances: it accepts and forwards at most this much and rejects the rest (in the model's unit of load).
+        pub rate_limit: Option<Spanned<Rate>>,
         /// Time from start to full capacity after a cold start.
         pub warmup: Option<Spanned<Duration>>,
         /// Shared-fate groups the component belongs to.
@@ -237,6 +239,8 @@ raw_struct! {
         pub calls: Option<Spanned<Rate>>,
         /// true: the caller still works without it. Default: true when the target is not critical.
         pub degradable: Option<Spanned<bool>>,
+        /// true: the caller is a consumer that pulls from the target (a queue): its rate does not add to the target's load, and a consumer below its input lags instead of collapsing. Default: true when the target's kind is a queue kind (queue, stream, topic, kafka, pubsub, broker) and the caller's kind is worker or consumer.
+        pub consumes: Option<Spanned<bool>>,
         /// On `any_of`/`at_least`: the first `at_least` alternatives are active and the rest standby; each failure of an active one costs this long (detect + decide + failover) before a standby serves. Default: hot (0s), or detect + decide + failover of the active one's `recovery` when it names a standby here in `failover_to`.
         pub switchover: Option<Spanned<Duration>>,
         /// A bulkhead: the most concurrent calls over this edge, out of the caller's `workers`; calls past it are refused at once. Without it the calls share `workers`.

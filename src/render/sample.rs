@@ -86,6 +86,11 @@ pub(crate) fn audit() -> Audit {
             switchover: 0.0,
             caveats: Vec::new(),
             why_bounded: None,
+            structural_availability: Some(0.9985),
+            structural_unavailability: Some(0.0015),
+            served: Some(0.9985),
+            served_method: "exact",
+            capacity: Vec::new(),
         },
     );
     audit.headroom.push(HeadroomRow {

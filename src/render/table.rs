@@ -268,6 +268,9 @@ fn availability(audit: &Audit, style: Style) -> String {
 pub(crate) fn availability_notes(audit: &Audit) -> Vec<String> {
     let mut lines = Vec::new();
     for (name, row) in &audit.availability {
+        if let Some(line) = capacity_note(name, row) {
+            lines.push(line);
+        }
         if row.switchover > 0.0 {
             lines.push(format!(
                 "{name}: includes {:.2e} of switchovers to standbys ({} per {}).",
@@ -281,6 +284,59 @@ pub(crate) fn availability_notes(audit: &Audit) -> Vec<String> {
         }
     }
     lines
+}
+
+/// `redirect: capacity costs 1.5e-3 of its 1.5e-3 unavailability (99.9997%
+/// without it): redirect 1.5e-3 (7 instances would take 1.5e-3 off)`, when
+/// capacity is more than 10% of the unavailability; and what the
+/// requests served come to when it is less than whole.
+fn capacity_note(name: &str, row: &super::AvailabilityRow) -> Option<String> {
+    let (Some(u), Some(structural)) = (row.unavailability, row.structural_unavailability) else {
+        return None;
+    };
+    let cost = u - structural - row.switchover.min(u - structural).max(0.0) * 0.0;
+    if !(cost > 0.1 * u && cost > 0.0) {
+        return None;
+    }
+    let mut line = format!(
+        "{name}: capacity costs {:.2e} of its {:.2e} unavailability ({} without it)",
+        cost,
+        u,
+        crate::human::availability_of(1.0 - structural, structural)
+    );
+    let parts: Vec<String> = row
+        .capacity
+        .iter()
+        .take(3)
+        .map(|c| {
+            let fleet = match (c.fleet, c.fleet_gain) {
+                (Some(n), Some(g)) => format!(", {n} instances would take {g:.2e} off"),
+                _ => String::new(),
+            };
+            format!("{} {:.2e}{fleet}", c.component, c.unavailability)
+        })
+        .collect();
+    if !parts.is_empty() {
+        line.push_str(": ");
+        line.push_str(&parts.join("; "));
+    }
+    if let Some(served) = row
+        .served
+        .filter(|s| *s > row.availability.unwrap_or(0.0) + 1e-12)
+    {
+        let _ = write!(
+            line,
+            "; {} of its requests are served{}",
+            crate::human::availability_of(served, 1.0 - served),
+            if row.served_method == "exact" {
+                ""
+            } else {
+                " at least"
+            }
+        );
+    }
+    line.push('.');
+    Some(line)
 }
 
 /// A downtime of an availability row: `n/a` without a figure, `≥ 4h 23m`

@@ -4,6 +4,7 @@
 
 mod advice;
 mod bounds;
+mod capacity;
 mod ci;
 mod cli;
 mod cut_sets;
@@ -20,11 +21,13 @@ mod layers;
 mod layouts;
 mod merge;
 mod merge_layouts;
+mod one_state;
 mod properties;
 mod recover;
 mod review;
 mod rules;
 mod sarif;
+mod scenarios;
 mod scram;
 mod simulate;
 mod slow;

@@ -317,7 +317,8 @@ components:
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
-    /// Load in a state = intact load + change of in-flows; nothing down
+    /// Load in a state = intact load + change of in-flows (what each caller
+    /// passes on, now and intact) + what fails over into it; nothing down
     /// carries load; the empty scenario changes nothing.
     #[test]
     fn the_load_flow_adds_up(text in random_model(), lose in proptest::collection::vec(0_usize..12, 0..3), cold in any::<bool>()) {
@@ -347,8 +348,11 @@ proptest! {
             for caller in model.component_ids() {
                 for edge in &model.component(caller).depends_on {
                     if !edge.targets.contains(&id) { continue; }
-                    let Some(before) = intact.of(caller).offered else { continue };
-                    let now = if state.of(caller).running { state.of(caller).offered.unwrap_or(0.0) } else { 0.0 };
+                    if intact.of(caller).offered.is_none() { continue }
+                    // What the caller passes on: nothing when it is not
+                    // running or handed its load to a failover.
+                    let before = intact.passing(&model, caller);
+                    let now = state.passing(&model, caller);
                     // A cache that is down (lost, or through a dependency) answers no hits.
                     let cache_lost = cold || edge.cached_by.is_some_and(|c| !state.of(c).up);
                     let hit_now = if cache_lost { 0.0 } else { edge.hit_rate.unwrap_or(0.0) };

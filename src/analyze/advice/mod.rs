@@ -6,11 +6,16 @@
 //! these so that no help proposes a place that does not exist or is lost,
 //! or a change that would make the design worse.
 //!
+//! [`sizing`] is how many instances help asks for, counted from what is
+//! deployed and what a scenario already lost, and whether a component is a
+//! role (a primary) that more instances do not help.
+//!
 //! [`in_force`] is the last check, before any help is printed: a clause of
 //! a help that proposes a setting the component or edge already has is
 //! left out.
 
 pub mod in_force;
+pub(crate) mod sizing;
 pub(crate) mod spread;
 
 use std::sync::Arc;

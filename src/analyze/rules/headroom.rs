@@ -1,24 +1,25 @@
-//! `headroom/<component>/<lost>`: after losing a domain, two domains of one
-//! kind (`policy.survive: 2`) or one instance, the survivors of a component
-//! run above `policy.max_utilization`. Every contingency, passing or not,
-//! becomes a row of the report's `headroom` section, named after its loss.
+//! `headroom/<component>/<lost>`: after a credible loss (a domain, two
+//! domains of one kind with `policy.survive: 2`, a shared-fate group, a
+//! component lost whole, or one instance), a component runs above
+//! `policy.max_utilization`. Every contingency, passing or not, becomes a
+//! row of the report's `headroom` section for every component whose
+//! instances fall or whose load rises in it, named after its loss.
 //!
-//! N-k is the analysis of each k-loss scenario: a domain loss is the
-//! [`State`] of the checked scenario with that domain lost too (its
-//! survivors, and the load the flow brings them there); under a `what-if`
-//! scenario the rows are the next losses from the changed state.
+//! N-k is the analysis of each loss's state ([`contingency`]): survivors
+//! and the load the flow brings them there; under a `what-if` scenario the
+//! rows are the next losses from the changed state.
 
 use super::wording::{amount, percent_against, whole_percent};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity, Subject, Wording};
-use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::sync::Arc;
 
-use crate::analyze::results::{HeadroomRow, Audit};
-use crate::engine::scenario::{self, Scenario, surviving_instances};
+use crate::analyze::advice::sizing::{self, Counts, Need, Sizing};
+use crate::analyze::contingency::{self, Contingency, Lost};
+use crate::analyze::results::{Audit, HeadroomRow};
 use crate::engine::state::State;
 use crate::model::Rule;
-use crate::model::{Capacity, Component, ComponentId, DomainId, Model};
+use crate::model::{Component, DomainId, Model};
 
 // ---- finding constructors ----
 
@@ -27,32 +28,60 @@ use crate::model::{Capacity, Component, ComponentId, DomainId, Model};
 #[derive(Debug)]
 struct Overloaded {
     row: HeadroomRow,
-    /// The kind of the lost domains; `None` for one instance.
-    kind: Option<Arc<str>>,
-    /// Whether two domains are lost.
-    pair: bool,
+    loss: LossWords,
+    /// Instances up and load before the loss.
+    before: (u32, f64),
     load: f64,
     per_instance: f64,
     max: f64,
     load_shedding: bool,
     managed: bool,
-    /// Domains lost at once, and domains of that kind in use.
-    k: u32,
-    used: u32,
+    /// Whether it pulls from a queue: below its input it lags.
+    consumer: bool,
+    /// Its `rate_limit`, where that is below what the survivors carry.
+    limit: Option<f64>,
+    /// Why it is a primary rather than a fleet, when it is one.
+    role: Option<Arc<str>>,
+    sizing: Sizing,
+    /// `policy.survive`, when the loss is beyond it.
+    beyond_survive: Option<u32>,
 }
 
-fn overloaded(
-    model: &Model,
-    c: &Component,
-    (cap, load): (Capacity, f64),
-    loss: &Loss,
-    kind: Option<Arc<str>>,
-    row: &HeadroomRow,
-) -> Finding {
+/// What a loss is, in words.
+#[derive(Debug)]
+enum LossWords {
+    /// Domains of one kind (two for a pair).
+    Domains { kind: Arc<str>, pair: bool },
+    /// A shared-fate group.
+    Group,
+    /// A component lost whole, with its instances up before.
+    Component(u32),
+    /// One instance.
+    Instance,
+}
+
+/// What one finding needs beyond its row.
+struct Judged<'a> {
+    c: &'a Component,
+    cap: f64,
+    before: (u32, f64),
+    load: f64,
+    loss: LossWords,
+    role: Option<Arc<str>>,
+    sizing: Sizing,
+    beyond_survive: bool,
+}
+
+fn overloaded(model: &Model, judged: Judged<'_>, row: &HeadroomRow) -> Finding {
+    let c = judged.c;
+    let consumer = c.depends_on.iter().any(|e| e.pull);
+    let limit = limit_of(c, row.survivors, judged.cap);
+    // A consumer behind lags and a rate limit refuses the excess: neither
+    // collapses the way a request path without shedding does.
     Finding::new(
         DOC.rule,
         Subject::pair(Arc::clone(&row.component), Arc::clone(&row.lost)),
-        if c.load_shedding {
+        if c.load_shedding || consumer || limit.is_some() || judged.beyond_survive {
             Severity::Warning
         } else {
             Severity::Error
@@ -60,15 +89,18 @@ fn overloaded(
         c.span,
         Overloaded {
             row: row.clone(),
-            kind,
-            pair: matches!(&loss.lost, Lost::Domains(domains) if domains.len() > 1),
-            load,
-            per_instance: cap.per_instance,
+            loss: judged.loss,
+            before: judged.before,
+            load: judged.load,
+            per_instance: judged.cap,
             max: model.policy.max_utilization,
             load_shedding: c.load_shedding,
             managed: c.managed,
-            k: loss.k,
-            used: loss.used,
+            consumer,
+            limit,
+            role: judged.role,
+            sizing: judged.sizing,
+            beyond_survive: judged.beyond_survive.then_some(model.policy.survive),
         },
     )
 }
@@ -76,29 +108,108 @@ fn overloaded(
 impl Wording for Overloaded {
     fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
         let row = &self.row;
-        match &self.kind {
-            None => out.write_str("losing one instance")?,
-            Some(kind) => write!(
+        match &self.loss {
+            LossWords::Instance => out.write_str("losing one instance")?,
+            LossWords::Domains { kind, pair } => write!(
                 out,
                 "losing {} ({kind}{})",
                 row.lost.replace('+', " and "),
-                if self.pair { "s" } else { "" }
+                if *pair { "s" } else { "" }
+            )?,
+            LossWords::Group => write!(out, "losing {} (shared-fate group)", row.lost)?,
+            LossWords::Component(n) => write!(
+                out,
+                "losing {} whole ({n} instance{})",
+                row.lost,
+                if *n == 1 { "" } else { "s" }
             )?,
         }
-        write!(
-            out,
-            " leaves {} {} of {} instances: {} / ({} × {}) = {} of capacity, above the {} ceiling; ",
-            row.component,
-            row.survivors,
-            row.instances,
-            amount(self.load),
-            row.survivors,
-            amount(self.per_instance),
-            percent_against(row.utilization, self.max),
-            whole_percent(self.max),
-        )?;
-        if self.load_shedding {
-            let served = f64::from(row.survivors) * self.per_instance;
+        if let Some(survive) = self.beyond_survive {
+            write!(out, ", beyond policy.survive ({survive}),")?;
+        }
+        let (up_before, load_before) = self.before;
+        let rose = crate::engine::component_loss::rose(Some(load_before), self.load);
+        let already = row.instances.saturating_sub(up_before);
+        if row.survivors < up_before {
+            if already > 0 {
+                write!(
+                    out,
+                    " takes {} of the {up_before} instances of {} still up ({already} of {} already down), leaving {}",
+                    up_before - row.survivors,
+                    row.component,
+                    row.instances,
+                    row.survivors
+                )?;
+            } else {
+                write!(
+                    out,
+                    " leaves {} {} of {} instances",
+                    row.component, row.survivors, row.instances
+                )?;
+            }
+            if rose {
+                write!(
+                    out,
+                    " and raises its load from {} to {}",
+                    amount(load_before),
+                    amount(self.load)
+                )?;
+            }
+        } else {
+            write!(
+                out,
+                " raises the load on {} from {} to {}, on {} of its {} instances",
+                row.component,
+                amount(load_before),
+                amount(self.load),
+                row.survivors,
+                row.instances
+            )?;
+        }
+        if let Some(limit) = self.limit {
+            write!(
+                out,
+                ": {} against its rate_limit of {} = {} of capacity, above the {} ceiling; ",
+                amount(self.load),
+                amount(limit),
+                percent_against(row.utilization, self.max),
+                whole_percent(self.max),
+            )?;
+        } else {
+            write!(
+                out,
+                ": {} / ({} × {}) = {} of capacity, above the {} ceiling; ",
+                amount(self.load),
+                row.survivors,
+                amount(self.per_instance),
+                percent_against(row.utilization, self.max),
+                whole_percent(self.max),
+            )?;
+        }
+        let capacity = self
+            .limit
+            .unwrap_or(f64::from(row.survivors) * self.per_instance);
+        if self.consumer {
+            if self.load > capacity + 1e-9 {
+                write!(
+                    out,
+                    "a consumer, it lags: the backlog grows by {} an hour ({} × 3600 s) while the loss lasts",
+                    amount((self.load - capacity) * 3600.0),
+                    amount(self.load - capacity)
+                )
+            } else {
+                out.write_str("a consumer, it keeps up but with no room for a burst")
+            }
+        } else if let Some(limit) = self.limit {
+            write!(
+                out,
+                "the limit serves {} / {} = {} and refuses the rest",
+                amount(limit),
+                amount(self.load),
+                whole_percent((limit / self.load).min(1.0))
+            )
+        } else if self.load_shedding {
+            let served = capacity;
             write!(
                 out,
                 "with load_shedding the survivors shed the excess and still serve {} / {} = {} of peak",
@@ -112,16 +223,23 @@ impl Wording for Overloaded {
     }
 
     fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = &*self.row.component;
         if self.managed {
             // The team does not run its instances: the sizing is what to buy
             // or configure from the provider.
             write!(
                 out,
-                "{} is a managed service: the provider runs its nodes, so buy or configure the equivalent of what this takes (",
-                self.row.component,
+                "{name} is a managed service: the provider runs its nodes, so buy or configure the equivalent of what this takes (",
             )?;
             self.sizing(out)?;
             out.write_str("), or cut the load reaching it")
+        } else if let Some(why) = &self.role {
+            sizing::write_role(
+                out,
+                name,
+                why,
+                (self.load, self.per_instance, self.row.survivors, self.max),
+            )
         } else {
             self.sizing(out)
         }
@@ -130,39 +248,17 @@ impl Wording for Overloaded {
 
 impl Overloaded {
     fn sizing(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (row, load, per_instance, max) = (&self.row, self.load, self.per_instance, self.max);
+        let row = &self.row;
         if row.required_instances > LARGEST_SENSIBLE_FLEET {
             return write!(
                 out,
                 "no fleet of a sensible size passes: a peak of {} over {} per instance needs more than {LARGEST_SENSIBLE_FLEET} instances; check that `load` and `capacity` are in the same unit",
-                amount(load),
-                amount(per_instance),
+                amount(self.load),
+                amount(self.per_instance),
             );
         }
-        let at_peak = at_peak(per_instance, load, max);
-        let steady = whole_percent(row.required_steady_utilization);
-        let head = format!(
-            "at peak {at_peak} instances are needed at {} (ceil({} / ({} × {})))",
-            whole_percent(max),
-            amount(load),
-            amount(per_instance),
-            max
-        );
-        match (&self.kind, row.per_domain) {
-            (Some(kind), Some(per_domain)) => write!(
-                out,
-                "run {} instances, {per_domain} per {kind} over {} {kind}s: {head}, and they must fit in the {} left after losing {}; that fleet runs at {steady} in steady state",
-                row.required_instances,
-                self.used,
-                count(self.used - self.k, kind),
-                self.k
-            ),
-            _ => write!(
-                out,
-                "run {} instances of {} (N+1: {head}, plus one spare); that fleet runs at {steady} in steady state",
-                row.required_instances, row.component
-            ),
-        }
+        self.sizing
+            .write_headroom(&row.component, row.required_steady_utilization, out)
     }
 }
 
@@ -171,9 +267,30 @@ impl Overloaded {
 /// capacity per millisecond).
 pub(crate) const LARGEST_SENSIBLE_FLEET: u32 = 100_000;
 
-/// `1 zone`, `2 zones`.
-fn count(n: u32, kind: &str) -> String {
-    format!("{n} {kind}{}", if n == 1 { "" } else { "s" })
+/// `headroom/<component>/untried`: the work bound stopped the whole-
+/// component losses before this one.
+#[derive(Debug)]
+struct Untried {
+    component: Arc<str>,
+    count: usize,
+    bound: u64,
+}
+
+impl Wording for Untried {
+    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            out,
+            "losing {} whole, and {} more {} after it in model order, was not judged: N-k over whole components stopped at its work bound ({} units, 50 per component and edge and a million more); their domain, group and instance losses are judged",
+            self.component,
+            self.count.saturating_sub(1),
+            if self.count == 2 { "component" } else { "components" },
+            self.bound
+        )
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        out.write_str("check the components named in `nines what-if --lose NAME` one at a time, or split the model")
+    }
 }
 
 // ---- documentation ----
@@ -182,214 +299,14 @@ static DOC: RuleDoc = RuleDoc {
     rule: Rule::Headroom,
     id: "headroom/<component>/<lost>",
     severity: "error",
-    summary: "After losing a domain or an instance, the survivors run above `policy.max_utilization`.",
-    checks: "For every running component with `capacity`, every next contingency from the state being checked (intact for `check`, the changed one for `what-if`): the loss of each domain holding some of its instances up (when it also has instances elsewhere), of each pair of same-kind domains when `policy.survive` is 2 or more (domains already lost count towards `survive`), and of one instance (for components with at least two up). Each domain loss is a state of its own: survivors = instances up after it, and the load is the load flow of that state (which moves a lost cache's share onto the store behind it, through `cached_by`); utilization = load / (survivors × capacity). Above `policy.max_utilization` is an error, or a warning for a component with `load_shedding` (the message then gives the share of peak still served). Each contingency, passing or not, is a row of the `headroom` section with the sizing that would pass: at_peak = ceil(load / (capacity × max_utilization)), per_domain = ceil(at_peak / (d − k)) over the d domains of that kind the component uses, required = per_domain × d; for one instance, required = at_peak + 1.",
-    why: "Capacity planned for a normal day is not capacity for the day a zone goes away. When the survivors of a loss run above what they can carry and nothing sheds load, they slow down, time out, fail health checks and drop out one by one, each dropping its share onto fewer instances: the capacity redistribution cascade that turns one zone loss into a full outage. Power grids are planned the same way (N-1 and N-2 contingencies): every credible loss is checked, and the worst comes first.",
+    summary: "After a credible loss (a domain, a shared-fate group, a component whole, an instance), a component runs above `policy.max_utilization`.",
+    checks: "Every credible next loss from the state being checked (intact for `check`, the changed one for `what-if`): each domain (when `policy.survive` is at least 1; under a `what-if` scenario that lost something, every remaining domain, beyond `survive` a warning), each pair of same-kind domains when `policy.survive` is 2 or more, each shared-fate group, each component lost whole (unless its loss takes an entrypoint down, which is the SPOF rules' question, or it has `failover_to` and `capacity`, which is `cascade`'s), and one instance of each component with at least two up. Each loss is a state of its own, judged on every running component with `capacity` whose instances fall or whose load rises in it, not only on those the lost thing holds: survivors = instances up after it, and the load is the load flow of that state (a lost cache's share moves onto the store behind it through `cached_by`, a lost alternative's onto the others, a standby takes the active one's); utilization = load / (survivors × capacity). Above `policy.max_utilization` is an error, or a warning for a component with `load_shedding` (the message then gives the share of peak still served). Each contingency, passing or not, is a row of the `headroom` section with the sizing that would pass, counted from what is deployed: at_peak = ceil(load / (capacity × max_utilization)); over the d domains of the lost kind that the component uses, g of them lost (by the scenario and this loss), per_domain = ceil((at_peak + instances failed on their own) / (d − g)), required = per_domain × d; otherwise required = at_peak + the instances the losses took (one more for one instance: N+1).",
+    why: "Capacity planned for a normal day is not capacity for the day a zone goes away, or a cache, or one of two providers. When the survivors of a loss run above what they can carry and nothing sheds load, they slow down, time out, fail health checks and drop out one by one, each dropping its share onto fewer instances: the capacity redistribution cascade that turns one loss into a full outage. The component that fails is often not the one lost: a database behind a cache whose nodes share a zone, a provider taking its peer's traffic. Power grids are planned the same way (N-1 and N-2 contingencies): every credible loss is checked, and the worst comes first.",
     example: "domains:\n  az-a: {kind: zone}\n  az-b: {kind: zone}\n  az-c: {kind: zone}\ncomponents:\n  checkout:\n    instances: 4\n    placement: {az-a: 2, az-b: 1, az-c: 1}\n    capacity: 40\n    load: 100   # headroom/checkout/az-a: 100 / (2 × 40) = 125%",
-    fix: "Add instances as the row's sizing says (`required_instances`, spread `per_domain`), or spread the existing ones so no domain holds more than its share. Where overload is acceptable for a while, `load_shedding: true` (admission control, 503s past capacity) turns the collapse into a partial service, and the finding into a warning.",
+    fix: "Add instances as the row's sizing says (`required_instances`, spread `per_domain`), or spread the existing ones so no domain holds more than its share; for a store behind a cache, place the cache nodes apart or size the store for the misses. A primary (the active side of a standby `any_of`, or a `recovery` that fails over) gets a read replica or a larger instance, not more instances. Where overload is acceptable for a while, `load_shedding: true` (admission control, 503s past capacity) turns the collapse into a partial service, and the finding into a warning.",
 };
 
 // ---- the check ----
-
-/// What a contingency takes away.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Lost {
-    /// These domains (one, or a same-kind pair).
-    Domains(Vec<DomainId>),
-    /// One instance.
-    Instance,
-}
-
-/// One contingency for one component.
-#[derive(Debug, Clone)]
-struct Loss {
-    lost: Lost,
-    /// `az-a`, `az-a+az-b` (sorted), or `instance`.
-    name: String,
-    /// Domains lost at once (1 or 2; 1 for an instance).
-    k: u32,
-    /// Domains of the lost kind that hold instances of the component.
-    used: u32,
-}
-
-/// Every next contingency of `id` from the checked state, in model order:
-/// single domains still holding some of its instances up, pairs (when
-/// `survive` is 2 or more), then one instance.
-fn losses(cx: &Context, id: ComponentId) -> Vec<Loss> {
-    let model = cx.model;
-    let up_now = cx.state().of(id).instances_up;
-    let left = |lost: &[DomainId]| {
-        let event = Scenario {
-            domains: lost.to_vec(),
-            ..Scenario::default()
-        };
-        scenario::instances_up(model, id, &cx.scenario.and(&event))
-    };
-    let holds: Vec<DomainId> = (0..model.domains.len())
-        .map(DomainId)
-        .filter(|d| !scenario::is_lost(model, *d, &cx.scenario.domains))
-        .filter(|&d| surviving_instances(model, id, &[d]) < model.component(id).instances)
-        .collect();
-    let used = |kind: &str| -> u32 {
-        let n = holds
-            .iter()
-            .filter(|d| model.domain(**d).kind == kind)
-            .count();
-        u32::try_from(n).unwrap_or(u32::MAX)
-    };
-    // `policy.survive` counts the domains of one kind lost at once,
-    // including those the checked scenario already lost.
-    let already = |kind: &str| -> u32 {
-        let n = cx
-            .scenario
-            .domains
-            .iter()
-            .filter(|d| model.domain(**d).kind == kind)
-            .count();
-        u32::try_from(n).unwrap_or(u32::MAX)
-    };
-    let takes_some = |lost: &[DomainId]| {
-        let n = left(lost);
-        let kind = &model.domain(lost[0]).kind;
-        let k = u32::try_from(lost.len()).unwrap_or(u32::MAX);
-        n < up_now && n > 0 && already(kind).saturating_add(k) <= model.policy.survive
-    };
-    let mut out = Vec::new();
-    for &d in &holds {
-        if takes_some(&[d]) {
-            out.push(Loss {
-                lost: Lost::Domains(vec![d]),
-                name: model.domain(d).name.clone(),
-                k: 1,
-                used: used(&model.domain(d).kind),
-            });
-        }
-    }
-    if model.policy.survive >= 2 {
-        for (i, &a) in holds.iter().enumerate() {
-            for &b in &holds[i + 1..] {
-                let kind = &model.domain(a).kind;
-                if model.domain(b).kind != *kind || !takes_some(&[a, b]) {
-                    continue;
-                }
-                let mut names = [model.domain(a).name.as_str(), model.domain(b).name.as_str()];
-                names.sort_unstable();
-                out.push(Loss {
-                    lost: Lost::Domains(vec![a, b]),
-                    name: names.join("+"),
-                    k: 2,
-                    used: used(kind),
-                });
-            }
-        }
-    }
-    if up_now >= 2 {
-        out.push(Loss {
-            lost: Lost::Instance,
-            name: "instance".to_owned(),
-            k: 1,
-            used: 0,
-        });
-    }
-    out
-}
-
-/// Instances needed to carry `load` within `max_utilization` (at least 1).
-fn at_peak(per_instance: f64, load: f64, max_utilization: f64) -> u32 {
-    #[allow(
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss,
-        reason = "a non-negative count; `as` saturates at u32::MAX when the ceiling is 0"
-    )]
-    let n = (load / (per_instance * max_utilization)).ceil() as u32;
-    n.max(1)
-}
-
-/// The states after each domain loss, computed once per loss (by the
-/// [`Context`], which shares them with the loss judge) and kept at hand for
-/// every component that loses instances in it.
-#[derive(Default)]
-struct LossStates(BTreeMap<Vec<DomainId>, Arc<State>>);
-
-impl LossStates {
-    fn get(&mut self, cx: &Context, domains: &[DomainId]) -> &State {
-        self.0
-            .entry(domains.to_vec())
-            .or_insert_with(|| cx.state_losing(domains))
-    }
-}
-
-/// The names a row carries, shared with the other rows of the component
-/// and of the loss.
-struct RowNames<'a> {
-    component: &'a Arc<str>,
-    lost: Arc<str>,
-}
-
-/// One shared copy of each loss's name (`az-a`, `az-a+az-b`, `instance`)
-/// for every row of the run.
-#[derive(Default)]
-struct LostNames(HashMap<String, Arc<str>>);
-
-impl LostNames {
-    fn get(&mut self, name: &str) -> Arc<str> {
-        if let Some(shared) = self.0.get(name) {
-            return Arc::clone(shared);
-        }
-        let shared: Arc<str> = Arc::from(name);
-        self.0.insert(name.to_owned(), Arc::clone(&shared));
-        shared
-    }
-}
-
-/// The row of one contingency: survivors and the load that reaches them in
-/// the state after it, and the sizing that would pass.
-fn row(
-    cx: &Context,
-    states: &mut LossStates,
-    names: RowNames<'_>,
-    id: ComponentId,
-    cap: Capacity,
-    loss: &Loss,
-) -> Option<(HeadroomRow, f64)> {
-    let model = cx.model;
-    let max = model.policy.max_utilization;
-    let c = model.component(id);
-    let now = cx.state().of(id);
-    let (survivors, load) = match &loss.lost {
-        Lost::Instance => (now.instances_up - 1, now.offered?),
-        Lost::Domains(domains) => {
-            let after = states.get(cx, domains).of(id);
-            (after.instances_up, after.offered?)
-        }
-    };
-    let utilization = load / (f64::from(survivors) * cap.per_instance);
-    let at_peak = at_peak(cap.per_instance, load, max);
-    let (required_instances, per_domain) = match loss.lost {
-        Lost::Instance => (at_peak.saturating_add(1), None),
-        Lost::Domains(_) if loss.used > loss.k => {
-            let per_domain = at_peak.div_ceil(loss.used - loss.k);
-            (per_domain.saturating_mul(loss.used), Some(per_domain))
-        }
-        // Some instances sit outside every domain of this kind: keep the
-        // lost ones and add enough elsewhere to carry the peak alone.
-        Lost::Domains(_) => (at_peak.saturating_add(c.instances - survivors), None),
-    };
-    Some((
-        HeadroomRow {
-            component: Arc::clone(names.component),
-            lost: names.lost,
-            instances: c.instances,
-            survivors,
-            utilization,
-            ok: utilization <= max + 1e-12,
-            required_instances,
-            per_domain,
-            required_steady_utilization: load / (f64::from(required_instances) * cap.per_instance),
-        },
-        load,
-    ))
-}
 
 /// The `headroom` rule.
 pub struct Headroom;
@@ -400,43 +317,126 @@ impl Analyzer for Headroom {
     }
 
     fn check(&self, cx: &Context, audit: &mut Audit) {
-        let mut states = LossStates::default();
-        let mut lost_names = LostNames::default();
-        // The kind of each domain, shared by the findings that lose it.
-        let mut kinds: Vec<Option<Arc<str>>> = vec![None; cx.model.domains.len()];
-        for id in cx.model.component_ids() {
-            let c = cx.model.component(id);
-            let Some(cap) = c.capacity else { continue };
-            // A capacity of 0 carries nothing in any contingency; a component
-            // not running in the checked state has no survivors to judge.
-            if cap.per_instance <= 0.0 || !cx.state().of(id).running {
-                continue;
-            }
-            let mut component: Option<Arc<str>> = None;
-            for loss in losses(cx, id) {
-                let names = RowNames {
-                    component: component.get_or_insert_with(|| Arc::from(c.name.as_str())),
-                    lost: lost_names.get(&loss.name),
-                };
-                let Some((row, load)) = row(cx, &mut states, names, id, cap, &loss) else {
-                    continue;
-                };
-                if !row.ok {
-                    let kind = match &loss.lost {
-                        Lost::Domains(domains) => Some(Arc::clone(
-                            kinds[domains[0].0].get_or_insert_with(|| {
-                                Arc::from(cx.model.domain(domains[0]).kind.as_str())
-                            }),
-                        )),
-                        Lost::Instance => None,
-                    };
-                    audit
-                        .findings
-                        .push(overloaded(cx.model, c, (cap, load), &loss, kind, &row));
-                }
-                audit.headroom.push(row);
-            }
+        check_within(cx, audit, contingency::work_bound(cx.model));
+    }
+}
+
+/// The check, with the work bound of whole-component losses given.
+fn check_within(cx: &Context, audit: &mut Audit, bound: u64) {
+    let model = cx.model;
+    let state = cx.state();
+    // A capacity of 0 carries nothing in any contingency; a component not
+    // running in the checked state has no survivors to judge.
+    let judged: Vec<bool> = model
+        .component_ids()
+        .map(|id| {
+            model
+                .component(id)
+                .capacity
+                .is_some_and(|cap| cap.per_instance > 0.0)
+                && state.of(id).running
+                && state.of(id).offered.is_some()
+        })
+        .collect();
+    if !judged.iter().any(|j| *j) {
+        return;
+    }
+    let found = contingency::every(cx, &judged, bound);
+    let mut roles: Option<Vec<Option<Arc<str>>>> = None;
+    let instance: Arc<str> = Arc::from("instance");
+    for id in model.component_ids().filter(|id| judged[id.0]) {
+        let c = model.component(id);
+        let Some(cap) = c.capacity else { continue };
+        let now = state.of(id);
+        let Some(load_now) = now.offered else { continue };
+        let component: Arc<str> = Arc::from(c.name.as_str());
+        let mut rows = found
+            .of(id)
+            .iter()
+            .map(|ch| (Some(&found.list[ch.contingency]), ch.survivors, ch.load))
+            .collect::<Vec<_>>();
+        if now.instances_up >= 2 {
+            rows.push((None, now.instances_up - 1, load_now));
         }
+        for (loss, survivors, load) in rows {
+            let domains: &[DomainId] = match loss.map(|l| &l.lost) {
+                Some(Lost::Domains(d)) => d,
+                _ => &[],
+            };
+            let need = Need {
+                load,
+                per_instance: cap.per_instance,
+                survivors,
+                spare: loss.is_none(),
+                domains,
+            };
+            let counts = Counts::new(model, &cx.scenario, id, need);
+            let carried = limit_of(c, survivors, cap.per_instance)
+                .unwrap_or(f64::from(survivors) * cap.per_instance);
+            let utilization = load / carried;
+            let row = HeadroomRow {
+                component: Arc::clone(&component),
+                lost: loss.map_or_else(|| Arc::clone(&instance), |l| Arc::clone(&l.name)),
+                instances: c.instances,
+                survivors,
+                utilization,
+                ok: utilization <= model.policy.max_utilization + 1e-12,
+                required_instances: counts.required,
+                per_domain: counts.per_domain,
+                required_steady_utilization: load_now
+                    / (f64::from(counts.required) * cap.per_instance),
+            };
+            if !row.ok {
+                let roles = roles.get_or_insert_with(|| sizing::roles(model));
+                let judged = Judged {
+                    c,
+                    cap: cap.per_instance,
+                    before: (now.instances_up, load_now),
+                    load,
+                    loss: words(model, state, loss),
+                    role: roles[id.0].clone(),
+                    sizing: Sizing::new(model, &cx.scenario, id, need),
+                    beyond_survive: loss.is_some_and(|l| l.beyond_survive),
+                };
+                audit.findings.push(overloaded(model, judged, &row));
+            }
+            audit.headroom.push(row);
+        }
+    }
+    if let Some((id, count)) = found.untried {
+        let c = model.component(id);
+        let name: Arc<str> = Arc::from(c.name.as_str());
+        audit.findings.push(Finding::new(
+            DOC.rule,
+            Subject::pair(Arc::clone(&name), Arc::from("untried")),
+            Severity::Note,
+            c.span,
+            Untried {
+                component: name,
+                count,
+                bound,
+            },
+        ));
+    }
+}
+
+/// `c`'s `rate_limit` where it is below what `survivors` instances of
+/// `per_instance` carry: the rate it accepts then.
+fn limit_of(c: &Component, survivors: u32, per_instance: f64) -> Option<f64> {
+    c.rate_limit
+        .filter(|&l| l < f64::from(survivors) * per_instance)
+}
+
+/// What a contingency is, in words (`None`: one instance).
+fn words(model: &Model, state: &State, loss: Option<&Contingency>) -> LossWords {
+    match loss.map(|l| &l.lost) {
+        None => LossWords::Instance,
+        Some(Lost::Domains(domains)) => LossWords::Domains {
+            kind: Arc::from(model.domain(domains[0]).kind.as_str()),
+            pair: domains.len() > 1,
+        },
+        Some(Lost::Group(_)) => LossWords::Group,
+        Some(Lost::Component(gone)) => LossWords::Component(state.of(*gone).instances_up),
     }
 }
 
@@ -445,6 +445,7 @@ impl Analyzer for Headroom {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::scenario::Scenario;
 
     fn run(text: &str) -> Audit {
         crate::analyze::check_one(&Headroom, text)
@@ -662,7 +663,7 @@ components:
     }
 
     #[test]
-    fn under_a_lost_zone_the_rows_are_the_next_losses_policy_allows() {
+    fn under_a_lost_zone_every_next_zone_is_a_row_whatever_survive_says() {
         let model = |survive: u32| {
             format!(
                 r"system: s
@@ -673,19 +674,102 @@ components:
 "
             )
         };
-        // After az-a: 4 of 6 up. survive 1 is spent: only one more instance,
-        // 300 / (3 × 100) = 100%, ok.
+        // After az-a: 4 of 6 up. Losing az-b or az-c too leaves 2: 300 /
+        // (2 × 100) = 150%, errors with survive 1 (the next loss from the
+        // changed state is what survive asks of it); one more instance
+        // leaves 3: 300 / 300 = 100%, ok.
         let one = run_under(&model(1), &[0]);
         let rows: Vec<(&str, u32, bool)> = one
             .headroom
             .iter()
             .map(|r| (r.lost.as_ref(), r.survivors, r.ok))
             .collect();
-        assert_eq!(rows, [("instance", 3, true)]);
-        // survive 2: losing az-b or az-c too leaves 2: 300 / 200 = 150%.
-        let two = run_under(&model(2), &[0]);
-        let ids: Vec<String> = two.findings.iter().map(|f| f.id().to_string()).collect();
+        assert_eq!(
+            rows,
+            [("az-b", 2, false), ("az-c", 2, false), ("instance", 3, true)]
+        );
+        let ids: Vec<String> = one.findings.iter().map(|f| f.id().to_string()).collect();
         assert_eq!(ids, ["headroom/api/az-b", "headroom/api/az-c"]);
-        assert!((two.headroom[0].utilization - 1.5).abs() < 1e-12);
+        assert_eq!(one.findings[0].severity, Severity::Error);
+        assert!((one.headroom[0].utilization - 1.5).abs() < 1e-12);
+        // The message counts what this loss takes (2 of the 4 still up) and
+        // says what was already down; the sizing counts from the 6
+        // deployed: 3 needed up in the 2 zones left after az-a and az-b,
+        // ceil(3 / 1) = 3 per zone, 9 in all, never fewer than 6.
+        assert_eq!(
+            one.findings[0].message().to_string(),
+            "losing az-b (zone) takes 2 of the 4 instances of api still up (2 of 6 already down), leaving 2: 300 / (2 × 100) = 150% of capacity, above the 100% ceiling; without load_shedding the survivors overload and fail in turn, each failure moving its load onto fewer instances until none is left (a capacity redistribution cascade)"
+        );
+        assert_eq!(
+            (one.headroom[0].required_instances, one.headroom[0].per_domain),
+            (9, Some(3))
+        );
+        assert_eq!(
+            one.findings[0].help().map(|h| h.to_string()).as_deref(),
+            Some(
+                "run 9 instances, 3 per zone over 3 zones (6 are deployed): at peak 3 instances are needed at 100% (ceil(300 / (100 × 1))), and they must fit in the 1 zone left after losing 1 more (az-a already lost); that fleet runs at 33% in steady state"
+            )
+        );
+        // survive 0 asks for no zone loss: the next zone is still a row,
+        // beyond survive a warning.
+        let zero = run_under(&model(0), &[0]);
+        assert_eq!(zero.findings.len(), 2);
+        assert!(zero.findings.iter().all(|f| f.severity == Severity::Warning));
+        assert!(
+            zero.findings[0]
+                .message()
+                .to_string()
+                .starts_with("losing az-b (zone), beyond policy.survive (0), takes 2"),
+            "{}",
+            zero.findings[0].message()
+        );
+        // check with survive 0 tries no zone at all.
+        let intact = run(&model(0));
+        assert!(intact.headroom.iter().all(|r| &*r.lost == "instance"));
+    }
+
+    #[test]
+    fn whole_component_losses_past_the_work_bound_are_said_not_tried() {
+        // One of two providers lost whole sends the other all 400 on 300
+        // (headroom/pay-b/pay-a). With a bound of 0 units, losing checkout
+        // (nothing calls it: its loss moves no load) costs nothing; pay-a's
+        // is the first that costs work: one note, at pay-a, counting it and
+        // pay-b after it.
+        let text = "system: s\nentrypoints: [checkout]\ncomponents:\n  checkout: {instances: 2, capacity: 500, load: 400, depends_on: [{any_of: [pay-a, pay-b]}]}\n  pay-a: {capacity: 300}\n  pay-b: {capacity: 300}\n";
+        let model = crate::model::parse(text).unwrap();
+        let today = crate::model::Date::parse("2026-11-30").unwrap();
+        let run = |bound: u64| {
+            let cx = Context::new(&model, today, &[]);
+            let mut audit = Audit::new(String::new(), Vec::new());
+            check_within(&cx, &mut audit, bound);
+            audit
+                .findings
+                .iter()
+                .map(|f| (f.id().to_string(), f.severity))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            run(contingency::work_bound(&model)),
+            [
+                ("headroom/pay-a/pay-b".to_owned(), Severity::Error),
+                ("headroom/pay-b/pay-a".to_owned(), Severity::Error)
+            ]
+        );
+        let cx = Context::new(&model, today, &[]);
+        let mut audit = Audit::new(String::new(), Vec::new());
+        check_within(&cx, &mut audit, 0);
+        assert_eq!(audit.findings.len(), 1);
+        let f = &audit.findings[0];
+        assert_eq!(
+            (f.id().to_string().as_str(), f.severity),
+            ("headroom/pay-a/untried", Severity::Note)
+        );
+        assert!(
+            f.message()
+                .to_string()
+                .starts_with("losing pay-a whole, and 1 more component after it in model order, was not judged"),
+            "{}",
+            f.message()
+        );
     }
 }

@@ -7,10 +7,11 @@ use std::sync::Arc;
 
 use super::wording::{amount, whole_percent};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity, Wording};
+use crate::analyze::advice::sizing::{self, Need, Sizing};
 use crate::analyze::results::Audit;
 use crate::engine::state::State;
 use crate::model::Rule;
-use crate::model::{ComponentId, Model};
+use crate::model::ComponentId;
 
 // ---- finding constructors ----
 
@@ -26,18 +27,34 @@ struct Over {
     max: f64,
     managed: bool,
     load_shedding: bool,
+    /// Whether it pulls from a queue: below its input it lags.
+    consumer: bool,
+    /// Its `rate_limit`, when it caps it below its instances' capacity.
+    limit: Option<f64>,
     /// What follows, step by step, for an overload without load shedding
     /// (one text per run, shared by its findings).
     follows: Option<Arc<str>>,
+    /// Why it is a primary rather than a fleet, when it is one.
+    role: Option<Arc<str>>,
+    /// The fleet that carries the load, counted from what is deployed.
+    sizing: Sizing,
 }
 
 fn over(
-    model: &Model,
+    cx: &Context,
     id: ComponentId,
     (up, load, per_instance): (u32, f64, f64),
-    follows: Option<Arc<str>>,
+    (follows, role): (Option<Arc<str>>, Option<Arc<str>>),
 ) -> Finding {
+    let model = cx.model;
     let c = model.component(id);
+    let need = Need {
+        load,
+        per_instance,
+        survivors: up,
+        spare: false,
+        domains: &[],
+    };
     let wording = Over {
         component: Arc::from(c.name.as_str()),
         instances: c.instances,
@@ -47,9 +64,16 @@ fn over(
         max: model.policy.max_utilization,
         managed: c.managed,
         load_shedding: c.load_shedding,
+        consumer: c.depends_on.iter().any(|e| e.pull),
+        limit: c
+            .rate_limit
+            .filter(|&l| l < f64::from(up) * per_instance),
         follows,
+        role,
+        sizing: Sizing::new(model, &cx.scenario, id, need),
     };
-    let severity = if wording.utilization() > 1.0 + 1e-12 {
+    // A consumer behind falls behind: a warning, not a collapse.
+    let severity = if wording.utilization() > 1.0 + 1e-12 && !wording.consumer {
         Severity::Error
     } else {
         Severity::Warning
@@ -65,7 +89,8 @@ fn over(
 
 impl Over {
     fn capacity(&self) -> f64 {
-        f64::from(self.up) * self.per_instance
+        let instances = f64::from(self.up) * self.per_instance;
+        self.limit.map_or(instances, |l| l.min(instances))
     }
 
     fn utilization(&self) -> f64 {
@@ -83,7 +108,9 @@ impl Wording for Over {
         let (up, load, per_instance, capacity) =
             (self.up, self.load, self.per_instance, self.capacity());
         let utilization = self.utilization();
-        let fleet = if up == self.instances {
+        let fleet = if let Some(limit) = self.limit {
+            format!("its rate_limit of {}", amount(limit))
+        } else if up == self.instances {
             format!("{up} × {}", amount(per_instance))
         } else {
             format!(
@@ -111,7 +138,15 @@ impl Wording for Over {
                 whole_percent(self.max)
             );
         }
-        if self.load_shedding {
+        if self.consumer {
+            return write!(
+                out,
+                "; a consumer, it lags: the backlog grows by {} an hour ({} × 3600 s) while the input stays this high",
+                amount((load - capacity) * 3600.0),
+                amount(load - capacity)
+            );
+        }
+        if self.load_shedding || self.limit.is_some() {
             write!(
                 out,
                 "; with load_shedding it serves {} / {} = {} and refuses the rest",
@@ -148,15 +183,22 @@ impl Wording for Over {
                 "{} is a managed service: its capacity is the provider's limit on your account, not instances you run. Raise the quota or rate limit to at least {quota}, or cut the load reaching it (a cache in front, fewer calls per request, batching); where overload must be survived for a while, shed or queue the excess on the calling side",
                 self.component
             )
-        } else {
-            let needed = instances_needed(load, self.per_instance, max);
-            write!(
+        } else if let Some(why) = &self.role {
+            sizing::write_role(
                 out,
-                "run {needed} instances (ceil({} / ({} × {}))) or cut the load reaching it; where overload must be survived for a while, `load_shedding: true` (admission control) serves what fits and refuses the rest",
-                amount(load),
-                amount(self.per_instance),
-                max
+                &self.component,
+                why,
+                (load, self.per_instance, self.up, max),
             )
+        } else {
+            self.sizing.write_overload(out)?;
+            if self.consumer {
+                out.write_str("; a consumer can also be left to lag while the backlog fits the queue's retention and drains once the input falls")
+            } else if self.load_shedding || self.limit.is_some() {
+                Ok(())
+            } else {
+                out.write_str("; where overload must be survived for a while, `load_shedding: true` (admission control) serves what fits and refuses the rest")
+            }
         }
     }
 }
@@ -181,17 +223,6 @@ fn what_follows(cx: &Context) -> Option<String> {
         text.pop();
     }
     Some(text)
-}
-
-/// Instances that carry `load` within `max_utilization` (at least 1).
-fn instances_needed(load: f64, per_instance: f64, max_utilization: f64) -> u32 {
-    #[allow(
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss,
-        reason = "a non-negative count; `as` saturates"
-    )]
-    let n = (load / (per_instance * max_utilization)).ceil() as u32;
-    n.max(1)
 }
 
 // ---- documentation ----
@@ -221,14 +252,25 @@ impl Analyzer for Overload {
         let state = cx.state();
         let max = cx.model.policy.max_utilization;
         let mut walk: Option<Option<Arc<str>>> = None;
+        let mut roles: Option<Vec<Option<Arc<str>>>> = None;
         for id in cx.model.component_ids() {
             let Some(cap) = cx.model.component(id).capacity else {
                 continue;
             };
-            let (Some(utilization), Some(load)) =
-                (state.utilization(cx.model, id), state.of(id).offered)
+            let (Some(limit), Some(load)) = (state.limit(cx.model, id), state.of(id).offered)
             else {
                 continue;
+            };
+            if !state.of(id).running {
+                continue;
+            }
+            // Against its instances' capacity, or its rate limit below it.
+            let utilization = if limit > 0.0 {
+                load / limit
+            } else if load > 0.0 {
+                f64::INFINITY
+            } else {
+                0.0
             };
             if utilization > max + 1e-12 {
                 let follows = if utilization > 1.0 + 1e-12
@@ -240,7 +282,8 @@ impl Analyzer for Overload {
                     None
                 };
                 let figures = (state.of(id).instances_up, load, cap.per_instance);
-                audit.findings.push(over(cx.model, id, figures, follows));
+                let role = roles.get_or_insert_with(|| sizing::roles(cx.model))[id.0].clone();
+                audit.findings.push(over(cx, id, figures, (follows, role)));
             }
         }
     }

@@ -9,7 +9,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::advice::spread::{DomainHelp, InstanceHelp};
-use super::wording::OutageWords;
+use super::wording::{OutageWords, amount, whole_percent};
 use super::{Analyzer, Context, Finding, RuleDoc, Severity, Wording};
 use crate::analyze::results::Audit;
 use crate::engine::outage::{LISTED, Outage, outage_after, required_closure};
@@ -33,6 +33,21 @@ enum Spof {
         outage: OutageWords,
         /// What the model and the scenario allow to do about it.
         advice: InstanceHelp,
+    },
+    /// One instance failing takes nothing down structurally, but its loss
+    /// moves load onto a component that cannot carry it: by load.
+    Load {
+        name: Arc<str>,
+        /// The component that cannot carry what it is then sent.
+        onto: Arc<str>,
+        /// What it is sent, and what its instances up carry.
+        load: f64,
+        capacity: f64,
+        /// The entrypoints that lose their whole peak.
+        entrypoints: Vec<Arc<str>>,
+        /// Instances of `onto` that would carry it.
+        needed: Option<u32>,
+        instances: u32,
     },
     /// A domain lost.
     Domain {
@@ -112,6 +127,27 @@ impl Wording for Spof {
             Spof::Domain {
                 name, kind, outage, ..
             } => write!(out, "losing {name} ({kind}) takes down {outage}"),
+            Spof::Load {
+                name,
+                onto,
+                load,
+                capacity,
+                entrypoints,
+                ..
+            } => write!(
+                out,
+                "one instance of {name} failing takes nothing down by itself, but its loss sends {onto} {} against the {} its instances carry ({}): {onto} cannot carry it, and {} {} {} whole load (a single point of failure by load)",
+                amount(*load),
+                amount(*capacity),
+                if *capacity > 0.0 {
+                    whole_percent(*load / *capacity)
+                } else {
+                    "no capacity left".to_owned()
+                },
+                if entrypoints.len() == 1 { "entrypoint" } else { "entrypoints" },
+                entrypoints.join(", "),
+                if entrypoints.len() == 1 { "loses its" } else { "lose their" }
+            ),
         }
     }
 
@@ -119,6 +155,22 @@ impl Wording for Spof {
         match self {
             Spof::Managed { name, .. } => managed_help(name, out),
             Spof::Instance { advice, .. } => advice.write(out),
+            Spof::Load {
+                name,
+                onto,
+                needed,
+                instances,
+                ..
+            } => {
+                write!(out, "run a second instance of {name} in another domain")?;
+                match needed {
+                    Some(n) if n > instances => write!(
+                        out,
+                        ", or size {onto} for the load it gets without {name}: {n} instances instead of {instances}"
+                    ),
+                    _ => write!(out, ", or give {onto} the capacity to carry what {name} takes off it"),
+                }
+            }
             Spof::Domain {
                 outage,
                 lone_managed,
@@ -139,7 +191,7 @@ static DOC: RuleDoc = RuleDoc {
     id: "spof/<component or domain>",
     severity: "error",
     summary: "One instance failing, or one domain lost, takes an entrypoint down.",
-    checks: "Every single event that could happen on its own: one instance of a component failing (for components whose instances can fail, that is with an availability below 100% or none given), and the loss of one failure domain (for kinds with at least two domains in the model, so a design that is single-region on purpose is not flooded). For each, it works out what is still up, following required edges, `any_of` and `at_least` alike, and reports the event when an entrypoint that was up goes down. Degradable edges never count. Control-plane components (`plane: control`) are checked like the rest, and the message says so.",
+    checks: "Every single event that could happen on its own: one instance of a component failing (for components whose instances can fail, that is with an availability below 100% or none given), and the loss of one failure domain (for kinds with at least two domains in the model, so a design that is single-region on purpose is not flooded). For each, it works out what is still up, following required edges, `any_of` and `at_least` alike, and reports the event when an entrypoint that was up goes down. Degradable edges never count. Control-plane components (`plane: control`) are checked like the rest, and the message says so. A component nothing requires can still be one *by load*: when one instance failing takes it out (no spare instance) and the load its loss moves (a cache's misses onto its store, an alternative's share onto the others, a failover) lands on a component that cannot carry it, an entrypoint loses its whole load in the settled state (docs/availability.md), and the finding gives the load against the capacity.",
     why: "A single point of failure is an outage waiting for one bad disk, one kernel panic or one zone event, and no amount of per-instance reliability removes it: the system is never more available than that one thing. Alternatives that share a zone (`any_of: [db-a, db-b]` with both in az-a) look redundant but fail together, and a control plane (a config store, a secrets service) is as much a SPOF as the database when requests cannot be served without it.",
     example: "domains:\n  az-a: {kind: zone}\n  az-b: {kind: zone}\ncomponents:\n  checkout: {instances: 4, placement: [az-a, az-b], depends_on: [postgres]}\n  postgres: {instances: 1, placement: [az-a]}   # spof/postgres and spof/az-a",
     fix: "Give the component more instances than `min_healthy` needs, in different domains (`instances: 2, placement: [az-a, az-b]`); place alternatives of an `any_of` in different domains; or, when callers really can work without it, make the edge `degradable: true`. A component that must stay single (a licence server) can be accepted with a reason under `accepted:`. A managed service (`managed: true`, or `kind: saas`/`external`) gets other advice: a second provider, a cached or stale fallback, a degradable edge, or the provider's SLA as its `availability` and an accepted risk.",
@@ -436,13 +488,92 @@ impl Analyzer for SinglePointOfFailure {
             cx.flow().graph(),
         );
         let needed = required_closure(cx.model, cx.flow().graph());
+        let mut structural = Vec::new();
         for (event, outage) in events {
+            if let Event::Instance(id) = event {
+                structural.push(id);
+            }
             audit.findings.push(match event {
                 Event::Instance(id) => instance_spof(cx, id, &outage),
                 Event::Domain(id) => domain_spof(cx, &needed, id, &outage),
             });
         }
+        structural.sort_unstable();
+        audit.findings.extend(by_load(cx, &structural));
     }
+}
+
+/// `spof/<component>` by load: a component whose one instance failing
+/// takes it down (it has no spare instance) but no entrypoint structurally,
+/// while the load its loss moves (a cache's misses, a sibling's share, a
+/// failover) lands on a component that cannot carry it and takes an
+/// entrypoint's whole load with it, in the settled state.
+fn by_load(cx: &Context, structural: &[ComponentId]) -> Vec<Finding> {
+    use crate::engine::state::Verdict;
+    let model = cx.model;
+    let flow = cx.flow();
+    let before = cx.state_with(&Scenario::default()).settle(model, flow);
+    let mut found = Vec::new();
+    for id in model.component_ids() {
+        let c = model.component(id);
+        if structural.binary_search(&id).is_ok()
+            || c.instances.saturating_sub(1) >= c.min_healthy
+            || c.availability.is_some_and(|a| a >= 1.0)
+        {
+            continue;
+        }
+        let event = Scenario {
+            failed_instances: vec![(id, 1)],
+            ..Scenario::default()
+        };
+        let after = cx.state_with(&event);
+        let settled = after.clone().settle(model, flow);
+        let lost: Vec<Arc<str>> = model
+            .entrypoints
+            .iter()
+            .filter(|&&e| before.of(e).ok && !settled.of(e).ok && after.of(e).up)
+            .map(|&e| Arc::from(model.component(e).name.as_str()))
+            .collect();
+        if lost.is_empty() {
+            continue;
+        }
+        // The component the move overloads: the one whose load rose most
+        // over what its instances carry, in the first pass.
+        let Some((onto, load, capacity)) = model
+            .component_ids()
+            .filter(|&o| o != id && matches!(after.of(o).verdict, Verdict::Collapsing | Verdict::Shedding))
+            .filter_map(|o| Some((o, after.of(o).offered?, after.limit(model, o)?)))
+            .filter(|&(o, load, _)| load > before.of(o).offered.unwrap_or(0.0) + 1e-9)
+            .max_by(|a, b| (a.1 / a.2.max(f64::MIN_POSITIVE)).total_cmp(&(b.1 / b.2.max(f64::MIN_POSITIVE))).then(b.0.cmp(&a.0)))
+        else {
+            continue;
+        };
+        let target = model.component(onto);
+        let needed = target.capacity.and_then(|cap| {
+            (cap.per_instance > 0.0 && load.is_finite()).then(|| {
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, reason = "a count of instances")]
+                let n = (load / cap.per_instance).ceil().min(f64::from(u32::MAX)) as u32;
+                n
+            })
+        });
+        let name: Arc<str> = Arc::from(c.name.as_str());
+        found.push(Finding::new(
+            DOC.rule,
+            Arc::clone(&name),
+            Severity::Error,
+            c.span,
+            Spof::Load {
+                name,
+                onto: Arc::from(target.name.as_str()),
+                load,
+                capacity,
+                entrypoints: lost,
+                needed,
+                instances: target.instances,
+            },
+        ));
+    }
+    found
 }
 
 // ---- tests ----

@@ -10,7 +10,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use super::{Analyzer, Context, Finding, RuleDoc, Severity, Wording};
-use crate::analyze::results::{AvailabilityRow, Improvement, Audit};
+use crate::analyze::results::{Audit, AvailabilityRow, CapacityCostRow, Improvement};
 use crate::engine::{Figure, Method, Subject};
 use crate::model::Rule;
 use crate::model::{Component, ComponentId, Model, Objective};
@@ -313,6 +313,29 @@ pub fn availability_rows(
                 switchover: figure.switchover,
                 caveats: figure.caveats.clone(),
                 why_bounded: figure.why.clone(),
+                structural_availability: known
+                    .and(figure.capacity.as_ref())
+                    .map(|c| c.structural),
+                structural_unavailability: known
+                    .and(figure.capacity.as_ref())
+                    .map(|c| c.structural_unavailability),
+                served: known.and(figure.capacity.as_ref()).map(|c| c.served),
+                served_method: if figure.capacity.as_ref().is_none_or(|c| c.served_exact) {
+                    "exact"
+                } else {
+                    "lower bound"
+                },
+                capacity: figure
+                    .capacity
+                    .iter()
+                    .flat_map(|c| &c.costs)
+                    .map(|cost| CapacityCostRow {
+                        component: model.component(cost.component).name.clone(),
+                        unavailability: cost.added,
+                        fleet: cost.fleet.map(|(n, _)| n),
+                        fleet_gain: cost.fleet.map(|(_, g)| g),
+                    })
+                    .collect(),
             };
             (model.component(*entrypoint).name.clone(), row)
         })

@@ -139,6 +139,7 @@ pub(super) fn component_of(
         mttr: component.mttr.as_ref().map(|v| v.value),
         capacity: capacity(component, cx),
         load_shedding: component.load_shedding.as_ref().is_some_and(|v| v.value),
+        rate_limit: component.rate_limit.as_ref().map(|v| v.value.0),
         warmup: component.warmup.as_ref().map(|v| v.value),
         shares: shares(component, names, cx),
         failover_to,
@@ -155,6 +156,7 @@ pub(super) fn component_of(
         span: name.span,
         kind: component.kind.take().map(|k| k.value),
         fields: Fields::new(RawComponent::KEYS, &component.keys),
+        pseudo: None,
     }
 }
 
@@ -372,6 +374,7 @@ pub(super) fn placeholder() -> Component {
         mttr: None,
         capacity: None,
         load_shedding: false,
+        rate_limit: None,
         warmup: None,
         shares: Vec::new(),
         failover_to: None,
@@ -384,6 +387,7 @@ pub(super) fn placeholder() -> Component {
         recovery: None,
         span: Span::default(),
         fields: Fields::default(),
+        pseudo: None,
     }
 }
 
@@ -397,6 +401,31 @@ pub(super) fn default_degradable(components: &mut [Component]) {
     for edge in components.iter_mut().flat_map(|c| &mut c.depends_on) {
         if edge.fields.get("degradable").is_none() {
             edge.degradable = edge.targets.iter().all(|id| !critical[id.0]);
+        }
+    }
+}
+
+/// Kinds whose components are queues: a consumer pulls from them.
+pub const QUEUE_KINDS: &[&str] = &["queue", "stream", "topic", "kafka", "pubsub", "broker"];
+/// Kinds whose components consume from a queue by default.
+pub const CONSUMER_KINDS: &[&str] = &["worker", "consumer"];
+
+/// Applies the default of `consumes` to every edge that does not say: a
+/// `worker` or `consumer` calling a queue kind pulls from it.
+pub(super) fn default_pull(components: &mut [Component]) {
+    let queue: Vec<bool> = components
+        .iter()
+        .map(|c| c.kind.as_deref().is_some_and(|k| QUEUE_KINDS.contains(&k)))
+        .collect();
+    for c in components.iter_mut() {
+        let consumer = c
+            .kind
+            .as_deref()
+            .is_some_and(|k| CONSUMER_KINDS.contains(&k));
+        for edge in &mut c.depends_on {
+            if edge.fields.get("consumes").is_none() {
+                edge.pull = consumer && edge.targets.iter().all(|id| queue[id.0]);
+            }
         }
     }
 }
@@ -441,6 +470,7 @@ fn edge(
                 cached_by: None,
                 calls: 1.0,
                 degradable: false,
+                pull: false,
                 switchover: None,
                 limits: None,
                 span: name.span,
@@ -467,6 +497,7 @@ fn edge(
         cached_by: cached_by(raw, this, this_name, names, cx),
         calls: raw.calls.as_ref().map_or(1.0, |c| c.value.0),
         degradable,
+        pull: raw.consumes.as_ref().is_some_and(|c| c.value),
         switchover: switchover(raw, kind, cx),
         limits: super::slow::edge_limits(raw, workers, cx),
         span: raw.span,

@@ -254,6 +254,7 @@ fn finish(
     cx: &mut Cx,
 ) -> Model {
     components::default_degradable(&mut components);
+    components::default_pull(&mut components);
     slow::hedge_targets(&components, component_names, cx);
     let groups = domains::groups(raw);
     let entrypoints = entrypoints(raw, &names, &components, cx);

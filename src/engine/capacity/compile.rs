@@ -1,0 +1,143 @@
+//! Writing a component's need into the compiled model: a static threshold,
+//! never, or the bands of its count with the movers each one needs.
+
+use crate::model::{Component, ComponentId, Edge, EdgeKind, Model, Pseudo};
+
+/// A component that can never carry its load: it needs more instances
+/// than it has (so even perfect instances do not make it up).
+pub(super) fn never(c: &mut Component) {
+    c.min_healthy = c.instances.saturating_add(1);
+    if c.availability.is_none() {
+        // Known to fail, not unquantified.
+        c.availability = Some(1.0);
+    }
+}
+
+/// A component with no failures of its own and no domains or groups: it
+/// stands for a condition over others (its required edges).
+pub(super) fn neutral(of: &Component, name: String, depends_on: Vec<Edge>) -> Component {
+    Component {
+        name,
+        instances: 1,
+        placement: Vec::new(),
+        min_healthy: 1,
+        availability: Some(1.0),
+        mttr: None,
+        capacity: None,
+        load_shedding: false,
+        rate_limit: None,
+        shares: Vec::new(),
+        failover_to: None,
+        depends_on,
+        recovery: None,
+        objective: None,
+        pseudo: None,
+        ..of.clone()
+    }
+}
+
+/// A required edge to `targets`, all of them (`Target`) or any one.
+pub(super) fn required(kind: EdgeKind, targets: Vec<ComponentId>, like: &Edge) -> Edge {
+    Edge {
+        kind,
+        targets,
+        at_least: 1,
+        retries: 0,
+        retry_budget: None,
+        timeout: None,
+        hit_rate: None,
+        cached_by: None,
+        calls: 1.0,
+        degradable: false,
+        pull: false,
+        switchover: None,
+        ..like.clone()
+    }
+}
+
+/// Replaces `id`'s own health by `∨_i (band_i ∧ G_i)`: `id` keeps its
+/// edges and needs a new `id#own`, an `any_of` of one component per level,
+/// each the band of its count with required edges to the movers of `G_i`
+/// (an `any_of` of one component per minimal set when there are several).
+pub(super) fn add_levels(
+    compiled: &mut Model,
+    origin: &mut Vec<ComponentId>,
+    id: ComponentId,
+    levels: &[(u32, Vec<Vec<ComponentId>>)],
+) {
+    let original = compiled.components[id.0].clone();
+    let template = Edge {
+        kind: EdgeKind::Target,
+        targets: Vec::new(),
+        at_least: 1,
+        retries: 0,
+        backoff: crate::model::Backoff::None,
+        retry_budget: None,
+        timeout: None,
+        hit_rate: None,
+        cached_by: None,
+        calls: 1.0,
+        degradable: false,
+        pull: false,
+        switchover: None,
+        limits: None,
+        span: original.span,
+        fields: crate::model::Fields::default(),
+    };
+    let push = |compiled: &mut Model, origin: &mut Vec<ComponentId>, c: Component| {
+        let at = ComponentId(compiled.components.len());
+        compiled.components.push(c);
+        origin.push(id);
+        at
+    };
+    let mut bands = Vec::new();
+    for (i, (k, minimal)) in levels.iter().enumerate() {
+        let below = levels.get(i + 1).map(|(next, _)| *next);
+        let condition: Vec<Edge> = if minimal.iter().any(Vec::is_empty) {
+            Vec::new()
+        } else if minimal.len() == 1 {
+            vec![required(EdgeKind::Target, minimal[0].clone(), &template)]
+        } else {
+            let terms: Vec<ComponentId> = minimal
+                .iter()
+                .enumerate()
+                .map(|(t, set)| {
+                    let term = neutral(
+                        &original,
+                        format!("{} (≥{k} up, case {})", original.name, t + 1),
+                        vec![required(EdgeKind::Target, set.clone(), &template)],
+                    );
+                    push(compiled, origin, term)
+                })
+                .collect();
+            vec![required(EdgeKind::AnyOf, terms, &template)]
+        };
+        let band = Component {
+            name: format!("{} (≥{k} up)", original.name),
+            min_healthy: *k,
+            pseudo: below.map(|below| Pseudo::Band { below }),
+            depends_on: condition,
+            failover_to: None,
+            recovery: None,
+            objective: None,
+            ..original.clone()
+        };
+        bands.push(push(compiled, origin, band));
+    }
+    let own_edges = if bands.len() == 1 {
+        vec![required(EdgeKind::Target, bands.clone(), &template)]
+    } else {
+        vec![required(EdgeKind::AnyOf, bands.clone(), &template)]
+    };
+    let own = neutral(&original, format!("{} (own)", original.name), own_edges);
+    let own = push(compiled, origin, own);
+    let mut edges = original.depends_on.clone();
+    edges.push(required(EdgeKind::Target, vec![own], &template));
+    let neutralised = neutral(&original, original.name.clone(), edges);
+    compiled.components[id.0] = Component {
+        failover_to: original.failover_to,
+        recovery: original.recovery.clone(),
+        objective: original.objective,
+        ..neutralised
+    };
+}

@@ -1,0 +1,456 @@
+//! The load tables: each component's offered load as a function of which
+//! movers are ok, computed as the load flow of `engine::state` computes it
+//! (every component that is not a mover at full strength), and the
+//! worst-case load where a component depends on too many movers.
+
+use std::collections::BTreeSet;
+
+use super::{MAX_MOVERS, MAX_VARS, Table};
+use crate::engine::state::Flow;
+use crate::model::intact::{carried, intact_share, passed};
+use crate::model::{ComponentId, Edge, EdgeKind, Model};
+
+/// Whether `id` is a mover: a cache, an alternative of an edge with more
+/// than one target, or on a `failover_to` chain.
+pub(super) fn movers(model: &Model) -> Vec<bool> {
+    let mut mover = vec![false; model.components.len()];
+    for c in &model.components {
+        if let Some(to) = c.failover_to {
+            mover[to.0] = true;
+        }
+        for edge in &c.depends_on {
+            if let Some(cache) = edge.cached_by {
+                mover[cache.0] = true;
+            }
+            if edge.kind != EdgeKind::Target && edge.targets.len() > 1 {
+                for t in &edge.targets {
+                    mover[t.0] = true;
+                }
+            }
+        }
+    }
+    for (id, c) in model.components.iter().enumerate() {
+        if c.failover_to.is_some() {
+            mover[id] = true;
+        }
+    }
+    mover
+}
+
+/// The components whose `failover_to` chain passes `target` before
+/// reaching an end, with the chain members between them and it.
+pub(super) fn failover_sources(model: &Model) -> Vec<Vec<(ComponentId, Vec<ComponentId>)>> {
+    let n = model.components.len();
+    let mut sources: Vec<Vec<(ComponentId, Vec<ComponentId>)>> = vec![Vec::new(); n];
+    for id in model.component_ids() {
+        let mut between = Vec::new();
+        let mut next = model.component(id).failover_to;
+        while let Some(to) = next {
+            if to == id || between.len() > n {
+                break;
+            }
+            sources[to.0].push((id, between.clone()));
+            between.push(to);
+            next = model.component(to).failover_to;
+        }
+    }
+    sources
+}
+
+/// The movers each component's load depends on: those of its callers, the
+/// callers themselves when they are movers, the alternatives of its
+/// in-edges, their caches, and its failover sources with theirs; itself
+/// when it is a mover. `None` past [`MAX_MOVERS`].
+pub(super) fn var_sets(
+    model: &Model,
+    flow: &Flow,
+    mover: &[bool],
+    sources: &[Vec<(ComponentId, Vec<ComponentId>)>],
+) -> Vec<Option<BTreeSet<ComponentId>>> {
+    let n = model.components.len();
+    let mut vars: Vec<Option<BTreeSet<ComponentId>>> = vec![Some(BTreeSet::new()); n];
+    let order = flow.order();
+    for _round in 0..=n {
+        let mut changed = false;
+        for &id in &order.order {
+            let Some(current) = vars[id.0].clone() else {
+                continue;
+            };
+            let mut set = current.clone();
+            let mut overflow = false;
+            if mover[id.0] {
+                set.insert(id);
+            }
+            for &(caller, e) in &order.inbound[id.0] {
+                if order.is_cut(caller, id) {
+                    continue;
+                }
+                let edge = &model.component(caller).depends_on[e];
+                match &vars[caller.0] {
+                    Some(v) => set.extend(v.iter().copied()),
+                    None => overflow = true,
+                }
+                if mover[caller.0] {
+                    set.insert(caller);
+                }
+                if edge.kind != EdgeKind::Target && edge.targets.len() > 1 {
+                    set.extend(edge.targets.iter().copied());
+                }
+                if let Some(cache) = edge.cached_by {
+                    set.insert(cache);
+                }
+            }
+            for (source, between) in &sources[id.0] {
+                set.insert(*source);
+                set.extend(between.iter().copied());
+                match &vars[source.0] {
+                    Some(v) => set.extend(v.iter().copied()),
+                    None => overflow = true,
+                }
+            }
+            if overflow || set.len() > MAX_MOVERS {
+                vars[id.0] = None;
+                changed = true;
+            } else if set != current {
+                vars[id.0] = Some(set);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    vars
+}
+
+/// Who is ok in one combination of a table: a mover as the combination
+/// says, everything else yes.
+pub(super) struct Assignment<'a> {
+    vars: &'a [ComponentId],
+    bits: usize,
+}
+
+impl Assignment<'_> {
+    fn ok(&self, id: ComponentId) -> bool {
+        match self.vars.binary_search(&id) {
+            Ok(j) => self.bits & (1 << j) != 0,
+            Err(_) => true,
+        }
+    }
+}
+
+/// The load tables of every component, in rounds until they settle (a
+/// failover source may come after its target in the dependency order).
+/// A component whose movers are too many gets its worst-case load.
+#[allow(
+    clippy::type_complexity,
+    reason = "three per-component lists, named where they are read"
+)]
+pub(super) fn tables(
+    model: &Model,
+    flow: &Flow,
+    cold: bool,
+) -> (Vec<Table>, Vec<bool>, Vec<Option<Vec<ComponentId>>>) {
+    let n = model.components.len();
+    let mover = movers(model);
+    let sources = failover_sources(model);
+    let vars = var_sets(model, flow, &mover, &sources);
+    let worst = worst_loads(model, flow, &sources, cold);
+    let truncated: Vec<bool> = vars
+        .iter()
+        .map(|v| v.as_ref().is_none_or(|v| v.len() > MAX_VARS))
+        .collect();
+    let mut tables: Vec<Table> = (0..n)
+        .map(|i| match &vars[i] {
+            Some(v) if v.len() <= MAX_VARS => Table {
+                vars: v.iter().copied().collect(),
+                offered: vec![None; 1 << v.len()],
+            },
+            _ => Table::constant(worst[i]),
+        })
+        .collect();
+    // Edge-only loads (without what fails over into it) per combination,
+    // for the failover moves.
+    let mut edge_only: Vec<Vec<Option<f64>>> = tables.iter().map(|t| t.offered.clone()).collect();
+    for _round in 0..=n {
+        let mut changed = false;
+        for &id in &flow.order().order {
+            if truncated[id.0] {
+                continue;
+            }
+            let size = tables[id.0].offered.len();
+            let mut offered = Vec::with_capacity(size);
+            let mut edges = Vec::with_capacity(size);
+            for bits in 0..size {
+                let a = Assignment {
+                    vars: &tables[id.0].vars,
+                    bits,
+                };
+                let own = edge_load(model, flow, &tables, &a, id, cold);
+                let inflow = moved_in(&tables, &edge_only, &sources[id.0], &a, model, id);
+                // As the state sums them: (intact + Δ in-flows + moved in),
+                // never below 0; what moves on is the edge part.
+                let clamp = |sum: f64| {
+                    if sum.is_nan() {
+                        f64::INFINITY
+                    } else {
+                        sum.max(0.0)
+                    }
+                };
+                edges.push(own.map(clamp));
+                offered.push(match (own, inflow) {
+                    (Some(l), m) => Some(clamp(l + m)),
+                    (None, m) if m > 0.0 => Some(m),
+                    (None, _) => None,
+                });
+            }
+            if offered != tables[id.0].offered || edges != edge_only[id.0] {
+                tables[id.0].offered = offered;
+                edge_only[id.0] = edges;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let movers: Vec<Option<Vec<ComponentId>>> = vars
+        .into_iter()
+        .map(|v| v.map(|v| v.into_iter().collect()))
+        .collect();
+    (tables, truncated, movers)
+}
+
+/// The load of `id` from its in-edges under `a` (its failover moves not
+/// counted): its intact load plus the change of each in-flow, as
+/// [`crate::engine::state::State`] computes it (not yet clamped at 0).
+pub(super) fn edge_load(
+    model: &Model,
+    flow: &Flow,
+    tables: &[Table],
+    a: &Assignment,
+    id: ComponentId,
+    cold: bool,
+) -> Option<f64> {
+    let base = flow.intact_loads()[id.0]?;
+    let order = flow.order();
+    let mut delta = 0.0;
+    for &(caller, e) in &order.inbound[id.0] {
+        if order.is_cut(caller, id) {
+            continue;
+        }
+        let from = model.component(caller);
+        let Some(intact_caller) = flow.intact_loads()[caller.0] else {
+            continue;
+        };
+        let edge = &from.depends_on[e];
+        let before = carried(
+            passed(from, from.instances, intact_caller),
+            edge,
+            edge.hit_rate,
+        ) * intact_share(model, edge, id);
+        let after = sent(model, tables, a, caller, edge, id, cold);
+        let change = after - before;
+        if !change.is_nan() {
+            delta += change;
+        }
+    }
+    Some(base + delta)
+}
+
+/// What `caller` sends `target` over `edge` under `a`.
+pub(super) fn sent(
+    model: &Model,
+    tables: &[Table],
+    a: &Assignment,
+    caller: ComponentId,
+    edge: &Edge,
+    target: ComponentId,
+    cold: bool,
+) -> f64 {
+    let from = model.component(caller);
+    // A caller that is not ok hands its load on when its chain has an ok
+    // component: it then passes nothing.
+    if !a.ok(caller) && chain_target(model, caller, &|c| a.ok(c)).is_some() {
+        return 0.0;
+    }
+    let Some(load) = tables[caller.0].get(&|c| a.ok(c)) else {
+        return 0.0;
+    };
+    let load = passed(from, from.instances, load);
+    let share = share(model, edge, target, &|c| a.ok(c));
+    if share == 0.0 {
+        return 0.0;
+    }
+    let cache_lost = cold || edge.cached_by.is_some_and(|cache| !a.ok(cache));
+    let hit_rate = if cache_lost { None } else { edge.hit_rate };
+    carried(load, edge, hit_rate) * share
+}
+
+/// The share of `edge` that reaches `target` when `ok` says who is ok
+/// (the routing of [`crate::engine::state::State::routed`], with "not ok" taken as
+/// "not up" and everything running).
+pub(super) fn share(
+    model: &Model,
+    edge: &Edge,
+    target: ComponentId,
+    ok: &impl Fn(ComponentId) -> bool,
+) -> f64 {
+    if edge.kind == EdgeKind::Target {
+        return 1.0;
+    }
+    let k = (edge.at_least as usize).max(1);
+    let fails_over = |t: ComponentId| model.component(t).failover_to.is_some();
+    let mut routed: Vec<ComponentId> = edge
+        .targets
+        .iter()
+        .copied()
+        .filter(|&t| ok(t) || fails_over(t))
+        .collect();
+    if routed.len() < k {
+        routed.clone_from(&edge.targets);
+    }
+    if model.switchover(edge).is_some() {
+        routed.truncate(k);
+    }
+    if !routed.contains(&target) {
+        return 0.0;
+    }
+    #[allow(clippy::cast_precision_loss, reason = "a handful of targets")]
+    let share = 1.0 / routed.len() as f64;
+    share
+}
+
+/// The first ok component along `id`'s `failover_to` chain.
+pub(super) fn chain_target(
+    model: &Model,
+    id: ComponentId,
+    ok: &impl Fn(ComponentId) -> bool,
+) -> Option<ComponentId> {
+    let mut next = model.component(id).failover_to;
+    let mut hops = 0;
+    while let Some(to) = next {
+        if to == id || hops > model.components.len() {
+            return None;
+        }
+        if ok(to) {
+            return Some(to);
+        }
+        next = model.component(to).failover_to;
+        hops += 1;
+    }
+    None
+}
+
+/// What fails over into `id` under `a` (it counts as ok): the edge loads
+/// of the sources that are not ok and whose chain's first ok component it
+/// is.
+pub(super) fn moved_in(
+    tables: &[Table],
+    edge_only: &[Vec<Option<f64>>],
+    sources: &[(ComponentId, Vec<ComponentId>)],
+    a: &Assignment,
+    model: &Model,
+    id: ComponentId,
+) -> f64 {
+    let mut moved = 0.0;
+    for (source, _) in sources {
+        if a.ok(*source) {
+            continue;
+        }
+        let ok = |c: ComponentId| c == id || a.ok(c);
+        if chain_target(model, *source, &ok) != Some(id) {
+            continue;
+        }
+        let t = &tables[source.0];
+        let mut index = 0;
+        for (j, &v) in t.vars.iter().enumerate() {
+            if a.ok(v) {
+                index |= 1 << j;
+            }
+        }
+        if let Some(load) = edge_only[source.0].get(index).copied().flatten() {
+            moved += load;
+        }
+    }
+    moved
+}
+
+/// An upper bound on every component's load in any state: every edge at
+/// its largest share (`1 / at_least` of an `any_of`/`at_least`), every
+/// cache lost, every failover source's load moved in. Used where a load
+/// depends on too many movers to table.
+#[must_use]
+pub(super) fn worst_loads(
+    model: &Model,
+    flow: &Flow,
+    sources: &[Vec<(ComponentId, Vec<ComponentId>)>],
+    cold: bool,
+) -> Vec<Option<f64>> {
+    let n = model.components.len();
+    let order = flow.order();
+    let mut edge_worst: Vec<Option<f64>> = flow.intact_loads().to_vec();
+    let mut worst: Vec<Option<f64>> = flow.intact_loads().to_vec();
+    for _round in 0..=n {
+        let mut changed = false;
+        for &id in &order.order {
+            let Some(base) = flow.intact_loads()[id.0] else {
+                continue;
+            };
+            let mut delta = 0.0;
+            for &(caller, e) in &order.inbound[id.0] {
+                if order.is_cut(caller, id) {
+                    continue;
+                }
+                let from = model.component(caller);
+                let (Some(intact_caller), Some(w)) =
+                    (flow.intact_loads()[caller.0], worst[caller.0])
+                else {
+                    continue;
+                };
+                let edge = &from.depends_on[e];
+                let before = carried(
+                    passed(from, from.instances, intact_caller),
+                    edge,
+                    edge.hit_rate,
+                ) * intact_share(model, edge, id);
+                let hit = if cold || edge.cached_by.is_some() {
+                    None
+                } else {
+                    edge.hit_rate
+                };
+                #[allow(clippy::cast_precision_loss, reason = "a handful of targets")]
+                let share = match edge.kind {
+                    EdgeKind::Target => 1.0,
+                    _ => 1.0 / f64::from(edge.at_least.max(1)),
+                };
+                let after = carried(passed(from, from.instances, w), edge, hit) * share;
+                delta += (after - before).max(0.0);
+            }
+            let edges = base + delta;
+            let moved: f64 = sources[id.0]
+                .iter()
+                .filter_map(|(s, _)| edge_worst[s.0])
+                .sum();
+            let total = if (edges + moved).is_nan() {
+                f64::INFINITY
+            } else {
+                edges + moved
+            };
+            if edge_worst[id.0] != Some(edges) || worst[id.0] != Some(total) {
+                edge_worst[id.0] = Some(edges);
+                worst[id.0] = Some(total);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    worst
+}
+
+/// The load tables of `model`.
+pub(super) fn tables_of(model: &Model, cold: bool) -> Vec<Table> {
+    tables(model, &Flow::new(model), cold).0
+}
