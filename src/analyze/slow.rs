@@ -15,8 +15,8 @@
 
 use crate::analyze::results::{PoolChange, ServiceLoss, SlowEvent, SlowedRow};
 use crate::engine::concurrency::{Concurrency, Plan, Slowed, Slowness, concurrency};
-use crate::engine::scenario::{self, Scenario};
-use crate::engine::state::{self, Flow, State};
+use crate::engine::scenario::{self, Ceiling, Scenario};
+use crate::engine::state::{Flow, State};
 use crate::model::{ComponentId, Model};
 
 /// Rounds of drained pools moved into the state, at most.
@@ -50,7 +50,10 @@ impl Reach {
 pub struct Judged {
     /// What is slow, and the pools it drained.
     pub slowed: Slowed,
-    /// The state with the drained pools lost.
+    /// The slow scenario: the scenario judged in, with the drained pools
+    /// lost and every other pool the slowness saturates at its ceiling.
+    pub scenario: Scenario,
+    /// Its state.
     pub state: State,
     /// The concurrency at normal latency in the scenario.
     pub base: Concurrency,
@@ -90,6 +93,10 @@ pub fn judge(
     let first = concurrency(model, plan, &state, &slowed, Some(before.base));
     let mut after = first.clone();
     let mut rounds = 0;
+    let mut drained = vec![false; model.components.len()];
+    for &id in &slowed.drained {
+        drained[id.0] = true;
+    }
     for _round in 0..MAX_ROUNDS {
         let new: Vec<ComponentId> = model
             .component_ids()
@@ -97,11 +104,14 @@ pub fn judge(
                 state.of(id).running
                     && after.of(id).saturated
                     && after.of(id).share == 0.0
-                    && !slowed.drained.contains(&id)
+                    && !drained[id.0]
             })
             .collect();
         if new.is_empty() {
             break;
+        }
+        for &id in &new {
+            drained[id.0] = true;
         }
         slowed.drained.extend(new);
         let lost = Scenario {
@@ -116,9 +126,24 @@ pub fn judge(
         after = concurrency(model, plan, &state, &slowed, Some(before.base));
         rounds += 1;
     }
-    let losses = losses(model, plan, before, (&state, &after), &slowed);
+    // What every pool the slowness saturates still serves is its limit in
+    // the state (docs/slow.md): the load flow, the served shares and the
+    // verdicts follow from it as from capacity.
+    let lost = Scenario {
+        failed_instances: slowed
+            .drained
+            .iter()
+            .map(|&id| (id, model.component(id).instances))
+            .collect(),
+        ceilings: ceilings(model, &state, &after),
+        ..Scenario::default()
+    };
+    let scenario = before.scenario.and(&lost);
+    let state = State::new(model, flow, &scenario);
+    let losses = losses(model, plan, (flow, before), &state, &slowed);
     Judged {
         slowed,
+        scenario,
         state,
         base: before.base.clone(),
         first,
@@ -128,43 +153,63 @@ pub fn judge(
     }
 }
 
-/// The entrypoints that serve less with the slowness than without.
+/// The concurrency ceiling of every running component that does not serve
+/// all it is offered in `concurrency` (computed in `state`), in model
+/// order: it serves its offered load times the share it serves on its own
+/// account (`workers / time held` a second when its pool is saturated, less
+/// what its bulkheads refuse; 0 when its calls fail or hang), and takes in
+/// its offered load times its pool's share.
+#[must_use]
+pub fn ceilings(
+    model: &Model,
+    state: &State,
+    concurrency: &Concurrency,
+) -> Vec<(ComponentId, Ceiling)> {
+    model
+        .component_ids()
+        .filter(|&id| state.of(id).running)
+        .filter_map(|id| {
+            let local = concurrency.local_share(model, id);
+            let offered = state.of(id).offered.unwrap_or(0.0);
+            (local < 1.0 - 1e-12).then(|| {
+                (
+                    id,
+                    Ceiling {
+                        serves: local * offered,
+                        admits: concurrency.of(id).share * offered,
+                    },
+                )
+            })
+        })
+        .collect()
+}
+
+/// The entrypoints that serve less with the slowness (in `state`, the
+/// slow scenario's) than at normal latency (the scenario's own state, with
+/// the ceilings of any pool saturated even then).
 fn losses(
     model: &Model,
     plan: &Plan,
-    before: &Before,
-    (state, after): (&State, &Concurrency),
+    (flow, before): (&Flow, &Before),
+    state: &State,
     slowed: &Slowed,
 ) -> Vec<(ComponentId, f64, f64, Reach)> {
-    // Components the new state overloads (without shedding): they collapse
-    // under the load that moved, and take down what requires them.
-    let broken: Vec<ComponentId> = model
-        .component_ids()
-        .filter(|&c| {
-            let newly_down = before.state.of(c).up && !state.of(c).up;
-            let overloaded = state.of(c).running
-                && !model.component(c).load_shedding
-                && state::overloaded(model, state, c)
-                && !state::overloaded(model, before.state, c);
-            newly_down || overloaded
-        })
-        .collect();
-    let takes_down = upstream(model, plan, &broken, true);
+    let normal = ceilings(model, before.state, before.base);
+    let normal_state = (!normal.is_empty()).then(|| {
+        let limited = Scenario {
+            ceilings: normal,
+            ..Scenario::default()
+        };
+        State::new(model, flow, &before.scenario.and(&limited))
+    });
+    let was_state = normal_state.as_ref().unwrap_or(before.state);
     let slow: Vec<ComponentId> = slowed.components.iter().map(|&(c, _)| c).collect();
     let needs = upstream(model, plan, &slow, true);
     let calls = upstream(model, plan, &slow, false);
     let mut out = Vec::new();
     for &e in &model.entrypoints {
-        let was = if before.state.of(e).up {
-            before.base.served_share(model, e)
-        } else {
-            0.0
-        };
-        let now = if state.of(e).up && !takes_down[e.0] {
-            after.served_share(model, e)
-        } else {
-            0.0
-        };
+        let was = was_state.served_share(model, e);
+        let now = state.served_share(model, e);
         if now < was - 1e-9 {
             let reach = if needs[e.0] {
                 Reach::Required

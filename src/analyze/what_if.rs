@@ -9,7 +9,7 @@ use crate::analyze::Finding;
 use crate::analyze::results::{Audit, HeadroomRow, SlowEvent};
 use crate::analyze::slow::{self, Before};
 use crate::engine::concurrency::{Plan, Slowed, Slowness};
-use crate::engine::scenario::{Scenario, is_lost, surviving_instances};
+use crate::engine::scenario::{Scenario, failed_per_component, is_lost, surviving_instances};
 use crate::engine::state::{Flow, State};
 use crate::model::error::closest;
 use crate::model::units::parse_duration;
@@ -247,7 +247,8 @@ pub fn compare(model: &Model, text: &str, change: &Change, today: Date) -> WhatI
 }
 
 /// The `--slow` judgement of the changed model in the change's scenario,
-/// and that scenario with the pools it drains lost (docs/slow.md).
+/// and the slow scenario: that one with the pools it drains lost and every
+/// pool it saturates at its concurrency ceiling (docs/slow.md).
 fn slowness(changed: &Model, change: &Change) -> (Option<SlowEvent>, Scenario) {
     if change.slow.is_empty() {
         return (None, change.scenario.clone());
@@ -261,19 +262,7 @@ fn slowness(changed: &Model, change: &Change) -> (Option<SlowEvent>, Scenario) {
         base: &base,
     };
     let judged = slow::judge(changed, (&flow, &plan), &before, change.slow.clone());
-    let drained = Scenario {
-        failed_instances: judged
-            .slowed
-            .drained
-            .iter()
-            .map(|&id| (id, changed.component(id).instances))
-            .collect(),
-        ..Scenario::default()
-    };
-    (
-        Some(slow::event(changed, &judged, true)),
-        change.scenario.and(&drained),
-    )
+    (Some(slow::event(changed, &judged, true)), judged.scenario)
 }
 
 /// Resolves every `--slow NAME=DURATION` or `--slow NAME=hang`: NAME a
@@ -415,14 +404,10 @@ pub fn down_for_figures(model: &Model, scenario: &Scenario) -> Model {
     for g in &scenario.groups {
         copy.groups[g.0].availability = Some(0.0);
     }
+    let failed_per_component = failed_per_component(model, scenario);
     for id in model.component_ids() {
         let original = model.component(id);
-        let failed: u32 = scenario
-            .failed_instances
-            .iter()
-            .filter(|(c, _)| *c == id)
-            .map(|&(_, n)| n)
-            .sum();
+        let failed = failed_per_component[id.0];
         let fired = original.shares.iter().any(|g| scenario.groups.contains(g));
         let placed = surviving_instances(model, id, &scenario.domains);
         if failed == 0 && !fired && placed == original.instances {
@@ -444,6 +429,13 @@ pub fn down_for_figures(model: &Model, scenario: &Scenario) -> Model {
         }
         c.placement.retain(|&(_, count)| count > 0);
         c.instances = left;
+    }
+    // A concurrency ceiling serves as a rate limit would: at most that many
+    // requests a second, the rest refused (docs/slow.md).
+    for &(id, ceiling) in &scenario.ceilings {
+        let c = &mut copy.components[id.0];
+        let serves = ceiling.serves;
+        c.rate_limit = Some(c.rate_limit.map_or(serves, |l| l.min(serves)));
     }
     copy
 }

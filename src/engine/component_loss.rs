@@ -573,9 +573,12 @@ impl<'a> Losses<'a> {
         if !view.running(caller) || self.handed(view, caller) {
             return 0.0;
         }
-        view.offered(caller).map_or(0.0, |l| {
+        let passed = view.offered(caller).map_or(0.0, |l| {
             passed(self.model.component(caller), view.instances_up(caller), l)
-        })
+        });
+        self.state
+            .ceiling(caller)
+            .map_or(passed, |ceiling| passed.min(ceiling.admits))
     }
 
     /// What `caller` sends `target` over `edge`, as [`State`]'s pass

@@ -242,6 +242,9 @@ pub struct Concurrency {
     /// The share of its requests each component serves (see
     /// [`Concurrency::served_share`]).
     served: Vec<f64>,
+    /// The share each component serves on its own account (see
+    /// [`Concurrency::local_share`]).
+    local: Vec<f64>,
 }
 
 impl Concurrency {
@@ -284,39 +287,56 @@ impl Concurrency {
         }
     }
 
+    /// The share of its requests a component serves on its own account,
+    /// its targets' shares left out: what its pool serves (`workers / in
+    /// flight` when saturated), times the share each required edge admits
+    /// (a saturated bulkhead refuses the rest); nothing when a call hangs
+    /// or a required edge's calls fail, or when it is slower than its own
+    /// `timeout`. The state of a slow scenario takes it as the component's
+    /// concurrency ceiling (`analyze::slow::ceilings`).
+    #[must_use]
+    pub fn local_share(&self, model: &Model, id: ComponentId) -> f64 {
+        match model.component(id).timeout {
+            Some(t) if self.of(id).seen > t.seconds() => 0.0,
+            _ => self.local[id.0],
+        }
+    }
+
     /// Every component's served share, targets before their callers (one
     /// pass, no recursion: a chain of any length).
     fn shares(&mut self, model: &Model, order: &DependencyOrder) {
         let mut done = vec![false; model.components.len()];
         for &id in order.order.iter().rev() {
-            let mut share = self.of(id).share;
+            // Its own account (`local`): its pool, what its required edges
+            // admit, nothing when a call hangs or a required one fails;
+            // the whole share, that times its required targets' shares.
+            let mut local = self.of(id).share;
+            let mut through = 1.0;
             for (edge, load) in model.component(id).depends_on.iter().zip(self.edges_of(id)) {
-                if share == 0.0 {
+                if local == 0.0 {
                     break;
                 }
-                if load.hangs {
-                    share = 0.0;
+                if load.hangs || (!edge.degradable && load.fails) {
+                    local = 0.0;
                     break;
                 }
                 if edge.degradable {
                     continue;
                 }
-                if load.fails {
-                    share = 0.0;
-                    break;
-                }
+                local *= load.admitted;
                 let target = |t: ComponentId| if done[t.0] { self.served[t.0] } else { 1.0 };
                 #[allow(clippy::cast_precision_loss, reason = "a handful of targets")]
-                let through = match edge.kind {
+                let targets = match edge.kind {
                     EdgeKind::Target => edge.targets.iter().map(|&t| target(t)).product::<f64>(),
                     EdgeKind::AnyOf | EdgeKind::AtLeast => {
                         edge.targets.iter().map(|&t| target(t)).sum::<f64>()
                             / edge.targets.len() as f64
                     }
                 };
-                share *= load.admitted * through;
+                through *= targets;
             }
-            self.served[id.0] = share;
+            self.served[id.0] = local * through;
+            self.local[id.0] = local;
             done[id.0] = true;
         }
     }
@@ -346,11 +366,16 @@ pub fn concurrency(
         edges: vec![EdgeLoad::idle(); count],
         starts,
         served: vec![1.0; n],
+        local: vec![1.0; n],
     };
+    let mut drained = vec![false; n];
+    for &id in &slowed.drained {
+        drained[id.0] = true;
+    }
     let mut done = vec![false; n];
     for &id in plan.order.order.iter().rev() {
         let component = model.component(id);
-        if slowed.drained.contains(&id) && !state.of(id).running {
+        if drained[id.0] && !state.of(id).running {
             out.components[id.0] = ComponentLoad {
                 arrival: state.of(id).offered.unwrap_or(0.0),
                 own: f64::INFINITY,

@@ -28,6 +28,22 @@ pub struct Scenario {
     pub load_factor: f64,
     /// Whether every cache is cold (every `hit_rate` is 0).
     pub cold: bool,
+    /// Concurrency ceilings (docs/slow.md), for the components a slowness
+    /// keeps from serving all they are offered; pairs naming the same
+    /// component take the lowest. Empty but in a slow scenario.
+    pub ceilings: Vec<(ComponentId, Ceiling)>,
+}
+
+/// What a component a slowness holds back still does, requests per second.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Ceiling {
+    /// What it serves at most: its pool's `workers / time held`, less what
+    /// its bulkheads refuse; 0 when its calls fail or hang.
+    pub serves: f64,
+    /// What its pool takes in, and so passes on to its dependencies (a
+    /// call that fails was still made): `workers / time held` when its pool
+    /// is saturated, else all it is offered.
+    pub admits: f64,
 }
 
 impl Default for Scenario {
@@ -38,6 +54,7 @@ impl Default for Scenario {
             failed_instances: Vec::new(),
             load_factor: 1.0,
             cold: false,
+            ceilings: Vec::new(),
         }
     }
 }
@@ -52,6 +69,7 @@ impl Scenario {
         both.failed_instances
             .extend(event.failed_instances.iter().copied());
         both.cold |= event.cold;
+        both.ceilings.extend(event.ceilings.iter().copied());
         both
     }
 
@@ -63,23 +81,46 @@ impl Scenario {
             && self.failed_instances.is_empty()
             && (self.load_factor - 1.0).abs() < f64::EPSILON
             && !self.cold
+            && self.ceilings.is_empty()
     }
 }
 
 /// Instances of `component` up in `scenario`: those outside the lost
 /// domains, less those failed, none when one of its groups fired.
 pub fn instances_up(model: &Model, component: ComponentId, scenario: &Scenario) -> u32 {
-    let c = model.component(component);
-    if c.shares.iter().any(|g| scenario.groups.contains(g)) {
-        return 0;
-    }
     let failed: u32 = scenario
         .failed_instances
         .iter()
         .filter(|(f, _)| *f == component)
         .map(|&(_, n)| n)
         .sum();
+    instances_up_failing(model, component, scenario, failed)
+}
+
+/// [`instances_up`] with the instances of `component` that failed on
+/// their own already added up (see [`failed_per_component`]).
+pub fn instances_up_failing(
+    model: &Model,
+    component: ComponentId,
+    scenario: &Scenario,
+    failed: u32,
+) -> u32 {
+    let c = model.component(component);
+    if c.shares.iter().any(|g| scenario.groups.contains(g)) {
+        return 0;
+    }
     surviving_instances(model, component, &scenario.domains).saturating_sub(failed)
+}
+
+/// The instances failed on their own per component, in one pass over the
+/// scenario's pairs (a slow scenario can fail thousands of components).
+#[must_use]
+pub fn failed_per_component(model: &Model, scenario: &Scenario) -> Vec<u32> {
+    let mut failed = vec![0u32; model.components.len()];
+    for &(id, n) in &scenario.failed_instances {
+        failed[id.0] = failed[id.0].saturating_add(n);
+    }
+    failed
 }
 
 /// Instances of `component` that survive the lost domains (ignoring groups

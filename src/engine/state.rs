@@ -51,10 +51,20 @@
 //! but is no longer *ok* (it serves a share), and every alternative that is
 //! not ok is routed around, until nothing more changes; a verdict never
 //! turns back (the greatest fixed point, as for cycles).
+//!
+//! **Concurrency ceilings.** In a slow scenario (`analyze::slow`,
+//! docs/slow.md) a component whose pool the slowness saturates serves at
+//! most `workers / time held` requests a second (less what its bulkheads
+//! refuse; nothing when its calls fail or hang): the scenario's
+//! `ceilings`. A ceiling counts as a `rate_limit` does: it caps what the
+//! component serves ([`State::serving`]; [`State::limit`], which the rules
+//! word as capacity, is left alone), past it the component sheds, and it
+//! passes on only what its pool takes in (a call that then fails was still
+//! made). Without a slow scenario there are none.
 
 use std::sync::Arc;
 
-use super::scenario::{self, Scenario};
+use super::scenario::{self, Ceiling, Scenario};
 use crate::model::graph::ComponentGraph;
 use crate::model::intact::{self, DependencyOrder, carried, intact_share, passed};
 use crate::model::{ComponentId, Edge, EdgeKind, Model};
@@ -179,6 +189,9 @@ pub struct State {
     /// Per component, whether its load moved to a failover in the last
     /// pass (it then passes nothing on).
     handed: Vec<bool>,
+    /// Per component, its concurrency ceiling (the scenario's `ceilings`);
+    /// empty when the scenario has none.
+    ceilings: Vec<Option<Ceiling>>,
 }
 
 impl State {
@@ -186,10 +199,12 @@ impl State {
     /// the verdict of each component on the loads as first offered.
     #[must_use]
     pub fn new(model: &Model, flow: &Flow, scenario: &Scenario) -> Self {
+        let failed = scenario::failed_per_component(model, scenario);
         let components: Vec<ComponentState> = model
             .component_ids()
             .map(|id| {
-                let instances_up = scenario::instances_up(model, id, scenario);
+                let instances_up =
+                    scenario::instances_up_failing(model, id, scenario, failed[id.0]);
                 let running = scenario::survives_with(model, id, scenario, instances_up);
                 ComponentState {
                     instances_up,
@@ -209,6 +224,7 @@ impl State {
             factor: scenario.load_factor,
             settled: false,
             handed: vec![false; model.components.len()],
+            ceilings: ceilings(model, scenario),
         };
         state.pass(model, flow);
         state.judge(model);
@@ -290,7 +306,7 @@ impl State {
 
     /// The most a component can serve in this state: its running
     /// instances' capacity, capped by its `rate_limit`; `None` when it has
-    /// neither.
+    /// neither. (A concurrency ceiling caps it further: [`State::serving`].)
     #[must_use]
     pub fn limit(&self, model: &Model, id: ComponentId) -> Option<f64> {
         let c = model.component(id);
@@ -298,6 +314,25 @@ impl State {
             (Some(cap), Some(limit)) => Some(cap.min(limit)),
             (cap, limit) => cap.or(limit),
         }
+    }
+
+    /// The most a component serves in this state: [`State::limit`], and in
+    /// a slow scenario its concurrency ceiling's `serves`.
+    #[must_use]
+    pub fn serving(&self, model: &Model, id: ComponentId) -> Option<f64> {
+        let ceiling = self.ceiling(id).map(|c| c.serves);
+        match (self.limit(model, id), ceiling) {
+            (Some(limit), Some(ceiling)) => Some(limit.min(ceiling)),
+            (limit, ceiling) => limit.or(ceiling),
+        }
+    }
+
+    /// A component's concurrency ceiling in this state (docs/slow.md):
+    /// what a component a slowness holds back serves and takes in a
+    /// second; `None` but in a slow scenario.
+    #[must_use]
+    pub fn ceiling(&self, id: ComponentId) -> Option<Ceiling> {
+        self.ceilings.get(id.0).copied().flatten()
     }
 
     /// Offered load over the capacity of the instances up, for a running
@@ -329,8 +364,11 @@ impl State {
         if !c.running || self.handed[id.0] {
             return 0.0;
         }
-        c.offered
-            .map_or(0.0, |l| passed(model.component(id), c.instances_up, l))
+        let passed = c
+            .offered
+            .map_or(0.0, |l| passed(model.component(id), c.instances_up, l));
+        self.ceiling(id)
+            .map_or(passed, |ceiling| passed.min(ceiling.admits))
     }
 
     /// The capacity verdict of every running component on its offered load.
@@ -344,15 +382,29 @@ impl State {
     fn verdict_of(&self, model: &Model, id: ComponentId) -> Verdict {
         let c = self.of(id);
         let component = model.component(id);
+        let ceiling = self.ceiling(id).map(|c| c.serves);
+        // A pool that serves nothing whatever it is offered (its calls fail
+        // or hang): a ceiling of 0.
+        let serves_nothing = c.running && ceiling == Some(0.0);
         let Some(offered) = c.offered.filter(|_| c.running) else {
-            return Verdict::Within;
+            return if serves_nothing {
+                Verdict::Shedding
+            } else {
+                Verdict::Within
+            };
         };
         let over_capacity = self
             .capacity(model, id)
             .is_some_and(|cap| offered > cap * (1.0 + 1e-12));
-        let over_limit = component
-            .rate_limit
-            .is_some_and(|limit| offered > limit * (1.0 + 1e-12));
+        // A rate limit and a concurrency ceiling refuse what is past them
+        // (a saturated pool serves `workers / time held` a second; its
+        // other requests wait for a worker until their callers give up).
+        let over_limit = serves_nothing
+            || component
+                .rate_limit
+                .into_iter()
+                .chain(ceiling)
+                .any(|limit| offered > limit * (1.0 + 1e-12));
         if !over_capacity && !over_limit {
             Verdict::Within
         } else if component.depends_on.iter().any(|e| e.pull) {
@@ -602,10 +654,12 @@ impl State {
         } else if !c.running || !c.up {
             0.0
         } else {
-            let own = match (c.verdict, c.offered, self.limit(model, id)) {
+            let own = match (c.verdict, c.offered, self.serving(model, id)) {
                 (Verdict::Shedding, Some(offered), Some(limit)) if offered > 0.0 => {
                     (limit / offered).min(1.0)
                 }
+                // A ceiling of 0 (every call fails or hangs): nothing.
+                (Verdict::Shedding, _, Some(limit)) if limit <= 0.0 => 0.0,
                 (Verdict::Collapsing, ..) => 0.0,
                 _ => 1.0,
             };
@@ -662,6 +716,23 @@ impl State {
             })
             .sum()
     }
+}
+
+/// The scenario's concurrency ceilings per component (the lowest of its
+/// pairs); empty when it has none.
+fn ceilings(model: &Model, scenario: &Scenario) -> Vec<Option<Ceiling>> {
+    if scenario.ceilings.is_empty() {
+        return Vec::new();
+    }
+    let mut out: Vec<Option<Ceiling>> = vec![None; model.components.len()];
+    for &(id, ceiling) in &scenario.ceilings {
+        let at = &mut out[id.0];
+        *at = Some(at.map_or(ceiling, |c| Ceiling {
+            serves: c.serves.min(ceiling.serves),
+            admits: c.admits.min(ceiling.admits),
+        }));
+    }
+    out
 }
 
 /// Whether losing `id` loses the load that reaches it: it is an entrypoint

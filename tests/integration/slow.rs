@@ -597,3 +597,170 @@ fn a_short_chain_with_pools_drains_every_pool_on_the_way() {
         serde_json::json!(["c0", "c1", "c2", "c3"])
     );
 }
+
+// ---- the slow scenario's state: one truth, monotone in the slowness ----
+
+mod monotone {
+    use nines::analyze::slow::{self, Before};
+    use nines::engine::concurrency::{Plan, Slowed, Slowness};
+    use nines::engine::scenario::Scenario;
+    use nines::engine::state::Flow;
+    use nines::model::{ComponentId, Duration, Model};
+    use proptest::prelude::*;
+    use std::fmt::Write as _;
+
+    /// A random tree of calls under two entrypoints (`c0`, `c1`): each
+    /// other component has one caller before it, so no component serves
+    /// two callers (a drained pool upstream relieving a shared one is a
+    /// real gain, not this property's subject). Components have `workers`
+    /// or not, a p99, `load_shedding` or not; edges a timeout or not,
+    /// retries, a `pool` within the caller's workers, degradable or not.
+    fn tree() -> impl Strategy<Value = String> {
+        (3usize..9, any::<u64>()).prop_map(|(n, seed)| {
+            let mut rng = seed;
+            let mut next = |k: u64| {
+                rng = rng
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                (rng >> 33) % k.max(1)
+            };
+            let workers: Vec<Option<u64>> = (0..n)
+                .map(|_| (next(4) != 0).then(|| 5 + next(200)))
+                .collect();
+            let mut calls: Vec<Vec<usize>> = vec![Vec::new(); n];
+            for j in 2..n {
+                let caller = usize::try_from(next(j as u64)).unwrap();
+                calls[caller].push(j);
+            }
+            let mut text = String::from("system: tree\nentrypoints: [c0, c1]\ncomponents:\n");
+            for i in 0..n {
+                let _ = write!(text, "  c{i}: {{latency: {{p99: {}ms}}", 1 + next(100));
+                if i < 2 {
+                    let _ = write!(text, ", capacity: 100000, load: {}", 10 + next(1000));
+                }
+                if let Some(w) = workers[i] {
+                    let _ = write!(text, ", workers: {w}");
+                }
+                if next(2) == 0 {
+                    text.push_str(", load_shedding: true");
+                }
+                let edges: Vec<String> = calls[i]
+                    .iter()
+                    .map(|&j| {
+                        let mut e = format!("{{target: c{j}");
+                        if next(2) == 0 {
+                            let _ = write!(e, ", timeout: {}ms", 50 + next(2000));
+                            if next(2) == 0 {
+                                let _ = write!(e, ", retries: {}", 1 + next(2));
+                            }
+                        }
+                        if let Some(w) = workers[i].filter(|_| next(3) == 0) {
+                            let _ = write!(e, ", pool: {}", 1 + next(w));
+                        }
+                        if next(3) == 0 {
+                            e.push_str(", degradable: true");
+                        }
+                        e.push('}');
+                        e
+                    })
+                    .collect();
+                if !edges.is_empty() {
+                    let _ = write!(text, ", depends_on: [{}]", edges.join(", "));
+                }
+                text.push_str("}\n");
+            }
+            text
+        })
+    }
+
+    /// Each entrypoint's served share with `slowed` (nothing slowed when
+    /// `None`), from the slow scenario's state; and that scenario.
+    fn served(
+        model: &Model,
+        slowed: Option<(ComponentId, Slowness)>,
+    ) -> (Vec<f64>, Scenario, usize) {
+        let flow = Flow::new(model);
+        let plan = Plan::new(model, &flow);
+        let scenario = Scenario::default();
+        let (state, base) = slow::normal(model, &flow, &plan, &scenario);
+        let before = Before {
+            scenario: &scenario,
+            state: &state,
+            base: &base,
+        };
+        let slowed = Slowed {
+            components: slowed.into_iter().collect(),
+            drained: Vec::new(),
+        };
+        let judged = slow::judge(model, (&flow, &plan), &before, slowed);
+        let shares = model
+            .entrypoints
+            .iter()
+            .map(|&e| judged.state.served_share(model, e))
+            .collect();
+        (shares, judged.scenario, judged.losses.len())
+    }
+
+    /// Slower and slower: 1 ms, 50 ms, 300 ms, 1 s, 5 s, 30 s, then a hang.
+    const STEPS: [Option<u64>; 7] = [
+        Some(1),
+        Some(50),
+        Some(300),
+        Some(1_000),
+        Some(5_000),
+        Some(30_000),
+        None,
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(300))]
+
+        #[test]
+        fn slowing_a_component_more_never_serves_an_entrypoint_more(
+            text in tree(),
+            pick in any::<usize>(),
+        ) {
+            let model = nines::model::parse(&text).map_err(|p| TestCaseError::fail(format!("{p:?}\n{text}")))?;
+            let slow = ComponentId(pick % model.components.len());
+            let mut last: Option<Vec<f64>> = None;
+            for step in STEPS {
+                let how = step.map_or(Slowness::Hang, |ms| Slowness::Latency(Duration(ms)));
+                let (now, ..) = served(&model, Some((slow, how)));
+                if let Some(last) = &last {
+                    for (e, (&was, &is)) in last.iter().zip(&now).enumerate() {
+                        prop_assert!(
+                            is <= was + 1e-9,
+                            "c{e} serves {was} then {is} as {} slows to {step:?} ms\n{text}",
+                            model.component(slow).name
+                        );
+                    }
+                }
+                last = Some(now);
+            }
+        }
+
+        #[test]
+        fn slowing_nothing_changes_nothing(text in tree()) {
+            // Nothing slowed: no entrypoint is listed as losing service;
+            // and where no pool saturates at normal latency (where one
+            // does, `pool` says so, and the slow scenario keeps it at its
+            // ceiling, drained or not), nothing is drained, nothing has a
+            // ceiling, and every served share is the scenario's own.
+            let model = nines::model::parse(&text).map_err(|p| TestCaseError::fail(format!("{p:?}\n{text}")))?;
+            let flow = Flow::new(&model);
+            let plan = Plan::new(&model, &flow);
+            let (state, base) = slow::normal(&model, &flow, &plan, &Scenario::default());
+            let (shares, scenario, losses) = served(&model, None);
+            prop_assert_eq!(losses, 0);
+            let saturated = model.component_ids().any(|id| {
+                base.of(id).saturated || base.edges_of(id).iter().any(|e| e.saturated)
+            });
+            if !saturated {
+                prop_assert!(scenario.is_intact(), "{scenario:?}");
+                for (&e, share) in model.entrypoints.iter().zip(&shares) {
+                    prop_assert_eq!(*share, state.served_share(&model, e));
+                }
+            }
+        }
+    }
+}
