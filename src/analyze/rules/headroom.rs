@@ -106,6 +106,7 @@ fn overloaded(model: &Model, judged: Judged<'_>, row: &HeadroomRow) -> Finding {
 }
 
 impl Wording for Overloaded {
+    #[allow(clippy::too_many_lines, reason = "one message per kind of loss and verdict, each a few lines")]
     fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
         let row = &self.row;
         match &self.loss {
