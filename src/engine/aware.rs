@@ -51,7 +51,14 @@ fn figures_of(model: &Model, cold: bool, costs: bool) -> Vec<(ComponentId, Figur
         }
         return figures;
     }
-    let served = compiled.served(model);
+    // A bracketed compilation takes every need at its largest: its served
+    // share would be a bound below a bound, so the availability stands for
+    // it (a lower bound) and the served model is not evaluated.
+    let served = if compiled.bracketed {
+        None
+    } else {
+        compiled.served(model)
+    };
     let ((structural, aware), shares) = rayon::join(
         || {
             rayon::join(
@@ -66,12 +73,16 @@ fn figures_of(model: &Model, cold: bool, costs: bool) -> Vec<(ComponentId, Figur
         },
     );
     let mut shares = shares.map(Vec::into_iter);
+    // Worked out once for every entrypoint.
+    let flow = state::Flow::new(model);
+    let rerouted = rerouted(model, &compiled);
     let mut figures: Vec<(ComponentId, Figure)> = structural
         .into_iter()
         .zip(aware)
         .map(|((entrypoint, s), (_, a))| {
             let share = shares.as_mut().and_then(Iterator::next).map(|(_, f)| f);
-            let mut figure = capacity_figure(model, &compiled, entrypoint, &s, a);
+            let mut figure =
+                capacity_figure(model, &compiled, entrypoint, (&flow, rerouted), &s, a);
             if let (Some(served), Some(share)) = (&served, share) {
                 served_share(model, &compiled, served, entrypoint, &share, &mut figure);
             } else if let Some(part) = &mut figure.capacity
@@ -308,12 +319,13 @@ fn capacity_figure(
     model: &Model,
     compiled: &capacity::Compiled,
     entrypoint: ComponentId,
+    shared: (&state::Flow, bool),
     s: &Figure,
     mut a: Figure,
 ) -> Figure {
     merge_gains(model, compiled, &mut a);
     add_switchover(s, &mut a);
-    bound_by_structure(model, compiled, entrypoint, s, &mut a);
+    bound_by_structure(model, compiled, entrypoint, shared, (s, &mut a));
     a.capacity = Some(CapacityPart {
         structural: s.availability,
         structural_unavailability: s.unavailability,
@@ -327,14 +339,18 @@ fn capacity_figure(
 /// The improvement of a compiled component is its original's.
 fn merge_gains(model: &Model, compiled: &capacity::Compiled, a: &mut Figure) {
     let mut gains: Vec<(Subject, f64)> = Vec::new();
+    let mut at: fasthash::FastMap<Subject, usize> = fasthash::FastMap::default();
     for (subject, gain) in a.improvement.drain(..) {
         let subject = match subject {
             Subject::Component(c) => Subject::Component(compiled.origin[c.0]),
             other => other,
         };
-        match gains.iter_mut().find(|(s, _)| *s == subject) {
-            Some((_, g)) => *g += gain,
-            None => gains.push((subject, gain)),
+        match at.get(&subject) {
+            Some(&i) => gains[i].1 += gain,
+            None => {
+                at.insert(subject, gains.len());
+                gains.push((subject, gain));
+            }
         }
     }
     gains.sort_by(|x, y| {
@@ -368,21 +384,21 @@ fn bound_by_structure(
     model: &Model,
     compiled: &capacity::Compiled,
     entrypoint: ComponentId,
-    s: &Figure,
-    a: &mut Figure,
+    (flow, rerouted): (&state::Flow, bool),
+    (s, a): (&Figure, &mut Figure),
 ) {
     let relief = if compiled.bracketed {
         None
     } else {
-        capacity::relief_in(compiled, model, &state::Flow::new(model), entrypoint)
+        capacity::relief_in(compiled, model, flow, entrypoint)
     };
-    if (relief.is_some()
-        || reaches_any(
-            &compiled.model,
-            entrypoint,
-            &compiled.approximate,
-            &compiled.origin,
-        ))
+    let approximate = reaches_any(
+        &compiled.model,
+        entrypoint,
+        &compiled.approximate,
+        &compiled.origin,
+    );
+    if (relief.is_some() || approximate)
         && (a.unavailability_upper - s.unavailability_lower).abs() > 1e-15
     {
         a.method = Method::Bounded;
@@ -391,13 +407,8 @@ fn bound_by_structure(
         // Outside the states where something can relieve it, the figure is
         // the truth: the truth is at most the figure plus their weight.
         if let Some(relief) = &relief
-            && !reaches_any(
-                &compiled.model,
-                entrypoint,
-                &compiled.approximate,
-                &compiled.origin,
-            )
-            && !rerouted(model, compiled)
+            && !approximate
+            && !rerouted
         {
             a.upper = a
                 .upper
