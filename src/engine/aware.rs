@@ -345,12 +345,11 @@ fn merge_gains(model: &Model, compiled: &capacity::Compiled, a: &mut Figure) {
             Subject::Component(c) => Subject::Component(compiled.origin[c.0]),
             other => other,
         };
-        match at.get(&subject) {
-            Some(&i) => gains[i].1 += gain,
-            None => {
-                at.insert(subject, gains.len());
-                gains.push((subject, gain));
-            }
+        if let Some(&i) = at.get(&subject) {
+            gains[i].1 += gain;
+        } else {
+            at.insert(subject, gains.len());
+            gains.push((subject, gain));
         }
     }
     gains.sort_by(|x, y| {
