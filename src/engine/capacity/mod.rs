@@ -184,6 +184,10 @@ pub fn compile_with(model: &Model, cold: bool, relief: bool) -> Compiled {
         // load onto it out at once (never up when that is more than it
         // has). A lower bound at the structural engine's usual cost; the
         // structural figure is the upper end.
+        let mut listed = vec![false; model.components.len()];
+        for &id in &approximate {
+            listed[id.0] = true;
+        }
         for id in model.component_ids() {
             let worst = match &needs[id.0] {
                 Need::Structural => continue,
@@ -198,7 +202,8 @@ pub fn compile_with(model: &Model, cold: bool, relief: bool) -> Compiled {
                 Some(k) => compiled.components[id.0].min_healthy = k,
                 None => never(&mut compiled.components[id.0]),
             }
-            if matches!(needs[id.0], Need::Levels(_)) && !approximate.contains(&id) {
+            if matches!(needs[id.0], Need::Levels(_)) && !std::mem::replace(&mut listed[id.0], true)
+            {
                 approximate.push(id);
             }
         }

@@ -172,10 +172,31 @@ pub(super) fn tables(
     // Edge-only loads (without what fails over into it) per combination,
     // for the failover moves.
     let mut edge_only: Vec<Vec<Option<f64>>> = tables.iter().map(|t| t.offered.clone()).collect();
+    // Who reads a component's table: the targets of its edges (their
+    // in-flows) and the components it fails over into (their moves in).
+    // Only what reads a changed table is worked out again.
+    let mut readers: Vec<Vec<ComponentId>> = model
+        .components
+        .iter()
+        .map(|c| {
+            c.depends_on
+                .iter()
+                .flat_map(|e| e.targets.iter().copied())
+                .collect()
+        })
+        .collect();
+    for (into, from) in sources.iter().enumerate() {
+        for (s, between) in from {
+            for r in std::iter::once(s).chain(between) {
+                readers[r.0].push(ComponentId(into));
+            }
+        }
+    }
+    let mut dirty = vec![true; n];
     for _round in 0..=n {
         let mut changed = false;
         for &id in &flow.order().order {
-            if truncated[id.0] {
+            if truncated[id.0] || !std::mem::replace(&mut dirty[id.0], false) {
                 continue;
             }
             let size = tables[id.0].offered.len();
@@ -208,6 +229,9 @@ pub(super) fn tables(
                 tables[id.0].offered = offered;
                 edge_only[id.0] = edges;
                 changed = true;
+                for &r in &readers[id.0] {
+                    dirty[r.0] = true;
+                }
             }
         }
         if !changed {
