@@ -591,12 +591,14 @@ fn a_twenty_thousand_long_chain_with_pools_is_judged_without_overflow_and_within
             .iter()
             .any(|f| f["id"] == "pool/c0")
     );
-    // c19999 hanging drains the chain; c0 served nothing at normal latency
-    // already (its full pool looks hung to nothing above it, but c1's full
-    // pool, without load shedding, looks hung to c0), so no entrypoint
-    // serves less than it did. (Not re-run after this change: the run
-    // takes about 9 minutes in a debug build.)
-    let slowed = what_if("slow-chain-what-if", &text, &["c19999=hang"]);
+    // The last one hanging drains the chain; c0 served nothing at normal
+    // latency already (its full pool looks hung to nothing above it, but
+    // c1's full pool, without load shedding, looks hung to c0), so no
+    // entrypoint serves less than it did. On 5,000 (the same walk without
+    // recursion; 20,000 takes about 9 minutes in a debug build, past the
+    // budget of .ci/run): c0 holds 100 × 5,000 × 1 ms = 500 on 50.
+    let text = chain(5_000);
+    let slowed = what_if("slow-chain-what-if", &text, &["c4999=hang"]);
     assert_eq!(slowed["slow"]["lose_service"], serde_json::json!([]));
 }
 
