@@ -139,25 +139,26 @@ pub(crate) fn every(cx: &Context, judged: &[bool], bound: u64) -> Contingencies 
     }
     let losses = Losses::new(model, cx.flow(), state, &cx.scenario);
     let mut budget = bound;
-    let mut rises = |lost: Lost, name: &str, after: After, found: &mut Vec<(ComponentId, Change)>| {
-        let After::Rises(rises) = after else { return };
-        let at = list.len();
-        for (id, load) in rises.into_iter().filter(|(id, _)| judged[id.0]) {
-            found.push((
-                id,
-                Change {
-                    contingency: at,
-                    survivors: state.of(id).instances_up,
-                    load,
-                },
-            ));
-        }
-        list.push(Contingency {
-            lost,
-            name: Arc::from(name),
-            beyond_survive: false,
-        });
-    };
+    let mut rises =
+        |lost: Lost, name: &str, after: After, found: &mut Vec<(ComponentId, Change)>| {
+            let After::Rises(rises) = after else { return };
+            let at = list.len();
+            for (id, load) in rises.into_iter().filter(|(id, _)| judged[id.0]) {
+                found.push((
+                    id,
+                    Change {
+                        contingency: at,
+                        survivors: state.of(id).instances_up,
+                        load,
+                    },
+                ));
+            }
+            list.push(Contingency {
+                lost,
+                name: Arc::from(name),
+                beyond_survive: false,
+            });
+        };
     for (g, group) in model.groups.iter().enumerate() {
         let g = GroupId(g);
         if cx.scenario.groups.contains(&g) {

@@ -594,8 +594,7 @@ impl<'a> Losses<'a> {
                 share
             }
         };
-        let cache_lost =
-            self.scenario.cold || edge.cached_by.is_some_and(|cache| !view.up(cache));
+        let cache_lost = self.scenario.cold || edge.cached_by.is_some_and(|cache| !view.up(cache));
         let hit_rate = if cache_lost { None } else { edge.hit_rate };
         carried(load, edge, hit_rate) * share
     }
@@ -616,8 +615,7 @@ impl<'a> Losses<'a> {
             out.resize(edge.targets.len(), 0.0);
             return;
         }
-        let cache_lost =
-            self.scenario.cold || edge.cached_by.is_some_and(|cache| !view.up(cache));
+        let cache_lost = self.scenario.cold || edge.cached_by.is_some_and(|cache| !view.up(cache));
         let hit_rate = if cache_lost { None } else { edge.hit_rate };
         let carried = carried(load, edge, hit_rate);
         match edge.kind {
@@ -650,12 +648,14 @@ impl<'a> Losses<'a> {
         let fails_over = |t: ComponentId| self.model.component(t).failover_to.is_some();
         for tier in 0..2 {
             chosen.clear();
-            chosen.extend(
-                edge.targets
-                    .iter()
-                    .copied()
-                    .filter(|&t| fails_over(t) || if tier == 0 { view.up(t) } else { view.running(t) }),
-            );
+            chosen.extend(edge.targets.iter().copied().filter(|&t| {
+                fails_over(t)
+                    || if tier == 0 {
+                        view.up(t)
+                    } else {
+                        view.running(t)
+                    }
+            }));
             if chosen.len() >= k {
                 break;
             }

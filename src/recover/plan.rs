@@ -107,6 +107,8 @@ pub struct Plan {
     pub admitted: Option<RunSummary>,
     /// The admission ramp.
     pub ramp: RunSummary,
+    /// The durable backlogs the outage leaves, in model order.
+    pub backlogs: Vec<super::Backlog>,
 }
 
 /// The shares of the unconstrained ramp from `start` to 1: ×`increase`
@@ -348,5 +350,6 @@ pub fn plan(model: &Model, scenario: &Scenario, settings: &Settings, admit: Opti
         largest_safe_share: largest,
         admitted,
         ramp: summarize(&net, &ramp, Admission::Ramp),
+        backlogs: super::backlogs(model, scenario),
     }
 }

@@ -42,6 +42,9 @@ pub struct Settings {
     pub client_backoff: Backoff,
     /// `policy.max_utilization`.
     pub max_utilization: f64,
+    /// `policy.ramp_ceiling`: the highest share of its capacity a raise of
+    /// the ramp below the target may load a component to.
+    pub ramp_ceiling: f64,
     /// Simulated time, seconds.
     pub horizon_s: f64,
     /// Every default that was used, as `key = value`.
@@ -49,6 +52,17 @@ pub struct Settings {
 }
 
 impl Settings {
+    /// The share of capacity a raise of the ramp to `share` may load a
+    /// component to: the ceiling below the target, `max_utilization` at it
+    /// (the steady state is judged as `check` judges it).
+    #[must_use]
+    pub fn raise_limit(&self, share: Option<f64>) -> f64 {
+        match share {
+            Some(a) if a < 1.0 - 1e-12 => self.max_utilization.min(self.ramp_ceiling),
+            _ => self.max_utilization,
+        }
+    }
+
     /// The model's figures, each missing one replaced by its default (and
     /// named in [`Settings::defaults`]).
     #[must_use]
@@ -66,6 +80,7 @@ impl Settings {
         let ramp_increase = pick("ramp_increase", p.ramp_increase, 1.5, "1.5");
         let ramp_step = pick("ramp_step", p.ramp_step, 0.1, "10%");
         let ramp_decrease = pick("ramp_decrease", p.ramp_decrease, 0.5, "50%");
+        let ramp_ceiling = pick("ramp_ceiling", p.ramp_ceiling, 0.9, "90%");
         let ramp_interval_s = pick(
             "ramp_interval",
             p.ramp_interval.map(crate::model::Duration::seconds),
@@ -103,6 +118,7 @@ impl Settings {
             client_timeout_s,
             client_backoff,
             max_utilization: model.policy.max_utilization,
+            ramp_ceiling,
             horizon_s,
             defaults,
         }
@@ -217,13 +233,14 @@ pub(crate) fn run_steps(
         success(net, &mut sim.state, &mut sim.success_of, &sim.fill);
         sim.retry_failed_clients(step, &entry_flow);
         let healthy = sim.unstarted == 0 && sim.state.iter().all(|s| !s.collapsed);
-        let warm = sim.warm(healthy);
+        let warm = sim.warm(step, healthy);
         // A gate moved at the end of this step admits from the next one.
         let gates_open = sim.waves.open();
         admit_waves(
             &mut sim.waves,
             &sim.state,
             &sim.demand,
+            &sim.inside,
             step,
             sim.interval,
             sim.entries_up,
@@ -292,9 +309,22 @@ struct Sim<'a> {
     /// the share of them the gate refused (last step's).
     demand: Vec<f64>,
     refused: Vec<f64>,
+    /// Per component: the load from inside its wave (and its clients).
+    inside: Vec<f64>,
     state: Vec<State>,
     /// Each link's cache fill (1: warm).
     fill: Vec<f64>,
+    /// Whether each component has a caller that stayed up through the
+    /// outage: those callers have been failing and retrying all along, so
+    /// its first traffic is at their retry limit.
+    held: Vec<bool>,
+    /// The first step of the current run of healthy steps.
+    healthy_since: Option<usize>,
+    /// Whether the ramp admits at the entrypoints (one of them restarted).
+    entry_ramp: bool,
+    /// Whether a healthy run has begun that is not yet a whole interval
+    /// long (the hold waits for it: the drain).
+    drain_pending: bool,
     /// The retrying clients of each entrypoint.
     herds: Vec<Option<Herd>>,
     /// The share the entrypoints admit (`None`: all).
@@ -346,12 +376,25 @@ impl<'a> Sim<'a> {
         let state: Vec<State> = (0..n)
             .map(|c| initial_state(restarted[c], cold[c]))
             .collect();
+        // A cache is cold in the share of its instances that restarted (an
+        // in-process cache is its caller's); one restored from a snapshot,
+        // or one that did not restart, is warm.
         let fill: Vec<f64> = net
             .links
             .iter()
             .map(|l| match l.cache {
-                Some(cache) if cold[cache] || cold[l.caller] => 0.0,
+                Some(cache) if !net.prewarmed[cache] => {
+                    let lost = scenario.restarted[cache].min(net.instances[cache]);
+                    1.0 - f64::from(lost) / f64::from(net.instances[cache].max(1))
+                }
                 _ => 1.0,
+            })
+            .collect();
+        let held: Vec<bool> = (0..n)
+            .map(|c| {
+                net.inbound[net.in_start[c]..net.in_start[c + 1]]
+                    .iter()
+                    .any(|l| !restarted[l.caller as usize])
             })
             .collect();
         let timeout_steps = settings.client_timeout_s.round().max(1.0) as usize;
@@ -363,10 +406,13 @@ impl<'a> Sim<'a> {
                 })
             })
             .collect();
+        // The clients' ramp is for entrypoints that restarted: when they
+        // stayed up, the gates at the edges into the restarted waves admit.
+        let entry_ramp = (0..n).any(|c| net.entry[c] && restarted[c]);
         let limit: Option<f64> = match admission {
             Admission::Open => None,
             Admission::Hold(share) => Some(share),
-            Admission::Ramp => Some(settings.ramp_start),
+            Admission::Ramp => entry_ramp.then_some(settings.ramp_start),
         };
         let run = Run {
             converged: false,
@@ -394,9 +440,14 @@ impl<'a> Sim<'a> {
             cold,
             waves,
             demand: vec![0.0f64; n],
+            inside: vec![0.0f64; n],
             refused: vec![0.0f64; n],
             state,
             fill,
+            held,
+            entry_ramp,
+            drain_pending: false,
+            healthy_since: None,
             herds,
             limit,
             run,
@@ -434,6 +485,11 @@ impl<'a> Sim<'a> {
             for &c in &wave.members {
                 self.unstarted -= 1;
                 self.state[c].started = true;
+                if !self.held[c] {
+                    // Every caller was down too and starts a wave later,
+                    // with no attempt in flight: it meets an idle server.
+                    self.state[c].failure = 0.0;
+                }
                 self.run.started_s[c] = Some(now);
                 if self.net.entry[c]
                     && let Some(herd) = &mut self.herds[c]
@@ -516,6 +572,7 @@ impl<'a> Sim<'a> {
             }
             let miss = 1.0 - l.hit_rate * self.fill[l.link as usize];
             let load = l.scale * p * miss * attempts(l.retries, l.budget, fail_c);
+
             if gate.is_some() && self.waves.of[l.caller as usize] != own_wave {
                 outside += load;
             } else {
@@ -525,7 +582,20 @@ impl<'a> Sim<'a> {
         // The gate at the edge into the wave admits the calls from
         // outside it up to its share of the steady intake.
         self.demand[c] = outside;
-        let admitted = gate.map_or(outside, |share| outside.min(share));
+        self.inside[c] = offered;
+        let admitted = match gate {
+            None => outside,
+            // At the full steady intake the gate lets the retries left
+            // from its closed shares through up to the member's room, so
+            // the surplus drains at the spare capacity.
+            Some(share) if share >= 1.0 - 1e-12 => {
+                let room = self.capacity_of(c).map_or(f64::INFINITY, |cap| {
+                    self.settings.max_utilization * cap - offered
+                });
+                outside.min(share.max(room))
+            }
+            Some(share) => outside.min(share),
+        };
         self.refused[c] = if outside > 0.0 {
             1.0 - admitted / outside
         } else {
@@ -539,7 +609,8 @@ impl<'a> Sim<'a> {
         let net = self.net;
         let cap = self.capacity_of(c);
         let before = self.state[c];
-        update(net, c, &mut self.state[c], offered, cap);
+        let held_attempts = self.held[c] && !net.refuses[c];
+        update(net, c, &mut self.state[c], offered, cap, held_attempts);
         if self.refused[c] > 0.0 {
             self.state[c].failure = 1.0 - (1.0 - self.refused[c]) * (1.0 - self.state[c].failure);
         }
@@ -591,18 +662,29 @@ impl<'a> Sim<'a> {
         self.window_max[c] = self.window_max[c].max(offered);
     }
 
-    /// Caches refill while their caller is served by a working target;
-    /// whether one did.
+    /// Caches refill by the misses their target answered in this step
+    /// (the caller's processed load × its miss share × the share of
+    /// requests whose attempts did not all fail); whether one did.
     fn refill_caches(&mut self) -> bool {
         let mut changed = false;
         for &i in &self.net.cached {
+            if self.fill[i] >= 1.0 {
+                continue;
+            }
             let link = &self.net.links[i];
-            if self.fill[i] < 1.0
-                && self.state[link.caller].processed > 0.0
-                && self.state[link.target].started
-                && !self.state[link.target].collapsed
+            let (caller, target) = (&self.state[link.caller], &self.state[link.target]);
+            let p = caller.processed;
+            // A degradable call is off while either end is collapsed.
+            if p <= 0.0
+                || !target.started
+                || (!link.required && (target.collapsed || caller.collapsed))
             {
-                self.fill[i] = (self.fill[i] + 1.0 / link.refill_s).min(1.0);
+                continue;
+            }
+            let all_fail = target.failure.powi(1 + link.retries.min(64) as i32);
+            let answered = p * (1.0 - link.hit_rate * self.fill[i]) * (1.0 - all_fail);
+            if answered > 0.0 {
+                self.fill[i] = (self.fill[i] + answered * link.refill_rate).min(1.0);
                 changed = true;
             }
         }
@@ -625,13 +707,23 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// Whether a held admission may open: everything healthy, warmed up and
-    /// its caches full.
-    fn warm(&self, healthy: bool) -> bool {
+    /// Whether a held admission may open: everything healthy (every queue
+    /// within one timeout of work) for a whole ramp interval, so the
+    /// backlog has drained, warmed up and its caches full.
+    fn warm(&mut self, step: usize, healthy: bool) -> bool {
         let n = self.net.names.len();
+        self.healthy_since = if healthy {
+            self.healthy_since.or(Some(step))
+        } else {
+            None
+        };
+        let drained = self
+            .healthy_since
+            .is_some_and(|since| step + 1 - since >= self.interval);
+        self.drain_pending = self.healthy_since.is_some() && !drained;
         let holding = matches!(self.admission, Admission::Hold(_)) && self.limit.is_some();
         holding
-            && healthy
+            && drained
             && (0..n).all(|c| {
                 self.net.warmup_s[c].is_none_or(|w| self.state[c].warm_s >= w) || !self.cold[c]
             })
@@ -647,7 +739,7 @@ impl<'a> Sim<'a> {
                 self.limit = None;
                 self.run.schedule.push((now + 1.0, None));
             }
-            Admission::Ramp => {
+            Admission::Ramp if self.entry_ramp => {
                 if let Some(open) = self.open_step
                     && step > open
                     && (step - open).is_multiple_of(self.interval)
@@ -664,8 +756,15 @@ impl<'a> Sim<'a> {
                             current + settings.ramp_step
                         }
                         .min(1.0);
-                        if self.fits(current, raised) && raised > current {
-                            self.limit = Some(raised);
+                        // Past the ceiling, straight to the target when the
+                        // steady state fits (`next_share` does the same).
+                        let next = if self.fits(current, raised) {
+                            Some(raised)
+                        } else {
+                            (raised < 1.0 && self.fits(current, 1.0)).then_some(1.0)
+                        };
+                        if let Some(next) = next.filter(|&n| n > current) {
+                            self.limit = Some(next);
                             self.run.schedule.push((now + 1.0, self.limit));
                         }
                     }
@@ -679,7 +778,7 @@ impl<'a> Sim<'a> {
     /// Whether every component stays within `max_utilization` when the
     /// admitted share goes from `current` to `raised`.
     fn fits(&self, current: f64, raised: f64) -> bool {
-        let max_util = self.settings.max_utilization;
+        let max_util = self.settings.raise_limit(Some(raised));
         (0..self.net.names.len()).all(|c| {
             let s = &self.state[c];
             self.capacity_of(c).is_none_or(|cap| {
@@ -713,7 +812,8 @@ impl<'a> Sim<'a> {
     fn inert(&self, healthy: bool, warm: bool, admissions: usize) -> bool {
         let inert = match self.admission {
             Admission::Open => true,
-            Admission::Hold(_) => self.limit.is_none() || !warm,
+            // Holding, it stays held unless a drain interval is running.
+            Admission::Hold(_) => self.limit.is_none() || (!warm && !self.drain_pending),
             Admission::Ramp => {
                 !self.breach_in_interval
                     && self.waves.open()
@@ -784,6 +884,7 @@ fn admit_waves(
     waves: &mut Waves,
     state: &[State],
     demand: &[f64],
+    inside: &[f64],
     step: usize,
     interval: usize,
     entries_up: bool,
@@ -811,10 +912,8 @@ fn admit_waves(
                 wave.members.iter().all(|&c| {
                     let s = &state[c];
                     capacity(c, s).is_none_or(|cap| {
-                        let gated = wave.share.map_or(demand[c], |g| demand[c].min(g));
-                        let load =
-                            s.offered - gated + share.map_or(demand[c], |g| demand[c].min(g));
-                        load <= settings.max_utilization * cap * (1.0 + 1e-9)
+                        let load = inside[c] + share.map_or(demand[c], |g| demand[c].min(g));
+                        load <= settings.raise_limit(share) * cap * (1.0 + 1e-9)
                     })
                 })
             };
@@ -944,7 +1043,14 @@ fn capacity(
 /// Without load shedding the excess queues; once the queue holds more than
 /// the callers' timeout of work, every answer is late (failure 1) and the
 /// instance does not warm. With shedding the excess is refused at once.
-fn update(net: &Network, c: usize, s: &mut State, offered: f64, cap: Option<f64>) {
+fn update(
+    net: &Network,
+    c: usize,
+    s: &mut State,
+    offered: f64,
+    cap: Option<f64>,
+    held_attempts: bool,
+) {
     s.offered = offered;
     if !s.started {
         s.failure = 1.0;
@@ -966,11 +1072,13 @@ fn update(net: &Network, c: usize, s: &mut State, offered: f64, cap: Option<f64>
     }
     let timeout = net.timeout_s[c];
     if !s.traffic {
-        // The first traffic after the restart: the callers have been failing
-        // for the whole outage, so `offered` is at their retry limit, and the
-        // attempts of their last timeout are already waiting.
+        // The first traffic after the restart. Callers that stayed up have
+        // been failing for the whole outage, so `offered` is at their retry
+        // limit, and against a blackhole the attempts of their last timeout
+        // are already waiting (`held_attempts`); callers that were down
+        // too bring no history.
         s.traffic = true;
-        if !net.shedding[c] {
+        if held_attempts && !net.shedding[c] {
             s.queue = offered * timeout;
         }
     }

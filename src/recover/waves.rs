@@ -143,5 +143,14 @@ pub(crate) fn next_share(
         current + settings.ramp_step
     }
     .min(1.0);
-    (raised > current && fits(Some(raised))).then_some(Some(raised))
+    if raised <= current {
+        return None;
+    }
+    if fits(Some(raised)) {
+        return Some(Some(raised));
+    }
+    // A step that would cross the ceiling may still go straight to the
+    // target when the steady state fits `max_utilization`: the ceiling is
+    // a margin on the way, not a cap on the steady state.
+    (raised < 1.0 && fits(Some(1.0))).then_some(Some(1.0))
 }

@@ -23,6 +23,7 @@ mod merge;
 mod merge_layouts;
 mod properties;
 mod recover;
+mod recover_cases;
 mod review;
 mod rules;
 mod sarif;

@@ -80,9 +80,10 @@ fn local_agrees(text: &str) -> Result<usize, String> {
             };
             let full = full_rises(&model, &flow, scenario, &state, &lost);
             let same = local.len() == full.len()
-                && local.iter().zip(&full).all(|((a, x), (b, y))| {
-                    a == b && (x - y).abs() <= 1e-9 * (1.0 + y.abs())
-                });
+                && local
+                    .iter()
+                    .zip(&full)
+                    .all(|((a, x), (b, y))| a == b && (x - y).abs() <= 1e-9 * (1.0 + y.abs()));
             if !same {
                 return Err(format!(
                     "losing {lost:?} in {scenario:?}: local {local:?}, full {full:?}\n{text}"
@@ -321,7 +322,10 @@ fn losing_the_zone_of_the_cache_overloads_the_database_it_does_not_hold() {
     assert_eq!(z1["utilization"], 3.75);
     assert_eq!(z1["ok"], false);
     // ceil(1500 / 200) = 8 instances, 4 per zone over db's 2 zones.
-    assert_eq!((z1["required_instances"].as_u64(), z1["per_domain"].as_u64()), (Some(8), Some(4)));
+    assert_eq!(
+        (z1["required_instances"].as_u64(), z1["per_domain"].as_u64()),
+        (Some(8), Some(4))
+    );
     let f = finding(&report, "headroom/db/z1");
     assert_eq!(f["severity"], "error");
     assert_eq!(
@@ -335,7 +339,9 @@ fn losing_the_zone_of_the_cache_overloads_the_database_it_does_not_hold() {
     // Losing the cache whole (both nodes) is the same flood, an N-1 row of
     // its own; one cache node is not (the other answers the hits).
     assert_eq!(row(&report, "db", "cache")["utilization"], 3.75);
-    let help = finding(&report, "headroom/db/cache")["help"].as_str().unwrap();
+    let help = finding(&report, "headroom/db/cache")["help"]
+        .as_str()
+        .unwrap();
     // 150 / (8 × 200) = 9% before the loss.
     assert_eq!(
         help,
@@ -373,7 +379,9 @@ components:
         finding(&report, "headroom/pay-b/train")["message"]
             .as_str()
             .unwrap()
-            .starts_with("losing train (shared-fate group) raises the load on pay-b from 200 to 400")
+            .starts_with(
+                "losing train (shared-fate group) raises the load on pay-b from 200 to 400"
+            )
     );
     // checkout's own loss takes the entrypoint down: an outage, no rows.
     assert!(
@@ -405,20 +413,31 @@ components:
   ledger: {instances: 2, capacity: 100, load: 150, recovery: {failover: 5m}}
 ";
     let report = check_json("standby.yaml", text);
-    let help = finding(&report, "overload/db-primary")["help"].as_str().unwrap();
+    let help = finding(&report, "overload/db-primary")["help"]
+        .as_str()
+        .unwrap();
     assert_eq!(
         help,
         "db-primary is a primary (the active side of api's `any_of` with the standby db-standby), not a fleet: more instances of it are not more primaries; take reads off it with a read replica behind its callers, or resize it: carrying 1000 within 100% takes 1000 where its 1 × 600 give 600"
     );
     // A recovery that fails over makes ledger a primary too: losing one of
     // its 2 nodes leaves 150 / 100 = 150%.
-    let help = finding(&report, "headroom/ledger/instance")["help"].as_str().unwrap();
+    let help = finding(&report, "headroom/ledger/instance")["help"]
+        .as_str()
+        .unwrap();
     assert!(
         help.starts_with("ledger is a primary (its recovery fails over to a standby), not a fleet"),
         "{help}"
     );
     // Losing the primary whole hands the standby all 1000: 167%.
-    assert!((row(&report, "db-standby", "db-primary")["utilization"].as_f64().unwrap() - 1000.0 / 600.0).abs() < 1e-12);
+    assert!(
+        (row(&report, "db-standby", "db-primary")["utilization"]
+            .as_f64()
+            .unwrap()
+            - 1000.0 / 600.0)
+            .abs()
+            < 1e-12
+    );
 }
 
 #[test]
@@ -429,9 +448,17 @@ fn overload_does_not_propose_load_shedding_to_a_component_that_sheds() {
     );
     // ceil(1200 / 500) = 3 for both; only core is offered load shedding.
     let edge = finding(&report, "overload/edge")["help"].as_str().unwrap();
-    assert_eq!(edge, "run 3 instances (ceil(1200 / (500 × 1))) or cut the load reaching it");
+    assert_eq!(
+        edge,
+        "run 3 instances (ceil(1200 / (500 × 1))) or cut the load reaching it"
+    );
     let core = finding(&report, "overload/core")["help"].as_str().unwrap();
-    assert!(core.ends_with("`load_shedding: true` (admission control) serves what fits and refuses the rest"), "{core}");
+    assert!(
+        core.ends_with(
+            "`load_shedding: true` (admission control) serves what fits and refuses the rest"
+        ),
+        "{core}"
+    );
 }
 
 /// Reproducers 6 and 8: six instances of 100 over three zones at 300.
@@ -454,7 +481,10 @@ fn what_if_looks_at_the_next_zone() {
     assert_eq!(ids(&out["resolved"]), Vec::<&str>::new());
     assert_eq!(run.outcome, nines::cli::Outcome::Fail);
     let r = row(&out["after"], "api", "az-b");
-    assert_eq!((r["survivors"].as_u64(), r["utilization"].as_f64()), (Some(2), Some(1.5)));
+    assert_eq!(
+        (r["survivors"].as_u64(), r["utilization"].as_f64()),
+        (Some(2), Some(1.5))
+    );
     // The sizing counts from the 6 deployed: 3 up in the zone left after
     // az-a and az-b, 3 per zone, 9.
     assert_eq!(r["required_instances"], 9);
@@ -472,14 +502,19 @@ fn after_two_zones_the_help_never_reads_as_a_scale_down() {
     );
     // One more instance: N+1 needs 4 up in az-c, 4 per zone, 12 (the old
     // help said "run 4 instances of api").
-    let help = finding(after, "headroom/api/instance")["help"].as_str().unwrap();
+    let help = finding(after, "headroom/api/instance")["help"]
+        .as_str()
+        .unwrap();
     assert!(
         help.starts_with("run 12 instances, 4 per zone over 3 zones (6 are deployed): at peak 3 instances are needed at 100% (ceil(300 / (100 × 1))), plus one spare, and they must fit in the 1 zone left after this scenario's loss of az-a and az-b"),
         "{help}"
     );
     // Losing az-c counts what it takes, after what was already down.
     let spof = finding(after, "spof/az-c")["message"].as_str().unwrap();
-    assert!(spof.contains("api (2 of 6 instances, after 4 already down: 0 left)"), "{spof}");
+    assert!(
+        spof.contains("api (2 of 6 instances, after 4 already down: 0 left)"),
+        "{spof}"
+    );
     for f in after["findings"].as_array().unwrap() {
         let help = f["help"].as_str().unwrap_or_default();
         for n in 1..=6 {
@@ -495,7 +530,15 @@ fn a_loss_never_resolves_a_finding_about_a_further_loss() {
     // off db: the row passes, but losing web fixed nothing.
     let text = "system: s\nentrypoints: [web, admin]\ncomponents:\n  web: {instances: 2, capacity: 500, load: 210, depends_on: [db]}\n  admin: {}\n  db: {instances: 3, capacity: 100}\n";
     let (_, out) = what_if("relief.yaml", text, &["web"]);
-    assert!(ids(&out["before"]["findings"].as_array().unwrap().iter().map(|f| f["id"].clone()).collect::<serde_json::Value>()).contains(&"headroom/db/instance"));
+    assert!(
+        ids(&out["before"]["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|f| f["id"].clone())
+            .collect::<serde_json::Value>())
+        .contains(&"headroom/db/instance")
+    );
     assert_eq!(ids(&out["resolved"]), Vec::<&str>::new());
 }
 
@@ -540,7 +583,10 @@ fn losing_a_zone_costs_at_least_what_losing_its_instance_costs() {
     // the intact instances kept in the count gave 0.38 h after losing a).
     let (zone, zone_switchover) = unavailability("a");
     let (instance, _) = unavailability("api:1");
-    assert!((zone_switchover - 1.2e-3).abs() < 1e-12, "{zone_switchover}");
+    assert!(
+        (zone_switchover - 1.2e-3).abs() < 1e-12,
+        "{zone_switchover}"
+    );
     let by_hand = 1.2e-3 + (1.0 - 0.995 * 0.999 * (1.0 - 1e-6)) * 0.001;
     assert!((zone - by_hand).abs() < 1e-12, "{zone} vs {by_hand}");
     assert!(zone >= instance - 1e-15, "{zone} < {instance}");
@@ -556,8 +602,12 @@ fn losing_the_active_side_ends_its_switchovers() {
     // leaves the switchover term out.
     let text = "system: s\nentrypoints: [gw]\ncomponents:\n  gw: {depends_on: [{any_of: [api, api-dr], switchover: 20m}]}\n  api: {availability: 99%, mttr: 1h}\n  api-dr: {availability: 99.99%, mttr: 1h}\n";
     let (_, out) = what_if("s.yaml", text, &["api"]);
-    let before = out["before"]["availability"]["gw"]["unavailability"].as_f64().unwrap();
-    let after = out["after"]["availability"]["gw"]["unavailability"].as_f64().unwrap();
+    let before = out["before"]["availability"]["gw"]["unavailability"]
+        .as_f64()
+        .unwrap();
+    let after = out["after"]["availability"]["gw"]["unavailability"]
+        .as_f64()
+        .unwrap();
     assert!((before - (0.01 / 3.0 + 1e-6)).abs() < 1e-12, "{before}");
     assert!((after - 1e-4).abs() < 1e-12, "{after}");
     assert_eq!(out["after"]["availability"]["gw"]["switchover"], 0.0);

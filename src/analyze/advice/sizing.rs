@@ -71,7 +71,13 @@ impl Counts {
     /// judged loss's domains lost too), within `policy.max_utilization`.
     /// Builds no text: every headroom row has one.
     pub(crate) fn new(model: &Model, scenario: &Scenario, id: ComponentId, need: Need<'_>) -> Self {
-        Self::of(model, scenario, id, need, shape(model, scenario, id, need.domains))
+        Self::of(
+            model,
+            scenario,
+            id,
+            need,
+            shape(model, scenario, id, need.domains),
+        )
     }
 
     fn of(
@@ -362,7 +368,9 @@ fn shape<'m>(
             for &lost in &scenario.domains {
                 let kind = model.domain(lost).kind.as_str();
                 let holds = c.placement.iter().any(|&(d, n)| {
-                    n > 0 && of_kind(model, d, kind).is_some_and(|k| is_lost(model, k, &scenario.domains))
+                    n > 0
+                        && of_kind(model, d, kind)
+                            .is_some_and(|k| is_lost(model, k, &scenario.domains))
                 });
                 match found {
                     _ if !holds => {}

@@ -1,7 +1,6 @@
 //! Writing a component's need into the compiled model: a static threshold,
 //! never, or the bands of its count with the movers each one needs.
 
-
 use crate::model::{Component, ComponentId, Edge, EdgeKind, Model, Pseudo};
 
 /// A component that can never carry its load: it needs more instances

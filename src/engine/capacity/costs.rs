@@ -1,6 +1,5 @@
 //! What each component's capacity costs, and the fleet that takes it off.
 
-
 use super::*;
 use crate::model::{ComponentId, Model};
 

@@ -34,7 +34,6 @@
 //! of every mover, [`worst_loads`]), the figure is a lower bound and the
 //! entrypoint's figure says so.
 
-
 use super::state::Flow;
 use crate::model::{ComponentId, Model};
 
@@ -48,7 +47,10 @@ mod tables;
 pub use costs::{MAX_COSTED, costed, with_instances, without_capacity};
 pub use relief::{Relief, relief_in, share_relief};
 pub use served::Served;
-#[allow(clippy::wildcard_imports, reason = "the submodules share their helpers through the parent")]
+#[allow(
+    clippy::wildcard_imports,
+    reason = "the submodules share their helpers through the parent"
+)]
 use {compile::*, needs::*, relief::*, tables::*};
 
 /// Most movers one component's load is tabled over (`2^MAX_VARS` entries).
@@ -218,7 +220,8 @@ pub fn compile_with(model: &Model, cold: bool, relief: bool) -> Compiled {
             }
         }
     }
-    let relief = (relief && model.components.len() <= MAX_RELIEF_MODEL).then(|| Relieving::new(cold));
+    let relief =
+        (relief && model.components.len() <= MAX_RELIEF_MODEL).then(|| Relieving::new(cold));
     Compiled {
         model: compiled,
         bracketed: false,

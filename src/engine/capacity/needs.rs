@@ -1,7 +1,6 @@
 //! What a component needs: the instance counts that carry its load as the
 //! movers change, and the sets of movers under which each suffices.
 
-
 use super::*;
 use crate::engine::state::Flow;
 use crate::model::{Capacity, Component, ComponentId, Model};

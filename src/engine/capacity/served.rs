@@ -1,7 +1,6 @@
 //! The served share: the compiled model with each shedding or rate-limited
 //! component standing for its expected share.
 
-
 use super::*;
 use crate::model::{Component, ComponentId, Model, Pseudo};
 
