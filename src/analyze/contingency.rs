@@ -107,36 +107,7 @@ pub(crate) fn every(cx: &Context, judged: &[bool], bound: u64) -> Contingencies 
     let state = cx.state();
     let mut list = Vec::new();
     let mut found: Vec<(ComponentId, Change)> = Vec::new();
-    for (domains, beyond_survive) in domain_losses(cx, judged) {
-        let after = cx.state_losing(&domains);
-        let at = list.len();
-        for id in model.component_ids().filter(|id| judged[id.0]) {
-            let (now, then) = (state.of(id), after.of(id));
-            let Some(load) = then.offered else { continue };
-            if then.instances_up > 0
-                && (then.instances_up < now.instances_up || rose(now.offered, load))
-            {
-                found.push((
-                    id,
-                    Change {
-                        contingency: at,
-                        survivors: then.instances_up,
-                        load,
-                    },
-                ));
-            }
-        }
-        let mut names: Vec<&str> = domains
-            .iter()
-            .map(|d| model.domain(*d).name.as_str())
-            .collect();
-        names.sort_unstable();
-        list.push(Contingency {
-            lost: Lost::Domains(domains),
-            name: Arc::from(names.join("+")),
-            beyond_survive,
-        });
-    }
+    domain_changes(cx, judged, &mut list, &mut found);
     let losses = Losses::new(model, cx.flow(), state, &cx.scenario);
     let mut budget = bound;
     let mut rises =
@@ -205,6 +176,48 @@ pub(crate) fn every(cx: &Context, judged: &[bool], bound: u64) -> Contingencies 
         changes,
         start,
         untried,
+    }
+}
+
+/// The domain losses of [`every`], each pushed on `list` with what it
+/// changes on the judged components into `found`.
+fn domain_changes(
+    cx: &Context,
+    judged: &[bool],
+    list: &mut Vec<Contingency>,
+    found: &mut Vec<(ComponentId, Change)>,
+) {
+    let model = cx.model;
+    let state = cx.state();
+    for (domains, beyond_survive) in domain_losses(cx, judged) {
+        let after = cx.state_losing(&domains);
+        let at = list.len();
+        for id in model.component_ids().filter(|id| judged[id.0]) {
+            let (now, then) = (state.of(id), after.of(id));
+            let Some(load) = then.offered else { continue };
+            if then.instances_up > 0
+                && (then.instances_up < now.instances_up || rose(now.offered, load))
+            {
+                found.push((
+                    id,
+                    Change {
+                        contingency: at,
+                        survivors: then.instances_up,
+                        load,
+                    },
+                ));
+            }
+        }
+        let mut names: Vec<&str> = domains
+            .iter()
+            .map(|d| model.domain(*d).name.as_str())
+            .collect();
+        names.sort_unstable();
+        list.push(Contingency {
+            lost: Lost::Domains(domains),
+            name: Arc::from(names.join("+")),
+            beyond_survive,
+        });
     }
 }
 

@@ -239,7 +239,7 @@ impl<'a> Losses<'a> {
         status.dedup();
         for &id in &status {
             let id = ComponentId(id);
-            if !self.spend(budget, 1) {
+            if !Self::spend(budget, 1) {
                 return After::OverBudget;
             }
             // Edges routing among it, edges it caches, its own calls.
@@ -270,10 +270,10 @@ impl<'a> Losses<'a> {
                 return self.full(lost, budget);
             }
             let cost = 1 + self.flow.order().inbound[at].len() as u64;
-            if !self.spend(budget, cost) {
+            if !Self::spend(budget, cost) {
                 return After::OverBudget;
             }
-            let Some(offered) = self.offered(work, id) else {
+            let Ok(offered) = self.offered(work, id) else {
                 return self.full(lost, budget);
             };
             if offered == changed.offered(id) {
@@ -353,7 +353,7 @@ impl<'a> Losses<'a> {
         while let Some(id) = work.pop() {
             for &caller in &self.flow.callers()[id.0] {
                 let edges = self.model.component(caller).depends_on.len() as u64;
-                if !self.spend(budget, 1 + edges) {
+                if !Self::spend(budget, 1 + edges) {
                     return false;
                 }
                 if changed.up(caller) && !holds(self.model, caller, changed) {
@@ -368,7 +368,7 @@ impl<'a> Losses<'a> {
         true
     }
 
-    fn spend(&self, budget: &mut u64, cost: u64) -> bool {
+    fn spend(budget: &mut u64, cost: u64) -> bool {
         if *budget < cost {
             *budget = 0;
             return false;
@@ -381,7 +381,7 @@ impl<'a> Losses<'a> {
     /// loops the local walk gives up on.
     fn full(&self, lost: &[ComponentId], budget: &mut u64) -> After {
         let n = self.model.components.len() as u64;
-        if !self.spend(budget, n.saturating_mul(4)) {
+        if !Self::spend(budget, n.saturating_mul(4)) {
             return After::OverBudget;
         }
         let event = Scenario {
@@ -408,8 +408,8 @@ impl<'a> Losses<'a> {
     /// [`State::new`]'s pass computes it: its checked load plus the change
     /// of its in-flows and of what fails over into it (worked out from
     /// scratch where the checked load was clamped or unknown). `None` when
-    /// a flow is not finite (the full state decides then).
-    fn offered(&self, work: &Work, id: ComponentId) -> Option<Option<f64>> {
+    /// a flow is not finite (the full state decides then): [`NotFinite`].
+    fn offered(&self, work: &Work, id: ComponentId) -> Result<Option<f64>, NotFinite> {
         let at = id.0;
         let failover_in = work
             .failover_in
@@ -418,7 +418,7 @@ impl<'a> Losses<'a> {
             .unwrap_or(self.failover_in[at]);
         let base = self.flow.intact_loads()[at].map(|l| l * self.scenario.load_factor);
         let Some(base) = base else {
-            return Some((failover_in > 0.0).then_some(failover_in));
+            return Ok((failover_in > 0.0).then_some(failover_in));
         };
         let before = self.state.of(id).offered;
         let sum = match before {
@@ -448,7 +448,11 @@ impl<'a> Losses<'a> {
                 base + delta + failover_in
             }
         };
-        sum.is_finite().then_some(Some(sum.max(0.0)))
+        if sum.is_finite() {
+            Ok(Some(sum.max(0.0)))
+        } else {
+            Err(NotFinite)
+        }
     }
 
     /// Works out the flow of one edge again and adds its change to the load
@@ -486,12 +490,11 @@ impl<'a> Losses<'a> {
                 self.queue(work, t);
             }
         }
-        match at {
-            Some(at) => work.arena[at..at + n].copy_from_slice(&now),
-            None => {
-                work.sent_at.insert(key, work.arena.len());
-                work.arena.extend_from_slice(&now);
-            }
+        if let Some(at) = at {
+            work.arena[at..at + n].copy_from_slice(&now);
+        } else {
+            work.sent_at.insert(key, work.arena.len());
+            work.arena.extend_from_slice(&now);
         }
         (work.now, work.was, work.routed) = (now, was, routed);
     }
@@ -665,6 +668,9 @@ impl<'a> Losses<'a> {
         }
     }
 }
+
+/// A flow that is not finite: the full state decides.
+struct NotFinite;
 
 /// The working of one loss.
 #[derive(Default)]

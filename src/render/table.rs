@@ -323,7 +323,8 @@ fn capacity_note(name: &str, row: &super::AvailabilityRow) -> Option<String> {
         .served
         .filter(|s| *s > row.availability.unwrap_or(0.0) + 1e-12)
     {
-        line.push_str(&format!(
+        let _ = write!(
+            line,
             "; {} of its requests are served{}",
             crate::human::availability_of(served, 1.0 - served),
             if row.served_method == "exact" {
@@ -331,7 +332,7 @@ fn capacity_note(name: &str, row: &super::AvailabilityRow) -> Option<String> {
             } else {
                 " at least"
             }
-        ));
+        );
     }
     line.push('.');
     Some(line)

@@ -135,17 +135,18 @@ pub fn oracle(model: &Model) -> Vec<(ComponentId, Truth)> {
 /// load, caches (`cached_by`), alternatives hot and with standbys,
 /// failover, load shedding and rate limits; at most 12 instances that can
 /// fail, so the oracle enumerates at most 2^16 combinations.
+#[allow(clippy::too_many_lines, reason = "one generator, read top to bottom")]
 pub fn random_capacity_model(seed: u64) -> String {
     let mut state = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    let mut next = |n: u64| -> u64 {
+    let mut next = |n: usize| -> usize {
         state ^= state << 13;
         state ^= state >> 7;
         state ^= state << 17;
-        state % n.max(1)
+        usize::try_from(state % n.max(1) as u64).unwrap_or(0)
     };
-    let zones = 2 + next(2) as usize;
+    let zones = 2 + next(2);
     let group = next(3) == 0;
-    let n = 4 + next(4) as usize;
+    let n = 4 + next(4);
     let mut text = String::from("system: random\ndomains:\n");
     for z in 0..zones {
         let _ = writeln!(
@@ -168,14 +169,14 @@ pub fn random_capacity_model(seed: u64) -> String {
     let mut known = vec![false; n];
     known[0] = true;
     for i in 0..n {
-        let instances = 1 + next(3) as usize;
+        let instances = 1 + next(3);
         let quantified = failable + instances <= 12 && next(6) != 0;
         if quantified {
             failable += instances;
         }
         let _ = write!(text, "  c{i}: {{instances: {instances}");
-        let spread = 1 + next(zones.min(instances) as u64) as usize;
-        let start = next(zones as u64) as usize;
+        let spread = 1 + next(zones.min(instances));
+        let start = next(zones);
         let placement: Vec<String> = (0..spread)
             .map(|k| format!("z{}", (start + k) % zones))
             .collect();
@@ -191,7 +192,7 @@ pub fn random_capacity_model(seed: u64) -> String {
         if next(3) != 0 {
             let per = 50 + 10 * next(10);
             let load = if i == 0 || !known[i] {
-                format!(", load: {}", per * instances as u64 * (50 + next(50)) / 100)
+                format!(", load: {}", per * instances * (50 + next(50)) / 100)
             } else {
                 String::new()
             };
@@ -208,11 +209,7 @@ pub fn random_capacity_model(seed: u64) -> String {
             let _ = write!(text, ", rate_limit: {}", 40 + 20 * next(5));
         }
         if i > 0 && i + 1 < n && next(5) == 0 {
-            let _ = write!(
-                text,
-                ", failover_to: c{}",
-                i + 1 + next((n - i - 1) as u64) as usize
-            );
+            let _ = write!(text, ", failover_to: c{}", i + 1 + next(n - i - 1));
         }
         let later: Vec<usize> = (i + 1..n).collect();
         let mut deps = Vec::new();
@@ -220,8 +217,8 @@ pub fn random_capacity_model(seed: u64) -> String {
             if later.is_empty() {
                 break;
             }
-            let a = later[next(later.len() as u64) as usize];
-            let b = later[next(later.len() as u64) as usize];
+            let a = later[next(later.len())];
+            let b = later[next(later.len())];
             let (dep, targets) = match next(6) {
                 0 if a != b => (format!("{{any_of: [c{a}, c{b}]}}"), vec![a, b]),
                 1 if a != b => (
@@ -230,7 +227,7 @@ pub fn random_capacity_model(seed: u64) -> String {
                 ),
                 2 => {
                     // A cache in front of the target: another later one.
-                    let cache = later[next(later.len() as u64) as usize];
+                    let cache = later[next(later.len())];
                     if cache == a {
                         (format!("c{a}"), vec![a])
                     } else {
@@ -335,7 +332,7 @@ fn run_oracle(models: u64) {
         }
     }
     // Most generated models are small enough to be exact.
-    if exact * 10 < models as usize * 8 {
+    if exact * 10 < usize::try_from(models).unwrap_or(usize::MAX) * 8 {
         let mut why = std::collections::BTreeMap::new();
         for seed in 0..models {
             if let Ok(model) = nines::model::parse(&random_capacity_model(seed)) {

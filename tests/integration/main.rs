@@ -21,6 +21,7 @@ mod layers;
 mod layouts;
 mod merge;
 mod merge_layouts;
+mod one_state;
 mod properties;
 mod recover;
 mod recover_cases;

@@ -135,11 +135,20 @@ fn losing_a_zone_lowers_the_availability_and_shows_its_headroom_rows() {
     // went with az-a), so those two are the scenario itself: not introduced,
     // listed as taken down. headroom/checkout/az-a is about the lost zone and
     // the spof findings about an entrypoint already down: neither is
-    // "resolved".
+    // "resolved". The next loss after az-a (az-b or az-c) would leave
+    // checkout 1 instance at 250% and frontend fewer: rows of the state
+    // after, about components already down, so taken down as well.
     assert_eq!(out["introduced"], serde_json::json!([]));
     assert_eq!(
         out["taken_down"],
-        serde_json::json!(["headroom/checkout/instance", "overload/checkout"])
+        serde_json::json!([
+            "headroom/checkout/az-b",
+            "headroom/checkout/az-c",
+            "headroom/checkout/instance",
+            "headroom/frontend/az-b",
+            "headroom/frontend/az-c",
+            "overload/checkout"
+        ])
     );
     assert_eq!(out["resolved"], serde_json::json!([]));
     // checkout is down (postgres-primary went with az-a) but still runs and

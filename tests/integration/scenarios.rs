@@ -140,7 +140,7 @@ fn random_loss(model: &Model, rng: &mut u64) -> Scenario {
         *rng ^= *rng << 13;
         *rng ^= *rng >> 7;
         *rng ^= *rng << 17;
-        (*rng % n.max(1) as u64) as usize
+        usize::try_from(*rng % n.max(1) as u64).unwrap_or(0)
     };
     let mut s = Scenario::default();
     for d in 0..model.domains.len() {
@@ -156,7 +156,8 @@ fn random_loss(model: &Model, rng: &mut u64) -> Scenario {
     for id in model.component_ids() {
         if next(4) == 0 {
             let n = 1 + next(model.component(id).instances as usize);
-            s.failed_instances.push((id, n as u32));
+            s.failed_instances
+                .push((id, u32::try_from(n).unwrap_or(u32::MAX)));
         }
     }
     s

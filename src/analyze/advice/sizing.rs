@@ -198,10 +198,9 @@ impl Sizing {
                 if self.counts.required > self.deployed {
                     write!(
                         out,
-                        "run {} instances, {} per {kind} over {}{}: {head}{spare}, {fit}; that fleet runs at {steady} in steady state",
+                        "run {} instances{}{}: {head}{spare}, {fit}; that fleet runs at {steady} in steady state",
                         self.counts.required,
-                        s.per,
-                        count(s.used, kind),
+                        s.placed(),
                         self.deployed_now(s),
                     )
                 } else {
@@ -251,11 +250,9 @@ impl Sizing {
         match &self.spread {
             Some(s) => write!(
                 out,
-                "run {} instances, {} per {} over {}{}: {} are needed at peak ({ceiling}), {}, or cut the load reaching it",
+                "run {} instances{}{}: {} are needed at peak ({ceiling}), {}, or cut the load reaching it",
                 self.counts.required,
-                s.per,
-                s.kind,
-                count(s.used, &s.kind),
+                s.placed(),
                 self.deployed_now(s),
                 self.counts.at_peak,
                 s.fit(),
@@ -288,11 +285,29 @@ impl Sizing {
 }
 
 impl Spread {
+    /// `, 3 per zone over 3 zones`, or ` in its one zone` where it has one
+    /// (a per-zone count over one zone is the fleet again).
+    fn placed(&self) -> String {
+        if self.used == 1 {
+            format!(" in its one {}", self.kind)
+        } else {
+            format!(
+                ", {} per {} over {}",
+                self.per,
+                self.kind,
+                count(self.used, &self.kind)
+            )
+        }
+    }
+
     /// `and they must fit in the 2 zones left after losing 1`.
     fn fit(&self) -> String {
         let kind = &self.kind;
         let left = self.used - u32::try_from(self.lost_before.len()).unwrap_or(0) - self.lost_now;
         if self.lost_before.is_empty() && self.lost_now == 0 {
+            if self.used == 1 {
+                return format!("all in that {kind}");
+            }
             return format!("spread over its {}", count(self.used, kind));
         }
         let after = if self.lost_before.is_empty() {

@@ -36,6 +36,10 @@ struct Overloaded {
     max: f64,
     load_shedding: bool,
     managed: bool,
+    /// Whether it pulls from a queue: below its input it lags.
+    consumer: bool,
+    /// Its `rate_limit`, where that is below what the survivors carry.
+    limit: Option<f64>,
     /// Why it is a primary rather than a fleet, when it is one.
     role: Option<Arc<str>>,
     sizing: Sizing,
@@ -70,10 +74,14 @@ struct Judged<'a> {
 
 fn overloaded(model: &Model, judged: Judged<'_>, row: &HeadroomRow) -> Finding {
     let c = judged.c;
+    let consumer = c.depends_on.iter().any(|e| e.pull);
+    let limit = limit_of(c, row.survivors, judged.cap);
+    // A consumer behind lags and a rate limit refuses the excess: neither
+    // collapses the way a request path without shedding does.
     Finding::new(
         DOC.rule,
         Subject::pair(Arc::clone(&row.component), Arc::clone(&row.lost)),
-        if c.load_shedding || judged.beyond_survive {
+        if c.load_shedding || consumer || limit.is_some() || judged.beyond_survive {
             Severity::Warning
         } else {
             Severity::Error
@@ -88,6 +96,8 @@ fn overloaded(model: &Model, judged: Judged<'_>, row: &HeadroomRow) -> Finding {
             max: model.policy.max_utilization,
             load_shedding: c.load_shedding,
             managed: c.managed,
+            consumer,
+            limit,
             role: judged.role,
             sizing: judged.sizing,
             beyond_survive: judged.beyond_survive.then_some(model.policy.survive),
@@ -156,17 +166,50 @@ impl Wording for Overloaded {
                 row.instances
             )?;
         }
-        write!(
-            out,
-            ": {} / ({} × {}) = {} of capacity, above the {} ceiling; ",
-            amount(self.load),
-            row.survivors,
-            amount(self.per_instance),
-            percent_against(row.utilization, self.max),
-            whole_percent(self.max),
-        )?;
-        if self.load_shedding {
-            let served = f64::from(row.survivors) * self.per_instance;
+        if let Some(limit) = self.limit {
+            write!(
+                out,
+                ": {} against its rate_limit of {} = {} of capacity, above the {} ceiling; ",
+                amount(self.load),
+                amount(limit),
+                percent_against(row.utilization, self.max),
+                whole_percent(self.max),
+            )?;
+        } else {
+            write!(
+                out,
+                ": {} / ({} × {}) = {} of capacity, above the {} ceiling; ",
+                amount(self.load),
+                row.survivors,
+                amount(self.per_instance),
+                percent_against(row.utilization, self.max),
+                whole_percent(self.max),
+            )?;
+        }
+        let capacity = self
+            .limit
+            .unwrap_or(f64::from(row.survivors) * self.per_instance);
+        if self.consumer {
+            if self.load > capacity + 1e-9 {
+                write!(
+                    out,
+                    "a consumer, it lags: the backlog grows by {} an hour ({} × 3600 s) while the loss lasts",
+                    amount((self.load - capacity) * 3600.0),
+                    amount(self.load - capacity)
+                )
+            } else {
+                out.write_str("a consumer, it keeps up but with no room for a burst")
+            }
+        } else if let Some(limit) = self.limit {
+            write!(
+                out,
+                "the limit serves {} / {} = {} and refuses the rest",
+                amount(limit),
+                amount(self.load),
+                whole_percent((limit / self.load).min(1.0))
+            )
+        } else if self.load_shedding {
+            let served = capacity;
             write!(
                 out,
                 "with load_shedding the survivors shed the excess and still serve {} / {} = {} of peak",
@@ -237,9 +280,10 @@ impl Wording for Untried {
     fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             out,
-            "losing {} whole, and {} more components after it in model order, was not judged: N-k over whole components stopped at its work bound ({} units, 50 per component and edge and a million more); their domain, group and instance losses are judged",
+            "losing {} whole, and {} more {} after it in model order, was not judged: N-k over whole components stopped at its work bound ({} units, 50 per component and edge and a million more); their domain, group and instance losses are judged",
             self.component,
             self.count.saturating_sub(1),
+            if self.count == 2 { "component" } else { "components" },
             self.bound
         )
     }
@@ -327,7 +371,9 @@ fn check_within(cx: &Context, audit: &mut Audit, bound: u64) {
                 domains,
             };
             let counts = Counts::new(model, &cx.scenario, id, need);
-            let utilization = load / (f64::from(survivors) * cap.per_instance);
+            let carried = limit_of(c, survivors, cap.per_instance)
+                .unwrap_or(f64::from(survivors) * cap.per_instance);
+            let utilization = load / carried;
             let row = HeadroomRow {
                 component: Arc::clone(&component),
                 lost: loss.map_or_else(|| Arc::clone(&instance), |l| Arc::clone(&l.name)),
@@ -374,6 +420,13 @@ fn check_within(cx: &Context, audit: &mut Audit, bound: u64) {
     }
 }
 
+/// `c`'s `rate_limit` where it is below what `survivors` instances of
+/// `per_instance` carry: the rate it accepts then.
+fn limit_of(c: &Component, survivors: u32, per_instance: f64) -> Option<f64> {
+    c.rate_limit
+        .filter(|&l| l < f64::from(survivors) * per_instance)
+}
+
 /// What a contingency is, in words (`None`: one instance).
 fn words(model: &Model, state: &State, loss: Option<&Contingency>) -> LossWords {
     match loss.map(|l| &l.lost) {
@@ -383,7 +436,7 @@ fn words(model: &Model, state: &State, loss: Option<&Contingency>) -> LossWords 
             pair: domains.len() > 1,
         },
         Some(Lost::Group(_)) => LossWords::Group,
-        Some(Lost::Component(lost)) => LossWords::Component(state.of(*lost).instances_up),
+        Some(Lost::Component(gone)) => LossWords::Component(state.of(*gone).instances_up),
     }
 }
 
@@ -678,8 +731,10 @@ components:
     #[test]
     fn whole_component_losses_past_the_work_bound_are_said_not_tried() {
         // One of two providers lost whole sends the other all 400 on 300
-        // (headroom/pay-b/pay-a). With a bound of 0 units no component's
-        // loss is worked out: one note, at the first, counting them all.
+        // (headroom/pay-b/pay-a). With a bound of 0 units, losing checkout
+        // (nothing calls it: its loss moves no load) costs nothing; pay-a's
+        // is the first that costs work: one note, at pay-a, counting it and
+        // pay-b after it.
         let text = "system: s\nentrypoints: [checkout]\ncomponents:\n  checkout: {instances: 2, capacity: 500, load: 400, depends_on: [{any_of: [pay-a, pay-b]}]}\n  pay-a: {capacity: 300}\n  pay-b: {capacity: 300}\n";
         let model = crate::model::parse(text).unwrap();
         let today = crate::model::Date::parse("2026-11-30").unwrap();
@@ -707,12 +762,12 @@ components:
         let f = &audit.findings[0];
         assert_eq!(
             (f.id().to_string().as_str(), f.severity),
-            ("headroom/checkout/untried", Severity::Note)
+            ("headroom/pay-a/untried", Severity::Note)
         );
         assert!(
             f.message()
                 .to_string()
-                .starts_with("losing checkout whole, and 2 more components after it in model order, was not judged"),
+                .starts_with("losing pay-a whole, and 1 more component after it in model order, was not judged"),
             "{}",
             f.message()
         );

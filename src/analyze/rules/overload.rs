@@ -192,7 +192,9 @@ impl Wording for Over {
             )
         } else {
             self.sizing.write_overload(out)?;
-            if self.load_shedding {
+            if self.consumer {
+                out.write_str("; a consumer can also be left to lag while the backlog fits the queue's retention and drains once the input falls")
+            } else if self.load_shedding || self.limit.is_some() {
                 Ok(())
             } else {
                 out.write_str("; where overload must be survived for a while, `load_shedding: true` (admission control) serves what fits and refuses the rest")

@@ -1,6 +1,6 @@
 //! What each component's capacity costs, and the fleet that takes it off.
 
-use super::*;
+use super::{Compiled, Need};
 use crate::model::{ComponentId, Model};
 
 /// Most components whose capacity cost is worked out (two figures of the

@@ -44,14 +44,17 @@ mod relief;
 mod served;
 mod tables;
 
-pub use costs::{MAX_COSTED, costed, with_instances, without_capacity};
-pub use relief::{Relief, relief_in, share_relief};
-pub use served::Served;
 #[allow(
     clippy::wildcard_imports,
     reason = "the submodules share their helpers through the parent"
 )]
-use {compile::*, needs::*, relief::*, tables::*};
+use compile::{add_levels, never};
+pub use costs::{MAX_COSTED, costed, with_instances, without_capacity};
+use needs::{need_of, truncated_need};
+use relief::{MAX_RELIEF_MODEL, Relieving};
+pub use relief::{Relief, relief_in, share_relief};
+pub use served::Served;
+use tables::tables;
 
 /// Most movers one component's load is tabled over (`2^MAX_VARS` entries).
 pub const MAX_VARS: usize = 10;

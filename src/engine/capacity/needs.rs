@@ -1,7 +1,7 @@
 //! What a component needs: the instance counts that carry its load as the
 //! movers change, and the sets of movers under which each suffices.
 
-use super::*;
+use super::{Need, Table};
 use crate::engine::state::Flow;
 use crate::model::{Capacity, Component, ComponentId, Model};
 

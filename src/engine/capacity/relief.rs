@@ -5,7 +5,10 @@
 
 use std::collections::BTreeSet;
 
-use super::*;
+use super::needs::needed;
+use super::served::Served;
+use super::tables::{tables, tables_of};
+use super::{Compiled, Need, Table};
 use crate::engine::state::Flow;
 use crate::model::{ComponentId, Model};
 

@@ -1,7 +1,9 @@
 //! The served share: the compiled model with each shedding or rate-limited
 //! component standing for its expected share.
 
-use super::*;
+use super::relief::callers_upstream;
+use super::tables::movers;
+use super::{Compiled, Need};
 use crate::model::{Component, ComponentId, Model, Pseudo};
 
 /// The model whose figures are the served shares: the compiled model with

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeSet;
 
-use super::*;
+use super::{MAX_MOVERS, MAX_VARS, Table};
 use crate::engine::state::Flow;
 use crate::model::intact::{carried, intact_share, passed};
 use crate::model::{ComponentId, Edge, EdgeKind, Model};

@@ -1,0 +1,296 @@
+//! One state, one figure (issue 28, "What is wrong today" 1 to 4): the
+//! availability agrees with what the load flow says the survivors carry,
+//! standbys carry nothing until the active side is down, a shedding
+//! component or a rate limit passes on only what it serves, and a consumer
+//! pulls from its queue. Each reproducer through `nines check` or `nines
+//! what-if`, with the numbers worked by hand.
+
+use std::path::Path;
+
+use nines::cli::{Format, WhatIfArgs, WhatIfFormat, what_if_source};
+
+fn check_json(name: &str, text: &str) -> serde_json::Value {
+    let run = crate::check(name, text, Format::Json);
+    serde_json::from_str(&run.stdout).unwrap_or_else(|_| panic!("{}", run.stderr))
+}
+
+fn what_if(text: &str, lose: &[&str], cold: bool, scale: Option<f64>) -> serde_json::Value {
+    let args = WhatIfArgs {
+        model: "model.yaml".to_owned(),
+        lose: lose.iter().map(|s| (*s).to_owned()).collect(),
+        cold,
+        scale_load: scale,
+        set: Vec::new(),
+        format: WhatIfFormat::Json,
+        today: Some("2026-11-30".to_owned()),
+    };
+    let run = crate::capture(|terminal| what_if_source("model.yaml", text, &args, terminal));
+    serde_json::from_str(&run.stdout).unwrap_or_else(|_| panic!("{}", run.stderr))
+}
+
+fn example(name: &str) -> String {
+    std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("models")
+            .join(name),
+    )
+    .unwrap()
+}
+
+fn ids(findings: &serde_json::Value) -> Vec<&str> {
+    findings
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().or_else(|| f.as_str()).unwrap())
+        .collect()
+}
+
+fn finding<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == id)
+        .unwrap_or_else(|| panic!("no {id}: {:#}", report["findings"]))
+}
+
+fn close(got: &serde_json::Value, want: f64, tolerance: f64) {
+    let got = got
+        .as_f64()
+        .unwrap_or_else(|| panic!("not a number: {got}"));
+    assert!((got - want).abs() <= tolerance, "{got} against {want}");
+}
+
+/// Reproducer 1b: one cache node nothing requires, in front of a database
+/// sized for the misses only.
+const CACHE_SPOF: &str = r"system: cachespof
+objective: {availability: 99.9%}
+components:
+  web:
+    instances: 3
+    availability: 99.9%
+    capacity: 1000
+    load: 1500
+    depends_on:
+      - {target: cache, degradable: true, timeout: 10ms}
+      - {target: db, hit_rate: 95%, cached_by: cache, timeout: 100ms}
+  cache: {kind: cache, criticality: important, instances: 1, availability: 99%}
+  db: {instances: 2, availability: 99.95%, capacity: 100}
+";
+
+#[test]
+fn a_cache_nothing_requires_takes_the_entrypoint_down_with_it() {
+    let report = check_json("cachespof.yaml", CACHE_SPOF);
+    let web = &report["availability"]["web"];
+    // Structurally web needs 1 of its 3 instances and 1 of 2 db nodes:
+    // 1 - (1e-9 + 2.5e-7) = 0.99999975. With capacity: the cache down
+    // (0.01) sends db all 1500 on 2 × 100: web is down. Cache up: db gets
+    // 1500 × 5% = 75, one node carries it; web needs ceil(1500 / 1000) = 2
+    // of 3 (2 or 3 down: 3 × 1e-6 = 3.0e-6) and a db node (2.5e-7).
+    // U = 0.01 + 0.99 × (3.0e-6 + 2.5e-7) = 0.0100032: 98.99968%.
+    close(&web["structural_availability"], 0.999_999_75, 1e-9);
+    close(&web["availability"], 1.0 - 0.010_003_2, 1e-7);
+    assert_eq!(web["method"], "exact");
+    // The objective 99.9% is then missed, and the cache is a SPOF by load.
+    let found = ids(&report["findings"]);
+    assert!(found.contains(&"slo/web"), "{found:?}");
+    let spof = finding(&report, "spof/cache");
+    assert!(
+        spof["message"].as_str().unwrap().contains("1500"),
+        "{}",
+        spof["message"]
+    );
+    // db's capacity is nearly all of it: 15 nodes (1500 / 100) would take
+    // 99% of it off.
+    let cost = &web["capacity"][0];
+    assert_eq!(cost["component"], "db");
+    assert_eq!(cost["fleet"], 15);
+    close(&cost["unavailability"], 0.01, 1e-4);
+    // what-if --lose cache agrees: db 1500 on 200, web down.
+    let lost = what_if(CACHE_SPOF, &["cache"], false, None);
+    assert_eq!(lost["after"]["state"]["db"]["load"], 1500.0);
+    close(
+        &lost["after"]["availability"]["web"]["availability"],
+        0.0,
+        1e-12,
+    );
+    // --cold is the same loss of the hits.
+    let cold = what_if(CACHE_SPOF, &[], true, None);
+    close(
+        &cold["after"]["availability"]["web"]["availability"],
+        0.0,
+        1e-12,
+    );
+}
+
+#[test]
+fn the_url_shortener_reaches_no_more_than_its_cache_zone_allows() {
+    let report = check_json("url-shortener.yaml", &example("url-shortener.yaml"));
+    let redirect = &report["availability"]["redirect"];
+    // az-a holds both cache nodes: its loss (5e-4) floods links-db, so
+    // redirect is at most 1 - 5e-4 = 99.95%; with any zone leaving it
+    // 4 × 2000 < 9000 it is 1 - (1.5e-3 + 1.5e-5 + 1.0e-6 + 3.0e-6) =
+    // 0.998484 (the header of models/url-shortener.yaml).
+    close(&redirect["availability"], 0.998_484, 2e-6);
+    assert!(redirect["availability"].as_f64().unwrap() <= 0.9995);
+    close(&redirect["structural_availability"], 1.0 - 3.0e-6, 1e-7);
+    let found = ids(&report["findings"]);
+    assert!(found.contains(&"slo/redirect"), "{found:?}");
+    assert!(found.contains(&"slo/api"), "{found:?}");
+    assert!(found.contains(&"headroom/links-db/az-a"), "{found:?}");
+}
+
+#[test]
+fn the_cells_ring_needs_every_cell() {
+    let text = example("cells.yaml");
+    let report = check_json("cells.yaml", &text);
+    let router = report["availability"]["router"]["availability"]
+        .as_f64()
+        .unwrap();
+    // Any cell short hands its load along the ring and every cell fails
+    // (cascade/cell-a: 1180 and 1660 > 1000), so the router's any_of adds
+    // nothing: it is at most the product of what each cell alone reaches.
+    let mut model = nines::model::parse(&text).unwrap();
+    let cells: Vec<_> = ["cell-a", "cell-b", "cell-c"]
+        .iter()
+        .map(|n| {
+            model
+                .component_ids()
+                .find(|&id| model.component(id).name == *n)
+                .unwrap()
+        })
+        .collect();
+    model.entrypoints = cells;
+    let product: f64 = nines::engine::availability(&model)
+        .iter()
+        .map(|(_, f)| f.availability)
+        .product();
+    assert!(router <= product + 1e-12, "{router} > {product}");
+    // By hand (the header): 0.999897 - 1.0e-5 = 0.999887.
+    assert!((router - 0.999_887).abs() < 1e-6, "{router}");
+}
+
+/// Reproducer 2: an active/standby pair written as `any_of` + `switchover`.
+const STANDBY: &str = r"system: standby
+components:
+  api:
+    instances: 4
+    capacity: 1000
+    load: 1000
+    depends_on:
+      - {any_of: [db-primary, db-standby], switchover: 30s, timeout: 100ms}
+  db-primary: {availability: 99.95%, mttr: 30m, capacity: 600}
+  db-standby: {availability: 99.95%, mttr: 30m, capacity: 600}
+";
+
+#[test]
+fn a_standby_carries_nothing_until_the_active_side_is_down() {
+    let report = check_json("standby.yaml", STANDBY);
+    // The primary carries all of api's 1000 on 600: 167%, an error with
+    // nothing lost; the standby carries 0 and, once the primary is lost,
+    // the same 1000 / 600.
+    let over = finding(&report, "overload/db-primary");
+    assert_eq!(over["severity"], "error");
+    assert!(
+        over["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("db-primary gets 1000 against 1 × 600 = 600: 167% of capacity"),
+        "{}",
+        over["message"]
+    );
+    assert_eq!(
+        finding(&report, "headroom/db-standby/db-primary")["severity"],
+        "error"
+    );
+    let state = what_if(STANDBY, &["api:1"], false, None);
+    assert_eq!(state["after"]["state"]["db-primary"]["load"], 1000.0);
+    assert_eq!(state["after"]["state"]["db-standby"]["load"], 0.0);
+    // Neither can carry 1000: the capacity-aware figure is 0.
+    close(&report["availability"]["api"]["availability"], 0.0, 1e-12);
+}
+
+/// Reproducer 3: a shedding edge in front of a database.
+const SHEDDING_EDGE: &str = r"system: shed
+components:
+  edge: {instances: 2, capacity: 500, load: 800, load_shedding: true, depends_on: [{target: db, timeout: 100ms}]}
+  db: {instances: 1, capacity: 1000}
+";
+
+#[test]
+fn a_shedding_component_passes_on_only_what_it_serves() {
+    // At twice the load edge is offered 1600 and serves 2 × 500 = 1000:
+    // db gets 1000, never the 1600 edge refuses.
+    let out = what_if(SHEDDING_EDGE, &[], false, Some(2.0));
+    assert_eq!(out["after"]["state"]["edge"]["load"], 1600.0);
+    assert_eq!(out["after"]["state"]["db"]["load"], 1000.0);
+    let introduced = ids(&out["introduced"]);
+    assert!(!introduced.contains(&"overload/db"), "{introduced:?}");
+    // And db's load is never above what edge serves, with an instance of
+    // edge lost on top: 1 × 500.
+    let one = what_if(SHEDDING_EDGE, &["edge:1"], false, Some(2.0));
+    assert_eq!(one["after"]["state"]["db"]["load"], 500.0);
+}
+
+#[test]
+fn a_rate_limit_is_the_whole_components_and_does_not_shrink_with_it() {
+    // A global 60 creates/s over 3 instances of 50: the limit binds (60 <
+    // 150) and stays 60 with one instance lost (60 < 100). 100 offered:
+    // 60 pass on to db, the rest is refused.
+    let text = r"system: limit
+components:
+  api: {instances: 3, capacity: 50, load: 100, rate_limit: 60, depends_on: [{target: db, timeout: 100ms}]}
+  db: {instances: 2, capacity: 40}
+";
+    let out = what_if(text, &["api:1"], false, None);
+    assert_eq!(out["after"]["state"]["db"]["load"], 60.0);
+    let report = check_json("limit.yaml", text);
+    let over = finding(&report, "overload/api");
+    // Judged against the limit, not 3 × 50: 100 / 60 = 167%.
+    assert!(
+        over["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("api gets 100 against its rate_limit of 60 = 60: 167% of capacity"),
+        "{}",
+        over["message"]
+    );
+}
+
+/// Reproducer 4: a producer and a pull consumer on one queue.
+const QUEUE: &str = r"system: q
+entrypoints: [api]
+components:
+  api: {instances: 3, capacity: 6000, load: 12000, depends_on: [{target: clicks-queue, timeout: 50ms}]}
+  clicks-queue: {kind: queue, instances: 3, capacity: 10000}
+  click-workers: {kind: worker, instances: 3, capacity: 5000, load: 12000, depends_on: [clicks-queue]}
+";
+
+#[test]
+fn a_consumer_pulls_from_its_queue_and_lags() {
+    let out = what_if(QUEUE, &["click-workers:1"], false, None);
+    // The queue's load is what api produces, 12000 on 3 × 10000 (40%), not
+    // 12000 + the 12000 the workers pull.
+    assert_eq!(out["after"]["state"]["clicks-queue"]["load"], 12000.0);
+    // Two workers of 5000 behind 12000 lag by 2000/s: 7.2 million an hour,
+    // a warning, not a collapse.
+    let over = &out["introduced"];
+    assert_eq!(ids(over), ["overload/click-workers"]);
+    let report = check_json("q.yaml", QUEUE);
+    let row = finding(&report, "headroom/click-workers/instance");
+    assert_eq!(row["severity"], "warning");
+    assert!(
+        row["message"]
+            .as_str()
+            .unwrap()
+            .contains("a consumer, it lags: the backlog grows by 7200000 an hour (2000 × 3600 s)"),
+        "{}",
+        row["message"]
+    );
+    assert!(
+        !ids(&report["findings"])
+            .iter()
+            .any(|f| f.starts_with("overload/clicks-queue"))
+    );
+}
