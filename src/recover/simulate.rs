@@ -771,7 +771,8 @@ impl<'a> Sim<'a> {
                     self.breach_in_interval = false;
                 }
             }
-            _ => {}
+            // Without the clients' ramp a breach is the gates' to act on.
+            _ => self.breach_in_interval = false,
         }
     }
 
