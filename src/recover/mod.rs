@@ -141,7 +141,7 @@ impl Scenario {
         }
         Ok(Self {
             label: format!(
-                "lose {} for {}",
+                "loss of {} for {}",
                 names.join(", "),
                 crate::model::Duration((outage_s * 1000.0) as u64)
             ),

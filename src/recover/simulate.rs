@@ -236,17 +236,23 @@ pub(crate) fn run_steps(
         let warm = sim.warm(step, healthy);
         // A gate moved at the end of this step admits from the next one.
         let gates_open = sim.waves.open();
+        let shut: Vec<bool> = sim.waves.list.iter().map(|w| w.share.is_some()).collect();
         admit_waves(
             &mut sim.waves,
             &sim.state,
-            &sim.demand,
-            &sim.inside,
+            Demand {
+                outside: &sim.demand,
+                fresh: &sim.fresh,
+                inside: &sim.inside,
+                timeout_s: &net.timeout_s,
+            },
             step,
             sim.interval,
             sim.entries_up,
             |c, s| capacity(net, c, s, scenario, settings),
             settings,
         );
+        sim.end_refusals(&shut);
         let at_full = sim.entries_up
             && gates_open
             && sim.limit.is_none_or(|l| l >= 1.0 - 1e-12)
@@ -311,6 +317,9 @@ struct Sim<'a> {
     refused: Vec<f64>,
     /// Per component: the load from inside its wave (and its clients).
     inside: Vec<f64>,
+    /// Per component: the calls from outside its wave without their
+    /// retries (what they would be once nothing fails).
+    fresh: Vec<f64>,
     state: Vec<State>,
     /// Each link's cache fill (1: warm).
     fill: Vec<f64>,
@@ -371,6 +380,7 @@ impl<'a> Sim<'a> {
                     .map(|l| l.caller as usize)
                     .collect()
             },
+            |c| net.per_instance[c].is_some(),
             matches!(admission, Admission::Ramp).then_some(settings.ramp_start),
         );
         let state: Vec<State> = (0..n)
@@ -441,6 +451,7 @@ impl<'a> Sim<'a> {
             waves,
             demand: vec![0.0f64; n],
             inside: vec![0.0f64; n],
+            fresh: vec![0.0f64; n],
             refused: vec![0.0f64; n],
             state,
             fill,
@@ -555,7 +566,7 @@ impl<'a> Sim<'a> {
         let fail_c = self.state[c].failure;
         let own_wave = self.waves.of[c];
         let gate = self.waves.share(c);
-        let mut outside = 0.0;
+        let (mut outside, mut fresh) = (0.0, 0.0);
         for l in &net.inbound[net.in_start[c]..net.in_start[c + 1]] {
             let p = self.processed[l.caller as usize];
             if p <= 0.0 {
@@ -571,10 +582,11 @@ impl<'a> Sim<'a> {
                 continue;
             }
             let miss = 1.0 - l.hit_rate * self.fill[l.link as usize];
-            let load = l.scale * p * miss * attempts(l.retries, l.budget, fail_c);
-
+            let first = l.scale * p * miss;
+            let load = first * attempts(l.retries, l.budget, fail_c);
             if gate.is_some() && self.waves.of[l.caller as usize] != own_wave {
                 outside += load;
+                fresh += first;
             } else {
                 offered += load;
             }
@@ -582,6 +594,7 @@ impl<'a> Sim<'a> {
         // The gate at the edge into the wave admits the calls from
         // outside it up to its share of the steady intake.
         self.demand[c] = outside;
+        self.fresh[c] = fresh;
         self.inside[c] = offered;
         let admitted = match gate {
             None => outside,
@@ -703,6 +716,27 @@ impl<'a> Sim<'a> {
                     0.0
                 };
                 herd.failed(step, 1.0, &self.pending[c], failed_share);
+            }
+        }
+    }
+
+    /// A gate that opened in this step refuses nothing from the next: its
+    /// members' failure, which the callers' retries follow, is their own
+    /// again. The retries of this step's refusals are not carried over:
+    /// with the memoryless retry factor they would keep a surplus that a
+    /// request's few attempts do not (each gives up after its retries).
+    fn end_refusals(&mut self, shut: &[bool]) {
+        for (w, wave) in self.waves.list.iter().enumerate() {
+            if !shut[w] || wave.share.is_some() {
+                continue;
+            }
+            for &c in &wave.members {
+                let r = self.refused[c];
+                if r > 0.0 && r < 1.0 {
+                    let s = &mut self.state[c];
+                    s.failure = (1.0 - (1.0 - s.failure) / (1.0 - r)).clamp(0.0, 1.0);
+                }
+                self.refused[c] = 0.0;
             }
         }
     }
@@ -884,8 +918,7 @@ impl<'a> Sim<'a> {
 fn admit_waves(
     waves: &mut Waves,
     state: &[State],
-    demand: &[f64],
-    inside: &[f64],
+    demand: Demand<'_>,
     step: usize,
     interval: usize,
     entries_up: bool,
@@ -901,7 +934,7 @@ fn admit_waves(
             break;
         }
         let healthy = wave.members.iter().all(|&c| !state[c].collapsed);
-        let reached = wave.members.iter().any(|&c| demand[c] > 0.0);
+        let reached = wave.members.iter().any(|&c| demand.outside[c] > 0.0);
         if wave.ticking.is_none() && wave.share.is_some() && (entries_up || reached) {
             wave.ticking = Some(step);
         }
@@ -913,8 +946,17 @@ fn admit_waves(
                 wave.members.iter().all(|&c| {
                     let s = &state[c];
                     capacity(c, s).is_none_or(|cap| {
-                        let load = inside[c] + share.map_or(demand[c], |g| demand[c].min(g));
-                        load <= settings.raise_limit(share) * cap * (1.0 + 1e-9)
+                        let limit = settings.raise_limit(share) * cap * (1.0 + 1e-9);
+                        let outside = demand.outside[c];
+                        let load = demand.inside[c] + share.map_or(outside, |g| outside.min(g));
+                        // Opening also ends the refusals whose retries
+                        // make up the surplus: it may open once the calls
+                        // without them fit, when this step's surplus fits
+                        // in one timeout's queue.
+                        load <= limit
+                            || (share.is_none()
+                                && demand.inside[c] + demand.fresh[c] <= limit
+                                && load <= cap * (1.0 + demand.timeout_s[c]))
                     })
                 })
             };
@@ -931,6 +973,17 @@ fn admit_waves(
             }
         }
     }
+}
+
+/// What reaches each member of a gated wave in a step: the calls from
+/// outside it (retries included), the same without their retries, the load
+/// from inside it, and its callers' timeout.
+#[derive(Clone, Copy)]
+struct Demand<'a> {
+    outside: &'a [f64],
+    fresh: &'a [f64],
+    inside: &'a [f64],
+    timeout_s: &'a [f64],
 }
 
 /// Whether a component's step left it where the next step will find it

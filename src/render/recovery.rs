@@ -84,13 +84,22 @@ pub(crate) fn verdicts(plan: &Plan) -> Vec<String> {
     lines
 }
 
+/// A count of events: `5.4 M` from a million on, else as the model writes it.
+fn events(n: f64) -> String {
+    if n >= 1e6 {
+        format!("{} M", crate::human::significant(n / 1e6, 3))
+    } else {
+        number(n)
+    }
+}
+
 /// One queue's backlog in a sentence.
 fn backlog(b: &crate::recover::Backlog) -> String {
     let held = if b.held_by == "producers" {
         format!(
             "{}'s producers hold {} events for it ({} of {}/s)",
             b.component,
-            number(b.events),
+            events(b.events),
             seconds(b.worst_lag_s),
             number(b.input)
         )
@@ -98,7 +107,7 @@ fn backlog(b: &crate::recover::Backlog) -> String {
         format!(
             "{} holds {} events its consumers did not take ({} of {}/s)",
             b.component,
-            number(b.events),
+            events(b.events),
             seconds(b.worst_lag_s),
             number(b.input)
         )
@@ -106,7 +115,7 @@ fn backlog(b: &crate::recover::Backlog) -> String {
     let lost = match b.retention_s {
         Some(r) if b.lost > 0.0 => format!(
             "; {} events older than its retention of {} are lost",
-            number(b.lost),
+            events(b.lost),
             seconds(r)
         ),
         _ => String::new(),

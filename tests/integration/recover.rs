@@ -99,7 +99,7 @@ fn losing_one_component_restarts_only_it() {
     ]);
     assert_eq!(run.outcome, Outcome::Pass, "{}", run.stderr);
     let plan: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    assert_eq!(plan["scenario"], "lose payments for 10m");
+    assert_eq!(plan["scenario"], "loss of payments for 10m");
     let waves = plan["waves"].as_array().unwrap();
     assert_eq!(waves.len(), 1);
     assert_eq!(waves[0]["start_s"], 0.0);

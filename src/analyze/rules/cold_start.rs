@@ -393,4 +393,22 @@ components:
         assert!(audit.findings.is_empty());
         assert!(!audit.cold_start.stampedes[0].overloaded);
     }
+
+    #[test]
+    fn a_caller_without_a_load_is_inferred_as_recover_infers_it() {
+        // docs/recovery.md case 2: api gives no load; the store's 50 at a
+        // 95% hit rate is 50 / (1 − 0.95) = 1000 of api's calls, all
+        // missing with the cache cold: 50 + 1000 × 0.95 = 1000 > 100.
+        let audit = crate::analyze::check_one(
+            &ColdStart,
+            "system: cached\ncomponents:\n  api: {depends_on: [{target: store, hit_rate: 95%, cached_by: cache}, cache]}\n  cache: {kind: cache, warmup: 10m}\n  store: {capacity: 100, load: 50, load_shedding: true}\n",
+        );
+        assert_eq!(audit.findings.len(), 1);
+        let message = audit.findings[0].message().to_string();
+        assert!(
+            message.contains("with empty caches store gets 1000 instead of its steady 50"),
+            "{message}"
+        );
+        assert!(message.contains("1000 × 1 × (1 − 95%) = 50 warm, 1000 cold"), "{message}");
+    }
 }

@@ -124,15 +124,15 @@ impl Wording for Trapped {
         // The share that keeps it below C: of λk when its callers stay up
         // (the trap that fires), else of λ after a full outage.
         let trap = &self.trap;
-        let admit = if trap.lambda * trap.k > trap.cold * (1.0 + 1e-12) {
-            trap.cold / (trap.k * trap.lambda)
+        let (admit, formula) = if trap.lambda * trap.k > trap.cold * (1.0 + 1e-12) {
+            (trap.cold / (trap.k * trap.lambda), "C / (kλ)")
         } else {
-            trap.cold / trap.lambda_full
+            (trap.cold / trap.lambda_full, "C / λ_cold")
         };
         if self.managed {
             return write!(
                 out,
-                "{} is a managed service: the team cannot give it load shedding or capacity. Its callers can: put retry budgets on their calls to it (`retry_budget`), back off with jitter, shed or queue on the calling side, and after an outage admit at most {} at the edge (shed 1 − C / (kλ) = {}) and ramp up: `nines recover` gives the schedule",
+                "{} is a managed service: the team cannot give it load shedding or capacity. Its callers can: put retry budgets on their calls to it (`retry_budget`), back off with jitter, shed or queue on the calling side, and after an outage admit at most {} at the edge (shed 1 − {formula} = {}) and ramp up: `nines recover` gives the schedule",
                 self.component,
                 percent(admit),
                 percent(1.0 - admit),
@@ -140,7 +140,7 @@ impl Wording for Trapped {
         }
         write!(
             out,
-            "give {} `load_shedding: true`, put retry budgets on its callers, or after a restart admit at most {} at the edge (shed 1 − C / (kλ) = {}) and ramp up as it warms: `nines recover` gives the schedule",
+            "give {} `load_shedding: true`, put retry budgets on its callers, or after a restart admit at most {} at the edge (shed 1 − {formula} = {}) and ramp up as it warms: `nines recover` gives the schedule",
             self.component,
             percent(admit),
             percent(1.0 - admit),
