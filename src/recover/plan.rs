@@ -105,6 +105,9 @@ pub struct Plan {
     /// The `--admit` share, when given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub admitted: Option<RunSummary>,
+    /// The share of capacity a raise of the ramp below the target may load a
+    /// component to (`min(max_utilization, policy.ramp_ceiling)`).
+    pub ramp_ceiling: f64,
     /// The admission ramp.
     pub ramp: RunSummary,
     /// The durable backlogs the outage leaves, in model order.
@@ -356,6 +359,7 @@ pub fn plan(model: &Model, scenario: &Scenario, settings: &Settings, admit: Opti
         without_ramp: summarize(&net, &open, Admission::Open),
         largest_safe_share: largest,
         admitted,
+        ramp_ceiling: settings.raise_limit(Some(0.0)),
         ramp: summarize(&net, &ramp, Admission::Ramp),
         backlogs: super::backlogs(model, scenario),
     }

@@ -299,6 +299,10 @@ fn initial_state(restarted: bool, cold: bool) -> State {
 
 /// One run between two steps: the network and settings it runs on, and
 /// everything a step changes.
+#[allow(
+    clippy::struct_excessive_bools,
+    reason = "independent flags of one run (entrypoints up, the clients' ramp, a breach, a drain under way), not a state machine"
+)]
 struct Sim<'a> {
     net: &'a Network,
     scenario: &'a Scenario,
@@ -357,6 +361,10 @@ struct Sim<'a> {
 impl<'a> Sim<'a> {
     /// The state before the first step: restarted components not started
     /// (by wave), the others up and warm.
+    #[allow(
+        clippy::too_many_lines,
+        reason = "one initial value per field of the run, each with its reason"
+    )]
     fn new(
         net: &'a Network,
         scenario: &'a Scenario,

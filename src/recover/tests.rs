@@ -101,8 +101,8 @@ fn a_cold_cache_floods_the_store_ten_times_and_the_ramp_follows_the_refill() {
     // x − 0.1 with x = 1 − 0.95 φ, is at most 0.001: φ ≥ 0.9463, 1800.6 s
     // after api starts at 10s: full service at 1811 s (the refill by time
     // of 0.947 × 600 = 568 s said 578 s).
+    assert_eq!(open.time_to_full_service_s, Some(1811.0));
     let open_full = open.time_to_full_service_s.unwrap();
-    assert_eq!(open_full, 1811.0);
     // The ramp never takes the store over its capacity, and reaches full
     // service only after the cache has refilled (10s + 600s).
     let ramp = &plan.ramp;

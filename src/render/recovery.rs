@@ -67,7 +67,8 @@ pub(crate) fn verdicts(plan: &Plan) -> Vec<String> {
     let ramp = &plan.ramp;
     lines.push(if ramp.converges {
         format!(
-            "The ramp reaches full service after {}{}.",
+            "The ramp (each raise below the target keeping every load within {} of capacity, a margin for the variance of arrivals) reaches full service after {}{}.",
+            percent(plan.ramp_ceiling),
             when(ramp.time_to_full_service_s),
             ramp.first_breach.as_ref().map_or_else(
                 || " without any component over its capacity".to_owned(),

@@ -195,22 +195,21 @@ fn cached_calls(cx: &Context) -> Vec<Vec<Hidden>> {
         if !c.running {
             continue;
         }
-        let (caller_load, inferred) = match c.offered {
-            Some(load) => (load, false),
-            None => {
-                let net = network.get_or_insert_with(|| {
-                    crate::recover::Network::new(model, &cx.start_order().waves)
-                });
-                // Per target of the edge, as the flow spreads it.
-                let spread = f64::from(u32::try_from(edge.targets.len()).unwrap_or(1).max(1));
-                let Some(calls) = net
-                    .cold_calls(caller.0, target.0)
-                    .filter(|&calls| calls > 0.0 && edge.calls > 0.0)
-                else {
-                    continue;
-                };
-                (calls * spread / edge.calls, true)
-            }
+        let (caller_load, inferred) = if let Some(load) = c.offered {
+            (load, false)
+        } else {
+            let net = network.get_or_insert_with(|| {
+                crate::recover::Network::new(model, &cx.start_order().waves)
+            });
+            // Per target of the edge, as the flow spreads it.
+            let spread = f64::from(u32::try_from(edge.targets.len()).unwrap_or(1).max(1));
+            let Some(calls) = net
+                .cold_calls(caller.0, target.0)
+                .filter(|&calls| calls > 0.0 && edge.calls > 0.0)
+            else {
+                continue;
+            };
+            (calls * spread / edge.calls, true)
         };
         into[target.0].push(Hidden {
             caller,

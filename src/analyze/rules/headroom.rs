@@ -106,7 +106,11 @@ fn overloaded(model: &Model, judged: Judged<'_>, row: &HeadroomRow) -> Finding {
 }
 
 impl Wording for Overloaded {
-    fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+#[allow(
+        clippy::too_many_lines,
+        reason = "one sentence per kind of loss, written in one place"
+    )]
+        fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
         let row = &self.row;
         match &self.loss {
             LossWords::Instance => out.write_str("losing one instance")?,
