@@ -87,6 +87,7 @@ pub fn audit(model: &Model, text: &str, scenario: Scenario, options: Options) ->
             audit
         },
     );
+    audit.request_mix = super::rules::slo::request_mix(model, &availability);
     audit.availability = availability;
     rayon::join(|| drop(cx), || audit.locate(text));
     audit

@@ -17,6 +17,10 @@ pub struct Audit {
     pub system: String,
     /// Availability per entrypoint, by name.
     pub availability: BTreeMap<String, AvailabilityRow>,
+    /// The figures over the request mix, when `entrypoints` gives each its
+    /// share of the requests.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub request_mix: Option<RequestMix>,
     /// Every finding, sorted by id.
     pub findings: Vec<Finding>,
     /// Ids of the `--baseline` file that no finding has any more, sorted:
@@ -122,6 +126,21 @@ pub struct AvailabilityRow {
     /// unavailability, how much, and the fleet that would carry its largest
     /// load, largest first.
     pub capacity: Vec<CapacityCostRow>,
+}
+
+/// The system over its request mix: each entrypoint's figure weighted by
+/// its share of the requests.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RequestMix {
+    /// Each entrypoint's share of the requests, by name.
+    pub shares: BTreeMap<String, f64>,
+    /// The share of requests that enter at an entrypoint serving its whole
+    /// peak: Σ share × availability (`null` when an entrypoint has none).
+    pub availability: Option<f64>,
+    /// The expected share of all requests served: Σ share × served.
+    pub served: Option<f64>,
+    /// `exact`, or `lower bound` when an entrypoint's `served` is one.
+    pub served_method: &'static str,
 }
 
 /// What one component's capacity costs an entrypoint.
@@ -391,6 +410,7 @@ impl Audit {
         Self {
             system,
             availability: BTreeMap::new(),
+            request_mix: None,
             findings,
             fixed: Vec::new(),
             baseline: None,

@@ -25,15 +25,27 @@ pub fn availability(model: &Model) -> Vec<(ComponentId, Figure)> {
 /// [`availability`], with every cache cold when `cold`.
 #[must_use]
 pub fn availability_with(model: &Model, cold: bool) -> Vec<(ComponentId, Figure)> {
+    let mut figures = figures_of(model, cold, true);
+    partition_served(model, cold, &mut figures);
+    figures
+}
+
+/// The figures of [`availability_with`] before the served share of the
+/// entrypoints that reach shards is worked out; capacity costs when `costs`.
+fn figures_of(model: &Model, cold: bool, costs: bool) -> Vec<(ComponentId, Figure)> {
     let compiled = capacity::compile(model, cold);
     if compiled.is_structural() {
         let mut figures = structural_availability(model);
-        for (_, f) in &mut figures {
+        for (e, f) in &mut figures {
+            // A request whose component fails over is served by another:
+            // the served share is then more than the figure, which is a
+            // lower bound of it.
+            let fails_over = fails_over(model, *e);
             f.capacity = Some(CapacityPart {
                 structural: f.availability,
                 structural_unavailability: f.unavailability,
                 served: f.availability,
-                served_exact: f.method == Method::Exact,
+                served_exact: f.method == Method::Exact && !fails_over,
                 costs: Vec::new(),
             });
         }
@@ -62,14 +74,139 @@ pub fn availability_with(model: &Model, cold: bool) -> Vec<(ComponentId, Figure)
             let mut figure = capacity_figure(model, &compiled, entrypoint, &s, a);
             if let (Some(served), Some(share)) = (&served, share) {
                 served_share(model, &compiled, served, entrypoint, &share, &mut figure);
+            } else if let Some(part) = &mut figure.capacity
+                && fails_over(model, entrypoint)
+            {
+                part.served_exact = false;
             }
             (entrypoint, figure)
         })
         .collect();
-    if !compiled.bracketed && model.components.len() <= MAX_COSTED_MODEL {
+    if costs && !compiled.bracketed && model.components.len() <= MAX_COSTED_MODEL {
         add_costs(model, &compiled, cold, &mut figures);
     }
     figures
+}
+
+/// Most variants of a model worked out for one entrypoint's shards, and
+/// the largest model they are worked out on.
+const MAX_PARTITIONS: usize = 32;
+const MAX_PARTITIONED_MODEL: usize = 2_000;
+
+/// The served share of each entrypoint that reaches shards (edges with a
+/// `share` of their caller's requests). A request takes one shard of each
+/// partition (or none, for the share no edge claims), so the expected
+/// served share is, by linearity, the sum over the choices of the choice's
+/// weight times the served share of the model in which only the chosen
+/// shards are required (the others degradable, their load unchanged).
+/// Past the bounds the share stays the figure's with every shard required:
+/// a lower bound.
+fn partition_served(model: &Model, cold: bool, figures: &mut [(ComponentId, Figure)]) {
+    for (entrypoint, figure) in figures.iter_mut() {
+        let partitions = partitions(model, *entrypoint);
+        if partitions.is_empty() {
+            continue;
+        }
+        let choices: usize = partitions
+            .iter()
+            .map(|p| p.edges.len() + usize::from(p.rest > 0.0))
+            .try_fold(1_usize, usize::checked_mul)
+            .unwrap_or(usize::MAX);
+        let Some(part) = &mut figure.capacity else {
+            continue;
+        };
+        // The sum follows the load flow's served share where each request
+        // takes one path: no alternatives (whose routing averages), no
+        // failover (which serves the requests elsewhere) and no partial
+        // server (whose share other shards' losses change) on the way.
+        // Elsewhere the share with every shard required stays: a bound.
+        let closure = required_closure(model, *entrypoint);
+        let simple = closure.iter().all(|&c| {
+            let c = model.component(c);
+            c.failover_to.is_none()
+                && !c.load_shedding
+                && c.rate_limit.is_none()
+                && c.depends_on
+                    .iter()
+                    .all(|e| e.degradable || e.kind == crate::model::EdgeKind::Target)
+        });
+        // A caller of shards reached along two paths is asked twice per
+        // request: the flow multiplies its shares, the sum does not.
+        let once = partitions
+            .iter()
+            .all(|p| paths_to(model, *entrypoint, |c| c == p.caller) == 1);
+        if !simple
+            || !once
+            || choices > MAX_PARTITIONS
+            || model.components.len() > MAX_PARTITIONED_MODEL
+        {
+            part.served_exact = false;
+            continue;
+        }
+        let (mut served, mut exact) = (0.0, true);
+        for choice in 0..choices {
+            let mut variant = model.clone();
+            variant.entrypoints = vec![*entrypoint];
+            variant.entrypoint_shares.clear();
+            let mut weight = 1.0;
+            let mut rest = choice;
+            for p in &partitions {
+                let n = p.edges.len() + usize::from(p.rest > 0.0);
+                let chosen = rest % n;
+                rest /= n;
+                weight *= p.edges.get(chosen).map_or(p.rest, |&(_, w)| w);
+                for (k, &(e, _)) in p.edges.iter().enumerate() {
+                    let edge = &mut variant.components[p.caller.0].depends_on[e];
+                    edge.degradable = k != chosen;
+                }
+            }
+            if weight <= 0.0 {
+                continue;
+            }
+            let (_, f) = &figures_of(&variant, cold, false)[0];
+            let cap = f.capacity.as_ref();
+            served += weight * cap.map_or(f.availability, |c| c.served);
+            exact &= cap.is_some_and(|c| c.served_exact);
+        }
+        part.served = served.clamp(figure.availability, 1.0);
+        part.served_exact = exact && figure.method == Method::Exact;
+    }
+}
+
+/// One caller's shards: its required edges with a share (edge index and
+/// share) and the share of its requests that needs none of them.
+struct Partition {
+    caller: ComponentId,
+    edges: Vec<(usize, f64)>,
+    rest: f64,
+}
+
+/// The partitions `entrypoint` reaches through required edges.
+fn partitions(model: &Model, entrypoint: ComponentId) -> Vec<Partition> {
+    let mut out = Vec::new();
+    for c in required_closure(model, entrypoint) {
+        let edges: Vec<(usize, f64)> = model
+            .component(c)
+            .depends_on
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| !e.degradable)
+            .filter_map(|(i, e)| e.share.map(|s| (i, s)))
+            .collect();
+        if !edges.is_empty() {
+            let claimed: f64 = edges.iter().map(|(_, s)| s).sum();
+            out.push(Partition {
+                caller: c,
+                edges,
+                rest: if claimed > 1.0 - 1e-9 {
+                    0.0
+                } else {
+                    1.0 - claimed
+                },
+            });
+        }
+    }
+    out
 }
 
 /// One costed component: the entrypoints' unavailability without its
@@ -260,6 +397,7 @@ fn bound_by_structure(
                 &compiled.approximate,
                 &compiled.origin,
             )
+            && !rerouted(model, compiled)
         {
             a.upper = a
                 .upper
@@ -331,22 +469,126 @@ fn served_share(
     let mut exact = figure.method == Method::Exact
         && share.method == Method::Exact
         && !capacity::share_relief(model, compiled, served, entrypoint, &reached);
+    // Whether the figure is at least a lower bound of the served share:
+    // where it is not, the availability (the whole peak served) is.
+    let mut sound = true;
     for c in &reached {
         let original = compiled.origin[c.0];
-        if served.partial.binary_search(&original).is_ok()
-            && (served.inexact.binary_search(&original).is_ok() || !series.contains(c))
-        {
-            exact = false;
+        if served.partial.binary_search(&original).is_ok() {
+            if !series.contains(c) {
+                // Behind alternatives the routing averages what they serve,
+                // the structure counts any of them.
+                sound = false;
+            } else if served.inexact.binary_search(&original).is_ok() {
+                exact = false;
+            }
         }
+        // A failover serves the requests elsewhere, and the routing of an
+        // edge into it sends them there rather than to a standby the
+        // structure counts: no bound either way.
         if model.component(original).failover_to.is_some() {
-            exact = false;
+            sound = false;
         }
     }
+    // A partial server that one request reaches along two required paths
+    // admits it once in the figure, once per call in the load flow: the
+    // figure would be above the truth.
+    let twice = served
+        .partial
+        .iter()
+        .any(|&p| paths_to(&served.model, entrypoint, |c| compiled.origin[c.0] == p) > 1);
+    if twice {
+        sound = false;
+    }
+    // A cache in front of an edge this entrypoint needs loses its hits
+    // when what it needs sheds (it is then not ok), while the served model
+    // counts the shedding as a share and keeps them: above the truth.
+    let partial_behind_cache = reached.iter().any(|&c| {
+        let original = compiled.origin[c.0];
+        model.component(original).depends_on.iter().any(|e| {
+            e.cached_by.is_some_and(|cache| {
+                required_closure(model, cache).iter().any(|&d| {
+                    let d = model.component(d);
+                    d.load_shedding || d.rate_limit.is_some()
+                })
+            })
+        })
+    });
+    if partial_behind_cache {
+        sound = false;
+    }
     // Whole service is a share of 1: never below the availability.
-    part.served = (share.availability - figure.switchover)
-        .max(figure.availability)
-        .clamp(0.0, 1.0);
-    part.served_exact = exact;
+    part.served = if sound {
+        (share.availability - figure.switchover)
+            .max(figure.availability)
+            .clamp(0.0, 1.0)
+    } else {
+        figure.availability
+    };
+    part.served_exact = exact && sound;
+}
+
+/// Whether an alternative of an `any_of`/`at_least` edge has a need that
+/// capacity sets: the edge routes around an alternative that is not ok, so
+/// its load falls when it is overloaded, a relief the count of relieving
+/// instances does not bound (the structural figure stays the upper end).
+fn rerouted(model: &Model, compiled: &capacity::Compiled) -> bool {
+    model.components.iter().any(|c| {
+        c.depends_on.iter().any(|e| {
+            e.kind != crate::model::EdgeKind::Target
+                && e.targets
+                    .iter()
+                    .any(|t| compiled.needs[t.0] != capacity::Need::Structural)
+        })
+    })
+}
+
+/// The number of required paths from `from` to the components `is_end`
+/// holds for, capped at 2 (a cycle counts as 2).
+fn paths_to(model: &Model, from: ComponentId, is_end: impl Fn(ComponentId) -> bool + Copy) -> u32 {
+    fn walk(
+        model: &Model,
+        c: ComponentId,
+        is_end: &dyn Fn(ComponentId) -> bool,
+        memo: &mut fasthash::FastMap<ComponentId, u32>,
+        open: &mut fasthash::FastSet<ComponentId>,
+    ) -> u32 {
+        if let Some(&n) = memo.get(&c) {
+            return n;
+        }
+        if !open.insert(c) {
+            return 2;
+        }
+        let mut n = u32::from(is_end(c));
+        for edge in model
+            .component(c)
+            .depends_on
+            .iter()
+            .filter(|e| !e.degradable)
+        {
+            for &t in &edge.targets {
+                n = (n + walk(model, t, is_end, memo, open)).min(2);
+            }
+        }
+        open.remove(&c);
+        memo.insert(c, n);
+        n
+    }
+    walk(
+        model,
+        from,
+        &is_end,
+        &mut fasthash::FastMap::default(),
+        &mut fasthash::FastSet::default(),
+    )
+}
+
+/// Whether a component `entrypoint` requires hands its load to a
+/// failover when it fails (whose requests another component serves).
+fn fails_over(model: &Model, entrypoint: ComponentId) -> bool {
+    required_closure(model, entrypoint)
+        .iter()
+        .any(|&c| model.component(c).failover_to.is_some())
 }
 
 /// Every component `entrypoint` reaches through required edges of

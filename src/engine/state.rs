@@ -577,15 +577,16 @@ impl State {
     pub fn served_share(&self, model: &Model, entrypoint: ComponentId) -> f64 {
         let mut memo: Vec<Option<f64>> = vec![None; model.components.len()];
         let mut open = vec![false; model.components.len()];
-        self.share_of(model, entrypoint, &mut memo, &mut open)
+        let sharded = reaches_shards(model);
+        self.share_of(model, entrypoint, (&mut memo, &mut open), &sharded)
     }
 
     fn share_of(
         &self,
         model: &Model,
         id: ComponentId,
-        memo: &mut [Option<f64>],
-        open: &mut [bool],
+        (memo, open): (&mut [Option<f64>], &mut [bool]),
+        reach: &[bool],
     ) -> f64 {
         if let Some(s) = memo[id.0] {
             return s;
@@ -595,11 +596,15 @@ impl State {
         }
         open[id.0] = true;
         let c = *self.of(id);
+        // A component that reaches shards (edges for a share of the
+        // requests) is down while one is, yet serves the other shards'
+        // requests.
+        let sharded = reach.get(id.0).copied().unwrap_or(false);
         let s = if c.ok {
             1.0
         } else if let Some(to) = failover_target(model, self, id).filter(|_| !c.ok) {
-            self.share_of(model, to, memo, open)
-        } else if !c.running || !c.up {
+            self.share_of(model, to, (memo, open), reach)
+        } else if !c.running || (!c.up && !sharded) {
             0.0
         } else {
             let own = match (c.verdict, c.offered, self.limit(model, id)) {
@@ -610,6 +615,9 @@ impl State {
                 _ => 1.0,
             };
             let mut s = own;
+            // The shards' part: each serves its share of the requests; the
+            // rest of the requests need none of them.
+            let (mut parted, mut partition) = (0.0, 0.0);
             for edge in model
                 .component(id)
                 .depends_on
@@ -619,17 +627,27 @@ impl State {
                 if s == 0.0 {
                     break;
                 }
+                if let Some(share) = edge.share {
+                    parted += share;
+                    partition += share
+                        * edge
+                            .targets
+                            .iter()
+                            .map(|&t| self.share_of(model, t, (&mut *memo, &mut *open), reach))
+                            .product::<f64>();
+                    continue;
+                }
                 s *= match edge.kind {
                     EdgeKind::Target => edge
                         .targets
                         .iter()
-                        .map(|&t| self.share_of(model, t, memo, open))
+                        .map(|&t| self.share_of(model, t, (&mut *memo, &mut *open), reach))
                         .product::<f64>(),
                     EdgeKind::AnyOf | EdgeKind::AtLeast => {
                         let routed = self.routed(model, edge);
                         let serving: Vec<f64> = routed
                             .iter()
-                            .map(|&t| self.share_of(model, t, memo, open))
+                            .map(|&t| self.share_of(model, t, (&mut *memo, &mut *open), reach))
                             .collect();
                         if serving.iter().filter(|&&x| x > 0.0).count() < edge.at_least as usize {
                             0.0
@@ -640,6 +658,9 @@ impl State {
                         }
                     }
                 };
+            }
+            if parted > 0.0 {
+                s *= partition + (1.0 - parted).max(0.0);
             }
             s
         };
@@ -662,6 +683,43 @@ impl State {
             })
             .sum()
     }
+}
+
+/// Per component, whether it reaches an edge with a `share` through
+/// required edges (empty, without a walk, when no edge has one).
+fn reaches_shards(model: &Model) -> Vec<bool> {
+    let n = model.components.len();
+    let has = |c: &crate::model::Component| {
+        c.depends_on
+            .iter()
+            .any(|e| !e.degradable && e.share.is_some())
+    };
+    if !model.components.iter().any(has) {
+        return Vec::new();
+    }
+    // Callers of a component that reaches shards reach them: walk the
+    // required edges backwards from the components that have one.
+    let mut callers: Vec<Vec<usize>> = vec![Vec::new(); n];
+    for (i, c) in model.components.iter().enumerate() {
+        for e in c.depends_on.iter().filter(|e| !e.degradable) {
+            for t in &e.targets {
+                callers[t.0].push(i);
+            }
+        }
+    }
+    let mut out = vec![false; n];
+    let mut stack: Vec<usize> = (0..n).filter(|&i| has(&model.components[i])).collect();
+    for &i in &stack {
+        out[i] = true;
+    }
+    while let Some(i) = stack.pop() {
+        for &c in &callers[i] {
+            if !std::mem::replace(&mut out[c], true) {
+                stack.push(c);
+            }
+        }
+    }
+    out
 }
 
 /// Whether losing `id` loses the load that reaches it: it is an entrypoint

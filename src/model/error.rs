@@ -719,6 +719,33 @@ impl Problem {
         ))
     }
 
+    /// Shares of requests that add up to more than all of them (`share` on
+    /// one component's edges), or not to all of them (the entrypoints'
+    /// request mix).
+    pub fn share_sum(span: Span, what: &str, sum: f64, want: &str) -> Self {
+        let percent = crate::human::percent(sum, 4);
+        Self::new(
+            "model::share",
+            format!("the {what} add up to {percent}"),
+            span,
+            format!("brings the sum to {percent}"),
+        )
+        .help(format!(
+            "shares are parts of one whole: make them add up to {want}"
+        ))
+    }
+
+    /// A list that needs two entries or more to mean anything.
+    pub fn at_least_two(span: Span, what: &str, why: &str) -> Self {
+        Self::new(
+            "model::too-few",
+            format!("{what} lists fewer than two"),
+            span,
+            "needs two or more",
+        )
+        .help(why.to_owned())
+    }
+
     /// Two keys that must come together, one missing.
     pub fn needs_partner(span: Span, key: &str, partner: &str, why: &str) -> Self {
         Self::new(

@@ -93,6 +93,9 @@ pub struct Model {
     pub objective: Option<Objective>,
     /// Where requests enter, in the order given (or model order by default).
     pub entrypoints: Vec<ComponentId>,
+    /// Each entrypoint's share of the requests, in `entrypoints` order,
+    /// when the model gives the request mix (empty otherwise).
+    pub entrypoint_shares: Vec<f64>,
     /// Thresholds, with defaults applied.
     pub policy: Policy,
     /// Failure domains, in model order.
@@ -358,8 +361,13 @@ pub struct Edge {
     /// The component that is that cache: while it is down, or caches are
     /// cold, the edge's hit rate is 0.
     pub cached_by: Option<ComponentId>,
-    /// Calls per request.
+    /// Calls per request (for a share of the requests, the calls of one
+    /// of them times that share).
     pub calls: f64,
+    /// The share of the caller's requests that make this call (`shards`,
+    /// or `share` per target): the edges of one caller with a share form
+    /// a partition, each request taking one of them (or none).
+    pub share: Option<f64>,
     /// Whether the caller still works without it.
     pub degradable: bool,
     /// Whether the caller pulls from the target (a consumer of a queue):

@@ -20,8 +20,8 @@ raw_struct! {
         pub system: Spanned<String>,
         /// What the system promises, end to end, per entrypoint.
         pub objective: Option<RawObjective>,
-        /// Where user requests enter. Default: every component that no `depends_on` names.
-        pub entrypoints: Option<Spanned<Vec<Spanned<Name>>>>,
+        /// Where user requests enter: a list of names, or a map of each name to its share of the requests (`{redirect: 90%, api: 10%}`, adding up to 100%) for a served figure over the request mix. Default: every component that no `depends_on` names.
+        pub entrypoints: Option<Spanned<RawEntrypoints>>,
         /// Thresholds the checks use.
         pub policy: Option<RawPolicy>,
         /// Failure domains: places whose loss takes down everything in them (regions, zones, racks, hosts).
@@ -163,6 +163,36 @@ raw_struct! {
     }
 }
 
+/// The entrypoints: names, or names with their share of the requests.
+#[derive(Debug, Clone, PartialEq, schemars::JsonSchema)]
+#[serde(untagged)]
+pub enum RawEntrypoints {
+    /// The entrypoints, in the order given.
+    Names(Vec<Spanned<Name>>),
+    /// Each entrypoint's share of the requests (the request mix).
+    Shares(Entries<Spanned<Probability>>),
+}
+
+impl Default for RawEntrypoints {
+    fn default() -> Self {
+        RawEntrypoints::Names(Vec::new())
+    }
+}
+
+impl Decode for RawEntrypoints {
+    fn decode(node: &Node, key: &str, cx: &mut Cx) -> Option<Self> {
+        match &node.value {
+            Value::Seq(_) | Value::Str(_) => Vec::decode(node, key, cx).map(RawEntrypoints::Names),
+            Value::Map(_) => Entries::decode(node, key, cx).map(RawEntrypoints::Shares),
+            _ => cx.wrong(
+                node,
+                key,
+                "a list of entrypoints or a map of each to its share of the requests",
+            ),
+        }
+    }
+}
+
 /// Where a component's instances run.
 #[derive(Debug, Clone, PartialEq, schemars::JsonSchema)]
 #[serde(untagged)]
@@ -212,10 +242,14 @@ impl Decode for RawDependency {
 }
 
 raw_struct! {
-    /// A call to a dependency. Give exactly one of `target`, `any_of`, or `at_least` with `of`.
+    /// A call to a dependency. Give exactly one of `target`, `any_of`, `at_least` with `of`, or `shards`.
     pub struct RawEdge as "dependency" {
         /// The component called.
         pub target: Option<Spanned<Name>>,
+        /// A keyed partition: each of these serves an equal share of the requests (1 / n), so one down fails its share, not all of them.
+        pub shards: Option<Spanned<Vec<Spanned<Name>>>>,
+        /// With `target`: the share of the caller's requests that make this call (a partition written per target; the shares of one component add up to at most 100%). Default: every request.
+        pub share: Option<Spanned<Probability>>,
         /// Alternatives: works while at least one of them works.
         pub any_of: Option<Spanned<Vec<Spanned<Name>>>>,
         /// Works while at least this many of `of` work (a vote across components).

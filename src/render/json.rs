@@ -58,6 +58,7 @@ fn skeleton(audit: &Audit) -> Audit {
     Audit {
         system: audit.system.clone(),
         availability: audit.availability.clone(),
+        request_mix: audit.request_mix.clone(),
         findings: Vec::new(),
         fixed: audit.fixed.clone(),
         baseline: None,

@@ -269,6 +269,21 @@ pub(crate) fn availability_notes(audit: &Audit) -> Vec<String> {
     for (name, row) in &audit.availability {
         if let Some(line) = capacity_note(name, row) {
             lines.push(line);
+        } else if let Some(served) = row
+            .served
+            .filter(|s| *s > row.availability.unwrap_or(1.0) + 1e-12)
+        {
+            lines.push(format!(
+                "{name}: {} of its requests are served{} (its whole peak {}).",
+                crate::human::availability_of(served, 1.0 - served),
+                if row.served_method == "exact" {
+                    ""
+                } else {
+                    " at least"
+                },
+                row.availability
+                    .map_or_else(|| "n/a".to_owned(), crate::human::availability)
+            ));
         }
         if row.switchover > 0.0 {
             lines.push(format!(
@@ -282,6 +297,22 @@ pub(crate) fn availability_notes(audit: &Audit) -> Vec<String> {
             lines.push(format!("Caveat, {name}: {caveat}."));
         }
     }
+    if let Some(mix) = &audit.request_mix {
+        let shares: Vec<String> = mix
+            .shares
+            .iter()
+            .map(|(name, share)| format!("{name} {}", crate::human::percent(*share, 3)))
+            .collect();
+        let figure =
+            |f: Option<f64>| f.map_or_else(|| "n/a".to_owned(), crate::human::availability);
+        lines.push(format!(
+            "Over the request mix ({}): {} of all requests are served{}; {} enter where the whole peak is served.",
+            shares.join(", "),
+            figure(mix.served),
+            if mix.served_method == "exact" { "" } else { " at least" },
+            figure(mix.availability)
+        ));
+    }
     lines
 }
 
@@ -293,7 +324,7 @@ fn capacity_note(name: &str, row: &super::AvailabilityRow) -> Option<String> {
     let (Some(u), Some(structural)) = (row.unavailability, row.structural_unavailability) else {
         return None;
     };
-    let cost = u - structural - row.switchover.min(u - structural).max(0.0) * 0.0;
+    let cost = u - structural;
     if !(cost > 0.1 * u && cost > 0.0) {
         return None;
     }

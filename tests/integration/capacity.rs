@@ -219,7 +219,7 @@ pub fn random_capacity_model(seed: u64) -> String {
             }
             let a = later[next(later.len())];
             let b = later[next(later.len())];
-            let (dep, targets) = match next(6) {
+            let (dep, targets) = match next(8) {
                 0 if a != b => (format!("{{any_of: [c{a}, c{b}]}}"), vec![a, b]),
                 1 if a != b => (
                     format!("{{any_of: [c{a}, c{b}], switchover: 1m}}"),
@@ -244,6 +244,10 @@ pub fn random_capacity_model(seed: u64) -> String {
                     format!("{{target: c{a}, degradable: true, calls: 2}}"),
                     vec![a],
                 ),
+                // A keyed partition: each shard serves half the requests.
+                4 if a != b => (format!("{{shards: [c{a}, c{b}]}}"), vec![a, b]),
+                // A share of the requests (three at most: 90%).
+                5 => (format!("{{target: c{a}, share: 30%}}"), vec![a]),
                 _ => (format!("{{target: c{a}, calls: {}}}", 1 + next(2)), vec![a]),
             };
             if !deps.contains(&dep) {
@@ -282,6 +286,14 @@ fn agrees(text: &str) -> Result<(), String> {
                     return Err(format!(
                         "{name}: engine {a:.15} ({:?}), oracle {:.15}\n{text}",
                         f.method, t.availability
+                    ));
+                }
+                // A served figure that is not exact is a lower bound.
+                if !cap.served_exact && cap.served + f.switchover > t.served + 1e-12 {
+                    return Err(format!(
+                        "{name}: served lower bound {:.15} above the oracle's {:.15}\n{text}",
+                        cap.served + f.switchover,
+                        t.served
                     ));
                 }
                 if cap.served_exact && (cap.served + f.switchover - t.served).abs() > 1e-12 {

@@ -294,3 +294,63 @@ fn a_consumer_pulls_from_its_queue_and_lags() {
             .any(|f| f.starts_with("overload/clicks-queue"))
     );
 }
+
+/// A keyed partition over four shards, and a request mix of two
+/// entrypoints.
+const SHARDS: &str = r"system: sharded
+entrypoints: {api: 90%, admin: 10%}
+components:
+  api:
+    instances: 3
+    availability: 99.9%
+    capacity: 1000
+    load: 1200
+    depends_on:
+      - {shards: [s0, s1, s2, s3], timeout: 100ms}
+  admin: {instances: 2, availability: 99.9%, depends_on: [{target: s0, timeout: 1s}]}
+  s0: {instances: 1, availability: 99%, capacity: 400}
+  s1: {instances: 1, availability: 99%, capacity: 400}
+  s2: {instances: 1, availability: 99%, capacity: 400}
+  s3: {instances: 1, availability: 99%, capacity: 400}
+";
+
+#[test]
+fn a_shard_down_fails_its_share_of_the_requests_not_all_of_them() {
+    let report = check_json("sharded.yaml", SHARDS);
+    let api = &report["availability"]["api"];
+    // api needs ceil(1200 / 1000) = 2 of its 3 instances: 1 - (3 × 1e-6 ×
+    // 0.999 + 1e-9) = 0.999997002. Each shard gets 1200 / 4 = 300 of its
+    // 400. The whole peak needs every shard: 0.999997002 × 0.99^4 =
+    // 0.96059313. A request needs only its own shard: served 0.999997002
+    // × 0.99 = 0.98999703.
+    close(&api["availability"], 0.999_997_002 * 0.99_f64.powi(4), 1e-9);
+    close(&api["served"], 0.999_997_002 * 0.99, 1e-9);
+    assert_eq!(api["served_method"], "exact");
+    // admin: 2 instances (1 - 1e-6) and s0: 0.99 × 0.999999 = 0.98999901.
+    close(
+        &report["availability"]["admin"]["served"],
+        0.99 * 0.999_999,
+        1e-9,
+    );
+    // The request mix: 0.9 × 0.98999703 + 0.1 × 0.98999901 = 0.98999723.
+    let mix = &report["request_mix"];
+    close(
+        &mix["served"],
+        0.9 * 0.999_997_002 * 0.99 + 0.1 * 0.99 * 0.999_999,
+        1e-9,
+    );
+    assert_eq!(mix["shares"]["api"], 0.9);
+    // Losing s1 leaves 1200 / 4 = 300 requests a second unserved, not 1200.
+    let lost = what_if(SHARDS, &["s1"], false, None);
+    assert_eq!(lost["after"]["state"]["s0"]["load"], 300.0);
+    close(
+        &lost["after"]["availability"]["api"]["availability"],
+        0.0,
+        1e-12,
+    );
+    close(
+        &lost["after"]["availability"]["api"]["served"],
+        0.999_997_002 * 0.99 * 0.75,
+        1e-9,
+    );
+}

@@ -190,6 +190,38 @@ impl Wording for Overloaded {
                 whole_percent(self.max),
             )?;
         }
+        self.consequence(out)
+    }
+
+    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = &*self.row.component;
+        if self.managed {
+            // The team does not run its instances: the sizing is what to buy
+            // or configure from the provider.
+            write!(
+                out,
+                "{name} is a managed service: the provider runs its nodes, so buy or configure the equivalent of what this takes (",
+            )?;
+            self.sizing(out)?;
+            out.write_str("), or cut the load reaching it")
+        } else if let Some(why) = &self.role {
+            sizing::write_role(
+                out,
+                name,
+                why,
+                (self.load, self.per_instance, self.row.survivors, self.max),
+            )
+        } else {
+            self.sizing(out)
+        }
+    }
+}
+
+impl Overloaded {
+    /// What the survivors do past the ceiling: a consumer lags, a limit
+    /// refuses, shedding serves what fits, anything else cascades.
+    fn consequence(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let row = &self.row;
         let capacity = self
             .limit
             .unwrap_or(f64::from(row.survivors) * self.per_instance);
@@ -226,31 +258,6 @@ impl Wording for Overloaded {
         }
     }
 
-    fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = &*self.row.component;
-        if self.managed {
-            // The team does not run its instances: the sizing is what to buy
-            // or configure from the provider.
-            write!(
-                out,
-                "{name} is a managed service: the provider runs its nodes, so buy or configure the equivalent of what this takes (",
-            )?;
-            self.sizing(out)?;
-            out.write_str("), or cut the load reaching it")
-        } else if let Some(why) = &self.role {
-            sizing::write_role(
-                out,
-                name,
-                why,
-                (self.load, self.per_instance, self.row.survivors, self.max),
-            )
-        } else {
-            self.sizing(out)
-        }
-    }
-}
-
-impl Overloaded {
     fn sizing(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
         let row = &self.row;
         if row.required_instances > LARGEST_SENSIBLE_FLEET {

@@ -248,6 +248,34 @@ impl Analyzer for Slo {
     }
 }
 
+/// The figures over the request mix, from the rows and the model's
+/// entrypoint shares (`None` without them).
+#[must_use]
+pub fn request_mix(
+    model: &Model,
+    rows: &BTreeMap<String, AvailabilityRow>,
+) -> Option<crate::analyze::results::RequestMix> {
+    if model.entrypoint_shares.is_empty() {
+        return None;
+    }
+    let mut shares = BTreeMap::new();
+    let (mut availability, mut served, mut exact) = (Some(0.0), Some(0.0), true);
+    for (&e, &share) in model.entrypoints.iter().zip(&model.entrypoint_shares) {
+        let name = model.component(e).name.clone();
+        let row = rows.get(&name)?;
+        availability = availability.zip(row.availability).map(|(sum, a)| sum + share * a);
+        served = served.zip(row.served).map(|(sum, s)| sum + share * s);
+        exact &= row.served_method == "exact";
+        shares.insert(name, share);
+    }
+    Some(crate::analyze::results::RequestMix {
+        shares,
+        availability,
+        served,
+        served_method: if exact { "exact" } else { "lower bound" },
+    })
+}
+
 /// The report's availability section: one row per entrypoint.
 #[must_use]
 pub fn availability_rows(

@@ -41,8 +41,15 @@ impl Compiled {
             }
             let table = &self.tables[id.0];
             let loads = table.offered.iter().flatten().copied();
+            // A load that changes with the movers (a cache lost) is taken
+            // at its largest: the share is then its smallest, a bound.
+            let largest = loads.clone().fold(0.0, f64::max);
+            let varies = loads
+                .clone()
+                .any(|l| (l - largest).abs() > 1e-9 * largest.max(1.0));
             let (load, exact) = match self.needs[id.0] {
-                Need::Levels(_) => (loads.fold(0.0, f64::max), false),
+                Need::Levels(_) => (largest, false),
+                _ if varies => (largest, false),
                 _ => (table.offered[table.offered.len() - 1].unwrap_or(0.0), true),
             };
             let limit = c.rate_limit.unwrap_or(f64::INFINITY);

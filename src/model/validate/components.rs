@@ -105,11 +105,13 @@ pub(super) fn component_of(
     // room for three (168 bytes each, a tenth of a component).
     let written = component.depends_on.as_deref().unwrap_or_default();
     let mut depends_on = Vec::with_capacity(written.len());
-    depends_on.extend(
-        written
-            .iter()
-            .filter_map(|dependency| edge(dependency, this, &name.value, names, cx)),
-    );
+    for dependency in written {
+        if let Some(e) = edge(dependency, this, &name.value, names, cx) {
+            let sharded = matches!(dependency, RawDependency::Edge(raw) if raw.shards.is_some());
+            shard(e, sharded, &mut depends_on);
+        }
+    }
+    shares_add_up(written, &name.value, cx);
     let managed = component.managed.as_ref().map_or_else(
         || {
             component
@@ -484,6 +486,7 @@ fn edge(
                 hit_rate: None,
                 cached_by: None,
                 calls: 1.0,
+                share: None,
                 degradable: false,
                 pull: false,
                 switchover: None,
@@ -499,6 +502,8 @@ fn edge(
         return None;
     }
     let degradable = raw.degradable.as_ref().is_some_and(|d| d.value);
+    let share = share(raw, cx);
+    let calls = raw.calls.as_ref().map_or(1.0, |c| c.value.0);
     Some(Edge {
         kind,
         targets,
@@ -509,13 +514,79 @@ fn edge(
         timeout: raw.timeout.as_ref().map(|t| t.value),
         hit_rate: raw.hit_rate.as_ref().map(|h| h.value.0),
         cached_by: cached_by(raw, this, this_name, names, cx),
-        calls: raw.calls.as_ref().map_or(1.0, |c| c.value.0),
+        calls: share.map_or(calls, |s| calls * s),
+        share,
         degradable,
         pull: raw.consumes.as_ref().is_some_and(|c| c.value),
         switchover: switchover(raw, kind, cx),
         span: raw.span,
         fields: Fields::new(RawEdge::KEYS, &raw.keys),
     })
+}
+
+/// A `shards` edge (`sharded`) becomes one edge per shard, each for an
+/// equal share of the requests; any other edge is pushed as it is.
+fn shard(edge: Edge, sharded: bool, out: &mut Vec<Edge>) {
+    if !sharded {
+        out.push(edge);
+        return;
+    }
+    #[allow(clippy::cast_precision_loss, reason = "a handful of shards")]
+    let share = 1.0 / edge.targets.len() as f64;
+    for &t in &edge.targets {
+        out.push(Edge {
+            kind: EdgeKind::Target,
+            targets: vec![t],
+            calls: edge.calls * share,
+            share: Some(share),
+            ..edge.clone()
+        });
+    }
+}
+
+/// The `share` of an edge: only on a `target`.
+fn share(raw: &RawEdge, cx: &mut Cx) -> Option<f64> {
+    let value = raw.share.as_ref()?;
+    for other in ["any_of", "at_least", "of", "shards"] {
+        if let Some(span) = raw.key_span(other) {
+            cx.report(Problem::exclusive(
+                raw.key_span("share").unwrap_or(value.span),
+                "share",
+                other,
+                span,
+                "`share` is the part of the requests that make this one call: give it on a `target` edge, one per part (or list the parts with `shards` for equal shares)",
+            ));
+            return None;
+        }
+    }
+    Some(value.value.0)
+}
+
+/// The `share`s of one component's edges are parts of its requests: they
+/// add up to at most 100%.
+fn shares_add_up(written: &[RawDependency], name: &str, cx: &mut Cx) {
+    let mut sum = 0.0;
+    for dependency in written {
+        let RawDependency::Edge(raw) = dependency else {
+            continue;
+        };
+        // `shards` split all of the requests among them: 100%.
+        let (part, span) = match (&raw.share, &raw.shards) {
+            (Some(share), _) => (share.value.0, share.span),
+            (None, Some(shards)) => (1.0, raw.key_span("shards").unwrap_or(shards.span)),
+            (None, None) => continue,
+        };
+        sum += part;
+        if sum > 1.0 + 1e-9 {
+            cx.report(Problem::share_sum(
+                span,
+                &format!("`share`s and `shards` of {name}'s calls"),
+                sum,
+                "at most 100% (the rest of the requests make none of these calls)",
+            ));
+            return;
+        }
+    }
 }
 
 /// The cache named by `cached_by`, which needs a `hit_rate` to provide.
@@ -565,13 +636,14 @@ fn edge_shape<'e>(raw: &'e RawEdge, cx: &mut Cx) -> Option<(EdgeKind, &'e [Spann
         ("target", raw.target.is_some()),
         ("any_of", raw.any_of.is_some()),
         ("at_least", raw.at_least.is_some() || raw.of.is_some()),
+        ("shards", raw.shards.is_some()),
     ]
     .iter()
     .filter(|(_, present)| *present)
     .map(|(key, _)| *key)
     .collect();
     if forms.len() != 1 {
-        let found: Vec<&str> = ["target", "any_of", "at_least", "of"]
+        let found: Vec<&str> = ["target", "any_of", "at_least", "of", "shards"]
             .into_iter()
             .filter(|key| raw.key_span(key).is_some())
             .collect();
@@ -586,6 +658,18 @@ fn edge_shape<'e>(raw: &'e RawEdge, cx: &mut Cx) -> Option<(EdgeKind, &'e [Spann
     }
     if let Some(target) = &raw.target {
         return Some((EdgeKind::Target, std::slice::from_ref(target), 1));
+    }
+    if let Some(shards) = &raw.shards {
+        if shards.value.len() < 2 {
+            cx.report(Problem::at_least_two(
+                shards.span,
+                "`shards`",
+                "one shard is the whole of it: write `target:`",
+            ));
+            return None;
+        }
+        // One edge to every shard here; `shard` splits it.
+        return Some((EdgeKind::Target, &shards.value, 1));
     }
     if let Some(any_of) = &raw.any_of {
         if any_of.value.is_empty() {

@@ -20,7 +20,7 @@ use super::error::Problem;
 use super::graph::ComponentGraph;
 use super::intact::{self, DependencyOrder};
 use super::load::{Node, Value};
-use super::raw::{RawComponent, RawModel};
+use super::raw::{RawComponent, RawEntrypoints, RawModel};
 use super::span::Span;
 use super::units::Duration;
 use super::{ComponentId, DomainId, GroupId, Model, Objective, Policy};
@@ -257,7 +257,7 @@ fn finish(
     components::default_degradable(&mut components);
     components::default_pull(&mut components);
     let groups = domains::groups(raw);
-    let entrypoints = entrypoints(raw, &names, &components, cx);
+    let (entrypoints, entrypoint_shares) = entrypoints(raw, &names, &components, cx);
     let mut is_entrypoint = vec![false; components.len()];
     for &ComponentId(e) in &entrypoints {
         is_entrypoint[e] = true;
@@ -283,6 +283,7 @@ fn finish(
         system: raw.system.value.clone(),
         objective,
         entrypoints,
+        entrypoint_shares,
         policy,
         domains,
         groups,
@@ -602,31 +603,68 @@ fn written(cx: &Cx, span: Span) -> String {
         .to_owned()
 }
 
-/// The declared entrypoints, or every component that no `depends_on` names.
+/// The declared entrypoints, or every component that no `depends_on` names,
+/// with their shares of the requests where the model gives them (adding up
+/// to 100%).
 fn entrypoints(
     raw: &RawModel,
     names: &Names,
     components: &[super::Component],
     cx: &mut Cx,
-) -> Vec<ComponentId> {
+) -> (Vec<ComponentId>, Vec<f64>) {
     if let Some(declared) = &raw.entrypoints {
-        if declared.value.is_empty() {
+        let (listed_names, shares): (
+            Vec<Spanned<super::units::Name>>,
+            Vec<&Spanned<super::units::Probability>>,
+        ) = match &declared.value {
+            RawEntrypoints::Names(list) => (list.clone(), Vec::new()),
+            RawEntrypoints::Shares(entries) => entries
+                .items
+                .iter()
+                .map(|(name, share)| {
+                    (
+                        Spanned {
+                            value: super::units::Name(name.value.clone()),
+                            span: name.span,
+                        },
+                        share,
+                    )
+                })
+                .unzip(),
+        };
+        if listed_names.is_empty() {
             cx.report(Problem::empty_list(declared.span, "`entrypoints`"));
         }
-        no_repeats(&declared.value, "entrypoints", cx);
+        no_repeats(&listed_names, "entrypoints", cx);
         // A repeat is reported by `no_repeats` and kept once; `listed`
         // finds it in one step (a scan of `out` was quadratic: 50,000
         // declared entrypoints compared 1.25e9 pairs).
         let mut listed = vec![false; components.len()];
         let mut out: Vec<ComponentId> = Vec::new();
-        for name in &declared.value {
+        let mut out_shares = Vec::new();
+        for (i, name) in listed_names.iter().enumerate() {
             if let Some(id) = names.component(name, cx)
                 && !std::mem::replace(&mut listed[id.0], true)
             {
                 out.push(id);
+                if let Some(share) = shares.get(i) {
+                    out_shares.push(share.value.0);
+                }
             }
         }
-        return out;
+        let sum: f64 = shares.iter().map(|s| s.value.0).sum();
+        if !shares.is_empty() && (sum - 1.0).abs() > 1e-6 {
+            cx.report(Problem::share_sum(
+                declared.span,
+                "entrypoints' shares of the requests",
+                sum,
+                "100% (every request enters at one of them)",
+            ));
+        }
+        if out_shares.len() != out.len() {
+            out_shares.clear();
+        }
+        return (out, out_shares);
     }
     let mut called = vec![false; components.len()];
     for target in components
@@ -645,7 +683,7 @@ fn entrypoints(
             raw.key_span("components").unwrap_or(raw.span),
         ));
     }
-    out
+    (out, Vec::new())
 }
 
 /// Reports a name listed twice in one list.
