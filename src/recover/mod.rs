@@ -19,6 +19,7 @@ mod backlog;
 mod herd;
 pub(crate) mod network;
 mod plan;
+mod retry;
 mod simulate;
 #[cfg(test)]
 mod tests;

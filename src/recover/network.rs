@@ -15,7 +15,7 @@
     reason = "step counts, retries and component indices are small and non-negative: horizons are at most a day of seconds, retries are capped at 64, and a model has far fewer than 2^32 components or edges"
 )]
 
-use crate::model::{Component, ComponentId, Edge, EdgeKind, Model};
+use crate::model::{Backoff, Component, ComponentId, Edge, EdgeKind, Model};
 
 /// Timeout assumed on an edge that gives none, seconds.
 pub const DEFAULT_TIMEOUT_S: f64 = 1.0;
@@ -46,6 +46,8 @@ pub(crate) struct Link {
     pub retries: u32,
     pub budget: Option<f64>,
     pub timeout_s: f64,
+    /// How the caller spaces its retries on this edge.
+    pub backoff: Backoff,
     pub required: bool,
 }
 
@@ -83,6 +85,10 @@ pub(crate) struct InLink {
     pub scale: f64,
     pub hit_rate: f64,
     pub budget: f64,
+    /// How the caller spaces its retries, and its timeout in steps (the
+    /// base of an exponential backoff).
+    pub backoff: Backoff,
+    pub timeout_steps: u32,
 }
 
 /// The figures of a required link the request success needs, stored by
@@ -244,6 +250,7 @@ fn links(model: &Model, load: &[Option<f64>]) -> Vec<Link> {
                     timeout_s: edge
                         .timeout
                         .map_or(DEFAULT_TIMEOUT_S, crate::model::Duration::seconds),
+                    backoff: edge.backoff,
                     required: !edge.degradable,
                 });
             }
@@ -336,6 +343,8 @@ impl Flat {
                     scale: l.scale,
                     hit_rate: l.hit_rate,
                     budget: l.budget.unwrap_or(f64::INFINITY),
+                    backoff: l.backoff,
+                    timeout_steps: l.timeout_s.round().clamp(1.0, 86_400.0) as u32,
                 }
             }));
             flat.out_start.push(flat.outbound.len());

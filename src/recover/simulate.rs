@@ -15,6 +15,7 @@
 use super::Scenario;
 use super::herd::Herd;
 use super::network::{Network, attempts};
+use super::retry::RetryLine;
 use super::waves::{Waves, next_share};
 use crate::model::{Backoff, Model};
 
@@ -47,6 +48,13 @@ pub struct Settings {
     pub ramp_ceiling: f64,
     /// Simulated time, seconds.
     pub horizon_s: f64,
+    /// Whether the callers' retries arrive after their edge's backoff
+    /// (`retry.rs`) rather than in the same step at last step's failure
+    /// rate (the memoryless factor `1 + f + … + f^retries`). Off by
+    /// default: with it on, a gate that opens while retries of its
+    /// refusals are still on their way can re-collapse its wave (issue 27,
+    /// Build item 2 is not finished).
+    pub retry_timing: bool,
     /// Every default that was used, as `key = value`.
     pub defaults: Vec<String>,
 }
@@ -120,6 +128,7 @@ impl Settings {
             max_utilization: model.policy.max_utilization,
             ramp_ceiling,
             horizon_s,
+            retry_timing: false,
             defaults,
         }
     }
@@ -356,6 +365,15 @@ struct Sim<'a> {
     success_of: Vec<f64>,
     unstarted: usize,
     entries_up: bool,
+    /// Whether each component restarted whole.
+    restarted: Vec<bool>,
+    /// Per link: the retries on their way (`None`: none since the last
+    /// failure, allocated when its target first fails it), and this step's
+    /// first attempts.
+    lines: Vec<Option<Box<RetryLine>>>,
+    first_of: Vec<f64>,
+    /// Per component: how many of its incoming links have a retry line.
+    lines_into: Vec<u32>,
 }
 
 impl<'a> Sim<'a> {
@@ -481,6 +499,10 @@ impl<'a> Sim<'a> {
             success_of,
             unstarted,
             entries_up: false,
+            restarted,
+            lines: vec![None; net.links.len()],
+            first_of: vec![0.0f64; net.links.len()],
+            lines_into: vec![0; n],
         }
     }
 
@@ -540,7 +562,7 @@ impl<'a> Sim<'a> {
                 entry_flow.push((c, arriving, admitted));
                 offered += admitted;
             }
-            let offered = self.intake(c, offered);
+            let offered = self.intake(c, step, offered);
             if !self.serve(c, step, offered) {
                 *changed = true;
             }
@@ -569,29 +591,57 @@ impl<'a> Sim<'a> {
 
     /// `offered` plus the calls into `c` (those from outside its wave up to
     /// the gate's share of its steady intake).
-    fn intake(&mut self, c: usize, mut offered: f64) -> f64 {
+    fn intake(&mut self, c: usize, step: usize, mut offered: f64) -> f64 {
         let net = self.net;
         let fail_c = self.state[c].failure;
         let own_wave = self.waves.of[c];
         let gate = self.waves.share(c);
         let (mut outside, mut fresh) = (0.0, 0.0);
         for l in &net.inbound[net.in_start[c]..net.in_start[c + 1]] {
+            let li = l.link as usize;
             let p = self.processed[l.caller as usize];
-            if p <= 0.0 {
-                continue;
-            }
             // A degradable call (one that can break a cycle) is re-enabled
             // only once both ends are up and not collapsed.
-            if l.degradable
+            let carried = !(l.degradable
                 && (!self.state[c].started
                     || self.state[c].collapsed
-                    || self.state[l.caller as usize].collapsed)
+                    || self.state[l.caller as usize].collapsed));
+            let miss = 1.0 - l.hit_rate * self.fill[li];
+            let first = if carried && p > 0.0 {
+                l.scale * p * miss
+            } else {
+                0.0
+            };
+            self.first_of[li] = first;
+            if step == 0
+                && self.settings.retry_timing
+                && carried
+                && l.retries > 0
+                && first > 0.0
+                && fail_c > 0.0
+                && self.restarted[c]
+                && !self.restarted[l.caller as usize]
             {
+                // A caller that stayed up has seen every attempt fail
+                // through the outage: its retries of every generation are
+                // on their way (at most its budget).
+                let mut line = self.new_line(l);
+                line.prefill(step, first * (l.budget / f64::from(l.retries)).min(1.0));
+                self.lines[li] = Some(line);
+                self.lines_into[c] += 1;
+            }
+            let load = if self.settings.retry_timing {
+                let retries = match &mut self.lines[li] {
+                    Some(line) => line.take(step, first, l.budget, carried),
+                    None => 0.0,
+                };
+                first + retries
+            } else {
+                first * attempts(l.retries, l.budget, fail_c)
+            };
+            if load <= 0.0 {
                 continue;
             }
-            let miss = 1.0 - l.hit_rate * self.fill[l.link as usize];
-            let first = l.scale * p * miss;
-            let load = first * attempts(l.retries, l.budget, fail_c);
             if gate.is_some() && self.waves.of[l.caller as usize] != own_wave {
                 outside += load;
                 fresh += first;
@@ -635,6 +685,7 @@ impl<'a> Sim<'a> {
         if self.refused[c] > 0.0 {
             self.state[c].failure = 1.0 - (1.0 - self.refused[c]) * (1.0 - self.state[c].failure);
         }
+        let lines_settled = self.send_retries(c, step);
         let horizon = Drain {
             steps_left: (self.steps - step) as f64,
             timeout_s: net.timeout_s[c],
@@ -648,6 +699,51 @@ impl<'a> Sim<'a> {
         );
         self.processed[c] = self.state[c].processed;
         self.record(c, step as f64, offered, cap);
+        settled && lines_settled
+    }
+
+    /// A retry line for link `l`.
+    fn new_line(&self, l: &super::network::InLink) -> Box<RetryLine> {
+        Box::new(RetryLine::new(
+            l.retries,
+            l.backoff,
+            l.timeout_steps,
+            self.steps,
+        ))
+    }
+
+    /// The callers of `c` send the attempts that failed in this step on to
+    /// their next retry, each after its edge's backoff; whether every line
+    /// into `c` is settled (see `RetryLine::settled`). A line with nothing
+    /// on its way is dropped.
+    fn send_retries(&mut self, c: usize, step: usize) -> bool {
+        let net = self.net;
+        let failure = self.state[c].failure;
+        if !self.settings.retry_timing || (failure <= 0.0 && self.lines_into[c] == 0) {
+            return true;
+        }
+        let mut settled = true;
+        for l in &net.inbound[net.in_start[c]..net.in_start[c + 1]] {
+            let li = l.link as usize;
+            if self.lines[li].is_none() {
+                if failure <= 0.0 || l.retries == 0 || self.first_of[li] <= 0.0 {
+                    continue;
+                }
+                let mut line = self.new_line(l);
+                line.take(step, self.first_of[li], l.budget, true);
+                self.lines[li] = Some(line);
+                self.lines_into[c] += 1;
+            }
+            if let Some(line) = &mut self.lines[li] {
+                line.fail(step, failure);
+                if line.idle() {
+                    self.lines[li] = None;
+                    self.lines_into[c] -= 1;
+                } else {
+                    settled &= line.settled();
+                }
+            }
+        }
         settled
     }
 
@@ -860,6 +956,8 @@ impl<'a> Sim<'a> {
             Admission::Ramp => {
                 !self.breach_in_interval
                     && self.waves.open()
+                    // A breach noted at a gate closes it at its next tick.
+                    && self.waves.list.iter().all(|w| !w.breach)
                     && (self.limit.is_none_or(|l| l >= 1.0 - 1e-12) || !healthy)
             }
         };

@@ -282,3 +282,89 @@ fn consumers_down_fill_the_queue_and_its_retention_drops_the_oldest() {
     // A full outage takes the producers down too: nothing accumulates.
     assert!(full(&kept, 1800.0).backlogs.is_empty());
 }
+
+/// A shedding server with room for twice its load (360 for 180), behind
+/// callers with 3 retries and a 1s timeout, spaced by `BACKOFF`.
+const ROOMY: &str = "system: roomy\ncomponents:\n  edge: {depends_on: [{target: app, retries: 3, timeout: 1s, backoff: BACKOFF}]}\n  app: {capacity: 360, load: 180, load_shedding: true}\n";
+
+fn roomy_open(backoff: &str) -> Run {
+    let m = model(&ROOMY.replace("BACKOFF", backoff));
+    let mut settings = Settings::of(&m, 3600.0);
+    settings.retry_timing = true;
+    let net = Network::new(&m, &nines::engine::start_order::waves(&m));
+    let scenario = Scenario::losing(&m, &["app".to_owned()], 600.0).unwrap();
+    simulate(&net, &scenario, &settings, Admission::Open)
+}
+
+#[test]
+fn retries_arrive_after_their_backoff_and_none_burns_its_attempts_first() {
+    // `--lose app`, everything at once. edge kept retrying through the
+    // outage, so every retry generation is on its way: app's first step
+    // is offered 1 + 3 = 4 (relative) against its room of 2, and sheds
+    // f0 = 1 − 2/4 = 0.5. A generation's failures come back one delay
+    // later; the third's give up.
+    //
+    // `none` (the next step): step 1 gets gen 1 = 1 × 0.5 (the new calls
+    // of step 0), gen 2 = 1 × 0.5, gen 3 = 1 × 0.5 (the held ones of step
+    // 0): 1 + 1.5 = 2.5, f1 = 1 − 2/2.5 = 0.2. Step 2: gen 1 = 0.2, gen 2
+    // = 0.5 × 0.2 = 0.1, gen 3 = 0.1: 1.4 ≤ 2, f2 = 0. Requests fail
+    // with f^4 = 0.2^4 = 0.0016 > 0.1% at 1s: full service at 2s.
+    let none = roomy_open("none");
+    assert_eq!(none.full_service_s, Some(2.0), "{:?}", none.full_service_s);
+    // `exponential` (1, 2 and 4 s): the held generations keep arriving
+    // at 1 a step for their delay. Step 1: 1 + 0.5 + 1 + 1 = 3.5, f1 =
+    // 1 − 2/3.5 = 0.4286. Step 2: 1 + 0.4286 + 0.5 + 1 = 2.9286, f2 =
+    // 0.3171. Step 3: 1 + 0.3171 + 0.5 × 0.4286 + 1 = 2.5314, f3 =
+    // 0.2099 (0.2099^4 = 0.0019 > 0.1%). Step 4: 1 + 0.2099 + 1 × 0.3171
+    // ... no: gen 2 at 4 is gen 1 of 2 (0.4286) × f2 = 0.1359, gen 3 at 4
+    // is gen 2 of 0 (1) × f0 = 0.5: 1 + 0.2099 + 0.1359 + 0.5 = 1.8458 ≤
+    // 2, f4 = 0, and nothing later exceeds 2 (step 5: 1 + 0 + 0.3171 ×
+    // 0.2099 + 1 × 0.4286 = 1.495): full service at 4s, within the 1 + 2
+    // + 4 = 7 s of one request's retries.
+    let exponential = roomy_open("exponential");
+    assert_eq!(exponential.full_service_s, Some(4.0));
+    assert!(none.converged && exponential.converged);
+    // The memoryless factor (attempts(f) = 1 + f + f² + f³ at last step's
+    // f, still the default) gives 1 + 0.5 + 0.25 + 0.125 = 1.875 ≤ 2 at
+    // step 1 whatever the backoff: full service at 1s.
+    let memoryless = run(
+        &ROOMY.replace("BACKOFF", "exponential"),
+        |m| Scenario::losing(m, &["app".to_owned()], 600.0).unwrap(),
+        Admission::Open,
+    );
+    assert_eq!(memoryless.full_service_s, Some(1.0));
+    // `jittered` spreads each generation over 1..=its delay: slower to
+    // drain than `none`, and never later than the exponential's 7 s.
+    let jittered = roomy_open("jittered");
+    let t = jittered.full_service_s.unwrap();
+    assert!((2.0..=7.0).contains(&t), "{t}");
+}
+
+#[test]
+#[ignore = "issue 27 Build item 2 unfinished: with retry_timing on, the gate opens at 101 s but the retries of its refusals still on their way re-collapse app and the gate cycles; the opening test must count the retries in flight"]
+fn the_gate_on_one_server_drains_within_retries_times_backoff_and_one_interval() {
+    // One server at C = 200, λ = 180 (room 1.11), 3 retries with
+    // exponential backoff after a 1s timeout, `--lose app`: its gate
+    // ramps 10% → 100% in 9 ticks (91 s); at 100% the refused attempts
+    // behind it are retries of at most 1 + 2 + 4 = 7 s, so by 98 s the
+    // surplus is gone and the gate opens at its next tick, 101 s
+    // (≤ 91 + 7 + 10).
+    let m = model(&ONE_SERVER.replace("timeout: 1s}", "timeout: 1s, backoff: exponential}"));
+    let mut settings = Settings::of(&m, 3600.0);
+    settings.retry_timing = true;
+    let scenario = Scenario::losing(&m, &["app".to_owned()], 600.0).unwrap();
+    let plan = plan(&m, &scenario, &settings, None);
+    let gate = &plan.waves[0].schedule;
+    let at = |pred: &dyn Fn(Option<f64>) -> bool| {
+        gate.iter()
+            .find(|(_, s)| pred(*s))
+            .map(|(t, _)| *t)
+            .unwrap()
+    };
+    let full_at = at(&|s| s == Some(1.0));
+    let open_at = at(&|s| s.is_none());
+    assert_eq!(Some(full_at), Some(91.0), "{gate:?}");
+    assert!(open_at <= full_at + 7.0 + 10.0, "{gate:?}");
+    assert_eq!(Some(open_at), Some(101.0), "{gate:?}");
+    assert!(plan.ramp.converges);
+}
