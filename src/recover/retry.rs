@@ -143,6 +143,23 @@ impl RetryLine {
         self.steady_for = if same { self.steady_for + 1 } else { 0 };
     }
 
+    /// Adds what arrives in each step after `now` (index j − 1 for step
+    /// now + j) to `into`, growing it as needed.
+    pub fn add_in_flight(&self, now: usize, into: &mut Vec<f64>) {
+        if into.len() < self.len {
+            into.resize(self.len, 0.0);
+        }
+        for g in 0..self.delays.len() {
+            let row = g * self.len;
+            let mut level = self.level[g];
+            for (j, slot) in into.iter_mut().enumerate().take(self.len) {
+                let i = row + (now + j + 1) % self.len;
+                level += self.slope[i];
+                *slot += self.pulse[i] + level.max(0.0);
+            }
+        }
+    }
+
     /// Whether what arrives is what arrived the step before, and will stay
     /// so: the same amounts sent for longer than the longest delay.
     pub fn settled(&self) -> bool {

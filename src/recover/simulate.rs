@@ -51,9 +51,8 @@ pub struct Settings {
     /// Whether the callers' retries arrive after their edge's backoff
     /// (`retry.rs`) rather than in the same step at last step's failure
     /// rate (the memoryless factor `1 + f + … + f^retries`). Off by
-    /// default: with it on, a gate that opens while retries of its
-    /// refusals are still on their way can re-collapse its wave (issue 27,
-    /// Build item 2 is not finished).
+    /// default until the worked cases and snapshots are redone with it
+    /// (issue 27, Build item 2).
     pub retry_timing: bool,
     /// Every default that was used, as `key = value`.
     pub defaults: Vec<String>,
@@ -246,6 +245,7 @@ pub(crate) fn run_steps(
         // A gate moved at the end of this step admits from the next one.
         let gates_open = sim.waves.open();
         let shut: Vec<bool> = sim.waves.list.iter().map(|w| w.share.is_some()).collect();
+        sim.count_in_flight(step);
         admit_waves(
             &mut sim.waves,
             &sim.state,
@@ -253,6 +253,7 @@ pub(crate) fn run_steps(
                 outside: &sim.demand,
                 fresh: &sim.fresh,
                 inside: &sim.inside,
+                in_flight: &sim.in_flight,
                 timeout_s: &net.timeout_s,
             },
             step,
@@ -374,6 +375,10 @@ struct Sim<'a> {
     first_of: Vec<f64>,
     /// Per component: how many of its incoming links have a retry line.
     lines_into: Vec<u32>,
+    /// Per member of a closed gate: the most of the retries from outside
+    /// its wave still on their way that arrive in one step.
+    in_flight: Vec<f64>,
+    scratch: Vec<f64>,
 }
 
 impl<'a> Sim<'a> {
@@ -503,6 +508,8 @@ impl<'a> Sim<'a> {
             lines: vec![None; net.links.len()],
             first_of: vec![0.0f64; net.links.len()],
             lines_into: vec![0; n],
+            in_flight: vec![0.0f64; n],
+            scratch: Vec::new(),
         }
     }
 
@@ -700,6 +707,34 @@ impl<'a> Sim<'a> {
         self.processed[c] = self.state[c].processed;
         self.record(c, step as f64, offered, cap);
         settled && lines_settled
+    }
+
+    /// The most of the retries on their way into each member of a closed
+    /// gate from outside its wave that arrive in one step (0 elsewhere,
+    /// and without retry timing).
+    fn count_in_flight(&mut self, step: usize) {
+        if !self.settings.retry_timing {
+            return;
+        }
+        let net = self.net;
+        for c in 0..net.names.len() {
+            self.in_flight[c] = 0.0;
+            if self.lines_into[c] == 0 || self.waves.share(c).is_none() {
+                continue;
+            }
+            let own = self.waves.of[c];
+            let mut per_step = std::mem::take(&mut self.scratch);
+            per_step.clear();
+            for l in &net.inbound[net.in_start[c]..net.in_start[c + 1]] {
+                if self.waves.of[l.caller as usize] != own
+                    && let Some(line) = &self.lines[l.link as usize]
+                {
+                    line.add_in_flight(step, &mut per_step);
+                }
+            }
+            self.in_flight[c] = per_step.iter().copied().fold(0.0, f64::max);
+            self.scratch = per_step;
+        }
     }
 
     /// A retry line for link `l`.
@@ -1059,10 +1094,18 @@ fn admit_waves(
                         // make up the surplus: it may open once the calls
                         // without them fit, when this step's surplus fits
                         // in one timeout's queue.
-                        load <= limit
+                        // With the retries timed, those still on their way
+                        // arrive at the open gate too: the most that
+                        // arrives in one step must fit beside the calls
+                        // without retries.
+                        let flying = demand.in_flight[c];
+                        let absorbed =
+                            flying <= 0.0 || demand.inside[c] + demand.fresh[c] + flying <= limit;
+                        (load <= limit
                             || (share.is_none()
                                 && demand.inside[c] + demand.fresh[c] <= limit
-                                && load <= cap * (1.0 + demand.timeout_s[c]))
+                                && load <= cap * (1.0 + demand.timeout_s[c])))
+                            && (share.is_some() || absorbed)
                     })
                 })
             };
@@ -1089,6 +1132,7 @@ struct Demand<'a> {
     outside: &'a [f64],
     fresh: &'a [f64],
     inside: &'a [f64],
+    in_flight: &'a [f64],
     timeout_s: &'a [f64],
 }
 
