@@ -50,9 +50,8 @@ pub struct Settings {
     pub horizon_s: f64,
     /// Whether the callers' retries arrive after their edge's backoff
     /// (`retry.rs`) rather than in the same step at last step's failure
-    /// rate (the memoryless factor `1 + f + … + f^retries`). Off by
-    /// default until the worked cases and snapshots are redone with it
-    /// (issue 27, Build item 2).
+    /// rate (the memoryless factor `1 + f + … + f^retries`, kept for
+    /// comparison). On by default.
     pub retry_timing: bool,
     /// Every default that was used, as `key = value`.
     pub defaults: Vec<String>,
@@ -127,7 +126,7 @@ impl Settings {
             max_utilization: model.policy.max_utilization,
             ramp_ceiling,
             horizon_s,
-            retry_timing: false,
+            retry_timing: true,
             defaults,
         }
     }

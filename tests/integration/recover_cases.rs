@@ -325,13 +325,16 @@ fn retries_arrive_after_their_backoff_and_none_burns_its_attempts_first() {
     assert_eq!(exponential.full_service_s, Some(4.0));
     assert!(none.converged && exponential.converged);
     // The memoryless factor (attempts(f) = 1 + f + f² + f³ at last step's
-    // f, still the default) gives 1 + 0.5 + 0.25 + 0.125 = 1.875 ≤ 2 at
+    // f, the rule before retries were timed) gives 1 + 0.5 + 0.25 + 0.125 = 1.875 ≤ 2 at
     // step 1 whatever the backoff: full service at 1s.
-    let memoryless = run(
-        &ROOMY.replace("BACKOFF", "exponential"),
-        |m| Scenario::losing(m, &["app".to_owned()], 600.0).unwrap(),
-        Admission::Open,
-    );
+    let memoryless = {
+        let m = model(&ROOMY.replace("BACKOFF", "exponential"));
+        let mut settings = Settings::of(&m, 3600.0);
+        settings.retry_timing = false;
+        let net = Network::new(&m, &nines::engine::start_order::waves(&m));
+        let scenario = Scenario::losing(&m, &["app".to_owned()], 600.0).unwrap();
+        simulate(&net, &scenario, &settings, Admission::Open)
+    };
     assert_eq!(memoryless.full_service_s, Some(1.0));
     // `jittered` spreads each generation over 1..=its delay: slower to
     // drain than `none`, and never later than the exponential's 7 s.
@@ -376,4 +379,11 @@ fn the_gate_on_one_server_drains_within_retries_times_backoff_and_one_interval()
     assert_eq!(Some(open_at), Some(111.0), "{gate:?}");
     assert!(open_at <= full_at + 2.0 * 10.0, "{gate:?}");
     assert!(plan.ramp.converges);
+    // With `none` (the edge's default) the retries come back the next
+    // second and the last of them land within 3 s of the last refusal:
+    // the gate opens at its first tick after 100%, 101 s (case 5).
+    let none = losing(ONE_SERVER, &["app"], 600.0);
+    let gate = &none.waves[0].schedule;
+    let open_none = gate.iter().find(|(_, s)| s.is_none()).map(|(t, _)| *t);
+    assert_eq!(open_none, Some(101.0), "{gate:?}");
 }
