@@ -1,4 +1,4 @@
-//! `nines recover MODEL [--outage 30m | --lose NAME…] [--admit 30%]
+//! `nines recover MODEL [--outage 30m | --lose NAME[:N]…] [--admit 30%]
 //! [--format table|json|svg]`: the recovery plan after an outage and its
 //! simulation (docs/recovery.md). The outage, the share and the horizon are
 //! read by the model's own scalar rules.
@@ -32,7 +32,8 @@ pub struct RecoverArgs {
     #[arg(long, default_value = "30m")]
     pub outage: String,
     /// Instead of a full outage: a domain, component or shared-fate group
-    /// that was down for `--outage` (repeatable).
+    /// that was down for `--outage`, or `COMPONENT:N` for N of its
+    /// instances (repeatable).
     #[arg(long, value_name = "NAME")]
     pub lose: Vec<String>,
     /// Also simulate admitting only this share of the traffic until every

@@ -426,6 +426,21 @@ impl Problem {
         ))
     }
 
+    /// A `retention` on a component that is not a queue kind.
+    pub fn retention_not_queue(span: Span, kind: Option<&str>) -> Self {
+        let found = kind.map_or_else(
+            || "no `kind`".to_owned(),
+            |k| format!("`kind: {}`", printable(k)),
+        );
+        Self::new(
+            "model::retention",
+            format!("`retention` is for queues, and this component has {found}"),
+            span,
+            "only a queue keeps events",
+        )
+        .help("give the component a queue kind (queue, stream, topic, kafka, pubsub, broker) or leave `retention` out")
+    }
+
     /// A value outside a fixed set of words.
     pub fn bad_choice(span: Span, key: &str, text: &str, choices: &[&str]) -> Self {
         let problem = Self::new(

@@ -29,7 +29,9 @@ pub use error::Problem;
 pub use latency::{Breaker, EdgeLimits, Hedge, Latency};
 pub use rule::Rule;
 pub use span::Span;
-pub use units::{Backoff, Criticality, Date, Duration, Percentile, Plane, Replication};
+pub use units::{
+    Backoff, Criticality, Date, Down, Duration, Percentile, Plane, Prewarm, Replication,
+};
 
 /// Index of a component in [`Model::components`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -168,6 +170,8 @@ pub struct RecoveryPolicy {
     pub client_timeout: Option<Duration>,
     /// Client retry spacing.
     pub client_backoff: Option<Backoff>,
+    /// Highest share of capacity the ramp loads a component to.
+    pub ramp_ceiling: Option<f64>,
 }
 
 impl Default for Policy {
@@ -266,6 +270,12 @@ pub struct Component {
     pub rate_limit: Option<f64>,
     /// Time to full capacity after a cold start.
     pub warmup: Option<Duration>,
+    /// What it does with connections while down (`nines recover`).
+    pub down: Down,
+    /// Whether a cache restores its contents on its own after a restart.
+    pub prewarm: Prewarm,
+    /// How long a queue keeps an event.
+    pub retention: Option<Duration>,
     /// Shared-fate groups it belongs to.
     pub shares: Vec<GroupId>,
     /// Where its load goes when it fails.
@@ -295,6 +305,17 @@ pub struct Component {
     /// (`engine::capacity`): what its health stands for. `None` for every
     /// component read from a model.
     pub pseudo: Option<Pseudo>,
+}
+
+impl Component {
+    /// Whether its kind is a queue kind (queue, stream, topic, kafka,
+    /// pubsub, broker): it keeps what it is sent until consumed.
+    #[must_use]
+    pub fn is_queue(&self) -> bool {
+        self.kind
+            .as_deref()
+            .is_some_and(|k| validate::QUEUE_KINDS.contains(&k))
+    }
 }
 
 /// What a component added by the capacity compilation stands for, in

@@ -6,8 +6,8 @@
 use super::decode::{Cx, Decode, Entries, Spanned, raw_struct};
 use super::load::{Node, Value};
 use super::units::{
-    Backoff, Count, Criticality, Date, Duration, Name, Percentile, Plane, Probability, Rate, Ratio,
-    Replication,
+    Backoff, Count, Criticality, Date, Down, Duration, Name, Percentile, Plane, Prewarm,
+    Probability, Rate, Ratio, Replication,
 };
 
 raw_struct! {
@@ -80,6 +80,8 @@ raw_struct! {
         pub slow: Option<Spanned<bool>>,
         /// A pool (`workers`, an edge's `pool` or `connections`) is sized for its in-flight calls at normal latency times this (Hystrix's breathing room; default 1.5).
         pub pool_headroom: Option<Spanned<Ratio>>,
+        /// Highest share of its (warming) capacity the admission ramp loads a component to during recovery, a margin for the variance of arrivals (`nines recover`; default 90%).
+        pub ramp_ceiling: Option<Spanned<Probability>>,
     }
 }
 
@@ -138,8 +140,14 @@ raw_struct! {
         pub load_shedding: Option<Spanned<bool>>,
         /// A rate limit for the whole component, whatever its instances: it accepts and forwards at most this much and rejects the rest (in the model's unit of load).
         pub rate_limit: Option<Spanned<Rate>>,
-        /// Time from start to full capacity after a cold start.
+        /// Time from start to full capacity after a cold start; on a cache, the time its misses take to refill it at the steady miss rate.
         pub warmup: Option<Spanned<Duration>>,
+        /// What the component does with its callers' connections while it is down (`nines recover`): blackhole (default: a lost host, attempts hang until the callers' timeout) or refuse (a stopped process: attempts fail at once).
+        pub down: Option<Spanned<Down>>,
+        /// On a cache: snapshot restores its contents on its own, so it restarts warm; none (default) refills by the misses its store answers.
+        pub prewarm: Option<Spanned<Prewarm>>,
+        /// On a queue kind: how long it keeps an event; a backlog older than this after an outage is lost (`nines recover`).
+        pub retention: Option<Spanned<Duration>>,
         /// Shared-fate groups the component belongs to.
         pub shares: Option<Vec<Spanned<Name>>>,
         /// Where its load goes when it fails (cells, peers, fallbacks).

@@ -563,6 +563,14 @@ impl Percentile {
 }
 
 choice!(
+    /// What a down component does with its callers' connections (`nines recover`).
+    Down { /** Holds them until the callers time out: a lost host, a partition. */ Blackhole = "blackhole", /** Refuses them at once: a stopped process on a live host. */ Refuse = "refuse" } default Blackhole
+);
+choice!(
+    /// How a cache's contents come back after a restart (`nines recover`).
+    Prewarm { /** Empty: filled by the misses its store answers. */ None = "none", /** Restored from a snapshot on its own: warm at restart. */ Snapshot = "snapshot" } default None
+);
+choice!(
     /// How data reaches a standby.
     Replication { /** No standby. */ None = "none", /** Asynchronous, with lag. */ Async = "async", /** Synchronous: no committed write is lost. */ Sync = "sync" } default None
 );

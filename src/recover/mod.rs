@@ -15,14 +15,17 @@
     reason = "step counts, retries and component indices are small and non-negative: horizons are at most a day of seconds, retries are capped at 64, and a model has far fewer than 2^32 components or edges"
 )]
 
+mod backlog;
 mod herd;
 pub(crate) mod network;
 mod plan;
+mod retry;
 mod simulate;
 #[cfg(test)]
 mod tests;
 mod waves;
 
+pub use backlog::{Backlog, backlogs};
 pub use plan::{Plan, RunSummary, Series, Wave, plan, ramp_steps};
 pub use simulate::{Admission, Run, Settings, WaveRun, simulate};
 
@@ -57,10 +60,53 @@ impl Scenario {
 
     /// The named domains, groups and components down for `outage_s`: the
     /// instances in a lost domain, every instance of a lost component or a
-    /// member of a lost group. `Err` names an unknown name.
+    /// member of a lost group, `N` instances of a component for
+    /// `COMPONENT:N` (as in `what-if`). A component left with fewer than
+    /// `min_healthy` survivors restarts whole. `Err` names an unknown name
+    /// or a count it cannot take.
     pub fn losing(model: &Model, names: &[String], outage_s: f64) -> Result<Self, String> {
         let mut restarted = vec![0u32; model.components.len()];
-        for name in names {
+        for arg in names {
+            let (name, count) = match arg.rsplit_once(':') {
+                Some((name, n)) if !model.components.iter().any(|c| c.name == *arg) => {
+                    let count: u32 = n.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
+                        format!("--lose `{arg}`: the count after `:` must be a whole number above 0, such as `api:1`")
+                    })?;
+                    (name, Some(count))
+                }
+                _ => (arg.as_str(), None),
+            };
+            if let Some(count) = count {
+                let Some(c) = model.components.iter().position(|c| c.name == name) else {
+                    return Err(format!(
+                        "--lose `{arg}`: `:N` counts instances of a component, and no component is called `{name}`"
+                    ));
+                };
+                let component = &model.components[c];
+                let lost = restarted[c] + count;
+                if lost > component.instances {
+                    return Err(format!(
+                        "--lose `{arg}`: {name} has {} instance{}{}",
+                        component.instances,
+                        if component.instances == 1 { "" } else { "s" },
+                        if restarted[c] > 0 {
+                            format!(
+                                ", and earlier --lose arguments already take {}",
+                                restarted[c]
+                            )
+                        } else {
+                            String::new()
+                        }
+                    ));
+                }
+                restarted[c] = if component.instances - lost < component.min_healthy {
+                    component.instances
+                } else {
+                    lost
+                };
+                continue;
+            }
+            let name = &name.to_owned();
             if let Some(d) = model.domains.iter().position(|d| &d.name == name) {
                 let lost = [crate::model::DomainId(d)];
                 for id in model.component_ids() {
@@ -96,7 +142,7 @@ impl Scenario {
         }
         Ok(Self {
             label: format!(
-                "lose {} for {}",
+                "loss of {} for {}",
                 names.join(", "),
                 crate::model::Duration((outage_s * 1000.0) as u64)
             ),

@@ -15,7 +15,7 @@
     reason = "step counts, retries and component indices are small and non-negative: horizons are at most a day of seconds, retries are capped at 64, and a model has far fewer than 2^32 components or edges"
 )]
 
-use crate::model::{Component, ComponentId, Edge, EdgeKind, Model};
+use crate::model::{Backoff, Component, ComponentId, Edge, EdgeKind, Model};
 
 /// Timeout assumed on an edge that gives none, seconds.
 pub const DEFAULT_TIMEOUT_S: f64 = 1.0;
@@ -34,13 +34,20 @@ pub(crate) struct Link {
     /// processed load, before the miss factor and the attempts.
     pub scale: f64,
     pub hit_rate: f64,
-    /// Refill time of the cache in front, seconds (0 without a hit rate).
-    pub refill_s: f64,
+    /// Fill gained per second per unit of answered misses (the caller's
+    /// processed load × the miss share × the share answered), so that a
+    /// cold cache whose every miss is answered at the steady rate fills in
+    /// its refill time (the cache component's `warmup`, default 10m):
+    /// `ln(1 / (1 − h)) / (h × refill)` (docs/recovery.md,
+    /// "Caches").
+    pub refill_rate: f64,
     /// The component that caches this edge, if it has a hit rate.
     pub cache: Option<usize>,
     pub retries: u32,
     pub budget: Option<f64>,
     pub timeout_s: f64,
+    /// How the caller spaces its retries on this edge.
+    pub backoff: Backoff,
     pub required: bool,
 }
 
@@ -78,6 +85,10 @@ pub(crate) struct InLink {
     pub scale: f64,
     pub hit_rate: f64,
     pub budget: f64,
+    /// How the caller spaces its retries, and its timeout in steps (the
+    /// base of an exponential backoff).
+    pub backoff: Backoff,
+    pub timeout_steps: u32,
 }
 
 /// The figures of a required link the request success needs, stored by
@@ -118,6 +129,12 @@ pub struct Network {
     pub warmup_s: Vec<Option<f64>>,
     /// Whether each component sheds load.
     pub shedding: Vec<bool>,
+    /// Whether each component refuses connections while down (`down:
+    /// refuse`) rather than holding them to the callers' timeout.
+    pub refuses: Vec<bool>,
+    /// Whether each component restores its cache contents on its own
+    /// (`prewarm: snapshot`).
+    pub prewarmed: Vec<bool>,
     /// Shortest timeout of the incoming links: how long callers wait.
     pub timeout_s: Vec<f64>,
     /// Links by target: those of component c are `inbound[in_start[c]..in_start[c + 1]]`.
@@ -135,6 +152,26 @@ pub struct Network {
 /// cache in its process).
 pub(crate) fn cache_of(caller: ComponentId, edge: &Edge) -> ComponentId {
     edge.cached_by.unwrap_or(caller)
+}
+
+/// The highest hit rate the refill works with: at 100% the hot set would
+/// be infinite (no miss ever fills it).
+const MAX_HIT_RATE: f64 = 0.999_999;
+
+/// Fill per second per unit of answered misses of a cache with hit rate
+/// `h` and refill time `refill_s`. The cache stores a key when its miss is
+/// answered: `dφ/dt = answered misses / hot set`. With every miss answered
+/// at the steady request rate the misses are `1 − hφ` and
+/// `φ(t) = (1 − (1 − h)^(t / refill)) / h`, full (φ = 1) at `refill`
+/// exactly when the hot set is `refill × h / ln(1 / (1 − h))` requests:
+/// the rate is its inverse. A small hit rate gives `1 / refill`, the
+/// fill by time.
+fn refill_rate(h: f64, refill_s: f64) -> f64 {
+    if h <= 0.0 || refill_s <= 0.0 {
+        return 0.0;
+    }
+    let h = h.min(MAX_HIT_RATE);
+    (1.0 / (1.0 - h)).ln() / (h * refill_s)
 }
 
 /// Share of an edge's calls that reach one of its targets.
@@ -206,13 +243,14 @@ fn links(model: &Model, load: &[Option<f64>]) -> Vec<Link> {
                     kind: edge.kind,
                     scale: load[caller].unwrap_or(1.0) * edge.calls * share(edge),
                     hit_rate: edge.hit_rate.unwrap_or(0.0),
-                    refill_s,
+                    refill_rate: refill_rate(edge.hit_rate.unwrap_or(0.0), refill_s),
                     cache,
                     retries: edge.retries,
                     budget: edge.retry_budget,
                     timeout_s: edge
                         .timeout
                         .map_or(DEFAULT_TIMEOUT_S, crate::model::Duration::seconds),
+                    backoff: edge.backoff,
                     required: !edge.degradable,
                 });
             }
@@ -305,6 +343,8 @@ impl Flat {
                     scale: l.scale,
                     hit_rate: l.hit_rate,
                     budget: l.budget.unwrap_or(f64::INFINITY),
+                    backoff: l.backoff,
+                    timeout_steps: l.timeout_s.round().clamp(1.0, 86_400.0) as u32,
                 }
             }));
             flat.out_start.push(flat.outbound.len());
@@ -386,12 +426,38 @@ impl Network {
                 })
                 .collect(),
             shedding: model.components.iter().map(|c| c.load_shedding).collect(),
+            refuses: model
+                .components
+                .iter()
+                .map(|c| c.down == crate::model::Down::Refuse)
+                .collect(),
+            prewarmed: model
+                .components
+                .iter()
+                .map(|c| c.prewarm == crate::model::Prewarm::Snapshot)
+                .collect(),
             load,
             links,
             into,
             out,
             timeout_s,
         }
+    }
+
+    /// The calls per second `caller` sends `target` with its caches cold,
+    /// before retries, as the load flow infers them: a caller without a
+    /// load sends the part of the target's load that its callers with a
+    /// load do not explain. `None` when the target's load is unknown.
+    pub fn cold_calls(&self, caller: usize, target: usize) -> Option<f64> {
+        let load = self.load[target]?;
+        Some(
+            self.out[caller]
+                .iter()
+                .map(|&i| &self.links[i])
+                .filter(|l| l.target == target)
+                .map(|l| load * l.scale)
+                .sum(),
+        )
     }
 
     /// Each component's intake at total failure after an outage: every

@@ -105,8 +105,13 @@ pub struct Plan {
     /// The `--admit` share, when given.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub admitted: Option<RunSummary>,
+    /// The share of capacity a raise of the ramp below the target may load a
+    /// component to (`min(max_utilization, policy.ramp_ceiling)`).
+    pub ramp_ceiling: f64,
     /// The admission ramp.
     pub ramp: RunSummary,
+    /// The durable backlogs the outage leaves, in model order.
+    pub backlogs: Vec<super::Backlog>,
 }
 
 /// The shares of the unconstrained ramp from `start` to 1: ×`increase`
@@ -198,17 +203,25 @@ fn rounded(schedule: &[(f64, Option<f64>)]) -> Vec<(f64, Option<f64>)> {
 const SHARE_STEPS: u32 = 1024;
 
 /// The largest share held at the entrypoints until warm that converges,
-/// by bisection to 1/1024; `None` when 1/1024 does not, or when
+/// to 1/1024; `None` when no share on the grid below converges, or when
 /// `cancelled` is set before the search ends (the caller then has no use
 /// for the answer).
 ///
-/// The search is the sequential bisection (probe 1/1024, then the midpoint
-/// of the bracket, kept when it converges), but each round simulates the
-/// next `depth` levels of midpoints the search could visit at once, in
-/// parallel, then follows the path the sequential search takes through
-/// them: the same shares decide, so the answer is the same for any number
-/// of threads. With `threads` threads a round simulates `2^depth - 1`
-/// shares, `depth` the most that fits (1 on two threads: one share a round).
+/// The shares that converge are an interval, not a prefix: too large a
+/// share collapses a component, too small a one refills the caches so
+/// slowly (they fill by the misses answered, and a held share answers few)
+/// that they are not full within the horizon, and the hold never opens.
+/// So the search first simulates the doubling grid 1/1024, 2/1024, …,
+/// 512/1024 side by side, takes the largest that converges, and bisects
+/// between it and the next grid point (or 1024/1024, which is everything
+/// at once and did not converge). The bisection is the sequential one
+/// (the midpoint of the bracket, kept when it converges), but each round
+/// simulates the next `depth` levels of midpoints the search could visit
+/// at once, in parallel, then follows the path the sequential search
+/// takes through them: the same shares decide, so the answer is the same
+/// for any number of threads. With `threads` threads a round simulates
+/// `2^depth - 1` shares, `depth` the most that fits (1 on two threads: one
+/// share a round).
 fn largest_safe_share(
     net: &Network,
     scenario: &Scenario,
@@ -233,14 +246,13 @@ fn largest_safe_share(
                 .collect(),
         )
     };
-    // Round one: the probe, and the levels below it that fit.
-    let mut shares = vec![1];
-    midpoints(1, SHARE_STEPS, depth - 1, &mut shares);
-    let mut known = converges(&shares)?;
-    if !decided(&known, 1) {
-        return None;
-    }
-    let (mut lo, mut hi) = (1u32, SHARE_STEPS);
+    // Round one: the doubling grid.
+    let grid: Vec<u32> =
+        std::iter::successors(Some(1u32), |&k| (k * 2 < SHARE_STEPS).then_some(k * 2)).collect();
+    let known = converges(&grid)?;
+    let lo = grid.iter().rev().copied().find(|&k| decided(&known, k))?;
+    let (mut lo, mut hi) = (lo, (lo * 2).min(SHARE_STEPS));
+    let mut known: Vec<(u32, bool)> = Vec::new();
     loop {
         // Follow the sequential search through the shares simulated.
         while hi - lo > 1 {
@@ -347,6 +359,8 @@ pub fn plan(model: &Model, scenario: &Scenario, settings: &Settings, admit: Opti
         without_ramp: summarize(&net, &open, Admission::Open),
         largest_safe_share: largest,
         admitted,
+        ramp_ceiling: settings.raise_limit(Some(0.0)),
         ramp: summarize(&net, &ramp, Admission::Ramp),
+        backlogs: super::backlogs(model, scenario),
     }
 }

@@ -15,6 +15,7 @@
 use super::Scenario;
 use super::herd::Herd;
 use super::network::{Network, attempts};
+use super::retry::RetryLine;
 use super::waves::{Waves, next_share};
 use crate::model::{Backoff, Model};
 
@@ -42,13 +43,32 @@ pub struct Settings {
     pub client_backoff: Backoff,
     /// `policy.max_utilization`.
     pub max_utilization: f64,
+    /// `policy.ramp_ceiling`: the highest share of its capacity a raise of
+    /// the ramp below the target may load a component to.
+    pub ramp_ceiling: f64,
     /// Simulated time, seconds.
     pub horizon_s: f64,
+    /// Whether the callers' retries arrive after their edge's backoff
+    /// (`retry.rs`) rather than in the same step at last step's failure
+    /// rate (the memoryless factor `1 + f + … + f^retries`, kept for
+    /// comparison). On by default.
+    pub retry_timing: bool,
     /// Every default that was used, as `key = value`.
     pub defaults: Vec<String>,
 }
 
 impl Settings {
+    /// The share of capacity a raise of the ramp to `share` may load a
+    /// component to: the ceiling below the target, `max_utilization` at it
+    /// (the steady state is judged as `check` judges it).
+    #[must_use]
+    pub fn raise_limit(&self, share: Option<f64>) -> f64 {
+        match share {
+            Some(a) if a < 1.0 - 1e-12 => self.max_utilization.min(self.ramp_ceiling),
+            _ => self.max_utilization,
+        }
+    }
+
     /// The model's figures, each missing one replaced by its default (and
     /// named in [`Settings::defaults`]).
     #[must_use]
@@ -66,6 +86,7 @@ impl Settings {
         let ramp_increase = pick("ramp_increase", p.ramp_increase, 1.5, "1.5");
         let ramp_step = pick("ramp_step", p.ramp_step, 0.1, "10%");
         let ramp_decrease = pick("ramp_decrease", p.ramp_decrease, 0.5, "50%");
+        let ramp_ceiling = pick("ramp_ceiling", p.ramp_ceiling, 0.9, "90%");
         let ramp_interval_s = pick(
             "ramp_interval",
             p.ramp_interval.map(crate::model::Duration::seconds),
@@ -103,7 +124,9 @@ impl Settings {
             client_timeout_s,
             client_backoff,
             max_utilization: model.policy.max_utilization,
+            ramp_ceiling,
             horizon_s,
+            retry_timing: true,
             defaults,
         }
     }
@@ -217,19 +240,28 @@ pub(crate) fn run_steps(
         success(net, &mut sim.state, &mut sim.success_of, &sim.fill);
         sim.retry_failed_clients(step, &entry_flow);
         let healthy = sim.unstarted == 0 && sim.state.iter().all(|s| !s.collapsed);
-        let warm = sim.warm(healthy);
+        let warm = sim.warm(step, healthy);
         // A gate moved at the end of this step admits from the next one.
         let gates_open = sim.waves.open();
+        let shut: Vec<bool> = sim.waves.list.iter().map(|w| w.share.is_some()).collect();
+        sim.count_in_flight(step);
         admit_waves(
             &mut sim.waves,
             &sim.state,
-            &sim.demand,
+            Demand {
+                outside: &sim.demand,
+                fresh: &sim.fresh,
+                inside: &sim.inside,
+                in_flight: &sim.in_flight,
+                timeout_s: &net.timeout_s,
+            },
             step,
             sim.interval,
             sim.entries_up,
             |c, s| capacity(net, c, s, scenario, settings),
             settings,
         );
+        sim.end_refusals(&shut);
         let at_full = sim.entries_up
             && gates_open
             && sim.limit.is_none_or(|l| l >= 1.0 - 1e-12)
@@ -276,6 +308,10 @@ fn initial_state(restarted: bool, cold: bool) -> State {
 
 /// One run between two steps: the network and settings it runs on, and
 /// everything a step changes.
+#[allow(
+    clippy::struct_excessive_bools,
+    reason = "independent flags of one run (entrypoints up, the clients' ramp, a breach, a drain under way), not a state machine"
+)]
 struct Sim<'a> {
     net: &'a Network,
     scenario: &'a Scenario,
@@ -292,9 +328,25 @@ struct Sim<'a> {
     /// the share of them the gate refused (last step's).
     demand: Vec<f64>,
     refused: Vec<f64>,
+    /// Per component: the load from inside its wave (and its clients).
+    inside: Vec<f64>,
+    /// Per component: the calls from outside its wave without their
+    /// retries (what they would be once nothing fails).
+    fresh: Vec<f64>,
     state: Vec<State>,
     /// Each link's cache fill (1: warm).
     fill: Vec<f64>,
+    /// Whether each component has a caller that stayed up through the
+    /// outage: those callers have been failing and retrying all along, so
+    /// its first traffic is at their retry limit.
+    held: Vec<bool>,
+    /// The first step of the current run of healthy steps.
+    healthy_since: Option<usize>,
+    /// Whether the ramp admits at the entrypoints (one of them restarted).
+    entry_ramp: bool,
+    /// Whether a healthy run has begun that is not yet a whole interval
+    /// long (the hold waits for it: the drain).
+    drain_pending: bool,
     /// The retrying clients of each entrypoint.
     herds: Vec<Option<Herd>>,
     /// The share the entrypoints admit (`None`: all).
@@ -313,11 +365,28 @@ struct Sim<'a> {
     success_of: Vec<f64>,
     unstarted: usize,
     entries_up: bool,
+    /// Whether each component restarted whole.
+    restarted: Vec<bool>,
+    /// Per link: the retries on their way (`None`: none since the last
+    /// failure, allocated when its target first fails it), and this step's
+    /// first attempts.
+    lines: Vec<Option<Box<RetryLine>>>,
+    first_of: Vec<f64>,
+    /// Per component: how many of its incoming links have a retry line.
+    lines_into: Vec<u32>,
+    /// Per member of a closed gate: the most of the retries from outside
+    /// its wave still on their way that arrive in one step.
+    in_flight: Vec<f64>,
+    scratch: Vec<f64>,
 }
 
 impl<'a> Sim<'a> {
     /// The state before the first step: restarted components not started
     /// (by wave), the others up and warm.
+    #[allow(
+        clippy::too_many_lines,
+        reason = "one initial value per field of the run, each with its reason"
+    )]
     fn new(
         net: &'a Network,
         scenario: &'a Scenario,
@@ -341,17 +410,31 @@ impl<'a> Sim<'a> {
                     .map(|l| l.caller as usize)
                     .collect()
             },
+            |c| net.per_instance[c].is_some(),
             matches!(admission, Admission::Ramp).then_some(settings.ramp_start),
         );
         let state: Vec<State> = (0..n)
             .map(|c| initial_state(restarted[c], cold[c]))
             .collect();
+        // A cache is cold in the share of its instances that restarted (an
+        // in-process cache is its caller's); one restored from a snapshot,
+        // or one that did not restart, is warm.
         let fill: Vec<f64> = net
             .links
             .iter()
             .map(|l| match l.cache {
-                Some(cache) if cold[cache] || cold[l.caller] => 0.0,
+                Some(cache) if !net.prewarmed[cache] => {
+                    let lost = scenario.restarted[cache].min(net.instances[cache]);
+                    1.0 - f64::from(lost) / f64::from(net.instances[cache].max(1))
+                }
                 _ => 1.0,
+            })
+            .collect();
+        let held: Vec<bool> = (0..n)
+            .map(|c| {
+                net.inbound[net.in_start[c]..net.in_start[c + 1]]
+                    .iter()
+                    .any(|l| !restarted[l.caller as usize])
             })
             .collect();
         let timeout_steps = settings.client_timeout_s.round().max(1.0) as usize;
@@ -363,10 +446,13 @@ impl<'a> Sim<'a> {
                 })
             })
             .collect();
+        // The clients' ramp is for entrypoints that restarted: when they
+        // stayed up, the gates at the edges into the restarted waves admit.
+        let entry_ramp = (0..n).any(|c| net.entry[c] && restarted[c]);
         let limit: Option<f64> = match admission {
             Admission::Open => None,
             Admission::Hold(share) => Some(share),
-            Admission::Ramp => Some(settings.ramp_start),
+            Admission::Ramp => entry_ramp.then_some(settings.ramp_start),
         };
         let run = Run {
             converged: false,
@@ -394,9 +480,15 @@ impl<'a> Sim<'a> {
             cold,
             waves,
             demand: vec![0.0f64; n],
+            inside: vec![0.0f64; n],
+            fresh: vec![0.0f64; n],
             refused: vec![0.0f64; n],
             state,
             fill,
+            held,
+            entry_ramp,
+            drain_pending: false,
+            healthy_since: None,
             herds,
             limit,
             run,
@@ -411,6 +503,12 @@ impl<'a> Sim<'a> {
             success_of,
             unstarted,
             entries_up: false,
+            restarted,
+            lines: vec![None; net.links.len()],
+            first_of: vec![0.0f64; net.links.len()],
+            lines_into: vec![0; n],
+            in_flight: vec![0.0f64; n],
+            scratch: Vec::new(),
         }
     }
 
@@ -434,6 +532,11 @@ impl<'a> Sim<'a> {
             for &c in &wave.members {
                 self.unstarted -= 1;
                 self.state[c].started = true;
+                if !self.held[c] {
+                    // Every caller was down too and starts a wave later,
+                    // with no attempt in flight: it meets an idle server.
+                    self.state[c].failure = 0.0;
+                }
                 self.run.started_s[c] = Some(now);
                 if self.net.entry[c]
                     && let Some(herd) = &mut self.herds[c]
@@ -465,7 +568,7 @@ impl<'a> Sim<'a> {
                 entry_flow.push((c, arriving, admitted));
                 offered += admitted;
             }
-            let offered = self.intake(c, offered);
+            let offered = self.intake(c, step, offered);
             if !self.serve(c, step, offered) {
                 *changed = true;
             }
@@ -494,30 +597,60 @@ impl<'a> Sim<'a> {
 
     /// `offered` plus the calls into `c` (those from outside its wave up to
     /// the gate's share of its steady intake).
-    fn intake(&mut self, c: usize, mut offered: f64) -> f64 {
+    fn intake(&mut self, c: usize, step: usize, mut offered: f64) -> f64 {
         let net = self.net;
         let fail_c = self.state[c].failure;
         let own_wave = self.waves.of[c];
         let gate = self.waves.share(c);
-        let mut outside = 0.0;
+        let (mut outside, mut fresh) = (0.0, 0.0);
         for l in &net.inbound[net.in_start[c]..net.in_start[c + 1]] {
+            let li = l.link as usize;
             let p = self.processed[l.caller as usize];
-            if p <= 0.0 {
-                continue;
-            }
             // A degradable call (one that can break a cycle) is re-enabled
             // only once both ends are up and not collapsed.
-            if l.degradable
+            let carried = !(l.degradable
                 && (!self.state[c].started
                     || self.state[c].collapsed
-                    || self.state[l.caller as usize].collapsed)
+                    || self.state[l.caller as usize].collapsed));
+            let miss = 1.0 - l.hit_rate * self.fill[li];
+            let first = if carried && p > 0.0 {
+                l.scale * p * miss
+            } else {
+                0.0
+            };
+            self.first_of[li] = first;
+            if step == 0
+                && self.settings.retry_timing
+                && carried
+                && l.retries > 0
+                && first > 0.0
+                && fail_c > 0.0
+                && self.restarted[c]
+                && !self.restarted[l.caller as usize]
             {
+                // A caller that stayed up has seen every attempt fail
+                // through the outage: its retries of every generation are
+                // on their way (at most its budget).
+                let mut line = self.new_line(l);
+                line.prefill(step, first * (l.budget / f64::from(l.retries)).min(1.0));
+                self.lines[li] = Some(line);
+                self.lines_into[c] += 1;
+            }
+            let load = if self.settings.retry_timing {
+                let retries = match &mut self.lines[li] {
+                    Some(line) => line.take(step, first, l.budget, carried),
+                    None => 0.0,
+                };
+                first + retries
+            } else {
+                first * attempts(l.retries, l.budget, fail_c)
+            };
+            if load <= 0.0 {
                 continue;
             }
-            let miss = 1.0 - l.hit_rate * self.fill[l.link as usize];
-            let load = l.scale * p * miss * attempts(l.retries, l.budget, fail_c);
             if gate.is_some() && self.waves.of[l.caller as usize] != own_wave {
                 outside += load;
+                fresh += first;
             } else {
                 offered += load;
             }
@@ -525,7 +658,21 @@ impl<'a> Sim<'a> {
         // The gate at the edge into the wave admits the calls from
         // outside it up to its share of the steady intake.
         self.demand[c] = outside;
-        let admitted = gate.map_or(outside, |share| outside.min(share));
+        self.fresh[c] = fresh;
+        self.inside[c] = offered;
+        let admitted = match gate {
+            None => outside,
+            // At the full steady intake the gate lets the retries left
+            // from its closed shares through up to the member's room, so
+            // the surplus drains at the spare capacity.
+            Some(share) if share >= 1.0 - 1e-12 => {
+                let room = self.capacity_of(c).map_or(f64::INFINITY, |cap| {
+                    self.settings.max_utilization * cap - offered
+                });
+                outside.min(share.max(room))
+            }
+            Some(share) => outside.min(share),
+        };
         self.refused[c] = if outside > 0.0 {
             1.0 - admitted / outside
         } else {
@@ -539,10 +686,12 @@ impl<'a> Sim<'a> {
         let net = self.net;
         let cap = self.capacity_of(c);
         let before = self.state[c];
-        update(net, c, &mut self.state[c], offered, cap);
+        let held_attempts = self.held[c] && !net.refuses[c];
+        update(net, c, &mut self.state[c], offered, cap, held_attempts);
         if self.refused[c] > 0.0 {
             self.state[c].failure = 1.0 - (1.0 - self.refused[c]) * (1.0 - self.state[c].failure);
         }
+        let lines_settled = self.send_retries(c, step);
         let horizon = Drain {
             steps_left: (self.steps - step) as f64,
             timeout_s: net.timeout_s[c],
@@ -556,6 +705,79 @@ impl<'a> Sim<'a> {
         );
         self.processed[c] = self.state[c].processed;
         self.record(c, step as f64, offered, cap);
+        settled && lines_settled
+    }
+
+    /// The most of the retries on their way into each member of a closed
+    /// gate from outside its wave that arrive in one step (0 elsewhere,
+    /// and without retry timing).
+    fn count_in_flight(&mut self, step: usize) {
+        if !self.settings.retry_timing {
+            return;
+        }
+        let net = self.net;
+        for c in 0..net.names.len() {
+            self.in_flight[c] = 0.0;
+            if self.lines_into[c] == 0 || self.waves.share(c).is_none() {
+                continue;
+            }
+            let own = self.waves.of[c];
+            let mut per_step = std::mem::take(&mut self.scratch);
+            per_step.clear();
+            for l in &net.inbound[net.in_start[c]..net.in_start[c + 1]] {
+                if self.waves.of[l.caller as usize] != own
+                    && let Some(line) = &self.lines[l.link as usize]
+                {
+                    line.add_in_flight(step, &mut per_step);
+                }
+            }
+            self.in_flight[c] = per_step.iter().copied().fold(0.0, f64::max);
+            self.scratch = per_step;
+        }
+    }
+
+    /// A retry line for link `l`.
+    fn new_line(&self, l: &super::network::InLink) -> Box<RetryLine> {
+        Box::new(RetryLine::new(
+            l.retries,
+            l.backoff,
+            l.timeout_steps,
+            self.steps,
+        ))
+    }
+
+    /// The callers of `c` send the attempts that failed in this step on to
+    /// their next retry, each after its edge's backoff; whether every line
+    /// into `c` is settled (see `RetryLine::settled`). A line with nothing
+    /// on its way is dropped.
+    fn send_retries(&mut self, c: usize, step: usize) -> bool {
+        let net = self.net;
+        let failure = self.state[c].failure;
+        if !self.settings.retry_timing || (failure <= 0.0 && self.lines_into[c] == 0) {
+            return true;
+        }
+        let mut settled = true;
+        for l in &net.inbound[net.in_start[c]..net.in_start[c + 1]] {
+            let li = l.link as usize;
+            if self.lines[li].is_none() {
+                if failure <= 0.0 || l.retries == 0 || self.first_of[li] <= 0.0 {
+                    continue;
+                }
+                let mut line = self.new_line(l);
+                line.take(step, self.first_of[li], l.budget, true);
+                self.lines[li] = Some(line);
+                self.lines_into[c] += 1;
+            }
+            if let Some(line) = &mut self.lines[li] {
+                line.fail(step, failure);
+                if line.idle() {
+                    self.lines[li] = None;
+                    self.lines_into[c] -= 1;
+                } else {
+                    settled &= line.settled();
+                }
+            }
+        }
         settled
     }
 
@@ -591,18 +813,29 @@ impl<'a> Sim<'a> {
         self.window_max[c] = self.window_max[c].max(offered);
     }
 
-    /// Caches refill while their caller is served by a working target;
-    /// whether one did.
+    /// Caches refill by the misses their target answered in this step
+    /// (the caller's processed load × its miss share × the share of
+    /// requests whose attempts did not all fail); whether one did.
     fn refill_caches(&mut self) -> bool {
         let mut changed = false;
         for &i in &self.net.cached {
+            if self.fill[i] >= 1.0 {
+                continue;
+            }
             let link = &self.net.links[i];
-            if self.fill[i] < 1.0
-                && self.state[link.caller].processed > 0.0
-                && self.state[link.target].started
-                && !self.state[link.target].collapsed
+            let (caller, target) = (&self.state[link.caller], &self.state[link.target]);
+            let p = caller.processed;
+            // A degradable call is off while either end is collapsed.
+            if p <= 0.0
+                || !target.started
+                || (!link.required && (target.collapsed || caller.collapsed))
             {
-                self.fill[i] = (self.fill[i] + 1.0 / link.refill_s).min(1.0);
+                continue;
+            }
+            let all_fail = target.failure.powi(1 + link.retries.min(64) as i32);
+            let answered = p * (1.0 - link.hit_rate * self.fill[i]) * (1.0 - all_fail);
+            if answered > 0.0 {
+                self.fill[i] = (self.fill[i] + answered * link.refill_rate).min(1.0);
                 changed = true;
             }
         }
@@ -625,13 +858,44 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// Whether a held admission may open: everything healthy, warmed up and
-    /// its caches full.
-    fn warm(&self, healthy: bool) -> bool {
+    /// A gate that opened in this step refuses nothing from the next: its
+    /// members' failure, which the callers' retries follow, is their own
+    /// again. The retries of this step's refusals are not carried over:
+    /// with the memoryless retry factor they would keep a surplus that a
+    /// request's few attempts do not (each gives up after its retries).
+    fn end_refusals(&mut self, shut: &[bool]) {
+        for (w, wave) in self.waves.list.iter().enumerate() {
+            if !shut[w] || wave.share.is_some() {
+                continue;
+            }
+            for &c in &wave.members {
+                let r = self.refused[c];
+                if r > 0.0 && r < 1.0 {
+                    let s = &mut self.state[c];
+                    s.failure = (1.0 - (1.0 - s.failure) / (1.0 - r)).clamp(0.0, 1.0);
+                }
+                self.refused[c] = 0.0;
+            }
+        }
+    }
+
+    /// Whether a held admission may open: everything healthy (every queue
+    /// within one timeout of work) for a whole ramp interval, so the
+    /// backlog has drained, warmed up and its caches full.
+    fn warm(&mut self, step: usize, healthy: bool) -> bool {
         let n = self.net.names.len();
+        self.healthy_since = if healthy {
+            self.healthy_since.or(Some(step))
+        } else {
+            None
+        };
+        let drained = self
+            .healthy_since
+            .is_some_and(|since| step + 1 - since >= self.interval);
+        self.drain_pending = self.healthy_since.is_some() && !drained;
         let holding = matches!(self.admission, Admission::Hold(_)) && self.limit.is_some();
         holding
-            && healthy
+            && drained
             && (0..n).all(|c| {
                 self.net.warmup_s[c].is_none_or(|w| self.state[c].warm_s >= w) || !self.cold[c]
             })
@@ -647,7 +911,7 @@ impl<'a> Sim<'a> {
                 self.limit = None;
                 self.run.schedule.push((now + 1.0, None));
             }
-            Admission::Ramp => {
+            Admission::Ramp if self.entry_ramp => {
                 if let Some(open) = self.open_step
                     && step > open
                     && (step - open).is_multiple_of(self.interval)
@@ -664,22 +928,30 @@ impl<'a> Sim<'a> {
                             current + settings.ramp_step
                         }
                         .min(1.0);
-                        if self.fits(current, raised) && raised > current {
-                            self.limit = Some(raised);
+                        // Past the ceiling, straight to the target when the
+                        // steady state fits (`next_share` does the same).
+                        let next = if self.fits(current, raised) {
+                            Some(raised)
+                        } else {
+                            (raised < 1.0 && self.fits(current, 1.0)).then_some(1.0)
+                        };
+                        if let Some(next) = next.filter(|&n| n > current) {
+                            self.limit = Some(next);
                             self.run.schedule.push((now + 1.0, self.limit));
                         }
                     }
                     self.breach_in_interval = false;
                 }
             }
-            _ => {}
+            // Without the clients' ramp a breach is the gates' to act on.
+            _ => self.breach_in_interval = false,
         }
     }
 
     /// Whether every component stays within `max_utilization` when the
     /// admitted share goes from `current` to `raised`.
     fn fits(&self, current: f64, raised: f64) -> bool {
-        let max_util = self.settings.max_utilization;
+        let max_util = self.settings.raise_limit(Some(raised));
         (0..self.net.names.len()).all(|c| {
             let s = &self.state[c];
             self.capacity_of(c).is_none_or(|cap| {
@@ -713,10 +985,13 @@ impl<'a> Sim<'a> {
     fn inert(&self, healthy: bool, warm: bool, admissions: usize) -> bool {
         let inert = match self.admission {
             Admission::Open => true,
-            Admission::Hold(_) => self.limit.is_none() || !warm,
+            // Holding, it stays held unless a drain interval is running.
+            Admission::Hold(_) => self.limit.is_none() || (!warm && !self.drain_pending),
             Admission::Ramp => {
                 !self.breach_in_interval
                     && self.waves.open()
+                    // A breach noted at a gate closes it at its next tick.
+                    && self.waves.list.iter().all(|w| !w.breach)
                     && (self.limit.is_none_or(|l| l >= 1.0 - 1e-12) || !healthy)
             }
         };
@@ -783,7 +1058,7 @@ impl<'a> Sim<'a> {
 fn admit_waves(
     waves: &mut Waves,
     state: &[State],
-    demand: &[f64],
+    demand: Demand<'_>,
     step: usize,
     interval: usize,
     entries_up: bool,
@@ -799,7 +1074,7 @@ fn admit_waves(
             break;
         }
         let healthy = wave.members.iter().all(|&c| !state[c].collapsed);
-        let reached = wave.members.iter().any(|&c| demand[c] > 0.0);
+        let reached = wave.members.iter().any(|&c| demand.outside[c] > 0.0);
         if wave.ticking.is_none() && wave.share.is_some() && (entries_up || reached) {
             wave.ticking = Some(step);
         }
@@ -811,10 +1086,25 @@ fn admit_waves(
                 wave.members.iter().all(|&c| {
                     let s = &state[c];
                     capacity(c, s).is_none_or(|cap| {
-                        let gated = wave.share.map_or(demand[c], |g| demand[c].min(g));
-                        let load =
-                            s.offered - gated + share.map_or(demand[c], |g| demand[c].min(g));
-                        load <= settings.max_utilization * cap * (1.0 + 1e-9)
+                        let limit = settings.raise_limit(share) * cap * (1.0 + 1e-9);
+                        let outside = demand.outside[c];
+                        let load = demand.inside[c] + share.map_or(outside, |g| outside.min(g));
+                        // Opening also ends the refusals whose retries
+                        // make up the surplus: it may open once the calls
+                        // without them fit, when this step's surplus fits
+                        // in one timeout's queue.
+                        // With the retries timed, those still on their way
+                        // arrive at the open gate too: the most that
+                        // arrives in one step must fit beside the calls
+                        // without retries.
+                        let flying = demand.in_flight[c];
+                        let absorbed =
+                            flying <= 0.0 || demand.inside[c] + demand.fresh[c] + flying <= limit;
+                        (load <= limit
+                            || (share.is_none()
+                                && demand.inside[c] + demand.fresh[c] <= limit
+                                && load <= cap * (1.0 + demand.timeout_s[c])))
+                            && (share.is_some() || absorbed)
                     })
                 })
             };
@@ -831,6 +1121,18 @@ fn admit_waves(
             }
         }
     }
+}
+
+/// What reaches each member of a gated wave in a step: the calls from
+/// outside it (retries included), the same without their retries, the load
+/// from inside it, and its callers' timeout.
+#[derive(Clone, Copy)]
+struct Demand<'a> {
+    outside: &'a [f64],
+    fresh: &'a [f64],
+    inside: &'a [f64],
+    in_flight: &'a [f64],
+    timeout_s: &'a [f64],
 }
 
 /// Whether a component's step left it where the next step will find it
@@ -944,7 +1246,14 @@ fn capacity(
 /// Without load shedding the excess queues; once the queue holds more than
 /// the callers' timeout of work, every answer is late (failure 1) and the
 /// instance does not warm. With shedding the excess is refused at once.
-fn update(net: &Network, c: usize, s: &mut State, offered: f64, cap: Option<f64>) {
+fn update(
+    net: &Network,
+    c: usize,
+    s: &mut State,
+    offered: f64,
+    cap: Option<f64>,
+    held_attempts: bool,
+) {
     s.offered = offered;
     if !s.started {
         s.failure = 1.0;
@@ -966,11 +1275,13 @@ fn update(net: &Network, c: usize, s: &mut State, offered: f64, cap: Option<f64>
     }
     let timeout = net.timeout_s[c];
     if !s.traffic {
-        // The first traffic after the restart: the callers have been failing
-        // for the whole outage, so `offered` is at their retry limit, and the
-        // attempts of their last timeout are already waiting.
+        // The first traffic after the restart. Callers that stayed up have
+        // been failing for the whole outage, so `offered` is at their retry
+        // limit, and against a blackhole the attempts of their last timeout
+        // are already waiting (`held_attempts`); callers that were down
+        // too bring no history.
         s.traffic = true;
-        if !net.shedding[c] {
+        if held_attempts && !net.shedding[c] {
             s.queue = offered * timeout;
         }
     }

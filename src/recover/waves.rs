@@ -45,11 +45,14 @@ pub(crate) struct Waves {
 
 impl Waves {
     /// The restarted components by start wave (`wave[c]`), in order; a
-    /// gate on every wave reached from another when `gates` (the ramp).
+    /// gate on every wave reached from another (`callers`) with a member
+    /// whose capacity is limited (`limited`), when `start` is given (the
+    /// ramp).
     pub fn new(
         wave: &[usize],
         restarted: &[bool],
         callers: impl Fn(usize) -> Vec<usize>,
+        limited: impl Fn(usize) -> bool,
         start: Option<f64>,
     ) -> Self {
         let n = wave.len();
@@ -76,10 +79,13 @@ impl Waves {
             list[w].members.push(c);
         }
         for (w, wave) in list.iter_mut().enumerate() {
-            wave.gated = wave
-                .members
-                .iter()
-                .any(|&c| callers(c).into_iter().any(|a| of[a] != Some(w)));
+            // A wave with nothing to protect (no member has a capacity)
+            // is not gated: a gate there would only refuse calls.
+            wave.gated = wave.members.iter().any(|&c| limited(c))
+                && wave
+                    .members
+                    .iter()
+                    .any(|&c| callers(c).into_iter().any(|a| of[a] != Some(w)));
             if wave.gated
                 && let Some(share) = start
             {
@@ -143,5 +149,14 @@ pub(crate) fn next_share(
         current + settings.ramp_step
     }
     .min(1.0);
-    (raised > current && fits(Some(raised))).then_some(Some(raised))
+    if raised <= current {
+        return None;
+    }
+    if fits(Some(raised)) {
+        return Some(Some(raised));
+    }
+    // A step that would cross the ceiling may still go straight to the
+    // target when the steady state fits `max_utilization`: the ceiling is
+    // a margin on the way, not a cap on the steady state.
+    (raised < 1.0 && fits(Some(1.0))).then_some(Some(1.0))
 }

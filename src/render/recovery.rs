@@ -67,7 +67,8 @@ pub(crate) fn verdicts(plan: &Plan) -> Vec<String> {
     let ramp = &plan.ramp;
     lines.push(if ramp.converges {
         format!(
-            "The ramp reaches full service after {}{}.",
+            "The ramp (each raise below the target keeping every load within {} of capacity, a margin for the variance of arrivals) reaches full service after {}{}.",
+            percent(plan.ramp_ceiling),
             when(ramp.time_to_full_service_s),
             ramp.first_breach.as_ref().map_or_else(
                 || " without any component over its capacity".to_owned(),
@@ -80,7 +81,62 @@ pub(crate) fn verdicts(plan: &Plan) -> Vec<String> {
             seconds(plan.horizon_s)
         )
     });
+    lines.extend(plan.backlogs.iter().map(backlog));
     lines
+}
+
+/// A count of events: `5.4 M` from a million on, else as the model writes it.
+fn events(n: f64) -> String {
+    if n >= 1e6 {
+        format!("{} M", crate::human::significant(n / 1e6, 3))
+    } else {
+        number(n)
+    }
+}
+
+/// One queue's backlog in a sentence.
+fn backlog(b: &crate::recover::Backlog) -> String {
+    let held = if b.held_by == "producers" {
+        format!(
+            "{}'s producers hold {} events for it ({} of {}/s)",
+            b.component,
+            events(b.events),
+            seconds(b.worst_lag_s),
+            number(b.input)
+        )
+    } else {
+        format!(
+            "{} holds {} events its consumers did not take ({} of {}/s)",
+            b.component,
+            events(b.events),
+            seconds(b.worst_lag_s),
+            number(b.input)
+        )
+    };
+    let lost = match b.retention_s {
+        Some(r) if b.lost > 0.0 => format!(
+            "; {} events older than its retention of {} are lost",
+            events(b.lost),
+            seconds(r)
+        ),
+        _ => String::new(),
+    };
+    let drain = match (b.consumer_capacity, b.drain_rate, b.catch_up_s) {
+        (Some(k), Some(d), Some(t)) => format!(
+            "drained at {} − {} = {}/s: caught up after {}, the lag at its worst {} at the restart",
+            number(k),
+            number(k - d),
+            number(d),
+            seconds(t),
+            seconds(b.worst_lag_s)
+        ),
+        (Some(k), Some(_), None) => format!(
+            "its consumers' {}/s do not exceed the live input, so they never catch up",
+            number(k)
+        ),
+        _ => "no consumer gives a capacity, so the time to catch up is unknown".to_owned(),
+    };
+    format!("Backlog: {held} when the outage ends{lost}; {drain}.")
 }
 
 /// `10s 10%, 20s 15%, …, 1m41s all`.

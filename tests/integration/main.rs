@@ -24,6 +24,7 @@ mod merge_layouts;
 mod one_state;
 mod properties;
 mod recover;
+mod recover_cases;
 mod review;
 mod rules;
 mod sarif;

@@ -99,7 +99,7 @@ fn losing_one_component_restarts_only_it() {
     ]);
     assert_eq!(run.outcome, Outcome::Pass, "{}", run.stderr);
     let plan: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    assert_eq!(plan["scenario"], "lose payments for 10m");
+    assert_eq!(plan["scenario"], "loss of payments for 10m");
     let waves = plan["waves"].as_array().unwrap();
     assert_eq!(waves.len(), 1);
     assert_eq!(waves[0]["start_s"], 0.0);
@@ -107,14 +107,18 @@ fn losing_one_component_restarts_only_it() {
     // checkout (a survivor) calls it from outside its wave: a gate at the
     // edge into it, which ramps from 0s (traffic flows at once): 10% then 9
     // raises at the ticks 10s … 90s (15% … 100%, each effective a second
-    // later), open at the tick at 100s once its whole demand fits, and the
-    // wave is verified then (101s).
+    // later). checkout retries twice with exponential backoff after a 2s
+    // timeout (2 s, then 4 s): at the tick at 100s retries of the
+    // refusals at 100% are still on their way, more of them landing in one
+    // second than fit beside the calls without retries; at 110s none is
+    // left: open from 111s, and the wave is verified then (the memoryless
+    // retries opened it at 101s).
     assert_eq!(waves[0]["admitted_at"], "callers");
     let schedule = waves[0]["schedule"].as_array().unwrap();
     assert_eq!(schedule.len(), 11);
     assert_eq!(schedule[9], serde_json::json!([91.0, 1.0]));
-    assert_eq!(schedule[10], serde_json::json!([101.0, null]));
-    assert_eq!(waves[0]["verified_s"], 101.0);
+    assert_eq!(schedule[10], serde_json::json!([111.0, null]));
+    assert_eq!(waves[0]["verified_s"], 111.0);
 }
 
 #[test]

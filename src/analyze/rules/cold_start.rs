@@ -39,6 +39,9 @@ struct ColdStampede {
 #[derive(Debug)]
 struct CachedCall {
     caller: Arc<str>,
+    /// The caller's load is inferred from the component's (as `nines
+    /// recover` does): the caller gives none.
+    inferred: bool,
     caller_load: f64,
     calls: f64,
     hit_rate: f64,
@@ -51,6 +54,7 @@ fn stampede(model: &Model, id: ComponentId, hidden: &[Hidden], row: &Stampede) -
         .iter()
         .map(|h| CachedCall {
             caller: Arc::from(model.component(h.caller).name.as_str()),
+            inferred: h.inferred,
             caller_load: h.caller_load,
             calls: h.calls,
             hit_rate: h.hit_rate,
@@ -93,8 +97,13 @@ impl Wording for ColdStampede {
                 };
                 let per_target = h.caller_load * h.calls / f64::from(h.targets);
                 format!(
-                    "{} sends {} × {} × (1 − {}){split} = {} warm, {} cold",
+                    "{}{} sends {} × {} × (1 − {}){split} = {} warm, {} cold",
                     h.caller,
+                    if h.inferred {
+                        " (no load of its own: what the component's load leaves unexplained)"
+                    } else {
+                        ""
+                    },
                     number(h.caller_load),
                     number(h.calls),
                     percent(h.hit_rate),
@@ -160,6 +169,8 @@ pub struct ColdStart;
 /// Load a cache hides from a component: one edge with a `hit_rate`.
 struct Hidden {
     caller: ComponentId,
+    /// `caller_load` is inferred from the target's load.
+    inferred: bool,
     caller_load: f64,
     calls: f64,
     hit_rate: f64,
@@ -173,16 +184,36 @@ fn cached_calls(cx: &Context) -> Vec<Vec<Hidden>> {
     let model = cx.model;
     let state = cx.state();
     let mut into: Vec<Vec<Hidden>> = model.components.iter().map(|_| Vec::new()).collect();
+    // Built only when a caller gives no load: the load flow of `nines
+    // recover`, which infers it.
+    let mut network = None;
     for (caller, target, edge) in crate::model::graph::calls(model) {
         let Some(hit_rate) = edge.hit_rate else {
             continue;
         };
         let c = state.of(caller);
-        let Some(caller_load) = c.offered.filter(|_| c.running) else {
+        if !c.running {
             continue;
+        }
+        let (caller_load, inferred) = if let Some(load) = c.offered {
+            (load, false)
+        } else {
+            let net = network.get_or_insert_with(|| {
+                crate::recover::Network::new(model, &cx.start_order().waves)
+            });
+            // Per target of the edge, as the flow spreads it.
+            let spread = f64::from(u32::try_from(edge.targets.len()).unwrap_or(1).max(1));
+            let Some(calls) = net
+                .cold_calls(caller.0, target.0)
+                .filter(|&calls| calls > 0.0 && edge.calls > 0.0)
+            else {
+                continue;
+            };
+            (calls * spread / edge.calls, true)
         };
         into[target.0].push(Hidden {
             caller,
+            inferred,
             caller_load,
             calls: edge.calls,
             hit_rate,
@@ -209,7 +240,14 @@ fn row(cx: &Context, cold: &State, id: ComponentId, hidden: &[Hidden]) -> Option
     }
     let capacity = state.capacity(cx.model, id)?;
     let steady_load = state.of(id).offered?;
-    let cold_load = cold.of(id).offered?;
+    // The engine's cold state knows only the callers with a load; the
+    // inferred ones add what their caches had answered.
+    let inferred: f64 = hidden
+        .iter()
+        .filter(|h| h.inferred)
+        .map(|h| h.caller_load * h.calls / f64::from(h.targets) * h.hit_rate)
+        .sum();
+    let cold_load = cold.of(id).offered? + inferred;
     let overloaded = cold_load > capacity;
     Some(Stampede {
         component: cx.model.component(id).name.clone(),
@@ -353,5 +391,23 @@ components:
         // 10000 <= 2 × 5000
         assert!(audit.findings.is_empty());
         assert!(!audit.cold_start.stampedes[0].overloaded);
+    }
+
+    #[test]
+    fn a_caller_without_a_load_is_inferred_as_recover_infers_it() {
+        // docs/recovery.md case 2: api gives no load; the store's 50 at a
+        // 95% hit rate is 50 / (1 − 0.95) = 1000 of api's calls, all
+        // missing with the cache cold: 50 + 1000 × 0.95 = 1000 > 100.
+        let audit = crate::analyze::check_one(
+            &ColdStart,
+            "system: cached\ncomponents:\n  api: {depends_on: [{target: store, hit_rate: 95%, cached_by: cache}, cache]}\n  cache: {kind: cache, warmup: 10m}\n  store: {capacity: 100, load: 50, load_shedding: true}\n",
+        );
+        assert_eq!(audit.findings.len(), 1);
+        let message = audit.findings[0].message().to_string();
+        assert!(
+            message.contains("with empty caches store gets 1000 instead of its steady 50"),
+            "{message}"
+        );
+        assert!(message.contains("1000 × 1 × (1 − 95%) = 50 warm, 1000 cold"), "{message}");
     }
 }

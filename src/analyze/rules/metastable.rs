@@ -17,8 +17,12 @@ use crate::recover::{Network, Settings};
 /// The figures of one trapped component.
 #[derive(Debug)]
 struct Trap {
-    /// Offered load after an outage with cold caches and no failures.
+    /// Offered load when it restarts alone: the caches in front of it did
+    /// not restart, so its steady load.
     lambda: f64,
+    /// Offered load after a full outage: cold caches, no failures (its
+    /// callers restart after it with nothing in flight).
+    lambda_full: f64,
     /// Attempts per request at total failure.
     k: f64,
     /// Cold capacity.
@@ -69,6 +73,17 @@ fn trapped(model: &Model, id: ComponentId, trap: Trap, settings: &Settings) -> F
 impl Wording for Trapped {
     fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
         let trap = &self.trap;
+        let full = if trap.lambda_full > trap.cold * (1.0 + 1e-12) {
+            format!(
+                "; after a full outage its callers restart after it with nothing in flight, and it is offered λ = {} with cold caches, above C as well: it collapses and their retries keep it there",
+                number(trap.lambda_full)
+            )
+        } else {
+            format!(
+                "; after a full outage its callers restart after it with nothing in flight, and it is offered λ = {} with cold caches, within C: no herd forms",
+                number(trap.lambda_full)
+            )
+        };
         let cold_text = if trap.share < 1.0 {
             let default = if self.default_share {
                 ", the default `policy.cold_capacity`"
@@ -85,9 +100,14 @@ impl Wording for Trapped {
         } else {
             format!("{} × {}", self.instances, number(self.per_instance))
         };
+        let relation = if trap.lambda * trap.k > trap.cold * (1.0 + 1e-12) {
+            ">"
+        } else {
+            "≤"
+        };
         write!(
             out,
-            "after an outage {} is offered λ = {} and its callers make up to k = {} attempts per request while it fails: λ × k = {} > C = {} = {}, and without load shedding a queue past the callers' timeout fails every request, so it stays collapsed until λ falls below C / k = {}",
+            "when {} restarts while its callers stay up (a lost host or zone) they have been failing and retrying: it is offered λ = {} and its callers make up to k = {} attempts per request while it fails: λ × k = {} {relation} C = {} = {}, and without load shedding a queue past the callers' timeout fails every request, so once collapsed it stays there until λ falls below C / k = {}{full}",
             self.component,
             number(trap.lambda),
             // An attempt multiplier near 1 keeps four significant figures,
@@ -101,11 +121,18 @@ impl Wording for Trapped {
     }
 
     fn help(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let admit = self.trap.cold / (self.trap.k * self.trap.lambda);
+        // The share that keeps it below C: of λk when its callers stay up
+        // (the trap that fires), else of λ after a full outage.
+        let trap = &self.trap;
+        let (admit, formula) = if trap.lambda * trap.k > trap.cold * (1.0 + 1e-12) {
+            (trap.cold / (trap.k * trap.lambda), "C / (kλ)")
+        } else {
+            (trap.cold / trap.lambda_full, "C / λ_cold")
+        };
         if self.managed {
             return write!(
                 out,
-                "{} is a managed service: the team cannot give it load shedding or capacity. Its callers can: put retry budgets on their calls to it (`retry_budget`), back off with jitter, shed or queue on the calling side, and after an outage admit at most {} at the edge (shed 1 − C / (kλ) = {}) and ramp up: `nines recover` gives the schedule",
+                "{} is a managed service: the team cannot give it load shedding or capacity. Its callers can: put retry budgets on their calls to it (`retry_budget`), back off with jitter, shed or queue on the calling side, and after an outage admit at most {} at the edge (shed 1 − {formula} = {}) and ramp up: `nines recover` gives the schedule",
                 self.component,
                 percent(admit),
                 percent(1.0 - admit),
@@ -113,7 +140,7 @@ impl Wording for Trapped {
         }
         write!(
             out,
-            "give {} `load_shedding: true`, put retry budgets on its callers, or after a restart admit at most {} at the edge (shed 1 − C / (kλ) = {}) and ramp up as it warms: `nines recover` gives the schedule",
+            "give {} `load_shedding: true`, put retry budgets on its callers, or after a restart admit at most {} at the edge (shed 1 − {formula} = {}) and ramp up as it warms: `nines recover` gives the schedule",
             self.component,
             percent(admit),
             percent(1.0 - admit),
@@ -128,7 +155,7 @@ static DOC: RuleDoc = RuleDoc {
     id: "metastable/<component>",
     severity: "warning",
     summary: "After an outage a component without load shedding gets more retries than its cold capacity and cannot recover on its own.",
-    checks: "For every component with `capacity` and `load` and without `load_shedding`: λ is what it is offered right after an outage (its steady load, plus what the caches in front of it answered, since they restart empty), k the attempts per request when every call fails (the product of `1 + retries`, or `1 + min(retries, retry_budget)`, along the required calls, weighted by the share of the load each path carries, times `1 + policy.client_retries`; a degradable call is switched off while its target is collapsed, so it does not count), and C its cold capacity: `instances × capacity`, times `policy.cold_capacity` (default 50%) when it has a `warmup`. λ × k > C is reported, with the share to shed at the edge, 1 − C / (kλ). `nines recover` simulates the same state: a model just below the threshold converges, one above it does not.",
+    checks: "For every component with `capacity` and `load` and without `load_shedding`, two restarts. Alone, while its callers stay up (a lost host or zone): they have been failing and retrying, so it is offered λ × k, λ its steady load (the caches in front of it did not restart) and k the attempts per request when every call fails (the product of `1 + retries`, or `1 + min(retries, retry_budget)`, along the required calls, weighted by the share of the load each path carries, times `1 + policy.client_retries`; a degradable call is switched off while its target is collapsed, so it does not count), and C its cold capacity: `instances × capacity`, times `policy.cold_capacity` (default 50%) when it has a `warmup`. After a full outage: its callers restart a wave after it with nothing in flight, so no herd forms unless λ_cold alone (its load with the caches in front of it empty) is above C. λ × k > C or λ_cold > C is reported, with the share to admit at the edge, C / (kλ) (or C / λ_cold). `nines recover --lose` and `nines recover --outage` simulate the same two states: a model just below each threshold converges, one above it does not.",
     why: "A server without load shedding queues what it cannot serve. After an outage every caller has been failing and is retrying, so the restarted server is offered λ × k at its lowest capacity; its queue grows past the callers' timeout, every answer comes too late, every call fails and is retried, and the load stays at λ × k: the failure sustains itself after its trigger is gone (a metastable failure). To leave it the offered load must fall below C / k, not below C: with k = 4 shedding 20% at the edge changes nothing, shedding 75% works.",
     example: "components:\n  edge: {depends_on: [{target: app, retries: 3}]}\n  app: {capacity: 1000, load: 1000}   # metastable/app: 1000 × 4 = 4000 > 1000",
     fix: "Give the component `load_shedding: true` (it then serves its capacity and refuses the rest cheaply), cap the callers' retries with `retry_budget`, or plan the restart: admit at most C / (kλ) at the edge and ramp up as capacity warms (`nines recover` gives the schedule).",
@@ -163,12 +190,15 @@ fn traps(
             1.0
         };
         let trap = Trap {
-            lambda: figures.load * cold_rel,
+            lambda: figures.load,
+            lambda_full: figures.load * cold_rel,
             k: worst_rel / cold_rel,
             cold: figures.per_instance * f64::from(component.instances) * share,
             share,
         };
-        if trap.lambda * trap.k > trap.cold * (1.0 + 1e-12) {
+        if trap.lambda * trap.k > trap.cold * (1.0 + 1e-12)
+            || trap.lambda_full > trap.cold * (1.0 + 1e-12)
+        {
             out.push((id, trap));
         }
     }
@@ -201,17 +231,19 @@ mod tests {
         crate::analyze::check_one(&Metastable, text)
     }
 
-    fn converges(text: &str) -> bool {
+    /// Whether everything admitted at once converges after app alone was
+    /// lost for 10 minutes (`lose`, its callers up) or after a full outage.
+    fn converges(text: &str, lose: bool) -> bool {
         let model = crate::model::parse(text).unwrap();
         let settings = Settings::of(&model, 3600.0);
-        plan(
-            &model,
-            &Scenario::full_outage(&model, 600.0),
-            &settings,
-            None,
-        )
-        .without_ramp
-        .converges
+        let scenario = if lose {
+            Scenario::losing(&model, &["app".to_owned()], 600.0).unwrap()
+        } else {
+            Scenario::full_outage(&model, 600.0)
+        };
+        plan(&model, &scenario, &settings, None)
+            .without_ramp
+            .converges
     }
 
     /// app: 1 × 1000 with a 5m warmup starts at 50%: C = 500; k = 1 + 3 = 4.
@@ -231,6 +263,8 @@ mod tests {
         assert!(
             finding.message().to_string().contains(
                 "λ = 130 and its callers make up to k = 4 attempts per request while it fails: λ × k = 520 > C = 1 × 1000 × 50% (cold, 5m warmup, the default `policy.cold_capacity`) = 500"
+            ) && finding.message().to_string().contains(
+                "after a full outage its callers restart after it with nothing in flight, and it is offered λ = 130 with cold caches, within C: no herd forms"
             ),
             "{}",
             finding.message().to_string()
@@ -243,21 +277,39 @@ mod tests {
                 .unwrap_or("")
                 .contains("admit at most 96.2% at the edge (shed 1 − C / (kλ) = 3.8%)")
         );
-        assert!(!converges(&model(130)));
+        // The simulation agrees on both: stuck when app alone restarts
+        // (520 > 500), back at once after a full outage (130 ≤ 500).
+        assert!(!converges(&model(130), true));
+        assert!(converges(&model(130), false));
+    }
+
+    #[test]
+    fn a_full_outage_traps_only_when_lambda_alone_is_above_the_cold_capacity() {
+        // λ = 600 > C = 500 with the callers restarting after app: it
+        // collapses on its first traffic and 600 × 4 = 2400 keeps it there.
+        let audit = run(&model(600));
+        assert_eq!(audit.findings.len(), 1);
+        let message = audit.findings[0].message().to_string();
+        assert!(
+            message.contains("offered λ = 600 with cold caches, above C as well"),
+            "{message}"
+        );
+        assert!(!converges(&model(600), false));
     }
 
     #[test]
     fn just_below_the_threshold_is_clean_and_the_simulation_converges() {
         // λ × k = 120 × 4 = 480 <= 500.
         assert!(run(&model(120)).findings.is_empty());
-        assert!(converges(&model(120)));
+        assert!(converges(&model(120), true));
+        assert!(converges(&model(120), false));
     }
 
     #[test]
     fn load_shedding_or_a_budget_clears_it() {
         let shedding = model(130).replace("warmup: 5m}", "warmup: 5m, load_shedding: true}");
         assert!(run(&shedding).findings.is_empty());
-        assert!(converges(&shedding));
+        assert!(converges(&shedding, true));
         // A 10% budget: k = 1.1, 130 × 1.1 = 143 <= 500.
         let budget = model(130).replace("timeout: 1s", "timeout: 1s, retry_budget: 10%");
         assert!(run(&budget).findings.is_empty());

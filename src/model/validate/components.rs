@@ -143,6 +143,13 @@ pub(super) fn component_of(
         load_shedding: component.load_shedding.as_ref().is_some_and(|v| v.value),
         rate_limit: component.rate_limit.as_ref().map(|v| v.value.0),
         warmup: component.warmup.as_ref().map(|v| v.value),
+        down: component.down.as_ref().map(|v| v.value).unwrap_or_default(),
+        prewarm: component
+            .prewarm
+            .as_ref()
+            .map(|v| v.value)
+            .unwrap_or_default(),
+        retention: retention(component, cx),
         shares: shares(component, names, cx),
         failover_to,
         timeout: component.timeout.as_ref().map(|v| v.value),
@@ -160,6 +167,17 @@ pub(super) fn component_of(
         fields: Fields::new(RawComponent::KEYS, &component.keys),
         pseudo: None,
     }
+}
+
+/// A `retention` is a queue's: on any other kind it would mean nothing.
+fn retention(component: &RawComponent, cx: &mut Cx) -> Option<super::super::Duration> {
+    let retention = component.retention.as_ref()?;
+    let kind = component.kind.as_ref().map(|k| k.value.as_str());
+    if !kind.is_some_and(|k| QUEUE_KINDS.contains(&k)) {
+        cx.report(Problem::retention_not_queue(retention.span, kind));
+        return None;
+    }
+    Some(retention.value)
 }
 
 fn shares(component: &RawComponent, names: &Names, cx: &mut Cx) -> Vec<super::super::GroupId> {
@@ -378,6 +396,9 @@ pub(super) fn placeholder() -> Component {
         load_shedding: false,
         rate_limit: None,
         warmup: None,
+        down: super::super::units::Down::default(),
+        prewarm: super::super::units::Prewarm::default(),
+        retention: None,
         shares: Vec::new(),
         failover_to: None,
         managed: false,

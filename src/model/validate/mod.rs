@@ -14,6 +14,8 @@ pub(in crate::model) use pieces::{built, reported};
 
 use std::collections::HashMap;
 
+pub use components::QUEUE_KINDS;
+
 use super::decode::{Cx, Spanned};
 use super::error::Problem;
 use super::graph::ComponentGraph;
@@ -539,6 +541,7 @@ fn policy(raw: &RawModel, cx: &mut Cx) -> Policy {
             client_retries: policy.client_retries.as_ref().map(|v| v.value.0),
             client_timeout: policy.client_timeout.as_ref().map(|v| v.value),
             client_backoff: policy.client_backoff.as_ref().map(|v| v.value),
+            ramp_ceiling: policy.ramp_ceiling.as_ref().map(|v| v.value.0),
         },
     }
 }
@@ -565,6 +568,11 @@ fn recovery_figures(policy: &super::raw::RawPolicy, cx: &mut Cx) {
             zero(&policy.ramp_step),
             "ramp_step",
             "from half the target on the ramp adds ramp_step: with 0 it never reaches 100%",
+        ),
+        (
+            zero(&policy.ramp_ceiling),
+            "ramp_ceiling",
+            "the ramp raises a share only while the loads stay within ramp_ceiling of capacity: at 0% it never raises",
         ),
         (
             zero(&policy.ramp_decrease),
