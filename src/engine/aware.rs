@@ -604,26 +604,7 @@ fn fails_over(model: &Model, entrypoint: ComponentId) -> bool {
 /// Every component `entrypoint` reaches through required edges of
 /// `model`, itself included.
 fn required_closure(model: &Model, entrypoint: ComponentId) -> Vec<ComponentId> {
-    let mut seen = fasthash::FastSet::default();
-    let mut order = vec![entrypoint];
-    seen.insert(entrypoint);
-    let mut next = 0;
-    while let Some(&c) = order.get(next) {
-        next += 1;
-        for edge in model
-            .component(c)
-            .depends_on
-            .iter()
-            .filter(|e| !e.degradable)
-        {
-            for &t in &edge.targets {
-                if seen.insert(t) {
-                    order.push(t);
-                }
-            }
-        }
-    }
-    order
+    structure::reachable(model, &[entrypoint])
 }
 
 /// Whether `entrypoint` reaches, through required edges of the compiled

@@ -326,8 +326,9 @@ fn series_closure(model: &Model, entrypoint: ComponentId) -> Vec<ComponentId> {
     order
 }
 
-/// Every component reached from `series` through required edges.
-fn reachable(model: &Model, series: &[ComponentId]) -> Vec<ComponentId> {
+/// Every component reached from `series` through required edges, in
+/// breadth-first order from them.
+pub(crate) fn reachable(model: &Model, series: &[ComponentId]) -> Vec<ComponentId> {
     let mut seen: FastSet<ComponentId> = series.iter().copied().collect();
     let mut order = series.to_vec();
     let mut next = 0;
