@@ -637,7 +637,7 @@ mod monotone {
     /// other component has one caller before it, so no component serves
     /// two callers (a drained pool upstream relieving a shared one is a
     /// real gain, not this property's subject). Components have `workers`
-    /// or not, a p99, `load_shedding` or not; edges a timeout or not,
+    /// or not, a p99, `load_shedding` or not (entrypoints only); edges a timeout or not,
     /// retries, a `pool` within the caller's workers, degradable or not.
     fn tree() -> impl Strategy<Value = String> {
         (3usize..9, any::<u64>()).prop_map(|(n, seed)| {
@@ -665,7 +665,13 @@ mod monotone {
                 if let Some(w) = workers[i] {
                     let _ = write!(text, ", workers: {w}");
                 }
-                if next(2) == 0 {
+                // Shedding only at the entrypoints: a shedding component
+                // below another one is relieved when the one above is held
+                // back (it passes on less), so end-to-end goodput can rise
+                // with a slowness upstream (found by this test: c1 → c2 →
+                // c3 all shedding), which is real admission control, not
+                // this property's subject.
+                if next(2) == 0 && i < 2 {
                     text.push_str(", load_shedding: true");
                 }
                 let edges: Vec<String> = calls[i]
