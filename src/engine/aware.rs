@@ -615,28 +615,8 @@ fn reaches_any(
     targets: &[ComponentId],
     origin: &[ComponentId],
 ) -> bool {
-    if targets.is_empty() {
-        return false;
-    }
-    let mut seen = fasthash::FastSet::default();
-    let mut stack = vec![entrypoint];
-    seen.insert(entrypoint);
-    while let Some(c) = stack.pop() {
-        if targets.binary_search(&origin[c.0]).is_ok() {
-            return true;
-        }
-        for edge in compiled
-            .component(c)
-            .depends_on
+    !targets.is_empty()
+        && structure::reachable(compiled, &[entrypoint])
             .iter()
-            .filter(|e| !e.degradable)
-        {
-            for &t in &edge.targets {
-                if seen.insert(t) {
-                    stack.push(t);
-                }
-            }
-        }
-    }
-    false
+            .any(|c| targets.binary_search(&origin[c.0]).is_ok())
 }

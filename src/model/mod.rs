@@ -402,6 +402,34 @@ pub struct Edge {
     pub fields: Fields,
 }
 
+impl Edge {
+    /// A required call to `targets` (one `target` edge, or `any_of` once
+    /// `kind` is set) with every option at its default: the short form
+    /// `- name`, and what compiled models build.
+    #[must_use]
+    pub fn required(targets: Vec<ComponentId>, span: Span) -> Edge {
+        Edge {
+            kind: EdgeKind::Target,
+            targets,
+            at_least: 1,
+            retries: 0,
+            backoff: Backoff::None,
+            retry_budget: None,
+            timeout: None,
+            hit_rate: None,
+            cached_by: None,
+            calls: 1.0,
+            share: None,
+            degradable: false,
+            pull: false,
+            switchover: None,
+            limits: None,
+            span,
+            fields: Fields::default(),
+        }
+    }
+}
+
 /// Recovery procedure and targets.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Recovery {

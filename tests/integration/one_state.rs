@@ -7,12 +7,9 @@
 
 use std::path::Path;
 
-use nines::cli::{Format, WhatIfArgs, WhatIfFormat, what_if_source};
+use nines::cli::{WhatIfArgs, WhatIfFormat, what_if_source};
 
-fn check_json(name: &str, text: &str) -> serde_json::Value {
-    let run = crate::check(name, text, Format::Json);
-    serde_json::from_str(&run.stdout).unwrap_or_else(|_| panic!("{}", run.stderr))
-}
+use crate::scenarios::{check_json, finding};
 
 fn what_if(text: &str, lose: &[&str], cold: bool, scale: Option<f64>) -> serde_json::Value {
     let args = WhatIfArgs {
@@ -45,15 +42,6 @@ fn ids(findings: &serde_json::Value) -> Vec<&str> {
         .iter()
         .map(|f| f["id"].as_str().or_else(|| f.as_str()).unwrap())
         .collect()
-}
-
-fn finding<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
-    report["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["id"] == id)
-        .unwrap_or_else(|| panic!("no {id}: {:#}", report["findings"]))
 }
 
 fn close(got: &serde_json::Value, want: f64, tolerance: f64) {

@@ -262,7 +262,7 @@ fn what_if(name: &str, text: &str, lose: &[&str]) -> (crate::Run, serde_json::Va
     (run, json)
 }
 
-fn check_json(name: &str, text: &str) -> serde_json::Value {
+pub(crate) fn check_json(name: &str, text: &str) -> serde_json::Value {
     let run = crate::check(name, text, nines::cli::Format::Json);
     serde_json::from_str(&run.stdout).unwrap_or_else(|_| panic!("{}", run.stderr))
 }
@@ -276,7 +276,7 @@ fn ids(value: &serde_json::Value) -> Vec<&str> {
         .collect()
 }
 
-fn finding<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
+pub(crate) fn finding<'a>(report: &'a serde_json::Value, id: &str) -> &'a serde_json::Value {
     report["findings"]
         .as_array()
         .unwrap()

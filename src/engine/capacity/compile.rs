@@ -40,19 +40,10 @@ pub(super) fn neutral(of: &Component, name: String, depends_on: Vec<Edge>) -> Co
 pub(super) fn required(kind: EdgeKind, targets: Vec<ComponentId>, like: &Edge) -> Edge {
     Edge {
         kind,
-        targets,
-        at_least: 1,
-        retries: 0,
-        retry_budget: None,
-        timeout: None,
-        hit_rate: None,
-        cached_by: None,
-        calls: 1.0,
-        share: None,
-        degradable: false,
-        pull: false,
-        switchover: None,
-        ..like.clone()
+        backoff: like.backoff,
+        limits: like.limits.clone(),
+        fields: like.fields.clone(),
+        ..Edge::required(targets, like.span)
     }
 }
 
@@ -67,25 +58,7 @@ pub(super) fn add_levels(
     levels: &[(u32, Vec<Vec<ComponentId>>)],
 ) {
     let original = compiled.components[id.0].clone();
-    let template = Edge {
-        kind: EdgeKind::Target,
-        targets: Vec::new(),
-        at_least: 1,
-        retries: 0,
-        backoff: crate::model::Backoff::None,
-        retry_budget: None,
-        timeout: None,
-        hit_rate: None,
-        cached_by: None,
-        calls: 1.0,
-        share: None,
-        degradable: false,
-        pull: false,
-        switchover: None,
-        limits: None,
-        span: original.span,
-        fields: crate::model::Fields::default(),
-    };
+    let template = Edge::required(Vec::new(), original.span);
     let push = |compiled: &mut Model, origin: &mut Vec<ComponentId>, c: Component| {
         let at = ComponentId(compiled.components.len());
         compiled.components.push(c);

@@ -481,25 +481,7 @@ fn edge(
     let raw = match dependency {
         RawDependency::Name(name) => {
             let targets = resolve_all(std::slice::from_ref(name), cx)?;
-            return Some(Edge {
-                kind: EdgeKind::Target,
-                targets,
-                at_least: 1,
-                retries: 0,
-                backoff: Backoff::None,
-                retry_budget: None,
-                timeout: None,
-                hit_rate: None,
-                cached_by: None,
-                calls: 1.0,
-                share: None,
-                degradable: false,
-                pull: false,
-                switchover: None,
-                limits: None,
-                span: name.span,
-                fields: Fields::default(),
-            });
+            return Some(Edge::required(targets, name.span));
         }
         RawDependency::Edge(raw) => raw,
     };
