@@ -263,7 +263,7 @@ fn add_costs(
                 let at = |n: u32| unavailability(&capacity::with_instances(model, id, n));
                 let (mut low, mut high) = (model.component(id).instances, start);
                 let mut found = None;
-                while high <= start.saturating_mul(4) {
+                while high <= start.saturating_mul(4).min(capacity::MAX_FLEET) {
                     let u = at(high);
                     if total(&u) >= 0.99 * cost {
                         found = Some((high, u));

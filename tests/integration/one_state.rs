@@ -343,3 +343,29 @@ fn a_shard_down_fails_its_share_of_the_requests_not_all_of_them() {
         1e-9,
     );
 }
+
+/// A load no fleet worth running carries: 5,000,000 rps on 10 per
+/// instance wants 500,000 instances.
+const STORM: &str = r"system: storm
+entrypoints: [web]
+components:
+  web: {instances: 2, availability: 99.9%, capacity: 10, load: 5000000}
+";
+
+#[test]
+fn a_fleet_past_a_hundred_thousand_is_not_offered_and_not_searched() {
+    // web is over its capacity in every state: down always, U = 1, all of
+    // it capacity (the structural U is 1e-6, both instances down). The
+    // fleet that carries 5,000,000 at 10 each is 500,000 instances, past
+    // `MAX_FLEET` (100,000): the row says what capacity costs and offers
+    // no fleet. (Searching it spread 500,000 instances one at a time,
+    // 31 times over; on a failover ring with retries the worst load is
+    // billions and the search did not end: the CI run that timed out.)
+    let report = check_json("storm.yaml", STORM);
+    let web = &report["availability"]["web"];
+    close(&web["availability"], 0.0, 1e-12);
+    let cost = &web["capacity"][0];
+    assert_eq!(cost["component"], "web");
+    close(&cost["unavailability"], 1.0 - 1e-6, 1e-9);
+    assert!(cost.get("fleet").is_none(), "{cost}");
+}

@@ -7,6 +7,11 @@ use crate::model::{ComponentId, Model};
 /// whole model each).
 pub const MAX_COSTED: usize = 12;
 
+/// The largest fleet offered: a load that needs more instances than this
+/// is a storm or a loop of failovers, not a size to run, and a figure of
+/// a fleet that large is not worked out.
+pub const MAX_FLEET: u32 = 100_000;
+
 /// The components whose capacity may cost something, worst-case need
 /// first: those whose need is not structural, at most [`MAX_COSTED`].
 #[must_use]
@@ -53,7 +58,8 @@ pub fn costed(compiled: &Compiled, model: &Model) -> Vec<(ComponentId, Option<u3
             worst
                 .map_or(c.instances, |k| k.saturating_add(spare))
                 .max(c.instances.saturating_add(1)),
-        );
+        )
+        .filter(|&f| f <= MAX_FLEET);
         list.push((id, fleet, worst.unwrap_or(u32::MAX)));
     }
     list.sort_by_key(|&(id, _, worst)| (std::cmp::Reverse(worst), id));
@@ -83,11 +89,41 @@ pub fn with_instances(model: &Model, id: ComponentId, instances: u32) -> Model {
     let c = &mut m.components[id.0];
     let extra = instances.saturating_sub(c.instances);
     if !c.placement.is_empty() {
-        let n = c.placement.len();
-        for i in 0..extra as usize {
-            c.placement[i % n].1 += 1;
+        // Round-robin from the first domain, worked out per domain (a
+        // fleet of millions is not a loop of millions).
+        let n = u32::try_from(c.placement.len()).unwrap_or(u32::MAX);
+        let (each, rest) = (extra / n, extra % n);
+        for (i, (_, count)) in c.placement.iter_mut().enumerate() {
+            let first = u32::try_from(i).map_or(false, |i| i < rest);
+            *count = count.saturating_add(each + u32::from(first));
         }
     }
     c.instances = instances;
     m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_instances;
+    use crate::model::ComponentId;
+
+    #[test]
+    fn extra_instances_go_round_robin_from_the_first_domain() {
+        let model = crate::model::parse(
+            "system: m\nentrypoints: [a]\ndomains:\n  z0: {kind: zone, availability: 99.9%}\n  z1: {kind: zone, availability: 99.9%}\ncomponents:\n  a: {instances: 3, availability: 99%, placement: [z0, z1]}\n",
+        )
+        .unwrap();
+        // 3 over two zones: 2 + 1. Five more round-robin from z0: z0, z1,
+        // z0, z1, z0: 5 + 3.
+        let grown = with_instances(&model, ComponentId(0), 8);
+        let counts: Vec<u32> = grown.components[0].placement.iter().map(|p| p.1).collect();
+        assert_eq!(counts, [5, 3]);
+        assert_eq!(grown.components[0].instances, 8);
+        // The largest count is spread in one step per domain: 2 + 2^31 - 1
+        // and 1 + 2^31 - 1 (u32::MAX - 3 = 4,294,967,292 more, even).
+        let all = with_instances(&model, ComponentId(0), u32::MAX);
+        let counts: Vec<u32> = all.components[0].placement.iter().map(|p| p.1).collect();
+        assert_eq!(counts, [2 + 2_147_483_646, 1 + 2_147_483_646]);
+        assert_eq!(counts.iter().sum::<u32>(), u32::MAX);
+    }
 }

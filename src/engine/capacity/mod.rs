@@ -49,7 +49,7 @@ mod tables;
     reason = "the submodules share their helpers through the parent"
 )]
 use compile::{add_levels, never};
-pub use costs::{MAX_COSTED, costed, with_instances, without_capacity};
+pub use costs::{MAX_COSTED, MAX_FLEET, costed, with_instances, without_capacity};
 use needs::{need_of, truncated_need};
 use relief::{MAX_RELIEF_MODEL, Relieving};
 pub use relief::{Relief, relief_in, share_relief};
