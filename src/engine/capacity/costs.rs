@@ -94,7 +94,7 @@ pub fn with_instances(model: &Model, id: ComponentId, instances: u32) -> Model {
         let n = u32::try_from(c.placement.len()).unwrap_or(u32::MAX);
         let (each, rest) = (extra / n, extra % n);
         for (i, (_, count)) in c.placement.iter_mut().enumerate() {
-            let first = u32::try_from(i).map_or(false, |i| i < rest);
+            let first = u32::try_from(i).is_ok_and(|i| i < rest);
             *count = count.saturating_add(each + u32::from(first));
         }
     }
