@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::Diagram;
+use super::{Diagram, Members, group_flags};
 
 /// The DOT text, ending with a newline.
 #[must_use]
@@ -13,12 +13,12 @@ pub fn render(diagram: &Diagram) -> String {
     // `newrank` ranks across clusters as a whole, so a caller in one domain
     // stays above what it calls in another.
     out.push_str("  rankdir=TB;\n  newrank=true;\n  node [shape=box, style=\"rounded,filled\", fillcolor=white, fontname=\"Helvetica\"];\n  edge [color=\"#555555\"];\n");
-    cluster_body(diagram, None, 1, &mut out);
+    cluster_body(diagram, &Members::of(diagram), None, 1, &mut out);
     // A group of alternatives (`any_of`, `at_least`) is drawn once: the
     // caller points at a small circle labelled `any of` or `2 of 3`, which
     // points at each alternative. Its id has a space, which no component
     // name can have.
-    let mut drawn: Vec<usize> = Vec::new();
+    let mut drawn = group_flags(diagram);
     for link in &diagram.edges {
         let style = if link.degradable {
             " [style=dashed]"
@@ -33,8 +33,7 @@ pub fn render(diagram: &Diagram) -> String {
             }
             Some(label) => {
                 let group = quote(&format!("group {}", link.group));
-                if !drawn.contains(&link.group) {
-                    drawn.push(link.group);
+                if !std::mem::replace(&mut drawn[link.group], true) {
                     let _ = writeln!(
                         out,
                         "  {group} [shape=circle, label={}, fontsize=9, margin=0.02];",
@@ -59,9 +58,15 @@ pub fn render(diagram: &Diagram) -> String {
     out
 }
 
-fn cluster_body(diagram: &Diagram, cluster: Option<usize>, depth: usize, out: &mut String) {
+fn cluster_body(
+    diagram: &Diagram,
+    members: &Members,
+    cluster: Option<usize>,
+    depth: usize,
+    out: &mut String,
+) {
     let indent = "  ".repeat(depth);
-    for node in diagram.nodes.iter().filter(|n| n.cluster == cluster) {
+    for node in members.nodes_in(cluster).iter().map(|&i| &diagram.nodes[i]) {
         let (name, extra) = if node.spof {
             (
                 format!("{} (SPOF)", node.name),
@@ -77,10 +82,8 @@ fn cluster_body(diagram: &Diagram, cluster: Option<usize>, depth: usize, out: &m
             quote(&format!("{name}\n{}", node.detail))
         );
     }
-    for (index, child) in diagram.clusters.iter().enumerate() {
-        if child.parent != cluster {
-            continue;
-        }
+    for &index in members.clusters_in(cluster) {
+        let child = &diagram.clusters[index];
         let (tag, color) = if child.spof {
             (" (SPOF)", "#c0392b")
         } else {
@@ -97,7 +100,7 @@ fn cluster_body(diagram: &Diagram, cluster: Option<usize>, depth: usize, out: &m
             quote(&format!("{} ({}){tag}", child.name, child.kind)),
             quote(color)
         );
-        cluster_body(diagram, Some(index), depth + 1, out);
+        cluster_body(diagram, members, Some(index), depth + 1, out);
         let _ = writeln!(out, "{indent}}}");
     }
 }

@@ -5,18 +5,18 @@
 
 use std::fmt::Write as _;
 
-use super::Diagram;
+use super::{Diagram, Members, group_flags};
 use crate::render::escape;
 
 /// The flowchart text, ending with a newline.
 #[must_use]
 pub fn render(diagram: &Diagram) -> String {
     let mut out = String::from("flowchart TD\n");
-    cluster_body(diagram, None, 1, &mut out);
+    cluster_body(diagram, &Members::of(diagram), None, 1, &mut out);
     // A group of alternatives (`any_of`, `at_least`) is drawn once: the
     // caller points at a small round node labelled `any of` or `2 of 3`,
     // which points at each alternative.
-    let mut drawn: Vec<usize> = Vec::new();
+    let mut drawn = group_flags(diagram);
     for link in &diagram.edges {
         let arrow = if link.degradable { "-.->" } else { "-->" };
         match &link.label {
@@ -24,8 +24,7 @@ pub fn render(diagram: &Diagram) -> String {
                 let _ = writeln!(out, "  c{} {arrow} c{}", link.from, link.to);
             }
             Some(label) => {
-                if !drawn.contains(&link.group) {
-                    drawn.push(link.group);
+                if !std::mem::replace(&mut drawn[link.group], true) {
                     let _ = writeln!(out, "  g{}((\"{}\"))", link.group, quote(label));
                     let _ = writeln!(out, "  c{} {arrow} g{}", link.from, link.group);
                 }
@@ -64,12 +63,16 @@ pub fn render(diagram: &Diagram) -> String {
 
 /// Writes the nodes directly in `cluster`, then its child clusters as
 /// nested subgraphs.
-fn cluster_body(diagram: &Diagram, cluster: Option<usize>, depth: usize, out: &mut String) {
+fn cluster_body(
+    diagram: &Diagram,
+    members: &Members,
+    cluster: Option<usize>,
+    depth: usize,
+    out: &mut String,
+) {
     let indent = "  ".repeat(depth);
-    for (index, node) in diagram.nodes.iter().enumerate() {
-        if node.cluster != cluster {
-            continue;
-        }
+    for &index in members.nodes_in(cluster) {
+        let node = &diagram.nodes[index];
         let spof = if node.spof { " · SPOF" } else { "" };
         let _ = writeln!(
             out,
@@ -78,10 +81,8 @@ fn cluster_body(diagram: &Diagram, cluster: Option<usize>, depth: usize, out: &m
             quote(&node.detail)
         );
     }
-    for (index, child) in diagram.clusters.iter().enumerate() {
-        if child.parent != cluster {
-            continue;
-        }
+    for &index in members.clusters_in(cluster) {
+        let child = &diagram.clusters[index];
         let spof = if child.spof { " · SPOF" } else { "" };
         let _ = writeln!(
             out,
@@ -89,7 +90,7 @@ fn cluster_body(diagram: &Diagram, cluster: Option<usize>, depth: usize, out: &m
             quote(&child.name),
             quote(&child.kind)
         );
-        cluster_body(diagram, Some(index), depth + 1, out);
+        cluster_body(diagram, members, Some(index), depth + 1, out);
         let _ = writeln!(out, "{indent}end");
     }
 }

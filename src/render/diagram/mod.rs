@@ -378,19 +378,65 @@ fn innermost_domain(model: &Model, id: ComponentId) -> Option<DomainId> {
     candidates.first().copied()
 }
 
-/// The shown domains, each parent before its children, siblings in model order.
+/// The shown domains, each parent before its children, siblings in model
+/// order: a walk over each domain's shown children, listed once (no scan
+/// of every domain per domain), with an explicit stack (no recursion).
 fn parents_first(model: &Model, shown: &[bool]) -> Vec<DomainId> {
-    fn visit(model: &Model, shown: &[bool], parent: Option<DomainId>, out: &mut Vec<DomainId>) {
-        for (at, domain) in model.domains.iter().enumerate() {
-            if shown[at] && domain.parent == parent {
-                out.push(DomainId(at));
-                visit(model, shown, Some(DomainId(at)), out);
-            }
+    // children[0]: the top level; children[i + 1]: inside domain i.
+    let mut children: Vec<Vec<DomainId>> = vec![Vec::new(); model.domains.len() + 1];
+    for (at, domain) in model.domains.iter().enumerate() {
+        if shown[at] {
+            children[domain.parent.map_or(0, |p| p.0 + 1)].push(DomainId(at));
         }
     }
     let mut out = Vec::new();
-    visit(model, shown, None, &mut out);
+    let mut stack: Vec<DomainId> = children[0].iter().rev().copied().collect();
+    while let Some(d) = stack.pop() {
+        out.push(d);
+        stack.extend(children[d.0 + 1].iter().rev().copied());
+    }
     out
+}
+
+/// What lies directly in each cluster of a diagram, in diagram order:
+/// index 0 the top level, index `i + 1` cluster `i`.
+pub(super) struct Members {
+    /// Node indices.
+    pub nodes: Vec<Vec<usize>>,
+    /// Child cluster indices.
+    pub clusters: Vec<Vec<usize>>,
+}
+
+impl Members {
+    /// Listed in one pass over the nodes and one over the clusters.
+    pub(super) fn of(diagram: &Diagram) -> Self {
+        let slot = |cluster: Option<usize>| cluster.map_or(0, |c| c + 1);
+        let mut nodes = vec![Vec::new(); diagram.clusters.len() + 1];
+        for (index, node) in diagram.nodes.iter().enumerate() {
+            nodes[slot(node.cluster)].push(index);
+        }
+        let mut clusters = vec![Vec::new(); diagram.clusters.len() + 1];
+        for (index, cluster) in diagram.clusters.iter().enumerate() {
+            clusters[slot(cluster.parent)].push(index);
+        }
+        Self { nodes, clusters }
+    }
+
+    /// The nodes directly in `cluster` (`None`: the top level).
+    pub(super) fn nodes_in(&self, cluster: Option<usize>) -> &[usize] {
+        &self.nodes[cluster.map_or(0, |c| c + 1)]
+    }
+
+    /// The clusters directly in `cluster` (`None`: the top level).
+    pub(super) fn clusters_in(&self, cluster: Option<usize>) -> &[usize] {
+        &self.clusters[cluster.map_or(0, |c| c + 1)]
+    }
+}
+
+/// Whether each group of alternatives has been drawn: one flag per group
+/// number (a list searched per link was quadratic in the groups).
+pub(super) fn group_flags(diagram: &Diagram) -> Vec<bool> {
+    vec![false; diagram.edges.iter().map(|l| l.group + 1).max().unwrap_or(0)]
 }
 
 fn links(model: &Model) -> Vec<Link> {
@@ -491,6 +537,32 @@ mod tests {
             crate::analyze::Options::new(crate::model::Date::parse("2026-11-30").unwrap()),
         );
         Diagram::new(&model, &audit.findings)
+    }
+
+    #[test]
+    fn domains_come_parents_first_siblings_in_model_order() {
+        // Listed r1, r2, a (in r1), b (in r1), c (in r2), x (in b): a walk
+        // from the top gives r1, a, b, x, r2, c. Hidden domains (none
+        // shown in r2) are left out with what is inside them.
+        let text = "system: s\ndomains:\n  r1: {kind: region}\n  r2: {kind: region}\n  a: {kind: zone, in: r1}\n  b: {kind: zone, in: r1}\n  c: {kind: zone, in: r2}\n  x: {kind: rack, in: b}\ncomponents:\n  web: {placement: [a]}\n";
+        let model = crate::model::parse(text).unwrap();
+        let names = |order: Vec<DomainId>| -> Vec<String> {
+            order
+                .into_iter()
+                .map(|d| model.domain(d).name.clone())
+                .collect()
+        };
+        assert_eq!(
+            names(parents_first(&model, &[true; 6])),
+            ["r1", "a", "b", "x", "r2", "c"]
+        );
+        assert_eq!(
+            names(parents_first(
+                &model,
+                &[true, false, true, true, false, true]
+            )),
+            ["r1", "a", "b", "x"]
+        );
     }
 
     #[test]
