@@ -559,9 +559,11 @@ impl Audit {
         }
         if self.retries.is_empty() {
             self.retries = part.retries;
-            self.retries_truncated = part.retries_truncated;
             self.retries_omitted = part.retries_omitted;
         }
+        // The walk's truncation stands even when it found no row to list:
+        // a later part that walked nothing must not clear it.
+        self.retries_truncated |= part.retries_truncated;
         if self.latency.is_empty() {
             self.latency = part.latency;
         }
@@ -636,4 +638,25 @@ pub struct Known {
     pub file: String,
     /// Its ids.
     pub ids: BTreeSet<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Audit;
+
+    #[test]
+    fn a_truncated_walk_with_no_rows_stays_truncated_after_later_parts() {
+        // retry_storm walked to its bound and found no amplifying path to
+        // list; deadline's part, absorbed after it, walked nothing.
+        let mut audit = Audit::new("s".to_owned(), Vec::new());
+        let mut storm = Audit::new("s".to_owned(), Vec::new());
+        storm.retries_truncated = true;
+        audit.absorb(storm);
+        audit.absorb(Audit::new("s".to_owned(), Vec::new()));
+        assert!(audit.retries_truncated);
+        // Nothing truncated: nothing said.
+        let mut clean = Audit::new("s".to_owned(), Vec::new());
+        clean.absorb(Audit::new("s".to_owned(), Vec::new()));
+        assert!(!clean.retries_truncated);
+    }
 }
