@@ -13,7 +13,9 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use nines::analyze::Severity;
+
+mod common;
+use common::check;
 use nines::model::Date;
 
 fn sizes() -> Vec<usize> {
@@ -22,21 +24,6 @@ fn sizes() -> Vec<usize> {
         sizes.push(100_000);
     }
     sizes
-}
-
-fn check(text: &str) -> usize {
-    let model = nines::model::parse(text).expect("a valid generated model");
-    let today = Date::parse("2026-11-30").expect("a date");
-    let audit = nines::analyze::audit(
-        &model,
-        text,
-        nines::engine::scenario::Scenario::default(),
-        nines::analyze::Options::new(today),
-    );
-    let mut out = Vec::new();
-    let target = nines::render::Target::file("generated.yaml");
-    nines::render::json::render(&audit, &target, &mut out).expect("in memory");
-    out.len() + audit.failing(Some(Severity::Error)).count()
 }
 
 fn bench_check(c: &mut Criterion) {
