@@ -261,16 +261,22 @@ fn add_costs(
             let cost = total(&without);
             let with = fleet.filter(|_| cost > 0.0).and_then(|start| {
                 let at = |n: u32| unavailability(&capacity::with_instances(model, id, n));
+                // Doubling up to the cap, the cap itself tried last (a
+                // start of 60,000 tries 60,000 and 100,000).
+                let cap = start.saturating_mul(4).min(capacity::MAX_FLEET);
                 let (mut low, mut high) = (model.component(id).instances, start);
                 let mut found = None;
-                while high <= start.saturating_mul(4).min(capacity::MAX_FLEET) {
+                loop {
                     let u = at(high);
                     if total(&u) >= 0.99 * cost {
                         found = Some((high, u));
                         break;
                     }
+                    if high >= cap {
+                        break;
+                    }
                     low = high;
-                    high = high.saturating_mul(2);
+                    high = high.saturating_mul(2).min(cap);
                 }
                 let (mut best, mut best_u) = found?;
                 while best - low > 1 {

@@ -119,8 +119,8 @@ mod tests {
         let counts: Vec<u32> = grown.components[0].placement.iter().map(|p| p.1).collect();
         assert_eq!(counts, [5, 3]);
         assert_eq!(grown.components[0].instances, 8);
-        // The largest count is spread in one step per domain: 2 + 2^31 - 1
-        // and 1 + 2^31 - 1 (u32::MAX - 3 = 4,294,967,292 more, even).
+        // The largest count is spread in one step per domain: u32::MAX - 3
+        // = 4,294,967,292 more, 2^31 - 2 = 2,147,483,646 to each zone.
         let all = with_instances(&model, ComponentId(0), u32::MAX);
         let counts: Vec<u32> = all.components[0].placement.iter().map(|p| p.1).collect();
         assert_eq!(counts, [2 + 2_147_483_646, 1 + 2_147_483_646]);
