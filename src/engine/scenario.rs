@@ -436,22 +436,28 @@ components:
         events
     }
 
+    /// `down_under` from `baseline` is what the full evaluation of `event`
+    /// takes down of what the baseline has up.
+    fn agrees(m: &Model, baseline: &Baseline, event: &Scenario, seed: u64) {
+        let full = up(m, event);
+        let expected: Vec<ComponentId> = m
+            .component_ids()
+            .filter(|c| baseline.is_up(*c) && !full[c.0])
+            .collect();
+        assert_eq!(
+            baseline.down_under(m, event),
+            expected,
+            "seed {seed}, {event:?}"
+        );
+    }
+
     #[test]
     fn walking_up_from_the_event_agrees_with_full_evaluation() {
         for seed in 0..100 {
             let m = crate::model::parse(&crate::generate::random_small(seed)).unwrap();
             let baseline = Baseline::new(&m);
             for event in single_events(&m) {
-                let full = up(&m, &event);
-                let expected: Vec<ComponentId> = m
-                    .component_ids()
-                    .filter(|c| baseline.is_up(*c) && !full[c.0])
-                    .collect();
-                assert_eq!(
-                    baseline.down_under(&m, &event),
-                    expected,
-                    "seed {seed}, {event:?}"
-                );
+                agrees(&m, &baseline, &event, seed);
             }
         }
     }
@@ -469,17 +475,7 @@ components:
             for base in bases {
                 let baseline = Baseline::under(&m, &base);
                 for event in single_events(&m) {
-                    let event = base.and(&event);
-                    let full = up(&m, &event);
-                    let expected: Vec<ComponentId> = m
-                        .component_ids()
-                        .filter(|c| baseline.is_up(*c) && !full[c.0])
-                        .collect();
-                    assert_eq!(
-                        baseline.down_under(&m, &event),
-                        expected,
-                        "seed {seed}, {event:?}"
-                    );
+                    agrees(&m, &baseline, &base.and(&event), seed);
                 }
             }
         }
