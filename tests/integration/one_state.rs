@@ -373,21 +373,17 @@ fn a_fleet_past_a_hundred_thousand_is_not_offered_and_not_searched() {
 #[test]
 fn a_fleet_between_the_last_doubling_and_the_cap_is_found() {
     // 600,000 rps on 10 per instance wants 60,000 instances, all up: at
-    // 99.9% each that is never, so the capacity costs U = 1 - 1e-6. The
-    // search tries 60,000 (too few: every one must be up), then the cap,
-    // 100,000 (4 x 60,000 is past it), and bisects between. By hand the
-    // fleet is 60,000 + the 99% quantile of the failures among about
-    // 60,000 at 0.1%: Poisson-like, mean 60, sd 7.75, so about 60 + 2.33 x
-    // 7.75 = 78 plus the right skew: 60,079, and what it takes off is
-    // 99% or more of the cost.
+    // 99.9% each that is never, so the capacity costs U = 1 - 1e-6 (the
+    // structural U is both instances down, 1e-6). The search tries 60,000
+    // (too few: every one must be up), then the cap, 100,000 (4 x 60,000
+    // is past it), and bisects between. The fleet n takes off P(at most
+    // n - 60,000 of n fail) at 0.1% each, and must take 99% of the cost,
+    // 0.98999901. Summed binomial terms by hand (Python, log space):
+    // n = 60,078 gives 0.988999 (too little), n = 60,079 gives 0.991977.
     let text = "system: bigfleet\nentrypoints: [web]\ncomponents:\n  web: {instances: 2, availability: 99.9%, capacity: 10, load: 600000}\n";
     let report = check_json("bigfleet.yaml", text);
     let cost = &report["availability"]["web"]["capacity"][0];
     close(&cost["unavailability"], 1.0 - 1e-6, 1e-9);
-    let fleet = cost["fleet"].as_u64().unwrap_or_else(|| panic!("{cost}"));
-    assert!((60_070..=60_090).contains(&fleet), "{cost}");
-    assert!(
-        cost["fleet_gain"].as_f64().unwrap() >= 0.99 * (1.0 - 1e-6),
-        "{cost}"
-    );
+    assert_eq!(cost["fleet"], 60_079, "{cost}");
+    close(&cost["fleet_gain"], 0.991_977, 1e-6);
 }
