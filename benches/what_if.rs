@@ -34,14 +34,7 @@ fn run(text: &str, lose: &[&str], scale: Option<f64>) -> usize {
         today: Some("2026-11-30".to_owned()),
     };
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    let mut terminal = Terminal {
-        out: &mut out,
-        err: &mut err,
-        color_out: false,
-        color_err: false,
-        width: 80,
-        progress: false,
-    };
+    let mut terminal = Terminal::plain(&mut out, &mut err);
     let _ = what_if_source("generated.yaml", text, &args, &mut terminal);
     out.len()
 }

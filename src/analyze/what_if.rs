@@ -15,6 +15,7 @@ use crate::model::error::closest;
 use crate::model::units::parse_duration;
 use crate::model::{ComponentId, Date, Model, Rule};
 use serde::Serialize;
+use std::collections::HashMap;
 
 /// One component in one state, as the JSON `state` section gives it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -93,8 +94,7 @@ impl WhatIf {
         // every row per changed component was quadratic: 10k components
         // all changed by --scale-load against their 30k rows). Of equal
         // utilizations the last row, as `max_by` keeps it.
-        let mut worst: std::collections::HashMap<&str, &HeadroomRow> =
-            std::collections::HashMap::new();
+        let mut worst: HashMap<&str, &HeadroomRow> = HashMap::new();
         for row in &self.after.headroom {
             let at = worst.entry(&*row.component).or_insert(row);
             if row.utilization.total_cmp(&at.utilization).is_ge() {
@@ -204,7 +204,7 @@ pub fn compare(model: &Model, text: &str, change: &Change, today: Date) -> WhatI
     // apart, not introduced.
     // The changed model's components by name, once (a scan of them per
     // finding was quadratic on a 10k model whose every component changed).
-    let named: std::collections::HashMap<&str, ComponentId> = changed
+    let named: HashMap<&str, ComponentId> = changed
         .component_ids()
         .map(|id| (changed.component(id).name.as_str(), id))
         .collect();
@@ -347,7 +347,7 @@ fn subject_component(id: &str) -> &str {
 /// being resolved.
 struct Gone<'a> {
     /// The changed model's components by name.
-    named: &'a std::collections::HashMap<&'a str, ComponentId>,
+    named: &'a HashMap<&'a str, ComponentId>,
     /// Its state in the scenario.
     after: &'a State,
     /// Whether the scenario takes down an entrypoint that was up.

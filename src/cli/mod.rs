@@ -123,7 +123,20 @@ pub struct Terminal<'a> {
     pub progress: bool,
 }
 
-impl Terminal<'_> {
+impl<'a> Terminal<'a> {
+    /// Output into two buffers, as to files: no colour, 80 columns, no
+    /// progress bars (tests and benches run commands in process so).
+    pub fn plain(out: &'a mut dyn Write, err: &'a mut dyn Write) -> Self {
+        Terminal {
+            out,
+            err,
+            color_out: false,
+            color_err: false,
+            width: 80,
+            progress: false,
+        }
+    }
+
     /// The outcome of a command: an error is printed to stderr (write
     /// failures are ignored: there is nowhere left to report them) and ends
     /// as [`Outcome::Invalid`].

@@ -312,18 +312,8 @@ fn touched(
     lost: &(Vec<DomainId>, Vec<GroupId>),
 ) -> Vec<ComponentId> {
     let mut ids: Vec<ComponentId> = event.failed_instances.iter().map(|&(c, _)| c).collect();
-    let domains: Vec<DomainId> = event
-        .domains
-        .iter()
-        .copied()
-        .filter(|d| !lost.0.contains(d))
-        .collect();
-    let groups: Vec<GroupId> = event
-        .groups
-        .iter()
-        .copied()
-        .filter(|g| !lost.1.contains(g))
-        .collect();
+    let domains = not_in(&event.domains, &lost.0);
+    let groups = not_in(&event.groups, &lost.1);
     if !domains.is_empty() || !groups.is_empty() {
         ids.extend(model.component_ids().filter(|&id| {
             let c = model.component(id);
@@ -336,6 +326,11 @@ fn touched(
     ids.sort_unstable();
     ids.dedup();
     ids
+}
+
+/// The items of `all` that `lost` does not hold, in order.
+fn not_in<T: Copy + PartialEq>(all: &[T], lost: &[T]) -> Vec<T> {
+    all.iter().copied().filter(|x| !lost.contains(x)).collect()
 }
 
 /// Whether `id` survives an event on its own (runs: enough instances up,

@@ -106,14 +106,7 @@ pub(crate) struct Run {
 pub(crate) fn capture(body: impl FnOnce(&mut Terminal) -> Outcome) -> Run {
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let outcome = {
-        let mut terminal = Terminal {
-            out: &mut out,
-            err: &mut err,
-            color_out: false,
-            color_err: false,
-            width: 80,
-            progress: false,
-        };
+        let mut terminal = Terminal::plain(&mut out, &mut err);
         body(&mut terminal)
     };
     Run {

@@ -6,7 +6,7 @@
 //! domain get a band of their own on the right. Deterministic: the same
 //! diagram always gives the same coordinates.
 
-use super::Diagram;
+use super::{Diagram, Members};
 
 /// Space around the drawing.
 const MARGIN: f64 = 16.0;
@@ -123,11 +123,7 @@ pub fn layout(diagram: &Diagram) -> Layout {
     let width = node_width(diagram);
     let column = width + COLUMN_GAP;
     let rows = diagram.depth();
-    let children = |parent: Option<usize>| -> Vec<usize> {
-        (0..diagram.clusters.len())
-            .filter(|&c| diagram.clusters[c].parent == parent)
-            .collect()
-    };
+    let members = Members::of(diagram);
     // Nesting height of each cluster: 1 for one holding no other cluster.
     let mut height = vec![1usize; diagram.clusters.len()];
     for c in (0..diagram.clusters.len()).rev() {
@@ -163,8 +159,8 @@ pub fn layout(diagram: &Diagram) -> Layout {
         row_y: &row_y,
     };
     let mut x = MARGIN;
-    for root in children(None) {
-        x = placer.cluster(root, x, &height, &children) + COLUMN_GAP;
+    for &root in members.clusters_in(None) {
+        x = placer.cluster(root, x, &height, &members) + COLUMN_GAP;
     }
     x = placer.own(None, x);
     let right = (x - COLUMN_GAP).max(MARGIN + width).max(LEGEND_WIDTH);
@@ -237,16 +233,10 @@ impl Placer<'_> {
     }
 
     /// Places a cluster's band from `x`; returns its right edge.
-    fn cluster(
-        &mut self,
-        cluster: usize,
-        x: f64,
-        height: &[usize],
-        children: &dyn Fn(Option<usize>) -> Vec<usize>,
-    ) -> f64 {
+    fn cluster(&mut self, cluster: usize, x: f64, height: &[usize], members: &Members) -> f64 {
         let mut inner = self.own(Some(cluster), x + PAD);
-        for child in children(Some(cluster)) {
-            inner = self.cluster(child, inner, height, children) + COLUMN_GAP;
+        for &child in members.clusters_in(Some(cluster)) {
+            inner = self.cluster(child, inner, height, members) + COLUMN_GAP;
         }
         let right = (inner - COLUMN_GAP).max(x + PAD + self.width) + PAD;
         // The rows this cluster's components use, its own and nested ones.

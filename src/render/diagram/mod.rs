@@ -401,16 +401,18 @@ fn parents_first(model: &Model, shown: &[bool]) -> Vec<DomainId> {
 /// What lies directly in each cluster of a diagram, in diagram order:
 /// index 0 the top level, index `i + 1` cluster `i`.
 pub(super) struct Members {
-    /// Node indices.
-    pub nodes: Vec<Vec<usize>>,
-    /// Child cluster indices.
-    pub clusters: Vec<Vec<usize>>,
+    nodes: Vec<Vec<usize>>,
+    clusters: Vec<Vec<usize>>,
+}
+
+/// The index of `cluster` in [`Members`]' lists (`None`: the top level).
+fn slot(cluster: Option<usize>) -> usize {
+    cluster.map_or(0, |c| c + 1)
 }
 
 impl Members {
     /// Listed in one pass over the nodes and one over the clusters.
     pub(super) fn of(diagram: &Diagram) -> Self {
-        let slot = |cluster: Option<usize>| cluster.map_or(0, |c| c + 1);
         let mut nodes = vec![Vec::new(); diagram.clusters.len() + 1];
         for (index, node) in diagram.nodes.iter().enumerate() {
             nodes[slot(node.cluster)].push(index);
@@ -424,12 +426,12 @@ impl Members {
 
     /// The nodes directly in `cluster` (`None`: the top level).
     pub(super) fn nodes_in(&self, cluster: Option<usize>) -> &[usize] {
-        &self.nodes[cluster.map_or(0, |c| c + 1)]
+        &self.nodes[slot(cluster)]
     }
 
     /// The clusters directly in `cluster` (`None`: the top level).
     pub(super) fn clusters_in(&self, cluster: Option<usize>) -> &[usize] {
-        &self.clusters[cluster.map_or(0, |c| c + 1)]
+        &self.clusters[slot(cluster)]
     }
 }
 
