@@ -73,6 +73,8 @@ fn figures_of(model: &Model, cold: bool, costs: bool) -> Vec<(ComponentId, Figur
         },
     );
     let mut shares = shares.map(Vec::into_iter);
+    // The compiled model's figures, which the capacity costs start from.
+    let base: Vec<f64> = aware.iter().map(|(_, f)| f.unavailability).collect();
     // Worked out once for every entrypoint.
     let flow = state::Flow::new(model);
     let rerouted = rerouted(model, &compiled);
@@ -94,7 +96,7 @@ fn figures_of(model: &Model, cold: bool, costs: bool) -> Vec<(ComponentId, Figur
         })
         .collect();
     if costs && !compiled.bracketed && model.components.len() <= MAX_COSTED_MODEL {
-        add_costs(model, &compiled, cold, &mut figures);
+        add_costs(model, (&compiled, &base), cold, &mut figures);
     }
     figures
 }
@@ -233,7 +235,7 @@ const MAX_COSTED_MODEL: usize = 100;
 /// largest load would take off, for the [`capacity::costed`] components.
 fn add_costs(
     model: &Model,
-    compiled: &capacity::Compiled,
+    (compiled, base): (&capacity::Compiled, &[f64]),
     cold: bool,
     figures: &mut [(ComponentId, Figure)],
 ) {
@@ -244,12 +246,8 @@ fn add_costs(
             .map(|(_, f)| f.unavailability)
             .collect()
     };
-    let base: Vec<f64> = evaluate_entrypoints(&compiled.model, false)
-        .into_iter()
-        .map(|(_, f)| f.unavailability)
-        .collect();
     let costed = capacity::costed(compiled, model);
-    let total = |u: &[f64]| -> f64 { u.iter().zip(&base).map(|(u, b)| (b - u).max(0.0)).sum() };
+    let total = |u: &[f64]| -> f64 { u.iter().zip(base).map(|(u, b)| (b - u).max(0.0)).sum() };
     let results: Vec<Costed> = costed
         .par_iter()
         .map(|&(id, fleet)| {
