@@ -11,6 +11,7 @@ mod contingency;
 mod disaster_recovery;
 pub mod finding;
 pub(crate) use rules::headroom::LARGEST_SENSIBLE_FLEET;
+pub mod experiments;
 mod loss;
 pub mod results;
 mod rules;

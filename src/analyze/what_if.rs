@@ -13,7 +13,7 @@ use crate::engine::scenario::{Scenario, failed_per_component, is_lost, surviving
 use crate::engine::state::{Flow, State};
 use crate::model::error::closest;
 use crate::model::units::parse_duration;
-use crate::model::{ComponentId, Date, Model, Rule};
+use crate::model::{ComponentId, Date, DomainId, GroupId, Model, Rule};
 use serde::Serialize;
 use std::collections::HashMap;
 
@@ -80,9 +80,27 @@ pub struct WhatIf {
     pub states: (Vec<StateRow>, Vec<StateRow>),
     /// Load no running component serves, before and after.
     pub unserved: (f64, f64),
+    /// Each entrypoint's served share in the intact state and in the
+    /// changed one, in the model's entrypoint order.
+    pub served: Vec<Served>,
     /// With `--slow`: every pool before and after, the drained ones, and
     /// the entrypoints that lose service (docs/slow.md).
     pub slow: Option<SlowEvent>,
+}
+
+/// One entrypoint's share of its requests served, before and after a
+/// change ([`State::served_share`]: shedding and rate limits serve a part,
+/// a component down serves none).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Served {
+    /// The entrypoint.
+    pub entrypoint: String,
+    /// Its load after the change, when the model gives one.
+    pub offered: Option<f64>,
+    /// Share served with nothing changed.
+    pub before: f64,
+    /// Share served in the changed state.
+    pub after: f64,
 }
 
 impl WhatIf {
@@ -174,14 +192,137 @@ impl Lost {
     }
 }
 
+/// Resolves every `--lose` argument: `NAME` (a domain, group or component,
+/// all of it) or `COMPONENT:N` (N of its instances); each adds its phrase.
+///
+/// # Errors
+/// An unknown name (with the closest one), a bad count, or more instances
+/// than the component has.
+pub fn lose(model: &Model, args: &[String], phrases: &mut Vec<String>) -> Result<Lost, String> {
+    let mut lost = Lost::default();
+    for arg in args {
+        let (name, count) = match arg.rsplit_once(':') {
+            Some((name, n)) if !model.components.iter().any(|c| c.name == *arg) => {
+                let count: u32 = n.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
+                    format!("--lose `{arg}`: the count after `:` must be a whole number above 0, such as `api:1`")
+                })?;
+                (name, Some(count))
+            }
+            _ => (arg.as_str(), None),
+        };
+        if let Some(c) = model.components.iter().position(|c| c.name == name) {
+            let component = &model.components[c];
+            let n = count.unwrap_or(component.instances);
+            // Earlier `--lose` arguments of the same component add up.
+            let earlier = lost
+                .scenario
+                .failed_instances
+                .iter()
+                .position(|(id, _)| id.0 == c);
+            let before = earlier.map_or(0, |at| lost.scenario.failed_instances[at].1);
+            if n > component.instances - before {
+                let plural = |k: u32| if k == 1 { "" } else { "s" };
+                return Err(if before == 0 {
+                    format!(
+                        "--lose `{arg}`: {name} has {} instance{}",
+                        component.instances,
+                        plural(component.instances)
+                    )
+                } else {
+                    format!(
+                        "--lose `{arg}`: {name} has {} instance{}, and earlier --lose arguments already take {before}",
+                        component.instances,
+                        plural(component.instances)
+                    )
+                });
+            }
+            match earlier {
+                Some(at) => lost.scenario.failed_instances[at].1 += n,
+                None => lost.scenario.failed_instances.push((ComponentId(c), n)),
+            }
+            if before + n == component.instances && before > 0 {
+                lost.names.push(name.to_owned());
+                phrases.push(format!(
+                    "lose {n} more of {} instances of {name} (all of them)",
+                    component.instances
+                ));
+            } else if n == component.instances {
+                lost.names.push(name.to_owned());
+                phrases.push(format!("lose {name} (component)"));
+            } else {
+                phrases.push(format!(
+                    "lose {n} of {} instances of {name}",
+                    component.instances
+                ));
+            }
+            continue;
+        }
+        if count.is_some() {
+            return Err(format!(
+                "--lose `{arg}`: `:N` counts instances of a component, and no component is called `{name}`"
+            ));
+        }
+        if let Some(d) = model.domains.iter().position(|d| d.name == name) {
+            lost.scenario.domains.push(DomainId(d));
+            lost.names.push(name.to_owned());
+            phrases.push(format!("lose {name} ({})", model.domains[d].kind));
+        } else if let Some(g) = model.groups.iter().position(|g| g.name == name) {
+            lost.scenario.groups.push(GroupId(g));
+            lost.names.push(name.to_owned());
+            phrases.push(format!("lose {name} (shared-fate group)"));
+        } else {
+            let all = model
+                .domains
+                .iter()
+                .map(|d| d.name.as_str())
+                .chain(model.groups.iter().map(|g| g.name.as_str()))
+                .chain(model.components.iter().map(|c| c.name.as_str()));
+            let hint =
+                closest(name, all).map_or_else(String::new, |b| format!(" (did you mean `{b}`?)"));
+            return Err(format!(
+                "--lose `{name}`: no domain, shared-fate group or component is called that{hint}"
+            ));
+        }
+    }
+    Ok(lost)
+}
+
 /// `check` of the intact model against `check` of the changed one: the
 /// findings the change introduces and those it resolves.
 #[must_use]
 pub fn compare(model: &Model, text: &str, change: &Change, today: Date) -> WhatIf {
+    compare_with(model, &Intact::new(model, text, today), change, today)
+}
+
+/// The intact model's audit and state: the "before" side of every
+/// comparison, worked out once when many changes of one model are compared
+/// (`nines experiments`).
+pub struct Intact {
+    /// `check` of the model as written.
+    pub audit: Audit,
+    /// Its state: nothing lost.
+    pub state: State,
+}
+
+impl Intact {
+    /// The audit and state of `model` as written.
+    #[must_use]
+    pub fn new(model: &Model, text: &str, today: Date) -> Self {
+        Intact {
+            audit: super::audit(model, text, Scenario::default(), super::Options::new(today)),
+            state: State::intact(model, &Flow::new(model)),
+        }
+    }
+}
+
+/// [`compare`] against an intact side already worked out for `model`.
+#[must_use]
+pub fn compare_with(model: &Model, intact: &Intact, change: &Change, today: Date) -> WhatIf {
     let changed = &change.model;
     let (slow, scenario) = slowness(changed, change);
     let scenario = &scenario;
-    let before = super::audit(model, text, Scenario::default(), super::Options::new(today));
+    let before = intact.audit.clone();
+    let before_state = &intact.state;
     let after_figures =
         crate::engine::availability_with(&down_for_figures(changed, scenario), scenario.cold);
     let after_options = super::Options {
@@ -189,7 +330,6 @@ pub fn compare(model: &Model, text: &str, change: &Change, today: Date) -> WhatI
         ..super::Options::new(today)
     };
     let after = super::audit(changed, &change.text, scenario.clone(), after_options);
-    let before_state = State::intact(model, &Flow::new(model));
     let after_state = State::new(changed, &Flow::new(changed), scenario);
     let ids = |r: &Audit| -> Vec<String> {
         r.findings
@@ -242,10 +382,20 @@ pub fn compare(model: &Model, text: &str, change: &Change, today: Date) -> WhatI
         resolved,
         taken_down,
         states: (
-            state_rows(model, &before_state),
+            state_rows(model, before_state),
             state_rows(changed, &after_state),
         ),
         unserved: (before_state.unserved, after_state.unserved),
+        served: changed
+            .entrypoints
+            .iter()
+            .map(|&e| Served {
+                entrypoint: changed.component(e).name.clone(),
+                offered: after_state.of(e).offered,
+                before: before_state.served_share(model, e),
+                after: after_state.served_share(changed, e),
+            })
+            .collect(),
         slow,
     }
 }

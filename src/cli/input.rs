@@ -52,7 +52,10 @@ fn same_file(a: &Path, b: &Path) -> bool {
 }
 
 /// Writes `text` to the file `path` atomically, unless it is an input.
-fn write_file(path: &str, text: &str, inputs: &[&str]) -> Result<(), String> {
+///
+/// # Errors
+/// The path is an input or a folder, or the write failed.
+pub fn write_file(path: &str, text: &str, inputs: &[&str]) -> Result<(), String> {
     let target = Path::new(path);
     let shown = crate::render::escape::terminal(path);
     if let Some(input) = inputs

@@ -6,6 +6,7 @@ mod baseline;
 mod budget;
 mod check;
 mod error;
+mod experiments;
 mod explain;
 mod export;
 mod graph;
@@ -77,6 +78,10 @@ pub enum Command {
     /// warming capacity and cache refill; the admission ramp that keeps
     /// every component within capacity, and whether it converges without one.
     Recover(recover::RecoverArgs),
+    /// The chaos experiments worth running, each with the model's
+    /// prediction inside: as a game-day table, JSON, or files for Chaos
+    /// Toolkit, Chaos Mesh and AWS FIS.
+    Experiments(experiments::ExperimentsArgs),
     /// Re-run the analyses on a changed copy (a lost zone, more load, another
     /// size) and print before → after; exit 1 when it introduces an error.
     WhatIf(WhatIfArgs),
@@ -272,6 +277,7 @@ pub fn run(cli: Cli, terminal: &mut Terminal) -> Outcome {
         Command::Import(args) => import::run(&args, terminal),
         Command::Report(args) => review::run(&args, terminal),
         Command::WhatIf(args) => what_if::run(&args, terminal),
+        Command::Experiments(args) => experiments::run(&args, terminal),
         Command::Recover(args) => recover::run(&args, terminal),
         Command::Graph(args) => graph::run(&args, terminal),
         Command::Budget(args) => budget::run(&args, terminal),

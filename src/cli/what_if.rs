@@ -12,12 +12,11 @@
 use clap::{Args, ValueEnum};
 
 use super::{CliError, Outcome, Terminal, input, today};
-use crate::analyze::what_if::{Change, Lost, compare, slow_args};
+use crate::analyze::what_if::{Change, compare, lose, slow_args};
 use crate::analyze::{Severity, Status};
 use crate::engine::scenario::Scenario;
-use crate::model::error::closest;
 use crate::model::set::{self, SetError};
-use crate::model::{ComponentId, Date, DomainId, GroupId, Model};
+use crate::model::{Date, Model};
 use crate::render::what_if::{self, WhatIf};
 use crate::render::{diagnostics, table};
 
@@ -198,97 +197,6 @@ fn check_args(args: &WhatIfArgs) -> Result<Date, String> {
         ));
     }
     today(args.today.as_deref())
-}
-
-/// Resolves every `--lose` argument: `NAME` (a domain, group or component,
-/// all of it) or `COMPONENT:N` (N of its instances).
-fn lose(model: &Model, args: &[String], phrases: &mut Vec<String>) -> Result<Lost, String> {
-    let mut lost = Lost::default();
-    for arg in args {
-        let (name, count) = match arg.rsplit_once(':') {
-            Some((name, n)) if !model.components.iter().any(|c| c.name == *arg) => {
-                let count: u32 = n.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
-                    format!("--lose `{arg}`: the count after `:` must be a whole number above 0, such as `api:1`")
-                })?;
-                (name, Some(count))
-            }
-            _ => (arg.as_str(), None),
-        };
-        if let Some(c) = model.components.iter().position(|c| c.name == name) {
-            let component = &model.components[c];
-            let n = count.unwrap_or(component.instances);
-            // Earlier `--lose` arguments of the same component add up.
-            let earlier = lost
-                .scenario
-                .failed_instances
-                .iter()
-                .position(|(id, _)| id.0 == c);
-            let before = earlier.map_or(0, |at| lost.scenario.failed_instances[at].1);
-            if n > component.instances - before {
-                let plural = |k: u32| if k == 1 { "" } else { "s" };
-                return Err(if before == 0 {
-                    format!(
-                        "--lose `{arg}`: {name} has {} instance{}",
-                        component.instances,
-                        plural(component.instances)
-                    )
-                } else {
-                    format!(
-                        "--lose `{arg}`: {name} has {} instance{}, and earlier --lose arguments already take {before}",
-                        component.instances,
-                        plural(component.instances)
-                    )
-                });
-            }
-            match earlier {
-                Some(at) => lost.scenario.failed_instances[at].1 += n,
-                None => lost.scenario.failed_instances.push((ComponentId(c), n)),
-            }
-            if before + n == component.instances && before > 0 {
-                lost.names.push(name.to_owned());
-                phrases.push(format!(
-                    "lose {n} more of {} instances of {name} (all of them)",
-                    component.instances
-                ));
-            } else if n == component.instances {
-                lost.names.push(name.to_owned());
-                phrases.push(format!("lose {name} (component)"));
-            } else {
-                phrases.push(format!(
-                    "lose {n} of {} instances of {name}",
-                    component.instances
-                ));
-            }
-            continue;
-        }
-        if count.is_some() {
-            return Err(format!(
-                "--lose `{arg}`: `:N` counts instances of a component, and no component is called `{name}`"
-            ));
-        }
-        if let Some(d) = model.domains.iter().position(|d| d.name == name) {
-            lost.scenario.domains.push(DomainId(d));
-            lost.names.push(name.to_owned());
-            phrases.push(format!("lose {name} ({})", model.domains[d].kind));
-        } else if let Some(g) = model.groups.iter().position(|g| g.name == name) {
-            lost.scenario.groups.push(GroupId(g));
-            lost.names.push(name.to_owned());
-            phrases.push(format!("lose {name} (shared-fate group)"));
-        } else {
-            let all = model
-                .domains
-                .iter()
-                .map(|d| d.name.as_str())
-                .chain(model.groups.iter().map(|g| g.name.as_str()))
-                .chain(model.components.iter().map(|c| c.name.as_str()));
-            let hint =
-                closest(name, all).map_or_else(String::new, |b| format!(" (did you mean `{b}`?)"));
-            return Err(format!(
-                "--lose `{name}`: no domain, shared-fate group or component is called that{hint}"
-            ));
-        }
-    }
-    Ok(lost)
 }
 
 /// A `--set` that cannot be applied: the usage problem, or the located

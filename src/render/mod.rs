@@ -7,6 +7,7 @@ pub mod baseline;
 pub mod budget;
 pub mod diagnostics;
 pub mod diagram;
+pub mod experiments;
 pub mod github;
 pub mod json;
 pub mod markdown;

@@ -1,0 +1,740 @@
+//! The experiments worth running: every credible loss `check` judges (each
+//! domain holding something, same-kind pairs when `policy.survive` is 2 or
+//! more, each shared-fate group, each component lost whole, one instance
+//! of each component with several, and a slow dependency), each with the
+//! model's prediction of what happens while it lasts, ranked by what is at
+//! stake (docs/experiments.md).
+//!
+//! A prediction is the `what-if` of the same loss ([`what_if::compare_with`]
+//! on the same intact side): the served share of every entrypoint in the
+//! state after the loss, the components it overloads, the findings it
+//! introduces. One state, one figure: `nines what-if MODEL --lose az-a`
+//! prints the numbers the az-a experiment predicts. `render/experiments/`
+//! writes them for a terminal and as the files of the chaos tools.
+
+use std::collections::BTreeSet;
+
+use serde::Serialize;
+
+use super::Severity;
+use super::what_if::{self, Change, Intact, Lost};
+use crate::engine::concurrency::{Slowed, Slowness};
+use crate::engine::scenario::{Scenario, is_lost};
+use crate::model::units::Duration;
+use crate::model::{ComponentId, Date, DomainId, GroupId, Model, Rule};
+
+/// How to plan.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// "Now", for expiry dates and drill ages.
+    pub today: Date,
+    /// The hypothesis' tolerance: an entrypoint keeps to the prediction
+    /// while its observed served share is at least the predicted one less
+    /// this (0.02: two points).
+    pub margin: f64,
+    /// How long each experiment injects its loss, seconds.
+    pub duration_s: f64,
+    /// Only the experiment of this loss (its name as the plan gives it).
+    pub only: Option<String>,
+    /// At most this many experiments, most informative first.
+    pub top: usize,
+}
+
+/// What an experiment does to the system.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "action", rename_all = "kebab-case")]
+pub enum Injection {
+    /// Stop every instance placed in these failure domains (a zone, a
+    /// pair of zones).
+    StopDomains {
+        /// The domains, by name and kind (`zone`, `region`, `rack`…).
+        domains: Vec<DomainRef>,
+        /// The components with instances there, and how many each.
+        pods: Vec<Pods>,
+    },
+    /// Kill every instance of the members of a shared-fate group.
+    KillGroup {
+        /// The group.
+        group: String,
+        /// Its members and their instances.
+        pods: Vec<Pods>,
+    },
+    /// Kill `count` of a component's instances (all of them when `count`
+    /// is its `instances`).
+    KillInstances {
+        /// The component.
+        component: String,
+        /// How many to kill.
+        count: u32,
+        /// How many it runs.
+        instances: u32,
+    },
+    /// Delay every call into a component by `latency_s`.
+    Delay {
+        /// The component slowed.
+        component: String,
+        /// The delay added to each of its answers, seconds.
+        latency_s: f64,
+        /// The components calling it, whose calls are delayed.
+        callers: Vec<String>,
+    },
+}
+
+/// A failure domain named by an injection.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DomainRef {
+    /// Its name in the model (`az-a`).
+    pub name: String,
+    /// Its kind (`zone`).
+    pub kind: String,
+}
+
+/// Instances of one component an injection takes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Pods {
+    /// The component.
+    pub component: String,
+    /// How many of its instances.
+    pub count: u32,
+}
+
+/// What the model predicts for one entrypoint while the loss lasts.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Prediction {
+    /// The entrypoint.
+    pub entrypoint: String,
+    /// Its load (requests a second), when the model gives one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub load: Option<f64>,
+    /// Share of its requests served with nothing lost.
+    pub served_before: f64,
+    /// Share served while the loss lasts: the prediction.
+    pub served: f64,
+    /// The steady-state hypothesis: the observed share stays at or above
+    /// this (the prediction less the margin, at least 0).
+    pub tolerance: f64,
+    /// Abort when the observed error ratio is above this (the predicted
+    /// error ratio plus the margin, at most 1).
+    pub abort_error_ratio: f64,
+}
+
+/// A component the loss overloads.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Overload {
+    /// The component.
+    pub component: String,
+    /// Load offered after the loss over what its instances up carry
+    /// (4.53: 453%).
+    pub utilization: f64,
+    /// Load offered, requests a second.
+    pub load: f64,
+    /// What its instances up carry, requests a second.
+    pub capacity: f64,
+}
+
+/// One experiment: a loss to inject and what the model says will happen.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Experiment {
+    /// Its place in the plan, from 1.
+    pub rank: usize,
+    /// The loss, named as `check` names it (`az-a`, `az-a+az-b`, a
+    /// group's or component's name, `api:1` for one instance, `slow:db`).
+    pub loss: String,
+    /// A file name for it: lower-case letters, digits and `-`, unique in
+    /// the plan.
+    pub slug: String,
+    /// The loss in words (`lose az-a (zone)`).
+    pub title: String,
+    /// The `nines what-if` arguments that compute the same prediction.
+    pub what_if: Vec<String>,
+    /// What to do to the system.
+    pub injection: Injection,
+    /// The components whose state the loss changes, in model order.
+    pub blast_radius: Vec<String>,
+    /// Per entrypoint, in the model's order.
+    pub predictions: Vec<Prediction>,
+    /// The components overloaded after the loss, in model order.
+    pub overloaded: Vec<Overload>,
+    /// The findings the loss introduces (as `what-if` lists them), sorted.
+    pub fires: Vec<String>,
+    /// `check`'s error findings about this loss: the model says it breaks
+    /// something, so it is run first.
+    pub behind: Vec<String>,
+    /// The share of the requests entering the system not served while the
+    /// loss lasts (request-weighted where loads are given).
+    pub unserved: f64,
+    /// The chance the loss is under way at a given moment, from the
+    /// availabilities of what it takes; absent when the model gives none.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub probability: Option<f64>,
+    /// What is at stake per window: `unserved × probability × window`,
+    /// seconds of full outage expected from this loss in each window.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at_stake_s: Option<f64>,
+    /// Why it is worth running, in one sentence.
+    pub why: String,
+}
+
+/// The plan: experiments most informative first.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Plan {
+    /// The model's system name.
+    pub system: String,
+    /// The hypothesis' margin (0.02).
+    pub margin: f64,
+    /// Each experiment's duration, seconds.
+    pub duration_s: f64,
+    /// The window `at_stake_s` is counted over, seconds.
+    pub window_s: f64,
+    /// How many losses were judged.
+    pub candidates: usize,
+    /// How many of them were not judged (the work bound: the largest
+    /// models judge the losses `check` names and the domains, first).
+    pub untried: usize,
+    /// The experiments, at most `--top`.
+    pub experiments: Vec<Experiment>,
+}
+
+/// A candidate loss before it is judged.
+struct Candidate {
+    loss: String,
+    slug: String,
+    lost: Lost,
+    slow: Slowed,
+    phrase: String,
+    what_if: Vec<String>,
+    injection: Injection,
+    probability: Option<f64>,
+}
+
+/// Every candidate loss of `model`, in order: domains, same-kind pairs
+/// (with `policy.survive` 2 or more), groups, whole components, one
+/// instance, slow dependencies.
+fn candidates(model: &Model) -> Vec<Candidate> {
+    let mut out = Vec::new();
+    let holds = |domains: &[DomainId]| -> Vec<Pods> {
+        model
+            .component_ids()
+            .filter_map(|id| {
+                let c = model.component(id);
+                let count: u32 = c
+                    .placement
+                    .iter()
+                    .filter(|&&(d, _)| is_lost(model, d, domains))
+                    .map(|&(_, n)| n)
+                    .sum();
+                (count > 0).then(|| Pods {
+                    component: c.name.clone(),
+                    count,
+                })
+            })
+            .collect()
+    };
+    let singles: Vec<DomainId> = (0..model.domains.len())
+        .map(DomainId)
+        .filter(|&d| !holds(&[d]).is_empty())
+        .collect();
+    let mut domain_sets: Vec<Vec<DomainId>> = singles.iter().map(|&d| vec![d]).collect();
+    if model.policy.survive >= 2 {
+        for (i, &a) in singles.iter().enumerate() {
+            for &b in &singles[i + 1..] {
+                if model.domain(a).kind == model.domain(b).kind {
+                    domain_sets.push(vec![a, b]);
+                }
+            }
+        }
+    }
+    for domains in domain_sets {
+        let mut names: Vec<&str> = domains
+            .iter()
+            .map(|d| model.domain(*d).name.as_str())
+            .collect();
+        names.sort_unstable();
+        let loss = names.join("+");
+        let probability = domains
+            .iter()
+            .map(|d| model.domain(*d).availability.map(|a| 1.0 - a))
+            .product::<Option<f64>>();
+        let refs = domains
+            .iter()
+            .map(|d| DomainRef {
+                name: model.domain(*d).name.clone(),
+                kind: model.domain(*d).kind.clone(),
+            })
+            .collect::<Vec<_>>();
+        let phrase = refs
+            .iter()
+            .map(|r| format!("lose {} ({})", r.name, r.kind))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let mut what_if = Vec::new();
+        for r in &refs {
+            what_if.extend(["--lose".to_owned(), r.name.clone()]);
+        }
+        out.push(Candidate {
+            loss,
+            slug: String::new(),
+            lost: Lost {
+                scenario: Scenario {
+                    domains: domains.clone(),
+                    ..Scenario::default()
+                },
+                names: refs.iter().map(|r| r.name.clone()).collect(),
+            },
+            slow: Slowed::default(),
+            phrase,
+            what_if,
+            injection: Injection::StopDomains {
+                pods: holds(&domains),
+                domains: refs,
+            },
+            probability,
+        });
+    }
+    for (g, group) in model.groups.iter().enumerate() {
+        let pods: Vec<Pods> = model
+            .components
+            .iter()
+            .filter(|c| c.shares.contains(&GroupId(g)))
+            .map(|c| Pods {
+                component: c.name.clone(),
+                count: c.instances,
+            })
+            .collect();
+        if pods.is_empty() {
+            continue;
+        }
+        out.push(Candidate {
+            loss: group.name.clone(),
+            slug: String::new(),
+            lost: Lost {
+                scenario: Scenario {
+                    groups: vec![GroupId(g)],
+                    ..Scenario::default()
+                },
+                names: vec![group.name.clone()],
+            },
+            slow: Slowed::default(),
+            phrase: format!("lose {} (shared-fate group)", group.name),
+            what_if: vec!["--lose".to_owned(), group.name.clone()],
+            injection: Injection::KillGroup {
+                group: group.name.clone(),
+                pods,
+            },
+            probability: group.availability.map(|a| 1.0 - a),
+        });
+    }
+    for id in model.component_ids() {
+        out.push(instances_lost(model, id, model.component(id).instances));
+    }
+    for id in model.component_ids() {
+        if model.component(id).instances > 1 {
+            out.push(instances_lost(model, id, 1));
+        }
+    }
+    for id in model.component_ids() {
+        if let Some(slow) = slow_candidate(model, id) {
+            out.push(slow);
+        }
+    }
+    unique_slugs(&mut out);
+    out
+}
+
+/// Losing `count` instances of a component (all of them, or one).
+fn instances_lost(model: &Model, id: ComponentId, count: u32) -> Candidate {
+    let c = model.component(id);
+    let whole = count == c.instances;
+    let (loss, phrase, arg) = if whole {
+        (
+            c.name.clone(),
+            format!("lose {} (component)", c.name),
+            c.name.clone(),
+        )
+    } else {
+        (
+            format!("{}:{count}", c.name),
+            format!("lose {count} of {} instances of {}", c.instances, c.name),
+            format!("{}:{count}", c.name),
+        )
+    };
+    // Each instance is up with `availability`, independently: all of them
+    // down with (1 − a)^n, at least one of them with 1 − a^n.
+    let probability = c.availability.map(|a| {
+        if whole {
+            (1.0 - a).powf(f64::from(c.instances))
+        } else {
+            1.0 - a.powf(f64::from(c.instances))
+        }
+    });
+    Candidate {
+        loss,
+        slug: String::new(),
+        lost: Lost {
+            scenario: Scenario {
+                failed_instances: vec![(id, count)],
+                ..Scenario::default()
+            },
+            names: if whole {
+                vec![c.name.clone()]
+            } else {
+                Vec::new()
+            },
+        },
+        slow: Slowed::default(),
+        phrase,
+        what_if: vec!["--lose".to_owned(), arg],
+        injection: Injection::KillInstances {
+            component: c.name.clone(),
+            count,
+            instances: c.instances,
+        },
+        probability,
+    }
+}
+
+/// A component that answers slowly, when something calls it: the delay is
+/// twice the longest timeout of a call into it (every timed call runs out
+/// its timeout), or 10 s when no call into it has one.
+fn slow_candidate(model: &Model, id: ComponentId) -> Option<Candidate> {
+    let mut callers = BTreeSet::new();
+    let mut longest: Option<u64> = None;
+    for caller in model.component_ids() {
+        for edge in &model.component(caller).depends_on {
+            if edge.targets.contains(&id) {
+                callers.insert(caller);
+                if let Some(t) = edge.timeout {
+                    longest = Some(longest.map_or(t.0, |l| l.max(t.0)));
+                }
+            }
+        }
+    }
+    if callers.is_empty() {
+        return None;
+    }
+    let delay = Duration(longest.map_or(10_000, |t| t.saturating_mul(2)));
+    let c = model.component(id);
+    Some(Candidate {
+        loss: format!("slow:{}", c.name),
+        slug: String::new(),
+        lost: Lost::default(),
+        slow: Slowed {
+            components: vec![(id, Slowness::Latency(delay))],
+            drained: Vec::new(),
+        },
+        phrase: format!("{} answers in {delay}", c.name),
+        what_if: vec!["--slow".to_owned(), format!("{}={delay}", c.name)],
+        injection: Injection::Delay {
+            component: c.name.clone(),
+            latency_s: delay.seconds(),
+            callers: callers
+                .iter()
+                .map(|&c| model.component(c).name.clone())
+                .collect(),
+        },
+        probability: None,
+    })
+}
+
+/// How many losses a plan judges: every one on a model of up to a few
+/// hundred components; fewer on larger ones (each is two audits'
+/// worth of work), the domains and the losses `check` names first.
+fn judged_at_most(model: &Model) -> usize {
+    (2_000_000 / model.components.len().max(1)).max(16)
+}
+
+/// The error findings of `intact` about a loss named `names`, by the same
+/// reading `what-if` gives ids ([`Lost::is_subject`]): `headroom/db/az-a`
+/// is about az-a; `spof/db`, `cascade/db` and `shared-fate/g` about what
+/// they name.
+fn behind(intact: &Intact, candidate: &Candidate) -> Vec<String> {
+    if candidate.lost.names.is_empty() {
+        return Vec::new();
+    }
+    let about_losses = [
+        Rule::Headroom,
+        Rule::Spof,
+        Rule::SharedFate,
+        Rule::Cascade,
+        Rule::CommonCause,
+    ];
+    intact
+        .audit
+        .findings
+        .iter()
+        .filter(|f| {
+            f.severity == Severity::Error
+                && Rule::from_name(f.rule).is_some_and(|r| about_losses.contains(&r))
+        })
+        .map(|f| f.id().to_string())
+        .filter(|id| {
+            // headroom's loss is its last part; the others name what is lost.
+            let mut parts = id.split('/');
+            let rule = parts.next().unwrap_or_default();
+            let last = if rule == Rule::Headroom.name() {
+                parts.nth(1).unwrap_or_default()
+            } else {
+                parts.next().unwrap_or_default()
+            };
+            last == candidate.loss
+        })
+        .collect()
+}
+
+/// The plan for `model` (whose text is `text`).
+///
+/// # Errors
+/// `only` names no loss of the plan (with the closest name).
+pub fn plan(model: &Model, text: &str, options: &Options) -> Result<Plan, String> {
+    let mut all = candidates(model);
+    if let Some(only) = &options.only {
+        let Some(at) = all.iter().position(|c| c.loss == *only) else {
+            let hint = crate::model::error::closest(only, all.iter().map(|c| c.loss.as_str()))
+                .map_or_else(String::new, |b| format!(" (did you mean `{b}`?)"));
+            return Err(format!(
+                "--only `{only}`: no credible loss of this model is called that{hint}; `nines experiments MODEL --top 0` lists every one"
+            ));
+        };
+        all = vec![all.swap_remove(at)];
+    }
+    let intact = Intact::new(model, text, options.today);
+    let candidates = all.len();
+    let bound = judged_at_most(model);
+    // Past the bound, the losses check names and the domains go first.
+    let mut order: Vec<(bool, usize)> = all
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let first = !behind(&intact, c).is_empty()
+                || matches!(c.injection, Injection::StopDomains { .. });
+            (!first, i)
+        })
+        .collect();
+    if candidates > bound {
+        order.sort_unstable();
+    }
+    let mut judged: Vec<(usize, Experiment)> = Vec::new();
+    for &(_, i) in order.iter().take(bound) {
+        judged.push((i, judge(model, text, &intact, &all[i], options)));
+    }
+    judged.sort_by(|(i, a), (j, b)| rank_order(a, b).then(i.cmp(j)));
+    let mut experiments: Vec<Experiment> = judged.into_iter().map(|(_, e)| e).collect();
+    for (rank, e) in experiments.iter_mut().enumerate() {
+        e.rank = rank + 1;
+    }
+    if options.top > 0 {
+        experiments.truncate(options.top);
+    }
+    Ok(Plan {
+        system: model.system.clone(),
+        margin: options.margin,
+        duration_s: options.duration_s,
+        window_s: window_s(model),
+        candidates,
+        untried: candidates.saturating_sub(bound),
+        experiments,
+    })
+}
+
+/// The model's SLO window, seconds (30 days without one).
+fn window_s(model: &Model) -> f64 {
+    model
+        .objective
+        .map_or(30.0 * 86_400.0, |o| o.window.seconds())
+}
+
+/// Most informative first: the losses `check` says break something, then
+/// by what is at stake (unknown last), then by the share unserved.
+fn rank_order(a: &Experiment, b: &Experiment) -> std::cmp::Ordering {
+    let stake = |e: &Experiment| e.at_stake_s.unwrap_or(-1.0);
+    b.behind
+        .is_empty()
+        .cmp(&a.behind.is_empty())
+        .reverse()
+        .then(stake(b).total_cmp(&stake(a)))
+        .then(b.unserved.total_cmp(&a.unserved))
+}
+
+/// One candidate judged: the what-if of its loss.
+fn judge(
+    model: &Model,
+    text: &str,
+    intact: &Intact,
+    candidate: &Candidate,
+    options: &Options,
+) -> Experiment {
+    let change = Change {
+        text: text.to_owned(),
+        model: model.clone(),
+        lost: Lost {
+            scenario: candidate.lost.scenario.clone(),
+            names: candidate.lost.names.clone(),
+        },
+        scenario: candidate.lost.scenario.clone(),
+        slow: candidate.slow.clone(),
+        phrases: vec![candidate.phrase.clone()],
+    };
+    let outcome = what_if::compare_with(model, intact, &change, options.today);
+    let predictions: Vec<Prediction> = outcome
+        .served
+        .iter()
+        .map(|s| Prediction {
+            entrypoint: s.entrypoint.clone(),
+            load: s.offered,
+            served_before: s.before,
+            served: s.after,
+            tolerance: (s.after - options.margin).max(0.0),
+            abort_error_ratio: (1.0 - s.after + options.margin).min(1.0),
+        })
+        .collect();
+    let unserved = unserved_share(&predictions);
+    let overloaded = outcome
+        .states
+        .1
+        .iter()
+        .filter_map(|row| {
+            let (u, load, capacity) = (row.utilization?, row.load?, row.capacity?);
+            (row.up && u > 1.0 + 1e-12).then(|| Overload {
+                component: row.component.clone(),
+                utilization: u,
+                load,
+                capacity,
+            })
+        })
+        .collect::<Vec<_>>();
+    let blast_radius = outcome
+        .changed()
+        .into_iter()
+        .map(|(_, a, _)| a.component.clone())
+        .collect();
+    let behind = behind(intact, candidate);
+    let at_stake_s = candidate
+        .probability
+        .map(|p| p * unserved * window_s(model));
+    let why = why(&behind, &predictions, &overloaded, unserved);
+    Experiment {
+        rank: 0,
+        loss: candidate.loss.clone(),
+        slug: candidate.slug.clone(),
+        title: candidate.phrase.clone(),
+        what_if: candidate.what_if.clone(),
+        injection: candidate.injection.clone(),
+        blast_radius,
+        predictions,
+        overloaded,
+        fires: outcome.introduced.clone(),
+        behind,
+        unserved,
+        probability: candidate.probability,
+        at_stake_s,
+        why,
+    }
+}
+
+/// The share of the entering requests not served: weighted by each
+/// entrypoint's load where every entrypoint has one, else the mean.
+fn unserved_share(predictions: &[Prediction]) -> f64 {
+    if predictions.is_empty() {
+        return 0.0;
+    }
+    let loads: Option<Vec<f64>> = predictions.iter().map(|p| p.load).collect();
+    match loads {
+        Some(loads) if loads.iter().sum::<f64>() > 0.0 => {
+            let total: f64 = loads.iter().sum();
+            predictions
+                .iter()
+                .zip(&loads)
+                .map(|(p, l)| l * (1.0 - p.served))
+                .sum::<f64>()
+                / total
+        }
+        _ => predictions.iter().map(|p| 1.0 - p.served).sum::<f64>() / predictions.len() as f64,
+    }
+}
+
+/// Why an experiment is worth running.
+fn why(
+    behind: &[String],
+    predictions: &[Prediction],
+    overloaded: &[Overload],
+    unserved: f64,
+) -> String {
+    let worst = predictions
+        .iter()
+        .min_by(|a, b| a.served.total_cmp(&b.served));
+    if let Some(first) = behind.first() {
+        let more = if behind.len() > 1 {
+            format!(" and {} more", behind.len() - 1)
+        } else {
+            String::new()
+        };
+        return format!(
+            "the model says this breaks ({first}{more}): confirm it before an outage does"
+        );
+    }
+    if let Some(o) = overloaded.first() {
+        return format!(
+            "the model puts {} at {:.0}% of its capacity: a test of the capacity figures",
+            o.component,
+            o.utilization * 100.0
+        );
+    }
+    if unserved > 0.0
+        && let Some(w) = worst
+    {
+        return format!(
+            "the model predicts {} serves {:.1}% of its requests: a test of the fallbacks and the shedding",
+            w.entrypoint,
+            w.served * 100.0
+        );
+    }
+    "the model predicts no entrypoint loses service: a test of the redundancy it counts on"
+        .to_owned()
+}
+
+/// A file name for a loss: lower-case ASCII letters and digits, every other
+/// run of characters one `-`, at most 60 characters, never empty.
+#[must_use]
+pub fn slug(loss: &str) -> String {
+    let mut out = String::new();
+    for ch in loss.chars() {
+        if ch.is_ascii_alphanumeric() {
+            out.push(ch.to_ascii_lowercase());
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+        if out.len() >= 60 {
+            break;
+        }
+    }
+    let out = out.trim_matches('-').to_owned();
+    if out.is_empty() {
+        "loss".to_owned()
+    } else {
+        out
+    }
+}
+
+/// Each candidate's slug, unique in candidate order (`-2`, `-3`… on a
+/// repeat), so that a loss keeps its file name whatever `--top` and
+/// `--only` keep. The next suffix of each base is remembered: many names
+/// folding to one base cost no rescan.
+fn unique_slugs(candidates: &mut [Candidate]) {
+    let mut seen = BTreeSet::new();
+    let mut next: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+    for c in candidates {
+        let base = slug(&c.loss);
+        let mut name = base.clone();
+        if !seen.insert(name.clone()) {
+            let n = next.entry(base.clone()).or_insert(2);
+            loop {
+                name = format!("{base}-{n}");
+                *n += 1;
+                if seen.insert(name.clone()) {
+                    break;
+                }
+            }
+        }
+        c.slug = name;
+    }
+}
