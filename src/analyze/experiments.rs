@@ -291,6 +291,26 @@ fn candidates(model: &Model) -> Vec<Candidate> {
             probability,
         });
     }
+    group_candidates(model, &mut out);
+    for id in model.component_ids() {
+        out.push(instances_lost(model, id, model.component(id).instances));
+    }
+    for id in model.component_ids() {
+        if model.component(id).instances > 1 {
+            out.push(instances_lost(model, id, 1));
+        }
+    }
+    for id in model.component_ids() {
+        if let Some(slow) = slow_candidate(model, id) {
+            out.push(slow);
+        }
+    }
+    unique_slugs(&mut out);
+    out
+}
+
+/// Each shared-fate group with members, as a candidate.
+fn group_candidates(model: &Model, out: &mut Vec<Candidate>) {
     for (g, group) in model.groups.iter().enumerate() {
         let pods: Vec<Pods> = model
             .components
@@ -324,21 +344,6 @@ fn candidates(model: &Model) -> Vec<Candidate> {
             probability: group.availability.map(|a| 1.0 - a),
         });
     }
-    for id in model.component_ids() {
-        out.push(instances_lost(model, id, model.component(id).instances));
-    }
-    for id in model.component_ids() {
-        if model.component(id).instances > 1 {
-            out.push(instances_lost(model, id, 1));
-        }
-    }
-    for id in model.component_ids() {
-        if let Some(slow) = slow_candidate(model, id) {
-            out.push(slow);
-        }
-    }
-    unique_slugs(&mut out);
-    out
 }
 
 /// Losing `count` instances of a component (all of them, or one).
@@ -443,21 +448,16 @@ fn judged_at_most(model: &Model) -> usize {
     (2_000_000 / model.components.len().max(1)).max(16)
 }
 
-/// The error findings of `intact` about a loss named `names`, by the same
-/// reading `what-if` gives ids ([`Lost::is_subject`]): `headroom/db/az-a`
-/// is about az-a; `spof/db`, `cascade/db` and `shared-fate/g` about what
-/// they name.
+/// The error findings of `intact` about the candidate's loss:
+/// `headroom/db/az-a` is about losing az-a (its last part names the loss);
+/// `spof/db`, `cascade/db` and `shared-fate/g` about losing what they name.
+/// (`common-cause/x` names a component whose instances share a cause, not
+/// the loss of that cause.)
 fn behind(intact: &Intact, candidate: &Candidate) -> Vec<String> {
     if candidate.lost.names.is_empty() {
         return Vec::new();
     }
-    let about_losses = [
-        Rule::Headroom,
-        Rule::Spof,
-        Rule::SharedFate,
-        Rule::Cascade,
-        Rule::CommonCause,
-    ];
+    let about_losses = [Rule::Headroom, Rule::Spof, Rule::SharedFate, Rule::Cascade];
     intact
         .audit
         .findings
@@ -652,44 +652,41 @@ fn unserved_share(predictions: &[Prediction]) -> f64 {
     }
 }
 
-/// Why an experiment is worth running.
+/// Why an experiment is worth running, in a few words.
 fn why(
     behind: &[String],
     predictions: &[Prediction],
     overloaded: &[Overload],
     unserved: f64,
 ) -> String {
-    let worst = predictions
-        .iter()
-        .min_by(|a, b| a.served.total_cmp(&b.served));
     if let Some(first) = behind.first() {
         let more = if behind.len() > 1 {
             format!(" and {} more", behind.len() - 1)
         } else {
             String::new()
         };
-        return format!(
-            "the model says this breaks ({first}{more}): confirm it before an outage does"
-        );
+        return format!("check says it breaks: {first}{more}");
     }
     if let Some(o) = overloaded.first() {
         return format!(
-            "the model puts {} at {:.0}% of its capacity: a test of the capacity figures",
+            "tests the capacity figures: {} at {:.0}%",
             o.component,
             o.utilization * 100.0
         );
     }
+    let worst = predictions
+        .iter()
+        .min_by(|a, b| a.served.total_cmp(&b.served));
     if unserved > 0.0
         && let Some(w) = worst
     {
         return format!(
-            "the model predicts {} serves {:.1}% of its requests: a test of the fallbacks and the shedding",
+            "tests what degrades: {} serves {:.1}%",
             w.entrypoint,
             w.served * 100.0
         );
     }
-    "the model predicts no entrypoint loses service: a test of the redundancy it counts on"
-        .to_owned()
+    "tests the redundancy: nothing should change".to_owned()
 }
 
 /// A file name for a loss: lower-case ASCII letters and digits, every other

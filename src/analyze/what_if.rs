@@ -78,7 +78,8 @@ pub struct WhatIf {
     pub taken_down: Vec<String>,
     /// Every component's state before and after, in model order.
     pub states: (Vec<StateRow>, Vec<StateRow>),
-    /// Load no running component serves, before and after.
+    /// Load entering at the entrypoints that is not served, before and
+    /// after ([`State::unserved_entering`]: never a sum of internal calls).
     pub unserved: (f64, f64),
     /// Each entrypoint's served share in the intact state and in the
     /// changed one, in the model's entrypoint order.
@@ -385,7 +386,10 @@ pub fn compare_with(model: &Model, intact: &Intact, change: &Change, today: Date
             state_rows(model, before_state),
             state_rows(changed, &after_state),
         ),
-        unserved: (before_state.unserved, after_state.unserved),
+        unserved: (
+            before_state.unserved_entering(model),
+            after_state.unserved_entering(changed),
+        ),
         served: changed
             .entrypoints
             .iter()

@@ -735,7 +735,8 @@ impl State {
                 let offered = self.of(e).offered?;
                 Some(offered * (1.0 - self.served_share(model, e)))
             })
-            .sum()
+            // From +0: an f64 sum of nothing is -0, which JSON would show.
+            .fold(0.0, |sum, x| sum + x)
     }
 }
 

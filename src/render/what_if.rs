@@ -35,15 +35,23 @@ struct Side<'a> {
     audit: &'a Audit,
     /// Per component name: `up`, `instances_up`, `load`, `capacity`, `utilization`.
     state: BTreeMap<&'a str, &'a StateRow>,
-    /// Load no running component serves.
+    /// Load entering at the entrypoints that is not served.
     unserved: f64,
+    /// Per entrypoint: the share of its requests served in this state.
+    served: BTreeMap<&'a str, f64>,
 }
 
-fn side<'a>(audit: &'a Audit, rows: &'a [StateRow], unserved: f64) -> Side<'a> {
+fn side<'a>(
+    audit: &'a Audit,
+    rows: &'a [StateRow],
+    unserved: f64,
+    served: impl Iterator<Item = (&'a str, f64)>,
+) -> Side<'a> {
     Side {
         audit,
         state: rows.iter().map(|r| (r.component.as_str(), r)).collect(),
         unserved,
+        served: served.collect(),
     }
 }
 
@@ -53,8 +61,24 @@ fn side<'a>(audit: &'a Audit, rows: &'a [StateRow], unserved: f64) -> Side<'a> {
 /// When writing fails.
 pub fn render_json(what_if: &WhatIf, out: &mut dyn Write) -> io::Result<()> {
     let wire = Wire {
-        before: side(&what_if.before, &what_if.states.0, what_if.unserved.0),
-        after: side(&what_if.after, &what_if.states.1, what_if.unserved.1),
+        before: side(
+            &what_if.before,
+            &what_if.states.0,
+            what_if.unserved.0,
+            what_if
+                .served
+                .iter()
+                .map(|s| (s.entrypoint.as_str(), s.before)),
+        ),
+        after: side(
+            &what_if.after,
+            &what_if.states.1,
+            what_if.unserved.1,
+            what_if
+                .served
+                .iter()
+                .map(|s| (s.entrypoint.as_str(), s.after)),
+        ),
         introduced: &what_if.introduced,
         resolved: &what_if.resolved,
         taken_down: &what_if.taken_down,
@@ -97,33 +121,7 @@ pub fn render_table(
     }
     if !what_if.after.availability.is_empty() {
         writeln!(out)?;
-        let mut availability = table(
-            style,
-            &[
-                "entrypoint",
-                "before",
-                "after",
-                "downtime/yr before → after",
-            ],
-        );
-        for (name, after) in &what_if.after.availability {
-            let before = what_if.before.availability.get(name);
-            availability.add_row([
-                name.clone(),
-                before.map_or_else(|| "-".to_owned(), super::AvailabilityRow::figure_text),
-                after.figure_text(),
-                format!(
-                    "{} → {}",
-                    before.map_or_else(
-                        || "-".to_owned(),
-                        |b| row_downtime(b, b.downtime_per_year_s)
-                    ),
-                    row_downtime(after, after.downtime_per_year_s)
-                ),
-            ]);
-        }
-        align_right(&mut availability, 1..=3);
-        writeln!(out, "{availability}")?;
+        availability_table(what_if, style, out)?;
     }
     writeln!(out)?;
     let introduced: Vec<&Finding> = what_if.introduced_findings().collect();
@@ -170,6 +168,49 @@ pub fn render_table(
     )
 }
 
+/// Each entrypoint's availability before → after, its downtime, and the
+/// share of its requests served now in each state.
+fn availability_table(what_if: &WhatIf, style: Style, out: &mut dyn Write) -> io::Result<()> {
+    let mut availability = table(
+        style,
+        &[
+            "entrypoint",
+            "before",
+            "after",
+            "downtime/yr before → after",
+            "served now",
+        ],
+    );
+    for (name, after) in &what_if.after.availability {
+        let before = what_if.before.availability.get(name);
+        let served = what_if
+            .served
+            .iter()
+            .find(|s| s.entrypoint == *name)
+            .map_or_else(
+                || "-".to_owned(),
+                |s| format!("{} → {}", share(s.before), share(s.after)),
+            );
+        availability.add_row([
+            name.clone(),
+            before.map_or_else(|| "-".to_owned(), super::AvailabilityRow::figure_text),
+            after.figure_text(),
+            format!(
+                "{} → {}",
+                before.map_or_else(
+                    || "-".to_owned(),
+                    |b| row_downtime(b, b.downtime_per_year_s)
+                ),
+                row_downtime(after, after.downtime_per_year_s)
+            ),
+            served,
+        ]);
+    }
+    align_right(&mut availability, 1..=4);
+    writeln!(out, "{availability}")?;
+    Ok(())
+}
+
 /// The components whose state changed: instances up, load and utilization
 /// before → after, and the worst next loss from the after state.
 fn state_table(what_if: &WhatIf, style: Style, out: &mut dyn Write) -> io::Result<()> {
@@ -214,9 +255,24 @@ fn state_table(what_if: &WhatIf, style: Style, out: &mut dyn Write) -> io::Resul
     }
     let (before, after) = what_if.unserved;
     if (before - after).abs() > 1e-9 {
-        writeln!(out, "Unserved load: {} → {}", amount(before), amount(after))?;
+        writeln!(
+            out,
+            "Unserved load entering at the entrypoints: {} → {}",
+            amount(before),
+            amount(after)
+        )?;
     }
     Ok(())
+}
+
+/// A served share: one decimal, more where one would read 100% for a
+/// share below it.
+pub(crate) fn share(x: f64) -> String {
+    if x < 1.0 {
+        crate::analyze::wording::percent_against(x, 1.0)
+    } else {
+        crate::analyze::wording::percent(x)
+    }
 }
 
 fn yes(up: bool) -> &'static str {

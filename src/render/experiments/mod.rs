@@ -7,8 +7,9 @@
 use std::io::{self, Write};
 
 use super::table::{Style, align_right, table, wrap};
+use super::what_if::share;
 use crate::analyze::experiments::{Experiment, Injection, Plan};
-use crate::analyze::wording::{number, percent, percent_against};
+use crate::analyze::wording::{number, percent};
 
 pub mod chaos_mesh;
 pub mod chaostoolkit;
@@ -23,7 +24,7 @@ pub struct Settings {
     pub label: String,
     /// The Kubernetes namespace the components run in.
     pub namespace: String,
-    /// The CloudWatch alarm that stops a FIS experiment (`--alarm`).
+    /// The `CloudWatch` alarm that stops a FIS experiment (`--alarm`).
     pub alarm: Option<String>,
     /// The Prometheus base URL the probes query.
     pub prometheus: String,
@@ -37,16 +38,6 @@ impl Default for Settings {
             alarm: None,
             prometheus: "http://prometheus:9090".to_owned(),
         }
-    }
-}
-
-/// A served share for a reader: one decimal, more where one would read
-/// 100% for a share below it.
-fn share(x: f64) -> String {
-    if x < 1.0 {
-        percent_against(x, 1.0)
-    } else {
-        percent(x)
     }
 }
 
@@ -142,8 +133,7 @@ fn hypothesis_text(e: &Experiment) -> String {
 /// The writer's.
 pub fn render_table(plan: &Plan, file: &str, style: Style, out: &mut dyn Write) -> io::Result<()> {
     let shown = plan.experiments.len();
-    writeln!(
-        out,
+    let head = format!(
         "{} ({file}): {shown} experiment{} of {} credible loss{}, most informative first; each runs {}, hypothesis within {} of the prediction",
         plan.system,
         if shown == 1 { "" } else { "s" },
@@ -151,21 +141,23 @@ pub fn render_table(plan: &Plan, file: &str, style: Style, out: &mut dyn Write) 
         if plan.candidates == 1 { "" } else { "es" },
         super::table::seconds(plan.duration_s),
         percent(plan.margin),
-    )?;
+    );
+    for line in wrap(&head, style.width) {
+        writeln!(out, "{line}")?;
+    }
     if plan.experiments.is_empty() {
         return Ok(());
     }
     writeln!(out)?;
     let mut t = table(
         style,
-        &["#", "loss", "prediction", "hypothesis", "why run it"],
+        &["#", "loss", "prediction while it lasts", "why run it"],
     );
     for e in &plan.experiments {
         t.add_row(vec![
             e.rank.to_string(),
             e.loss.clone(),
             prediction_text(e),
-            hypothesis_text(e),
             e.why.clone(),
         ]);
     }
@@ -181,10 +173,11 @@ pub fn render_table(plan: &Plan, file: &str, style: Style, out: &mut dyn Write) 
         });
         for line in wrap(
             &format!(
-                "{}. {}: {}; abort when an entrypoint's error ratio passes its prediction by {}; same numbers: nines what-if {file} {}{stake}",
+                "{}. {}: {}. Hypothesis: {}. Abort when an error ratio passes its prediction by {}{stake}. Same numbers: nines what-if {file} {}",
                 e.rank,
                 e.title,
                 injection_text(e),
+                hypothesis_text(e),
                 percent(plan.margin),
                 e.what_if.join(" "),
             ),
