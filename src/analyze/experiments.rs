@@ -14,6 +14,7 @@
 
 use std::collections::BTreeSet;
 
+use rayon::prelude::*;
 use serde::Serialize;
 
 use super::Severity;
@@ -441,11 +442,12 @@ fn slow_candidate(model: &Model, id: ComponentId) -> Option<Candidate> {
     })
 }
 
-/// How many losses a plan judges: every one on a model of up to a few
-/// hundred components; fewer on larger ones (each is two audits'
-/// worth of work), the domains and the losses `check` names first.
+/// How many losses a plan judges: every one on a model of up to about 200
+/// components (four losses each at most); fewer on larger ones, each
+/// judged loss costing a `check` of the model (10,000 components: 20; at
+/// least 8), the domains and the losses `check` names first.
 fn judged_at_most(model: &Model) -> usize {
-    (2_000_000 / model.components.len().max(1)).max(16)
+    (200_000 / model.components.len().max(1)).max(8)
 }
 
 /// The error findings of `intact` about the candidate's loss:
@@ -513,10 +515,11 @@ pub fn plan(model: &Model, text: &str, options: &Options) -> Result<Plan, String
     if candidates > bound {
         order.sort_unstable();
     }
-    let mut judged: Vec<(usize, Experiment)> = Vec::new();
-    for &(_, i) in order.iter().take(bound) {
-        judged.push((i, judge(model, text, &intact, &all[i], options)));
-    }
+    // Judged in parallel; the order is restored by the sort below.
+    let mut judged: Vec<(usize, Experiment)> = order[..bound.min(order.len())]
+        .par_iter()
+        .map(|&(_, i)| (i, judge(model, text, &intact, &all[i], options)))
+        .collect();
     judged.sort_by(|(i, a), (j, b)| rank_order(a, b).then(i.cmp(j)));
     let mut experiments: Vec<Experiment> = judged.into_iter().map(|(_, e)| e).collect();
     for (rank, e) in experiments.iter_mut().enumerate() {

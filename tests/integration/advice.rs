@@ -311,6 +311,41 @@ components:
     );
 }
 
+/// 3. "Unserved load" is the load entering at the entrypoints that is not
+/// served, never a sum of internal calls.
+#[test]
+fn unserved_load_is_what_enters_and_is_not_served() {
+    let shop = r"system: shop
+domains:
+  az1: {kind: zone}
+  az2: {kind: zone}
+components:
+  frontend: {instances: 4, placement: [az1, az2], capacity: 1000, load: 2000, depends_on: [{target: catalogue, calls: 0.605}, {target: cart, calls: 0.605}]}
+  catalogue: {instances: 2, placement: [az1], capacity: 1000}
+  cart: {instances: 2, placement: [az1], capacity: 1000}
+";
+    let run = on_file(
+        "advice-3c",
+        "shop.yaml",
+        shop,
+        &["what-if", "--lose", "az1", "--format", "json"],
+    );
+    let out: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    // Losing az1 takes catalogue and cart (both only there): frontend
+    // serves none of its 2000/s. Their internal calls, 2000 × 0.605 = 1210
+    // each (2420 together), are not counted: 2000 enter, 2000 unserved.
+    assert_eq!(out["before"]["unserved"], 0.0);
+    assert_eq!(out["after"]["unserved"], 2000.0, "{}", run.stdout);
+    assert_eq!(out["after"]["served"]["frontend"], 0.0);
+    let run = on_file("advice-3d", "shop.yaml", shop, &["what-if", "--lose", "az1"]);
+    assert!(
+        run.stdout
+            .contains("Unserved load entering at the entrypoints: 0 → 2000"),
+        "{}",
+        run.stdout
+    );
+}
+
 /// 4. DR paths not cross-checked.
 #[test]
 fn the_switchover_is_checked_against_the_dr_database_and_a_restore_needs_a_backup() {
