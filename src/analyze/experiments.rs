@@ -141,8 +141,8 @@ pub struct Experiment {
     /// The loss, named as `check` names it (`az-a`, `az-a+az-b`, a
     /// group's or component's name, `api:1` for one instance, `slow:db`).
     pub loss: String,
-    /// A file name for it: lower-case letters, digits and `-`, unique in
-    /// the plan.
+    /// A file name for it: lower-case letters, digits and `-`, at most 60
+    /// characters, unique among the model's losses.
     pub slug: String,
     /// The loss in words (`lose az-a (zone)`).
     pub title: String,
@@ -693,7 +693,8 @@ fn why(
 }
 
 /// A file name for a loss: lower-case ASCII letters and digits, every other
-/// run of characters one `-`, at most 60 characters, never empty.
+/// run of characters one `-`, at most 50 characters (60 with the suffix that
+/// makes it unique), never empty.
 #[must_use]
 pub fn slug(loss: &str) -> String {
     let mut out = String::new();
@@ -703,7 +704,7 @@ pub fn slug(loss: &str) -> String {
         } else if !out.ends_with('-') {
             out.push('-');
         }
-        if out.len() >= 60 {
+        if out.len() >= 50 {
             break;
         }
     }

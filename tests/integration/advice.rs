@@ -337,7 +337,12 @@ components:
     assert_eq!(out["before"]["unserved"], 0.0);
     assert_eq!(out["after"]["unserved"], 2000.0, "{}", run.stdout);
     assert_eq!(out["after"]["served"]["frontend"], 0.0);
-    let run = on_file("advice-3d", "shop.yaml", shop, &["what-if", "--lose", "az1"]);
+    let run = on_file(
+        "advice-3d",
+        "shop.yaml",
+        shop,
+        &["what-if", "--lose", "az1"],
+    );
     assert!(
         run.stdout
             .contains("Unserved load entering at the entrypoints: 0 → 2000"),

@@ -317,3 +317,69 @@ fn examples_plan_as_a_table_and_as_json() {
         });
     });
 }
+
+#[test]
+fn hostile_text_reaches_no_terminal_and_every_name_survives_in_json() {
+    // Names are letters, digits, `.`, `_` and `-` (model::name); the
+    // system, the kinds and a 300-character name carry the rest.
+    let long = "w".repeat(300);
+    let text = format!(
+        "system: \"s\\e[2J\\u202e\"
+shared_fate:
+  cert.x: {{kind: \"cert\\e]8;;http://x\\a\", availability: 99.9%}}
+domains:
+  Zone.A: {{kind: \"zone\\u202e\\e[31m\", availability: 99.9%}}
+  1.b_c-: {{kind: \"zone\\u202e\\e[31m\", availability: 99.9%}}
+components:
+  {long}: {{instances: 2, placement: [Zone.A, 1.b_c-], capacity: 100, load: 150, load_shedding: true, depends_on: [{{target: db--x, timeout: 1s}}]}}
+  db--x: {{instances: 2, placement: [Zone.A, 1.b_c-], shares: [cert.x], availability: 99.9%}}
+"
+    );
+    let dir = Scratch::new("experiments-hostile");
+    let path = dir.join("m.yaml");
+    std::fs::write(&path, text).unwrap();
+    let model = path.to_str().unwrap();
+    let run = nines(&["experiments", model, "--top", "0"]);
+    assert_eq!(run.outcome, Outcome::Pass, "{}", run.stderr);
+    for ch in run.stdout.chars() {
+        assert!(
+            ch == '\n'
+                || !(ch.is_control()
+                    || ('\u{202a}'..='\u{202e}').contains(&ch)
+                    || ('\u{2066}'..='\u{2069}').contains(&ch)),
+            "{ch:?} reached the terminal"
+        );
+    }
+    assert!(
+        run.stdout.contains("s\\u{1b}[2J\\u{202e}"),
+        "{}",
+        run.stdout
+    );
+    let plan = plan(model, &["--top", "0"]);
+    let losses: Vec<&str> = plan["experiments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["loss"].as_str().unwrap())
+        .collect();
+    // Two zones, one group, two components whole and one instance of
+    // each, and db--x slowed (web calls it): 8 losses.
+    assert_eq!(losses.len(), 8, "{losses:?}");
+    assert!(losses.contains(&long.as_str()) && losses.contains(&"1.b_c-"));
+    let slugs: Vec<&str> = plan["experiments"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["slug"].as_str().unwrap())
+        .collect();
+    for slug in slugs {
+        assert!(
+            slug.len() <= 60
+                && slug
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
+            "{slug}"
+        );
+    }
+    assert_eq!(plan["system"], "s\u{1b}[2J\u{202e}");
+}
