@@ -311,8 +311,8 @@ components:
     );
 }
 
-/// 3. "Unserved load" is the load entering at the entrypoints that is not
-/// served, never a sum of internal calls.
+/// 3 (again). "Unserved load" is the load entering at the entrypoints that
+/// is not served, never a sum of internal calls.
 #[test]
 fn unserved_load_is_what_enters_and_is_not_served() {
     let shop = r"system: shop
