@@ -12,7 +12,7 @@
 //! prints the numbers the az-a experiment predicts. `render/experiments/`
 //! writes them for a terminal and as the files of the chaos tools.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use rayon::prelude::*;
 use serde::Serialize;
@@ -301,11 +301,7 @@ fn candidates(model: &Model) -> Vec<Candidate> {
             out.push(instances_lost(model, id, 1));
         }
     }
-    for id in model.component_ids() {
-        if let Some(slow) = slow_candidate(model, id) {
-            out.push(slow);
-        }
-    }
+    slow_candidates(model, &mut out);
     unique_slugs(&mut out);
     out
 }
@@ -399,22 +395,42 @@ fn instances_lost(model: &Model, id: ComponentId, count: u32) -> Candidate {
     }
 }
 
-/// A component that answers slowly, when something calls it: the delay is
-/// twice the longest timeout of a call into it (every timed call runs out
-/// its timeout), or 10 s when no call into it has one.
-fn slow_candidate(model: &Model, id: ComponentId) -> Option<Candidate> {
-    let mut callers = BTreeSet::new();
-    let mut longest: Option<u64> = None;
+/// Each component something calls, slowed (see [`slow_candidate`]).
+fn slow_candidates(model: &Model, out: &mut Vec<Candidate>) {
+    // Each component's callers and the longest timeout of a call into it,
+    // in one pass over the edges.
+    let mut calls: Vec<(BTreeSet<ComponentId>, Option<u64>)> =
+        vec![(BTreeSet::new(), None); model.components.len()];
     for caller in model.component_ids() {
         for edge in &model.component(caller).depends_on {
-            if edge.targets.contains(&id) {
+            for &target in &edge.targets {
+                let (callers, longest) = &mut calls[target.0];
                 callers.insert(caller);
                 if let Some(t) = edge.timeout {
-                    longest = Some(longest.map_or(t.0, |l| l.max(t.0)));
+                    *longest = Some(longest.map_or(t.0, |l| l.max(t.0)));
                 }
             }
         }
     }
+    for id in model.component_ids() {
+        let (callers, longest) = &calls[id.0];
+        if let Some(slow) = slow_candidate(model, id, callers, *longest) {
+            out.push(slow);
+        }
+    }
+}
+
+/// A component that answers slowly, when something calls it: the delay is
+/// twice the longest timeout of a call into it (every timed call runs out
+/// its timeout), or 10 s when no call into it has one.
+/// `callers` are the components calling it, `longest` the longest timeout
+/// of their calls into it (milliseconds).
+fn slow_candidate(
+    model: &Model,
+    id: ComponentId,
+    callers: &BTreeSet<ComponentId>,
+    longest: Option<u64>,
+) -> Option<Candidate> {
     if callers.is_empty() {
         return None;
     }
@@ -442,45 +458,52 @@ fn slow_candidate(model: &Model, id: ComponentId) -> Option<Candidate> {
     })
 }
 
-/// How many losses a plan judges: every one on a model of up to about 200
-/// components (four losses each at most); fewer on larger ones, each
-/// judged loss costing a `check` of the model (10,000 components: 20; at
-/// least 8), the domains and the losses `check` names first.
+/// How many losses a plan judges by their state (ranking needs only the
+/// state, about a fifth of a `check` each on a large model): all of them
+/// on a model of up to about 250 components (four losses each at most);
+/// on a larger one a million components' worth (10,000 components: 100
+/// losses; at least 16), the domains and the losses `check` names first.
 fn judged_at_most(model: &Model) -> usize {
-    (200_000 / model.components.len().max(1)).max(8)
+    (1_000_000 / model.components.len().max(1)).max(16)
 }
 
-/// The error findings of `intact` about the candidate's loss:
+/// How many experiments are worked out whole (the findings each
+/// introduces: an audit of the model in its state each): `--top`, and with
+/// `--top 0` every one on a model of up to about 1,000 components, else
+/// 200,000 components' worth (at least 8).
+fn detailed_at_most(model: &Model, top: usize) -> usize {
+    if top > 0 {
+        top
+    } else {
+        (200_000 / model.components.len().max(1)).max(8)
+    }
+}
+
+/// `check`'s error findings about losses, by the loss they are about:
 /// `headroom/db/az-a` is about losing az-a (its last part names the loss);
 /// `spof/db`, `cascade/db` and `shared-fate/g` about losing what they name.
 /// (`common-cause/x` names a component whose instances share a cause, not
 /// the loss of that cause.)
-fn behind(intact: &Intact, candidate: &Candidate) -> Vec<String> {
-    if candidate.lost.names.is_empty() {
-        return Vec::new();
-    }
+fn behind_by_loss(intact: &Intact) -> HashMap<String, Vec<String>> {
     let about_losses = [Rule::Headroom, Rule::Spof, Rule::SharedFate, Rule::Cascade];
-    intact
-        .audit
-        .findings
-        .iter()
-        .filter(|f| {
-            f.severity == Severity::Error
-                && Rule::from_name(f.rule).is_some_and(|r| about_losses.contains(&r))
-        })
-        .map(|f| f.id().to_string())
-        .filter(|id| {
-            // headroom's loss is its last part; the others name what is lost.
-            let mut parts = id.split('/');
-            let rule = parts.next().unwrap_or_default();
-            let last = if rule == Rule::Headroom.name() {
-                parts.nth(1).unwrap_or_default()
-            } else {
-                parts.next().unwrap_or_default()
-            };
-            last == candidate.loss
-        })
-        .collect()
+    let mut out: HashMap<String, Vec<String>> = HashMap::new();
+    for f in &intact.audit.findings {
+        if f.severity != Severity::Error
+            || !Rule::from_name(f.rule).is_some_and(|r| about_losses.contains(&r))
+        {
+            continue;
+        }
+        let id = f.id().to_string();
+        let mut parts = id.split('/');
+        let rule = parts.next().unwrap_or_default();
+        let loss = if rule == Rule::Headroom.name() {
+            parts.nth(1).unwrap_or_default()
+        } else {
+            parts.next().unwrap_or_default()
+        };
+        out.entry(loss.to_owned()).or_default().push(id.clone());
+    }
+    out
 }
 
 /// The plan for `model` (whose text is `text`).
@@ -500,6 +523,14 @@ pub fn plan(model: &Model, text: &str, options: &Options) -> Result<Plan, String
         all = vec![all.swap_remove(at)];
     }
     let intact = Intact::new(model, text, options.today);
+    let rows = what_if::state_rows(model, &intact.state);
+    let behind = behind_by_loss(&intact);
+    let behind_of = |c: &Candidate| -> Vec<String> {
+        if c.lost.names.is_empty() {
+            return Vec::new();
+        }
+        behind.get(&c.loss).cloned().unwrap_or_default()
+    };
     let candidates = all.len();
     let bound = judged_at_most(model);
     // Past the bound, the losses check names and the domains go first.
@@ -507,26 +538,39 @@ pub fn plan(model: &Model, text: &str, options: &Options) -> Result<Plan, String
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            let first = !behind(&intact, c).is_empty()
-                || matches!(c.injection, Injection::StopDomains { .. });
+            let first =
+                !behind_of(c).is_empty() || matches!(c.injection, Injection::StopDomains { .. });
             (!first, i)
         })
         .collect();
     if candidates > bound {
         order.sort_unstable();
     }
-    // Judged in parallel; the order is restored by the sort below.
+    // Judged by their state in parallel; the order is restored by the sort.
+    let cx = Judging {
+        model,
+        text,
+        intact: &intact,
+        rows: &rows,
+        options,
+    };
     let mut judged: Vec<(usize, Experiment)> = order[..bound.min(order.len())]
         .par_iter()
-        .map(|&(_, i)| (i, judge(model, text, &intact, &all[i], options)))
+        .map(|&(_, i)| (i, cx.judge(&all[i], behind_of(&all[i]))))
         .collect();
     judged.sort_by(|(i, a), (j, b)| rank_order(a, b).then(i.cmp(j)));
-    let mut experiments: Vec<Experiment> = judged.into_iter().map(|(_, e)| e).collect();
+    judged.truncate(detailed_at_most(model, options.top));
+    // The experiments kept, worked out whole: the findings each introduces.
+    let mut experiments: Vec<Experiment> = judged
+        .into_par_iter()
+        .map(|(i, mut e)| {
+            e.fires = what_if::compare_with(model, &intact, &cx.change(&all[i]), options.today)
+                .introduced;
+            e
+        })
+        .collect();
     for (rank, e) in experiments.iter_mut().enumerate() {
         e.rank = rank + 1;
-    }
-    if options.top > 0 {
-        experiments.truncate(options.top);
     }
     Ok(Plan {
         system: model.system.clone(),
@@ -558,79 +602,97 @@ fn rank_order(a: &Experiment, b: &Experiment) -> std::cmp::Ordering {
         .then(b.unserved.total_cmp(&a.unserved))
 }
 
-/// One candidate judged: the what-if of its loss.
-fn judge(
-    model: &Model,
-    text: &str,
-    intact: &Intact,
-    candidate: &Candidate,
-    options: &Options,
-) -> Experiment {
-    let change = Change {
-        text: text.to_owned(),
-        model: model.clone(),
-        lost: Lost {
+/// What judging a candidate reads: the model, its intact side, the options.
+struct Judging<'a> {
+    model: &'a Model,
+    text: &'a str,
+    intact: &'a Intact,
+    /// The intact state's rows, for the blast radius.
+    rows: &'a [what_if::StateRow],
+    options: &'a Options,
+}
+
+impl Judging<'_> {
+    /// The what-if change of a candidate's loss.
+    fn change(&self, candidate: &Candidate) -> Change {
+        Change {
+            text: self.text.to_owned(),
+            model: self.model.clone(),
+            lost: Lost {
+                scenario: candidate.lost.scenario.clone(),
+                names: candidate.lost.names.clone(),
+            },
             scenario: candidate.lost.scenario.clone(),
-            names: candidate.lost.names.clone(),
-        },
-        scenario: candidate.lost.scenario.clone(),
-        slow: candidate.slow.clone(),
-        phrases: vec![candidate.phrase.clone()],
-    };
-    let outcome = what_if::compare_with(model, intact, &change, options.today);
-    let predictions: Vec<Prediction> = outcome
-        .served
-        .iter()
-        .map(|s| Prediction {
-            entrypoint: s.entrypoint.clone(),
-            load: s.offered,
-            served_before: s.before,
-            served: s.after,
-            tolerance: (s.after - options.margin).max(0.0),
-            abort_error_ratio: (1.0 - s.after + options.margin).min(1.0),
-        })
-        .collect();
-    let unserved = unserved_share(&predictions);
-    let overloaded = outcome
-        .states
-        .1
-        .iter()
-        .filter_map(|row| {
-            let (u, load, capacity) = (row.utilization?, row.load?, row.capacity?);
-            (row.up && u > 1.0 + 1e-12).then(|| Overload {
-                component: row.component.clone(),
-                utilization: u,
-                load,
-                capacity,
+            slow: candidate.slow.clone(),
+            phrases: vec![candidate.phrase.clone()],
+        }
+    }
+
+    /// One candidate judged by the state its loss leads to (the state the
+    /// what-if of the loss judges: [`what_if::changed_state`]); the
+    /// findings it introduces are left for the experiments kept.
+    fn judge(&self, candidate: &Candidate, behind: Vec<String>) -> Experiment {
+        let (model, options) = (self.model, self.options);
+        let changed = what_if::changed_state(
+            model,
+            self.intact,
+            &self.change(candidate),
+            Some(&self.intact.flow),
+        );
+        let predictions: Vec<Prediction> = changed
+            .served
+            .iter()
+            .map(|s| Prediction {
+                entrypoint: s.entrypoint.clone(),
+                load: s.offered,
+                served_before: s.before,
+                served: s.after,
+                tolerance: (s.after - options.margin).max(0.0),
+                abort_error_ratio: (1.0 - s.after + options.margin).min(1.0),
             })
-        })
-        .collect::<Vec<_>>();
-    let blast_radius = outcome
-        .changed()
-        .into_iter()
-        .map(|(_, a, _)| a.component.clone())
-        .collect();
-    let behind = behind(intact, candidate);
-    let at_stake_s = candidate
-        .probability
-        .map(|p| p * unserved * window_s(model));
-    let why = why(&behind, &predictions, &overloaded, unserved);
-    Experiment {
-        rank: 0,
-        loss: candidate.loss.clone(),
-        slug: candidate.slug.clone(),
-        title: candidate.phrase.clone(),
-        what_if: candidate.what_if.clone(),
-        injection: candidate.injection.clone(),
-        blast_radius,
-        predictions,
-        overloaded,
-        fires: outcome.introduced.clone(),
-        behind,
-        unserved,
-        probability: candidate.probability,
-        at_stake_s,
-        why,
+            .collect();
+        let unserved = unserved_share(&predictions);
+        let after_rows = what_if::state_rows(model, &changed.state);
+        let overloaded = after_rows
+            .iter()
+            .filter_map(|row| {
+                let (u, load, capacity) = (row.utilization?, row.load?, row.capacity?);
+                (row.up && u > 1.0 + 1e-12).then(|| Overload {
+                    component: row.component.clone(),
+                    utilization: u,
+                    load,
+                    capacity,
+                })
+            })
+            .collect::<Vec<_>>();
+        let blast_radius = self
+            .rows
+            .iter()
+            .zip(&after_rows)
+            .filter(|(b, a)| what_if::row_changed(b, a))
+            .map(|(_, a)| a.component.clone())
+            .collect();
+        let at_stake_s = candidate
+            .probability
+            .map(|p| p * unserved * window_s(model));
+        let why = why(&behind, &predictions, &overloaded, unserved);
+        Experiment {
+            rank: 0,
+            loss: candidate.loss.clone(),
+            slug: candidate.slug.clone(),
+            title: candidate.phrase.clone(),
+            what_if: candidate.what_if.clone(),
+            injection: candidate.injection.clone(),
+            blast_radius,
+            predictions,
+            overloaded,
+            fires: Vec::new(),
+            behind,
+            unserved,
+            probability: candidate.probability,
+            at_stake_s,
+            why,
+        }
     }
 }
 

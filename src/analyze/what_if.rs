@@ -60,6 +60,71 @@ pub fn state_rows(model: &Model, state: &State) -> Vec<StateRow> {
         .collect()
 }
 
+/// Whether a component's state differs between two rows: up or down,
+/// instances up, or load.
+#[must_use]
+pub fn row_changed(before: &StateRow, after: &StateRow) -> bool {
+    before.up != after.up
+        || before.instances_up != after.instances_up
+        || match (before.load, after.load) {
+            (Some(x), Some(y)) => (x - y).abs() > 1e-9,
+            (x, y) => x.is_some() != y.is_some(),
+        }
+}
+
+/// The state a change leads to, without the audit of it: what
+/// [`compare_with`] judges, for a caller that only needs the state (the
+/// experiments' ranking). `scenario` is the change's, with the pools a
+/// slowness drains lost and its ceilings (docs/slow.md).
+pub struct Changed {
+    /// The slow judgement, with `--slow`.
+    pub slow: Option<SlowEvent>,
+    /// The scenario the state is in.
+    pub scenario: Scenario,
+    /// The state.
+    pub state: State,
+    /// Each entrypoint's served share, before and after.
+    pub served: Vec<Served>,
+}
+
+/// The state `change` leads to from `intact` (see [`Changed`]). `flow` is
+/// the changed model's load flow when the caller has it (the intact one,
+/// when the change leaves the model as it is: a loss or a slowness only).
+#[must_use]
+pub fn changed_state(
+    model: &Model,
+    intact: &Intact,
+    change: &Change,
+    flow: Option<&Flow>,
+) -> Changed {
+    let changed = &change.model;
+    let own;
+    let flow = if let Some(flow) = flow {
+        flow
+    } else {
+        own = Flow::new(changed);
+        &own
+    };
+    let (slow, scenario) = slowness(changed, flow, change);
+    let state = State::new(changed, flow, &scenario);
+    let served = changed
+        .entrypoints
+        .iter()
+        .map(|&e| Served {
+            entrypoint: changed.component(e).name.clone(),
+            offered: state.of(e).offered,
+            before: intact.state.served_share(model, e),
+            after: state.served_share(changed, e),
+        })
+        .collect();
+    Changed {
+        slow,
+        scenario,
+        state,
+        served,
+    }
+}
+
 /// A scenario's outcome.
 #[derive(Debug, Clone, PartialEq)]
 pub struct WhatIf {
@@ -124,14 +189,7 @@ impl WhatIf {
             .0
             .iter()
             .zip(&self.states.1)
-            .filter(|(b, a)| {
-                b.up != a.up
-                    || b.instances_up != a.instances_up
-                    || match (b.load, a.load) {
-                        (Some(x), Some(y)) => (x - y).abs() > 1e-9,
-                        (x, y) => x.is_some() != y.is_some(),
-                    }
-            })
+            .filter(|(b, a)| row_changed(b, a))
             .map(|(b, a)| (b, a, worst.get(&*a.component).copied()))
             .collect()
     }
@@ -303,15 +361,19 @@ pub struct Intact {
     pub audit: Audit,
     /// Its state: nothing lost.
     pub state: State,
+    /// Its load flow.
+    pub flow: Flow,
 }
 
 impl Intact {
     /// The audit and state of `model` as written.
     #[must_use]
     pub fn new(model: &Model, text: &str, today: Date) -> Self {
+        let flow = Flow::new(model);
         Intact {
             audit: super::audit(model, text, Scenario::default(), super::Options::new(today)),
-            state: State::intact(model, &Flow::new(model)),
+            state: State::intact(model, &flow),
+            flow,
         }
     }
 }
@@ -320,7 +382,12 @@ impl Intact {
 #[must_use]
 pub fn compare_with(model: &Model, intact: &Intact, change: &Change, today: Date) -> WhatIf {
     let changed = &change.model;
-    let (slow, scenario) = slowness(changed, change);
+    let Changed {
+        slow,
+        scenario,
+        state: after_state,
+        served,
+    } = changed_state(model, intact, change, None);
     let scenario = &scenario;
     let before = intact.audit.clone();
     let before_state = &intact.state;
@@ -331,7 +398,6 @@ pub fn compare_with(model: &Model, intact: &Intact, change: &Change, today: Date
         ..super::Options::new(today)
     };
     let after = super::audit(changed, &change.text, scenario.clone(), after_options);
-    let after_state = State::new(changed, &Flow::new(changed), scenario);
     let ids = |r: &Audit| -> Vec<String> {
         r.findings
             .iter()
@@ -390,16 +456,7 @@ pub fn compare_with(model: &Model, intact: &Intact, change: &Change, today: Date
             before_state.unserved_entering(model),
             after_state.unserved_entering(changed),
         ),
-        served: changed
-            .entrypoints
-            .iter()
-            .map(|&e| Served {
-                entrypoint: changed.component(e).name.clone(),
-                offered: after_state.of(e).offered,
-                before: before_state.served_share(model, e),
-                after: after_state.served_share(changed, e),
-            })
-            .collect(),
+        served,
         slow,
     }
 }
@@ -407,19 +464,18 @@ pub fn compare_with(model: &Model, intact: &Intact, change: &Change, today: Date
 /// The `--slow` judgement of the changed model in the change's scenario,
 /// and the slow scenario: that one with the pools it drains lost and every
 /// pool it saturates at its concurrency ceiling (docs/slow.md).
-fn slowness(changed: &Model, change: &Change) -> (Option<SlowEvent>, Scenario) {
+fn slowness(changed: &Model, flow: &Flow, change: &Change) -> (Option<SlowEvent>, Scenario) {
     if change.slow.is_empty() {
         return (None, change.scenario.clone());
     }
-    let flow = Flow::new(changed);
-    let plan = Plan::new(changed, &flow);
-    let (state, base) = slow::normal(changed, &flow, &plan, &change.scenario);
+    let plan = Plan::new(changed, flow);
+    let (state, base) = slow::normal(changed, flow, &plan, &change.scenario);
     let before = Before {
         scenario: &change.scenario,
         state: &state,
         base: &base,
     };
-    let judged = slow::judge(changed, (&flow, &plan), &before, change.slow.clone());
+    let judged = slow::judge(changed, (flow, &plan), &before, change.slow.clone());
     (Some(slow::event(changed, &judged, true)), judged.scenario)
 }
 
