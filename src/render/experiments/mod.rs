@@ -12,6 +12,7 @@ use crate::analyze::wording::{number, percent, percent_against};
 
 pub mod chaos_mesh;
 pub mod chaostoolkit;
+mod common;
 pub mod fis;
 
 /// What the chaos tools' files need beyond the plan: how the model's names
