@@ -22,7 +22,8 @@ pub const EXTENSION: &str = "yaml";
 pub fn render(plan: &Plan, experiment: &Experiment, settings: &Settings) -> String {
     let specs = specs(plan, experiment, settings);
     let several = specs.len() > 1;
-    let prediction = serde_json::to_string(&common::prediction(plan, experiment)).unwrap_or_default();
+    let prediction =
+        serde_json::to_string(&common::prediction(plan, experiment)).unwrap_or_default();
     let mut out = String::new();
     for (i, (kind, spec, names)) in specs.into_iter().enumerate() {
         let name = common::dns_name(&experiment.slug, several.then_some(i + 1));

@@ -131,7 +131,9 @@ fn description(plan: &Plan, e: &Experiment, settings: &Settings) -> String {
     }
     if matches!(
         e.injection,
-        Injection::StopDomains { .. } | Injection::KillGroup { .. } | Injection::KillInstances { .. }
+        Injection::StopDomains { .. }
+            | Injection::KillGroup { .. }
+            | Injection::KillInstances { .. }
     ) {
         parts.push(
             "Terminated pods come back as their controllers replace them: the loss lasts until then, the pause after it lets the probes read the state that follows."
@@ -222,7 +224,13 @@ fn method(e: &Experiment, settings: &Settings) -> (Vec<Value>, Vec<Value>) {
         Injection::StopDomains { domains, pods } => {
             let place = domains
                 .iter()
-                .map(|d| format!("{} {}", escape::terminal(&d.kind), escape::terminal(&d.name)))
+                .map(|d| {
+                    format!(
+                        "{} {}",
+                        escape::terminal(&d.kind),
+                        escape::terminal(&d.name)
+                    )
+                })
                 .collect::<Vec<_>>()
                 .join(" and ");
             let actions = pods

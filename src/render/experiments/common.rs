@@ -23,7 +23,13 @@ pub(super) const REQUESTS_METRIC: &str = "http_requests_total";
 pub(super) fn prometheus_label(key: &str) -> String {
     let mut out: String = key
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
         .collect();
     if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
         out.insert(0, '_');
@@ -56,7 +62,11 @@ pub(super) fn promql_string(text: &str) -> String {
 /// A number for PromQL and the descriptions: finite, in [0, 1], in
 /// decimal notation (Rust never writes an exponent for an `f64`).
 pub(super) fn ratio(x: f64) -> String {
-    let x = if x.is_finite() { x.clamp(0.0, 1.0) } else { 0.0 };
+    let x = if x.is_finite() {
+        x.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     format!("{x}")
 }
 
@@ -199,6 +209,11 @@ pub(super) fn go_duration(seconds: f64) -> String {
     }
 }
 
+/// Whole milliseconds of `seconds`, rounded.
+pub(super) fn whole_millis(seconds: f64) -> u64 {
+    millis(seconds)
+}
+
 /// Whole seconds, rounded up (a fraction of a second still counts).
 pub(super) fn whole_seconds(seconds: f64) -> u64 {
     millis(seconds).div_ceil(1000)
@@ -263,7 +278,11 @@ pub(super) fn predictions_text(e: &Experiment) -> String {
 
 /// A share as a percentage with at most two decimals (`87%`, `99.95%`).
 fn percent(x: f64) -> String {
-    let x = if x.is_finite() { x.clamp(0.0, 1.0) } else { 0.0 };
+    let x = if x.is_finite() {
+        x.clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
     let text = format!("{:.2}", x * 100.0);
     let text = text.trim_end_matches('0').trim_end_matches('.');
     format!("{text}%")
@@ -274,8 +293,6 @@ fn percent(x: f64) -> String {
 pub(super) enum Yaml {
     /// A string, always written double-quoted.
     Str(String),
-    /// A whole number.
-    Int(u64),
     /// A sequence.
     Seq(Vec<Yaml>),
     /// A mapping, in this order.
@@ -399,7 +416,6 @@ fn write_after_key(out: &mut String, value: &Yaml, indent: usize) {
 fn inline(value: &Yaml) -> String {
     match value {
         Yaml::Str(s) => yaml_string(s),
-        Yaml::Int(n) => n.to_string(),
         Yaml::Seq(_) => "[]".to_owned(),
         Yaml::Map(_) => "{}".to_owned(),
     }
@@ -469,15 +485,24 @@ mod tests {
     #[test]
     fn yaml_strings_escape_everything_hostile() {
         assert_eq!(yaml_string("a\"b"), r#""a\"b""#);
-        assert_eq!(yaml_string("x\u{7f}\u{85}\u{202e}\u{feff}"), r#""x\x7f\x85\u202e\ufeff""#);
+        assert_eq!(
+            yaml_string("x\u{7f}\u{85}\u{202e}\u{feff}"),
+            r#""x\x7f\x85\u202e\ufeff""#
+        );
         let doc = yaml(&Yaml::map([
             ("a", Yaml::str("---\n&a *a {} []")),
-            ("b", Yaml::Seq(vec![Yaml::map([("k", Yaml::Int(1)), ("l", Yaml::Seq(Vec::new()))])])),
+            (
+                "b",
+                Yaml::Seq(vec![Yaml::map([
+                    ("k", Yaml::str("1")),
+                    ("l", Yaml::Seq(Vec::new())),
+                ])]),
+            ),
             ("c", Yaml::Map(Vec::new())),
         ]));
         assert_eq!(
             doc,
-            "\"a\": \"---\\n&a *a {} []\"\n\"b\":\n  - \"k\": 1\n    \"l\": []\n\"c\": {}\n"
+            "\"a\": \"---\\n&a *a {} []\"\n\"b\":\n  - \"k\": \"1\"\n    \"l\": []\n\"c\": {}\n"
         );
     }
 }
