@@ -10,6 +10,7 @@ mod cli;
 mod cut_sets;
 mod docs;
 mod examples;
+mod experiments_formats;
 mod figures;
 mod fuzz;
 mod hostile;

@@ -115,6 +115,18 @@ pub fn render(plan: &Plan, experiment: &Experiment, settings: &Settings) -> Stri
         };
         actions.insert(name, action);
     }
+    if actions.is_empty() {
+        // Nothing can be targeted within the limits: a template that only
+        // waits stays valid and stops nothing it should not.
+        actions.insert(
+            "wait".to_owned(),
+            json!({
+                "actionId": "aws:fis:wait",
+                "description": "nothing to stop: every name is past FIS's limits",
+                "parameters": {"duration": common::iso_duration(seconds)},
+            }),
+        );
+    }
     let stop = settings.alarm.as_deref().map_or_else(
         || json!([{"source": "none"}]),
         |alarm| json!([{"source": "aws:cloudwatch:alarm", "value": alarm_arn(alarm)}]),
