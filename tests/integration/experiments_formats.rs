@@ -96,7 +96,22 @@ fn chaos_validate(file: &Path) -> (bool, String) {
 fn all_pass_chaos_validate(files: &[PathBuf]) -> bool {
     if !installed("chaos") {
         skip(
-            "`chaos` (pip install chaostoolkit chaostoolkit-kubernetes chaostoolkit-prometheus jsonpath2) is not on PATH: Chaos Toolkit files not validated",
+            "`chaos` (pip install chaostoolkit chaostoolkit-kubernetes chaostoolkit-prometheus logzero jsonpath2) is not on PATH: Chaos Toolkit files not validated",
+        );
+        return false;
+    }
+    // The activities' modules must import for `chaos validate` to check
+    // their arguments: without them it would reject every file.
+    let extensions = Command::new("python3")
+        .args([
+            "-c",
+            "import chaosk8s.pod.actions, chaosk8s.chaosmesh.network.actions, chaosprometheus.probes, jsonpath2",
+        ])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !extensions {
+        skip(
+            "chaostoolkit-kubernetes, chaostoolkit-prometheus (with logzero) or jsonpath2 is not installed for python3: Chaos Toolkit files not validated",
         );
         return false;
     }
