@@ -58,7 +58,7 @@ pub struct ExperimentsArgs {
     /// The Kubernetes namespace of the components.
     #[arg(long, default_value = "default")]
     pub namespace: String,
-    /// The CloudWatch alarm that stops a FIS experiment (its name or ARN).
+    /// The `CloudWatch` alarm that stops a FIS experiment (its name or ARN).
     #[arg(long, value_name = "NAME")]
     pub alarm: Option<String>,
     /// The Prometheus the probes query.
@@ -228,14 +228,18 @@ fn escape_for_terminal(plan: &mut Plan) {
                     esc(&mut d.name);
                     esc(&mut d.kind);
                 }
-                pods.iter_mut().for_each(|p| esc(&mut p.component));
+                for p in pods.iter_mut() {
+                    esc(&mut p.component);
+                }
             }
             crate::analyze::experiments::Injection::KillGroup { group, pods } => {
                 esc(group);
-                pods.iter_mut().for_each(|p| esc(&mut p.component));
+                for p in pods.iter_mut() {
+                    esc(&mut p.component);
+                }
             }
             crate::analyze::experiments::Injection::KillInstances { component, .. } => {
-                esc(component)
+                esc(component);
             }
             crate::analyze::experiments::Injection::Delay {
                 component, callers, ..

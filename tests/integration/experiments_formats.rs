@@ -66,6 +66,13 @@ fn every_example(format: &str, dir: &Path) -> Vec<PathBuf> {
     all
 }
 
+/// Tells what a validator checked, on the process's standard error (as
+/// [`skip`] does: visible in every run).
+fn say(text: &str) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "{text}");
+}
+
 /// Whether `program --version` runs.
 fn installed(program: &str) -> bool {
     Command::new(program)
@@ -119,7 +126,10 @@ fn all_pass_chaos_validate(files: &[PathBuf]) -> bool {
         let (ok, output) = chaos_validate(file);
         assert!(ok, "chaos validate {}:\n{output}", file.display());
     }
-    eprintln!("chaos validate: {} Chaos Toolkit files valid", files.len());
+    say(&format!(
+        "chaos validate: {} Chaos Toolkit files valid",
+        files.len()
+    ));
     true
 }
 
@@ -144,7 +154,7 @@ fn all_pass_botocore(files: &[PathBuf]) -> bool {
         "botocore rejects FIS templates:\n{text}{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    eprintln!("botocore: {}", text.trim());
+    say(&format!("botocore: {}", text.trim()));
     true
 }
 
@@ -338,72 +348,79 @@ fn check_manifest(doc: &Node, at: &str) -> (String, Vec<Selected>) {
     }
     let mut selectors = vec![check_selector(get(spec, "selector").unwrap(), at)];
     match kind.as_str() {
-        "PodChaos" => {
-            assert!(
-                ["pod-kill", "pod-failure", "container-kill"].contains(&action),
-                "{at}: action {action}"
-            );
-            for k in keys(spec) {
-                assert!(
-                    [
-                        "action",
-                        "mode",
-                        "value",
-                        "selector",
-                        "duration",
-                        "gracePeriod",
-                        "containerNames"
-                    ]
-                    .contains(&k),
-                    "{at}: PodChaos spec key {k}"
-                );
-            }
-        }
-        "NetworkChaos" => {
-            assert!(
-                [
-                    "netem",
-                    "delay",
-                    "loss",
-                    "duplicate",
-                    "corrupt",
-                    "partition",
-                    "bandwidth"
-                ]
-                .contains(&action),
-                "{at}: action {action}"
-            );
-            for k in keys(spec) {
-                assert!(
-                    [
-                        "action",
-                        "mode",
-                        "value",
-                        "selector",
-                        "delay",
-                        "direction",
-                        "target",
-                        "duration",
-                        "externalTargets"
-                    ]
-                    .contains(&k),
-                    "{at}: NetworkChaos spec key {k}"
-                );
-            }
-            let latency = str_of(get(get(spec, "delay").unwrap(), "latency").unwrap()).unwrap();
-            assert!(go_duration(latency), "{at}: latency {latency}");
-            let direction = str_of(get(spec, "direction").unwrap()).unwrap();
-            assert!(["to", "from", "both"].contains(&direction), "{at}");
-            let duration = str_of(get(spec, "duration").unwrap()).unwrap();
-            assert!(go_duration(duration), "{at}: duration {duration}");
-            let target = get(spec, "target").unwrap();
-            assert_eq!(keys(target), ["mode", "selector"], "{at}");
-            assert!(MODES.contains(&str_of(get(target, "mode").unwrap()).unwrap()));
-            selectors.push(check_selector(get(target, "selector").unwrap(), at));
-        }
+        "PodChaos" => check_pod_chaos(spec, action, at),
+        "NetworkChaos" => selectors.push(check_network_chaos(spec, action, at)),
         other => panic!("{at}: kind {other}"),
     }
     (kind, selectors)
+}
+
+/// A `PodChaos` spec: its action and keys in the CRD's.
+fn check_pod_chaos(spec: &Node, action: &str, at: &str) {
+    assert!(
+        ["pod-kill", "pod-failure", "container-kill"].contains(&action),
+        "{at}: action {action}"
+    );
+    for k in keys(spec) {
+        assert!(
+            [
+                "action",
+                "mode",
+                "value",
+                "selector",
+                "duration",
+                "gracePeriod",
+                "containerNames"
+            ]
+            .contains(&k),
+            "{at}: PodChaos spec key {k}"
+        );
+    }
+}
+
+/// A `NetworkChaos` spec: its action, keys, delay, direction and duration
+/// in the CRD's; what its target selects.
+fn check_network_chaos(spec: &Node, action: &str, at: &str) -> Selected {
+    assert!(
+        [
+            "netem",
+            "delay",
+            "loss",
+            "duplicate",
+            "corrupt",
+            "partition",
+            "bandwidth"
+        ]
+        .contains(&action),
+        "{at}: action {action}"
+    );
+    for k in keys(spec) {
+        assert!(
+            [
+                "action",
+                "mode",
+                "value",
+                "selector",
+                "delay",
+                "direction",
+                "target",
+                "duration",
+                "externalTargets"
+            ]
+            .contains(&k),
+            "{at}: NetworkChaos spec key {k}"
+        );
+    }
+    let latency = str_of(get(get(spec, "delay").unwrap(), "latency").unwrap()).unwrap();
+    assert!(go_duration(latency), "{at}: latency {latency}");
+    let direction = str_of(get(spec, "direction").unwrap()).unwrap();
+    assert!(["to", "from", "both"].contains(&direction), "{at}");
+    let duration = str_of(get(spec, "duration").unwrap()).unwrap();
+    assert!(go_duration(duration), "{at}: duration {duration}");
+    let target = get(spec, "target").unwrap();
+    assert_eq!(keys(target), ["mode", "selector"], "{at}");
+    assert!(MODES.contains(&str_of(get(target, "mode").unwrap()).unwrap()));
+    check_selector(get(target, "selector").unwrap(), at)
 }
 
 /// Every manifest of a file, with the names unique in it.
@@ -429,10 +446,10 @@ fn chaos_mesh_manifests_keep_to_their_crds() {
     let dir = Scratch::new("experiments-chaos-mesh");
     let files = every_example("chaos-mesh", &dir);
     let documents: usize = files.iter().map(|f| check_manifest_file(f).len()).sum();
-    eprintln!(
+    say(&format!(
         "chaos mesh: {documents} manifests in {} files keep to the PodChaos and NetworkChaos CRDs",
         files.len()
-    );
+    ));
 }
 
 #[test]

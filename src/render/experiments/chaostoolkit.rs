@@ -287,50 +287,60 @@ fn method(e: &Experiment, settings: &Settings) -> (Vec<Value>, Vec<Value>) {
             component,
             latency_s,
             callers,
-        } => {
-            let mut actions = Vec::new();
-            let mut rollbacks = Vec::new();
-            for (i, caller) in callers.iter().enumerate() {
-                let name = common::dns_name(&e.slug, (callers.len() > 1).then_some(i + 1));
-                actions.push(json!({
-                    "type": "action",
-                    "name": format!("delay-{}-to-{}", escape::terminal(component), escape::terminal(caller)),
-                    "description": format!(
-                        "every answer of {} to {} delayed by {}",
-                        escape::terminal(component),
-                        escape::terminal(caller),
-                        common::go_duration(*latency_s)
-                    ),
-                    "provider": {
-                        "type": "python",
-                        "module": "chaosk8s.chaosmesh.network.actions",
-                        "func": "add_latency",
-                        "arguments": {
-                            "name": name,
-                            "ns": settings.namespace,
-                            "namespaces_selectors": [settings.namespace],
-                            "label_selectors": { settings.label.clone(): component },
-                            "mode": "all",
-                            "direction": "to",
-                            "latency": common::go_duration(*latency_s),
-                            "target_mode": "all",
-                            "target_namespaces_selectors": [settings.namespace],
-                            "target_label_selectors": { settings.label.clone(): caller },
-                        },
-                    },
-                }));
-                rollbacks.push(json!({
-                    "type": "action",
-                    "name": format!("remove-delay-{}-to-{}", escape::terminal(component), escape::terminal(caller)),
-                    "provider": {
-                        "type": "python",
-                        "module": "chaosk8s.chaosmesh.network.actions",
-                        "func": "delete_network_fault",
-                        "arguments": { "name": name, "ns": settings.namespace },
-                    },
-                }));
-            }
-            (actions, rollbacks)
-        }
+        } => delay(e, component, *latency_s, callers, settings),
     }
+}
+
+/// One `add_latency` per caller (a `NetworkChaos` each: chaosk8s takes one
+/// label value per key), and the rollbacks deleting them.
+fn delay(
+    e: &Experiment,
+    component: &str,
+    latency_s: f64,
+    callers: &[String],
+    settings: &Settings,
+) -> (Vec<Value>, Vec<Value>) {
+    let mut actions = Vec::new();
+    let mut rollbacks = Vec::new();
+    for (i, caller) in callers.iter().enumerate() {
+        let name = common::dns_name(&e.slug, (callers.len() > 1).then_some(i + 1));
+        actions.push(json!({
+            "type": "action",
+            "name": format!("delay-{}-to-{}", escape::terminal(component), escape::terminal(caller)),
+            "description": format!(
+                "every answer of {} to {} delayed by {}",
+                escape::terminal(component),
+                escape::terminal(caller),
+                common::go_duration(latency_s)
+            ),
+            "provider": {
+                "type": "python",
+                "module": "chaosk8s.chaosmesh.network.actions",
+                "func": "add_latency",
+                "arguments": {
+                    "name": name,
+                    "ns": settings.namespace,
+                    "namespaces_selectors": [settings.namespace],
+                    "label_selectors": { settings.label.clone(): component },
+                    "mode": "all",
+                    "direction": "to",
+                    "latency": common::go_duration(latency_s),
+                    "target_mode": "all",
+                    "target_namespaces_selectors": [settings.namespace],
+                    "target_label_selectors": { settings.label.clone(): caller },
+                },
+            },
+        }));
+        rollbacks.push(json!({
+            "type": "action",
+            "name": format!("remove-delay-{}-to-{}", escape::terminal(component), escape::terminal(caller)),
+            "provider": {
+                "type": "python",
+                "module": "chaosk8s.chaosmesh.network.actions",
+                "func": "delete_network_fault",
+                "arguments": { "name": name, "ns": settings.namespace },
+            },
+        }));
+    }
+    (actions, rollbacks)
 }

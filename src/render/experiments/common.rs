@@ -37,7 +37,7 @@ pub(super) fn prometheus_label(key: &str) -> String {
     out
 }
 
-/// `text` as a PromQL double-quoted string literal (Go escapes: `\\`, `\"`,
+/// `text` as a `PromQL` double-quoted string literal (Go escapes: `\\`, `\"`,
 /// `\n`, `\r`, `\t`, other control characters as `\u…`).
 pub(super) fn promql_string(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 2);
@@ -59,7 +59,7 @@ pub(super) fn promql_string(text: &str) -> String {
     out
 }
 
-/// A number for PromQL and the descriptions: finite, in [0, 1], in
+/// A number for `PromQL` and the descriptions: finite, in [0, 1], in
 /// decimal notation (Rust never writes an exponent for an `f64`).
 pub(super) fn ratio(x: f64) -> String {
     let x = if x.is_finite() {
@@ -202,7 +202,7 @@ fn millis(seconds: f64) -> u64 {
 /// A Go duration (`300s`, `1500ms`), as Chaos Mesh and chaosk8s read them.
 pub(super) fn go_duration(seconds: f64) -> String {
     let ms = millis(seconds);
-    if ms % 1000 == 0 {
+    if ms.is_multiple_of(1000) {
         format!("{}s", ms / 1000)
     } else {
         format!("{ms}ms")

@@ -63,56 +63,8 @@ pub fn render(plan: &Plan, experiment: &Experiment, settings: &Settings) -> Stri
             continue;
         }
         let name = name(i + 1, &t.component);
-        let mut target = serde_json::Map::new();
-        target.insert("resourceType".to_owned(), json!("aws:ec2:instance"));
-        let mut tags = serde_json::Map::new();
-        tags.insert(
-            escape::truncate(&settings.label, TAG_KEY_MAX).into_owned(),
-            json!(t.component),
-        );
-        for (key, value) in &t.tags {
-            tags.insert(key.clone(), json!(value));
-        }
-        target.insert("resourceTags".to_owned(), Value::Object(tags));
-        let mut filters = vec![json!({"path": "State.Name", "values": ["running"]})];
-        if !t.zones.is_empty() {
-            filters.push(json!({"path": "Placement.AvailabilityZone", "values": t.zones}));
-        }
-        target.insert("filters".to_owned(), Value::Array(filters));
-        target.insert(
-            "selectionMode".to_owned(),
-            json!(
-                t.count
-                    .map_or_else(|| "ALL".to_owned(), |n| format!("COUNT({n})"))
-            ),
-        );
-        targets.insert(name.clone(), Value::Object(target));
-        let action = match t.delay_ms {
-            None => json!({
-                "actionId": "aws:ec2:stop-instances",
-                "description": escape::truncate(&t.why, DESCRIPTION_MAX),
-                "parameters": {"startInstancesAfterDuration": common::iso_duration(seconds)},
-                "targets": {"Instances": name},
-            }),
-            Some(ms) => {
-                let document = json!({
-                    "DelayMilliseconds": ms.to_string(),
-                    "DurationSeconds": seconds.to_string(),
-                    "InstallDependencies": "True",
-                    "Interface": "eth0",
-                });
-                json!({
-                    "actionId": "aws:ssm:send-command",
-                    "description": escape::truncate(&t.why, DESCRIPTION_MAX),
-                    "parameters": {
-                        "documentArn": format!("arn:aws:ssm:{REGION_PLACEHOLDER}::document/AWSFIS-Run-Network-Latency"),
-                        "documentParameters": document.to_string(),
-                        "duration": common::iso_duration(seconds),
-                    },
-                    "targets": {"Instances": name},
-                })
-            }
-        };
+        let (target, action) = target_and_action(&t, &name, settings, seconds);
+        targets.insert(name.clone(), target);
         actions.insert(name, action);
     }
     if actions.is_empty() {
@@ -162,6 +114,61 @@ pub fn render(plan: &Plan, experiment: &Experiment, settings: &Settings) -> Stri
     let mut text = serde_json::to_string_pretty(&template).unwrap_or_default();
     text.push('\n');
     text
+}
+
+/// A target's JSON (its instances: by tag, zone and state; how many) and
+/// the action on it (stop them, or delay what they send).
+fn target_and_action(t: &Target, name: &str, settings: &Settings, seconds: u64) -> (Value, Value) {
+    let mut target = serde_json::Map::new();
+    target.insert("resourceType".to_owned(), json!("aws:ec2:instance"));
+    let mut tags = serde_json::Map::new();
+    tags.insert(
+        escape::truncate(&settings.label, TAG_KEY_MAX).into_owned(),
+        json!(t.component),
+    );
+    for (key, value) in &t.tags {
+        tags.insert(key.clone(), json!(value));
+    }
+    target.insert("resourceTags".to_owned(), Value::Object(tags));
+    let mut filters = vec![json!({"path": "State.Name", "values": ["running"]})];
+    if !t.zones.is_empty() {
+        filters.push(json!({"path": "Placement.AvailabilityZone", "values": t.zones}));
+    }
+    target.insert("filters".to_owned(), Value::Array(filters));
+    target.insert(
+        "selectionMode".to_owned(),
+        json!(
+            t.count
+                .map_or_else(|| "ALL".to_owned(), |n| format!("COUNT({n})"))
+        ),
+    );
+    let action = match t.delay_ms {
+        None => json!({
+            "actionId": "aws:ec2:stop-instances",
+            "description": escape::truncate(&t.why, DESCRIPTION_MAX),
+            "parameters": {"startInstancesAfterDuration": common::iso_duration(seconds)},
+            "targets": {"Instances": name},
+        }),
+        Some(ms) => {
+            let document = json!({
+                "DelayMilliseconds": ms.to_string(),
+                "DurationSeconds": seconds.to_string(),
+                "InstallDependencies": "True",
+                "Interface": "eth0",
+            });
+            json!({
+                "actionId": "aws:ssm:send-command",
+                "description": escape::truncate(&t.why, DESCRIPTION_MAX),
+                "parameters": {
+                    "documentArn": format!("arn:aws:ssm:{REGION_PLACEHOLDER}::document/AWSFIS-Run-Network-Latency"),
+                    "documentParameters": document.to_string(),
+                    "duration": common::iso_duration(seconds),
+                },
+                "targets": {"Instances": name},
+            })
+        }
+    };
+    (Value::Object(target), action)
 }
 
 /// An alarm's ARN: `alarm` itself when it is one, else the ARN of an

@@ -24,7 +24,7 @@ pub struct Settings {
     pub label: String,
     /// The Kubernetes namespace the components run in.
     pub namespace: String,
-    /// The CloudWatch alarm that stops a FIS experiment (`--alarm`).
+    /// The `CloudWatch` alarm that stops a FIS experiment (`--alarm`).
     pub alarm: Option<String>,
     /// The Prometheus base URL the probes query.
     pub prometheus: String,
