@@ -211,6 +211,10 @@ struct Candidate {
 /// Every candidate loss of `model`, in order: domains, same-kind pairs
 /// (with `policy.survive` 2 or more), groups, whole components, one
 /// instance, slow dependencies.
+#[allow(
+    clippy::too_many_lines,
+    reason = "one block per kind of loss, in the order the plan lists them"
+)]
 fn candidates(model: &Model) -> Vec<Candidate> {
     let mut out = Vec::new();
     let holds = |domains: &[DomainId]| -> Vec<Pods> {

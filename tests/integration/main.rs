@@ -11,6 +11,7 @@ mod cut_sets;
 mod docs;
 mod examples;
 mod experiments;
+mod experiments_formats;
 mod figures;
 mod fuzz;
 mod hostile;

@@ -13,6 +13,7 @@ use crate::analyze::wording::{number, percent};
 
 pub mod chaos_mesh;
 pub mod chaostoolkit;
+mod common;
 pub mod fis;
 
 /// What the chaos tools' files need beyond the plan: how the model's names
