@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::experiments::{self, Experiment, Injection};
-use super::finding::{Finding, Location, Status};
+use super::finding::{Finding, Location};
 use super::rules::drift::{self, ExperimentRow};
 use crate::import::json::{self, Json, JsonValue};
 use crate::model::error::{Problem, closest, printable};
@@ -60,16 +60,16 @@ pub enum FileFormat {
 }
 
 impl FileFormat {
-    /// How messages name it.
+    /// How messages name it, with its article.
     #[must_use]
     pub fn describe(self) -> &'static str {
         match self {
-            FileFormat::Chaostoolkit => "Chaos Toolkit experiment",
-            FileFormat::Journal => "Chaos Toolkit journal",
+            FileFormat::Chaostoolkit => "a Chaos Toolkit experiment",
+            FileFormat::Journal => "a Chaos Toolkit journal",
             FileFormat::ChaosMesh => "Chaos Mesh manifests",
-            FileFormat::Fis => "AWS FIS template",
-            FileFormat::Experiment => "nines experiment",
-            FileFormat::Plan => "nines plan",
+            FileFormat::Fis => "an AWS FIS template",
+            FileFormat::Experiment => "an experiment file of nines",
+            FileFormat::Plan => "a plan of nines",
         }
     }
 }
@@ -163,7 +163,8 @@ pub fn read_experiment(text: &str) -> Result<ExperimentFile, Problem> {
     }
     Err(problem(
         "verify::experiment",
-        "this is not an experiment nines wrote: no `nines.dev/loss` annotation in a YAML file".to_owned(),
+        "this is not an experiment nines wrote: no `nines.dev/loss` annotation in a YAML file"
+            .to_owned(),
         Span::new(0, 0).widen_to_token(text),
         "not an experiment file",
         EXPERIMENT_HELP,
@@ -256,11 +257,15 @@ fn experiment_json(root: &Json, depth: usize) -> Result<ExperimentFile, Problem>
                             format!(
                                 "{}{})",
                                 names.join(", "),
-                                if items.len() > names.len() { ", …" } else { "" }
+                                if items.len() > names.len() {
+                                    ", …"
+                                } else {
+                                    ""
+                                }
                             )
                         },
                     ),
-                    *span,
+                    Span::new(span.offset, 1),
                     "more than one experiment",
                     "give the file of the one that ran (`NN-slug.json` beside index.json), or a plan of one (`nines experiments MODEL --only LOSS --format json`)",
                 ))
@@ -268,8 +273,7 @@ fn experiment_json(root: &Json, depth: usize) -> Result<ExperimentFile, Problem>
         };
     }
     if root.get("loss").is_some() {
-        return named(root, FileFormat::Experiment)
-            .ok_or_else(|| not_ours("`loss` is not a name"));
+        return named(root, FileFormat::Experiment).ok_or_else(|| not_ours("`loss` is not a name"));
     }
     Err(not_ours(
         "a JSON object without the `nines` extension, the `nines-loss` tag or a `loss`",
@@ -375,13 +379,13 @@ pub enum ResultFormat {
 }
 
 impl ResultFormat {
-    /// How the output names it.
+    /// How the output names it, with its article.
     #[must_use]
     pub fn describe(self) -> &'static str {
         match self {
-            ResultFormat::PrometheusVector => "Prometheus instant query",
-            ResultFormat::PrometheusMatrix => "Prometheus range query",
-            ResultFormat::Journal => "Chaos Toolkit journal",
+            ResultFormat::PrometheusVector => "a Prometheus instant query",
+            ResultFormat::PrometheusMatrix => "a Prometheus range query",
+            ResultFormat::Journal => "a Chaos Toolkit journal",
         }
     }
 }
@@ -638,12 +642,14 @@ impl Reader<'_> {
         if let Some(status) = root.get("status")
             && status.value != JsonValue::Str("success".into())
         {
-            let why = text_of(root, "error").map_or_else(String::new, |e| {
-                format!(": {}", printable(e))
-            });
+            let why =
+                text_of(root, "error").map_or_else(String::new, |e| format!(": {}", printable(e)));
             self.problems.push(problem(
                 "verify::result",
-                format!("`{}` is not \"success\": the query failed{why}", path("status")),
+                format!(
+                    "`{}` is not \"success\": the query failed{why}",
+                    path("status")
+                ),
                 status.span,
                 "the query failed",
                 "fix the query and save the response again",
@@ -661,11 +667,19 @@ impl Reader<'_> {
             Some("scalar") => {
                 // One number, no labels: the probe says whose it is.
                 let Some(result) = data.get("result") else {
-                    self.problems.push(missing(data.span, &path("data.result"), "a Prometheus response"));
+                    self.problems.push(missing(
+                        data.span,
+                        &path("data.result"),
+                        "a Prometheus response",
+                    ));
                     return (None, Vec::new());
                 };
                 let Some(entrypoint) = hint.entrypoint.clone() else {
-                    self.problems.push(no_entrypoint(result.span, &path("data.result"), &self.keys));
+                    self.problems.push(no_entrypoint(
+                        result.span,
+                        &path("data.result"),
+                        &self.keys,
+                    ));
                     return (None, Vec::new());
                 };
                 let measure = hint.measure.unwrap_or(Measure::Success);
@@ -712,8 +726,7 @@ impl Reader<'_> {
         };
         let mut out = Vec::new();
         for (index, item) in items.iter().enumerate() {
-            if let Some(series) = self.series(item, &path(&format!("data.result[{index}]")), hint)
-            {
+            if let Some(series) = self.series(item, &path(&format!("data.result[{index}]")), hint) {
                 out.push(series);
             }
         }
@@ -723,8 +736,11 @@ impl Reader<'_> {
     /// One series of a vector (`value`) or a matrix (`values`).
     fn series(&mut self, item: &Json, path: &str, hint: &Hint) -> Option<Series> {
         let Some(metric) = item.get("metric") else {
-            self.problems
-                .push(missing(item.span, &format!("{path}.metric"), "a Prometheus series"));
+            self.problems.push(missing(
+                item.span,
+                &format!("{path}.metric"),
+                "a Prometheus series",
+            ));
             return None;
         };
         let label = |key: &str| text_of(metric, key);
@@ -794,7 +810,10 @@ impl Reader<'_> {
         let JsonValue::Array(items) = &pair.value else {
             self.problems.push(problem(
                 "verify::result",
-                format!("`{path}` must be `[timestamp, \"value\"]`, found {}", pair.kind()),
+                format!(
+                    "`{path}` must be `[timestamp, \"value\"]`, found {}",
+                    pair.kind()
+                ),
                 pair.span,
                 "expected `[timestamp, \"value\"]`",
                 RESULT_HELP,
@@ -946,7 +965,12 @@ impl Reader<'_> {
         };
         // An HTTP provider's output is `{status, headers, body}`; the body
         // may be the response as a string.
-        let body = output.get("body").filter(|_| output.get("headers").is_some() || output.get("status").is_some_and(|s| matches!(s.value, JsonValue::Number(_))));
+        let body = output.get("body").filter(|_| {
+            output.get("headers").is_some()
+                || output
+                    .get("status")
+                    .is_some_and(|s| matches!(s.value, JsonValue::Number(_)))
+        });
         let parsed;
         let output = match body {
             Some(Json {
@@ -1222,12 +1246,10 @@ pub struct Verification {
 }
 
 impl Verification {
-    /// Whether the run fails: worse than predicted, and not accepted.
+    /// Whether the run fails: worse than predicted.
     #[must_use]
     pub fn fails(&self) -> bool {
-        self.finding
-            .as_ref()
-            .is_some_and(|f| f.status == Status::New)
+        self.verdict == Verdict::Worse
     }
 }
 
@@ -1372,7 +1394,8 @@ pub fn verify(
     } else {
         Verdict::AsPredicted
     };
-    let finding = (verdict == Verdict::Worse).then(|| drift_finding(model, text, &experiment, &rows, options));
+    let finding =
+        (verdict == Verdict::Worse).then(|| drift_finding(model, text, &experiment, &rows));
     let explanation = (verdict == Verdict::Better)
         .then(|| explain(model, text, &experiment, &rows, options))
         .flatten();
@@ -1417,14 +1440,9 @@ fn judge(predicted: f64, observed: f64, margin: f64) -> Verdict {
 }
 
 /// `drift/experiment/<loss>` at the definition of what was lost, with its
-/// line and column, accepted when the model accepts it.
-fn drift_finding(
-    model: &Model,
-    text: &str,
-    experiment: &Experiment,
-    rows: &[Row],
-    options: &Options,
-) -> Finding {
+/// line and column. (`accepted` cannot name it: the model's validation
+/// reads the subject of an accepted id as a component, domain or group.)
+fn drift_finding(model: &Model, text: &str, experiment: &Experiment, rows: &[Row]) -> Finding {
     let component_span = |name: &str| {
         model
             .components
@@ -1437,9 +1455,11 @@ fn drift_finding(
             .first()
             .and_then(|d| model.domains.iter().find(|m| m.name == d.name))
             .map(|d| d.span),
-        Injection::KillGroup { group, .. } => {
-            model.groups.iter().find(|g| g.name == *group).map(|g| g.span)
-        }
+        Injection::KillGroup { group, .. } => model
+            .groups
+            .iter()
+            .find(|g| g.name == *group)
+            .map(|g| g.span),
         Injection::KillInstances { component, .. } | Injection::Delay { component, .. } => {
             component_span(component)
         }
@@ -1469,12 +1489,6 @@ fn drift_finding(
     );
     let (line, column) = span.line_column(text);
     finding.location = Location { line, column };
-    if let Some(entry) = model.accepted.iter().find(|a| finding.has_id(&a.id))
-        && entry.expires.is_none_or(|e| options.today <= e)
-    {
-        finding.status = Status::Accepted;
-        finding.justification = Some(entry.reason.clone());
-    }
     finding
 }
 
@@ -1748,9 +1762,11 @@ fn explain(
             (Some(_), false) => 1,
             (None, _) => 2,
         };
-        class(a)
-            .cmp(&class(b))
-            .then(a.factor.unwrap_or(f64::INFINITY).total_cmp(&b.factor.unwrap_or(f64::INFINITY)))
+        class(a).cmp(&class(b)).then(
+            a.factor
+                .unwrap_or(f64::INFINITY)
+                .total_cmp(&b.factor.unwrap_or(f64::INFINITY)),
+        )
     });
     Some(Explanation {
         entrypoint: row.entrypoint.clone(),
@@ -1761,7 +1777,10 @@ fn explain(
 }
 
 #[cfg(test)]
-#[allow(clippy::float_cmp, reason = "the searched values are exact by construction")]
+#[allow(
+    clippy::float_cmp,
+    reason = "the searched values are exact by construction"
+)]
 mod tests {
     use super::*;
 
@@ -1811,7 +1830,13 @@ mod tests {
     fn a_hit_rate_searches_the_miss_rate() {
         // The load behind a 95% cache: 9000 × (1 − h) on a capacity of 225
         // is served while the misses are at most 2.5%: h = 97.5%.
-        let mut cache = |h: f64| Some(if 9000.0 * (1.0 - h) <= 225.0 + 1e-9 { 1.0 } else { 0.0 });
+        let mut cache = |h: f64| {
+            Some(if 9000.0 * (1.0 - h) <= 225.0 + 1e-9 {
+                1.0
+            } else {
+                0.0
+            })
+        };
         let found = least_reaching(Scale::Misses(0.95), 1.0, EVALUATIONS, &mut cache);
         let (h, _) = found.at.expect("found");
         assert!((0.975..=0.975 + 1e-5).contains(&h), "{h}");
@@ -1855,6 +1880,9 @@ mod tests {
                 "job"
             ]
         );
-        assert_eq!(entrypoint_labels("app"), ["app", "entrypoint", "service", "job"]);
+        assert_eq!(
+            entrypoint_labels("app"),
+            ["app", "entrypoint", "service", "job"]
+        );
     }
 }

@@ -61,9 +61,11 @@ pub(super) fn run(args: &VerifyArgs, terminal: &mut Terminal) -> Result<Outcome,
         .filter(|p| *p == "-")
         .count();
     if stdin > 1 {
-        return Err("standard input (`-`) can be only one of the model, --experiment and --observed"
-            .to_owned()
-            .into());
+        return Err(
+            "standard input (`-`) can be only one of the model, --experiment and --observed"
+                .to_owned()
+                .into(),
+        );
     }
     let source = input::read(&args.model)?;
     let model = super::parse_model(&source.name, &source.text, terminal)?;
@@ -72,9 +74,8 @@ pub(super) fn run(args: &VerifyArgs, terminal: &mut Terminal) -> Result<Outcome,
         "the experiment",
         "give a file `nines experiments` wrote",
     )?;
-    let file = verify::read_experiment(&experiment.text).map_err(|problem| {
-        located(&experiment.name, &experiment.text, &[problem], terminal)
-    })?;
+    let file = verify::read_experiment(&experiment.text)
+        .map_err(|problem| located(&experiment.name, &experiment.text, &[problem], terminal))?;
     let entrypoints: Vec<String> = model
         .entrypoints
         .iter()
@@ -126,13 +127,8 @@ fn located(
     problems: &[crate::model::Problem],
     terminal: &Terminal,
 ) -> CliError {
-    let rendered = diagnostics::render_problems(
-        name,
-        text,
-        problems,
-        terminal.width,
-        terminal.color_err,
-    );
+    let rendered =
+        diagnostics::render_problems(name, text, problems, terminal.width, terminal.color_err);
     CliError::diagnostics_then(
         rendered,
         &format!(

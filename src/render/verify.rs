@@ -68,7 +68,12 @@ fn change(t: &KeyTrial) -> String {
 ///
 /// # Errors
 /// The writer's.
-pub fn render_table(v: &Verification, file: &str, style: Style, out: &mut dyn Write) -> io::Result<()> {
+pub fn render_table(
+    v: &Verification,
+    file: &str,
+    style: Style,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let results = v
         .result_formats
         .iter()
@@ -77,7 +82,7 @@ pub fn render_table(v: &Verification, file: &str, style: Style, out: &mut dyn Wr
         .join(", ");
     for line in wrap(
         &format!(
-            "{} ({file}): the experiment {} ({}), read from a {} file, observed in a {results}; as predicted within {}",
+            "{} ({file}): the experiment {} ({}) from {}, observed in {results}; as predicted within {}",
             v.system,
             v.loss,
             v.title,
@@ -93,7 +98,7 @@ pub fn render_table(v: &Verification, file: &str, style: Style, out: &mut dyn Wr
     let with_latency = v.entrypoints.iter().any(|r| r.latency_s.is_some());
     let mut header = vec!["entrypoint", "predicted", "tolerance", "observed"];
     if with_min {
-        header.push("minimum");
+        header.push("min");
     }
     if with_latency {
         header.push("latency");
@@ -111,12 +116,19 @@ pub fn render_table(v: &Verification, file: &str, style: Style, out: &mut dyn Wr
             cells.push(r.observed_min.map_or_else(|| "–".to_owned(), share));
         }
         if with_latency {
-            cells.push(r.latency_s.map_or_else(
-                || "–".to_owned(),
-                |s| super::table::seconds(s).to_string(),
-            ));
+            cells.push(
+                r.latency_s
+                    .map_or_else(|| "–".to_owned(), |s| super::table::seconds(s).to_string()),
+            );
         }
-        cells.push(r.verdict.words().to_owned());
+        cells.push(
+            match r.verdict {
+                Verdict::Better => "better",
+                Verdict::Worse => "worse",
+                other => other.words(),
+            }
+            .to_owned(),
+        );
         t.add_row(cells);
     }
     align_right(&mut t, 1..=header.len() - 2);
@@ -139,7 +151,10 @@ pub fn render_table(v: &Verification, file: &str, style: Style, out: &mut dyn Wr
     if !v.notes.is_empty() {
         writeln!(out)?;
         for note in &v.notes {
-            for (index, line) in wrap(note, style.width.saturating_sub(6)).into_iter().enumerate() {
+            for (index, line) in wrap(note, style.width.saturating_sub(6))
+                .into_iter()
+                .enumerate()
+            {
                 let lead = if index == 0 { "note: " } else { "      " };
                 writeln!(out, "{lead}{line}")?;
             }
@@ -275,6 +290,9 @@ mod tests {
         assert_eq!(value("links-db.capacity", 4025.000_4), "4025");
         assert_eq!(value("redirect.capacity", 2225.0025), "2225");
         assert_eq!(value("links-db.instances", 14.0), "14");
-        assert_eq!(value("redirect.depends_on[links-db].hit_rate", 0.975_004), "97.5%");
+        assert_eq!(
+            value("redirect.depends_on[links-db].hit_rate", 0.975_004),
+            "97.5%"
+        );
     }
 }

@@ -35,6 +35,7 @@ mod slow;
 mod state;
 mod trace_inputs;
 mod traces;
+mod verify;
 
 use clap::Parser;
 use nines::cli::{CheckArgs, Cli, FailOn, Format, Outcome, Terminal, check_source, run};
