@@ -228,49 +228,9 @@ fn experiment_json(root: &Json, depth: usize) -> Result<ExperimentFile, Problem>
         _ => None,
     };
     if let Some(plan) = plan {
-        let Some(Json {
-            value: JsonValue::Array(items),
-            span,
-        }) = plan.get("experiments")
-        else {
-            return Err(not_ours("a plan without `experiments`"));
-        };
-        return match items.as_slice() {
-            [one] => named(one, FileFormat::Plan)
-                .ok_or_else(|| not_ours("its experiment names no `loss`")),
-            _ => {
-                let names: Vec<String> = items
-                    .iter()
-                    .filter_map(|e| text_of(e, "loss"))
-                    .take(5)
-                    .map(|l| format!("`{}`", printable(l)))
-                    .collect();
-                Err(problem(
-                    "verify::experiment",
-                    format!(
-                        "this plan holds {} experiments{}{}: which one ran cannot be told",
-                        items.len(),
-                        if names.is_empty() { "" } else { " (" },
-                        if names.is_empty() {
-                            String::new()
-                        } else {
-                            format!(
-                                "{}{})",
-                                names.join(", "),
-                                if items.len() > names.len() {
-                                    ", …"
-                                } else {
-                                    ""
-                                }
-                            )
-                        },
-                    ),
-                    Span::new(span.offset, 1),
-                    "more than one experiment",
-                    "give the file of the one that ran (`NN-slug.json` beside index.json), or a plan of one (`nines experiments MODEL --only LOSS --format json`)",
-                ))
-            }
-        };
+        return plan_file(plan).map_err(|why| {
+            why.unwrap_or_else(|| not_ours("a plan without one experiment naming its `loss`"))
+        });
     }
     if root.get("loss").is_some() {
         return named(root, FileFormat::Experiment).ok_or_else(|| not_ours("`loss` is not a name"));
@@ -278,6 +238,48 @@ fn experiment_json(root: &Json, depth: usize) -> Result<ExperimentFile, Problem>
     Err(not_ours(
         "a JSON object without the `nines` extension, the `nines-loss` tag or a `loss`",
     ))
+}
+
+/// The one experiment of a plan; `Err(None)` for a plan without
+/// `experiments` or whose experiment names no loss, `Err(Some)` for a plan
+/// of several (or none).
+fn plan_file(plan: &Json) -> Result<ExperimentFile, Option<Problem>> {
+    let Some(Json {
+        value: JsonValue::Array(items),
+        span,
+    }) = plan.get("experiments")
+    else {
+        return Err(None);
+    };
+    if let [one] = items.as_slice() {
+        return named(one, FileFormat::Plan).ok_or(None);
+    }
+    let names: Vec<String> = items
+        .iter()
+        .filter_map(|e| text_of(e, "loss"))
+        .take(5)
+        .map(|l| format!("`{}`", printable(l)))
+        .collect();
+    let listed = if names.is_empty() {
+        String::new()
+    } else {
+        let more = if items.len() > names.len() {
+            ", …"
+        } else {
+            ""
+        };
+        format!(" ({}{more})", names.join(", "))
+    };
+    Err(Some(problem(
+        "verify::experiment",
+        format!(
+            "this plan holds {} experiments{listed}: which one ran cannot be told",
+            items.len()
+        ),
+        Span::new(span.offset, 1),
+        "not one experiment",
+        "give the file of the one that ran (`NN-slug.json` beside index.json), or a plan of one (`nines experiments MODEL --only LOSS --format json`)",
+    )))
 }
 
 /// The loss, slug and predictions of an object that carries them (the
@@ -1619,7 +1621,7 @@ fn least_reaching(
             // The whole number halfway, as a factor.
             Scale::Whole(w) => {
                 let (a, b) = (scale.value(lo), scale.value(hi_f));
-                ((a + b) / 2.0).floor() / f64::from(w.max(1))
+                f64::midpoint(a, b).floor() / f64::from(w.max(1))
             }
             _ => (lo * hi_f).sqrt(),
         };
@@ -1785,15 +1787,17 @@ mod tests {
     use super::*;
 
     /// redirect's share after az-b: 4 instances of `c` for 9,000 a second.
-    fn shed(c: f64) -> Option<f64> {
-        Some((4.0 * c / 9000.0).min(1.0))
+    fn shed(c: f64) -> f64 {
+        (4.0 * c / 9000.0).min(1.0)
     }
 
     #[test]
     fn a_capacity_is_found_within_a_hundredth_of_a_percent() {
         // 4c / 9000 = 0.98889 at c = 2225.0025: between 2000 (written) and
         // the first doubling, 4000 (served 100%).
-        let found = least_reaching(Scale::Times(2000.0), 0.98889, EVALUATIONS, &mut |c| shed(c));
+        let found = least_reaching(Scale::Times(2000.0), 0.98889, EVALUATIONS, &mut |c| {
+            Some(shed(c))
+        });
         let (c, s) = found.at.expect("found");
         assert!((2225.0025..=2225.0025 * 1.0001).contains(&c), "{c}");
         assert!(s >= 0.98889, "{s}");

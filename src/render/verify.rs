@@ -287,7 +287,7 @@ mod tests {
 
     #[test]
     fn values_read_as_written() {
-        assert_eq!(value("links-db.capacity", 4025.000_4), "4025");
+        assert_eq!(value("links-db.capacity", 4_025.000_4), "4025");
         assert_eq!(value("redirect.capacity", 2225.0025), "2225");
         assert_eq!(value("links-db.instances", 14.0), "14");
         assert_eq!(
