@@ -388,9 +388,8 @@ fn every_experiment_format_names_its_loss() {
 }
 
 #[test]
-fn bad_inputs_end_with_exit_2_and_say_why() {
-    let dir = Scratch::new("verify-bad");
-    let e = experiment(&dir, "az-b");
+fn an_unknown_loss_ends_with_exit_2_naming_the_closest() {
+    let dir = Scratch::new("verify-bad-loss");
     let good = file(&dir, "good.json", &vector(&[("redirect", "0.8889")]));
     // A loss the model does not have: the closest one named.
     let unknown = file(
@@ -407,6 +406,12 @@ fn bad_inputs_end_with_exit_2_and_say_why() {
         "{}",
         run.stderr
     );
+}
+
+#[test]
+fn bad_results_end_with_exit_2_and_say_why() {
+    let dir = Scratch::new("verify-bad-results");
+    let e = experiment(&dir, "az-b");
     // Malformed JSON, located.
     let bad = file(
         &dir,
@@ -477,6 +482,12 @@ fn bad_inputs_end_with_exit_2_and_say_why() {
         "{}",
         run.stderr
     );
+}
+
+#[test]
+fn experiment_files_that_tell_no_loss_end_with_exit_2() {
+    let dir = Scratch::new("verify-bad-files");
+    let good = file(&dir, "good.json", &vector(&[("redirect", "0.8889")]));
     // A plan of many experiments: which one ran cannot be told.
     let index = dir.join("all");
     let run = nines(&[
