@@ -215,10 +215,7 @@ fn experiment_json(root: &Json, depth: usize) -> Result<ExperimentFile, Problem>
                 format: FileFormat::Fis,
                 loss: None,
                 slug: Some(slug.to_owned()),
-                predictions: text_of(tags, "nines-prediction")
-                    .and_then(|p| json::parse(p).ok())
-                    .as_ref()
-                    .and_then(predictions),
+                predictions: fis_predictions(tags),
             });
         }
     }
@@ -238,6 +235,31 @@ fn experiment_json(root: &Json, depth: usize) -> Result<ExperimentFile, Problem>
     Err(not_ours(
         "a JSON object without the `nines` extension, the `nines-loss` tag or a `loss`",
     ))
+}
+
+/// The predictions an AWS FIS template tags, `nines-served/<entrypoint>`:
+/// `predicted=0.888… tolerance=0.868…`.
+fn fis_predictions(tags: &Json) -> Option<Vec<(String, f64)>> {
+    let JsonValue::Object(members) = &tags.value else {
+        return None;
+    };
+    let found: Vec<(String, f64)> = members
+        .iter()
+        .filter_map(|(key, _, value)| {
+            let entrypoint = key.strip_prefix("nines-served/")?;
+            let JsonValue::Str(text) = &value.value else {
+                return None;
+            };
+            let served = text
+                .split_whitespace()
+                .find_map(|w| w.strip_prefix("predicted="))?
+                .parse::<f64>()
+                .ok()
+                .filter(|x| x.is_finite())?;
+            Some((entrypoint.to_owned(), served))
+        })
+        .collect();
+    (!found.is_empty()).then_some(found)
 }
 
 /// The one experiment of a plan; `Err(None)` for a plan without
@@ -400,6 +422,11 @@ pub struct Samples {
     pub success: Vec<f64>,
     /// Latencies, seconds.
     pub latency: Vec<f64>,
+    /// Checks that found the success ratio under a threshold, without its
+    /// value: the threshold of each. The probes `nines experiments` writes
+    /// for Chaos Toolkit query `(ratio) >= tolerance`, which Prometheus
+    /// answers with no sample when the ratio is under it.
+    pub below: Vec<f64>,
 }
 
 /// Everything read from the result files.
@@ -491,6 +518,8 @@ struct Series {
     entrypoint: String,
     measure: Measure,
     samples: Vec<f64>,
+    /// A check that found the ratio under this threshold, with no sample.
+    below: Option<f64>,
     span: Span,
 }
 
@@ -550,6 +579,9 @@ pub fn read_observed(
             Measure::Success => samples.success.extend(s.samples),
             Measure::Latency => samples.latency.extend(s.samples),
         }
+        if let Some(t) = s.below {
+            samples.below.push(t);
+        }
     }
     let mut notes = reader.notes;
     if !reader.others.is_empty() {
@@ -580,7 +612,8 @@ pub fn read_observed(
 pub fn merge(into: &mut Observed, name: &str, file: ObservedFile) -> Result<(), String> {
     for (entrypoint, samples) in file.entrypoints {
         let known = into.entrypoints.entry(entrypoint.clone()).or_default();
-        let twice = (!known.success.is_empty() && !samples.success.is_empty())
+        let ratios = |s: &Samples| !s.success.is_empty() || !s.below.is_empty();
+        let twice = (ratios(known) && ratios(&samples))
             .then_some("success ratio")
             .or((!known.latency.is_empty() && !samples.latency.is_empty()).then_some("latency"));
         if let Some(what) = twice {
@@ -591,6 +624,7 @@ pub fn merge(into: &mut Observed, name: &str, file: ObservedFile) -> Result<(), 
         }
         known.success.extend(samples.success);
         known.latency.extend(samples.latency);
+        known.below.extend(samples.below);
     }
     into.formats.push(file.format);
     into.notes
@@ -693,6 +727,7 @@ impl Reader<'_> {
                             entrypoint,
                             measure,
                             samples,
+                            below: None,
                             span: result.span,
                         })
                         .into_iter()
@@ -803,6 +838,7 @@ impl Reader<'_> {
             entrypoint,
             measure,
             samples,
+            below: None,
             span: item.span,
         })
     }
@@ -958,7 +994,7 @@ impl Reader<'_> {
                 let arguments = p.get("arguments");
                 let q = arguments.and_then(|a| text_of(a, "query")).unwrap_or("");
                 let url = text_of(p, "url").unwrap_or("");
-                format!("{q} {url}")
+                if q.is_empty() { url } else { q }.to_owned()
             })
             .unwrap_or_default();
         let hint = self.hint(name, &query);
@@ -1003,22 +1039,43 @@ impl Reader<'_> {
                         entrypoint,
                         measure,
                         samples,
+                        below: None,
                         span: output.span,
                     })
                     .into_iter()
                     .collect()
             }
             JsonValue::Object(_) if output.get("data").is_some() => {
-                self.response(output, &format!("{path}.output"), &hint).1
+                let (format, series) = self.response(output, &format!("{path}.output"), &hint);
+                // No sample from `(ratio) >= t`: the ratio was under t.
+                match (format, hint.entrypoint, threshold(&query)) {
+                    (Some(_), Some(entrypoint), Some(t)) if series.is_empty() => vec![Series {
+                        entrypoint,
+                        measure: Measure::Success,
+                        samples: Vec::new(),
+                        below: Some(t),
+                        span: output.span,
+                    }],
+                    _ => series,
+                }
             }
             _ => Vec::new(),
         }
     }
 
-    /// What a probe's name or query says: `served-E` / `latency-E`, or a
+    /// What a probe's name or query says: `served-E`, `latency-E`,
+    /// `E-serves-at-least-T` (the probes `nines experiments` writes), or a
     /// query selecting one entrypoint by a label (`app="E"`).
     fn hint(&self, name: &str, query: &str) -> Hint {
         let known = |e: &str| self.entrypoints.iter().any(|x| x == e);
+        if let Some((e, _)) = name.split_once("-serves-at-least-")
+            && known(e)
+        {
+            return Hint {
+                entrypoint: Some(e.to_owned()),
+                measure: Some(Measure::Success),
+            };
+        }
         for (prefix, measure) in [
             ("served-", Measure::Success),
             ("success-", Measure::Success),
@@ -1052,6 +1109,13 @@ impl Reader<'_> {
             measure,
         }
     }
+}
+
+/// The threshold of a query `(…) >= t`: `t`, when the query ends so.
+fn threshold(query: &str) -> Option<f64> {
+    let (_, t) = query.trim().rsplit_once(">=")?;
+    let t: f64 = t.split_whitespace().next()?.parse().ok()?;
+    (0.0..=1.0).contains(&t).then_some(t)
 }
 
 /// Every span of a value parsed from a string inside the file set to the
@@ -1160,6 +1224,11 @@ pub struct Row {
     pub observed: Option<f64>,
     /// The least sample.
     pub observed_min: Option<f64>,
+    /// The lowest threshold a check found the success ratio under, without
+    /// its value (a Chaos Toolkit probe `(ratio) >= t` that returned no
+    /// sample).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub observed_below: Option<f64>,
     /// How many samples (1 for an instant query).
     pub samples: usize,
     /// The mean of the latency samples, seconds, when given (shown, not
@@ -1332,11 +1401,12 @@ pub fn verify(
             .iter()
             .map(|p| (p.entrypoint.clone(), p.served))
             .collect();
-        let same = written.len() == now.len()
+        // A FIS template tags at most a few entrypoints: those it has.
+        let complete = file.format != FileFormat::Fis;
+        let same = (!complete || written.len() == now.len())
             && written
                 .iter()
-                .zip(&now)
-                .all(|((a, x), (b, y))| a == b && (x - y).abs() <= 1e-6);
+                .all(|(a, x)| now.iter().any(|(b, y)| a == b && (x - y).abs() <= 1e-6));
         if !same {
             let shown = |list: &[(String, f64)]| {
                 list.iter()
@@ -1360,9 +1430,12 @@ pub fn verify(
             let success = samples.map_or(&[][..], |s| s.success.as_slice());
             let latency = samples.map_or(&[][..], |s| s.latency.as_slice());
             let observed = mean(success);
-            let verdict = match observed {
-                None => Verdict::NotObserved,
-                Some(o) => judge(p.served, o, margin),
+            let below = samples.and_then(|s| s.below.iter().copied().reduce(f64::min));
+            let verdict = match (observed, below) {
+                // A check saw it under the hypothesis' tolerance.
+                (_, Some(t)) if t <= p.tolerance + 1e-9 => Verdict::Worse,
+                (Some(o), _) => judge(p.served, o, margin),
+                (None, _) => Verdict::NotObserved,
             };
             Row {
                 entrypoint: p.entrypoint.clone(),
@@ -1370,13 +1443,17 @@ pub fn verify(
                 tolerance: p.tolerance,
                 observed,
                 observed_min: success.iter().copied().reduce(f64::min),
+                observed_below: below,
                 samples: success.len(),
                 latency_s: mean(latency),
                 verdict,
             }
         })
         .collect();
-    if rows.iter().all(|r| r.verdict == Verdict::NotObserved) {
+    if rows
+        .iter()
+        .all(|r| r.observed.is_none() && r.observed_below.is_none())
+    {
         let names: Vec<String> = rows.iter().map(|r| printable(&r.entrypoint)).collect();
         let seen: Vec<String> = observed.entrypoints.keys().map(|e| printable(e)).collect();
         return Err(format!(
@@ -1469,13 +1546,14 @@ fn drift_finding(model: &Model, text: &str, experiment: &Experiment, rows: &[Row
     .unwrap_or(model.span);
     let observed: Vec<ExperimentRow> = rows
         .iter()
-        .filter_map(|r| {
-            Some(ExperimentRow {
-                entrypoint: r.entrypoint.clone(),
-                predicted: r.predicted,
-                tolerance: r.tolerance,
-                observed: r.observed?,
-            })
+        .filter(|r| r.observed.is_some() || r.observed_below.is_some())
+        .map(|r| ExperimentRow {
+            entrypoint: r.entrypoint.clone(),
+            predicted: r.predicted,
+            tolerance: r.tolerance,
+            observed: r.observed,
+            below: r.observed_below,
+            worse: r.verdict == Verdict::Worse,
         })
         .collect();
     let mut finding = drift::experiment(

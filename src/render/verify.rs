@@ -94,7 +94,10 @@ pub fn render_table(
         writeln!(out, "{line}")?;
     }
     writeln!(out)?;
-    let with_min = v.entrypoints.iter().any(|r| r.samples > 1);
+    let with_min = v
+        .entrypoints
+        .iter()
+        .any(|r| r.samples > 1 || (r.observed.is_some() && r.observed_below.is_some()));
     let with_latency = v.entrypoints.iter().any(|r| r.latency_s.is_some());
     let mut header = vec!["entrypoint", "predicted", "tolerance", "observed"];
     if with_min {
@@ -110,10 +113,14 @@ pub fn render_table(
             r.entrypoint.clone(),
             share(r.predicted),
             share(r.tolerance),
-            r.observed.map_or_else(|| "–".to_owned(), share),
+            observed(r),
         ];
         if with_min {
-            cells.push(r.observed_min.map_or_else(|| "–".to_owned(), share));
+            cells.push(match (r.observed_min, r.observed_below) {
+                (_, Some(t)) => format!("< {}", share(t)),
+                (Some(m), None) => share(m),
+                (None, None) => "–".to_owned(),
+            });
         }
         if with_latency {
             cells.push(
@@ -163,6 +170,16 @@ pub fn render_table(
     Ok(())
 }
 
+/// The observed share in a cell: the mean, or `< t` when the only checks
+/// found it under a threshold without its value.
+fn observed(r: &Row) -> String {
+    match (r.observed, r.observed_below) {
+        (Some(o), _) => share(o),
+        (None, Some(t)) => format!("< {}", share(t)),
+        (None, None) => "–".to_owned(),
+    }
+}
+
 /// The verdict in one sentence.
 fn sentence(v: &Verification, file: &str) -> String {
     let of = |verdict: Verdict| -> Vec<&Row> {
@@ -190,10 +207,16 @@ fn sentence(v: &Verification, file: &str) -> String {
             let worse: Vec<String> = of(Verdict::Worse)
                 .iter()
                 .map(|r| {
+                    let what = match (r.observed, r.observed_below) {
+                        (Some(o), Some(t)) => {
+                            format!("{} on average and under {} at a check", share(o), share(t))
+                        }
+                        (None, Some(t)) => format!("under {}", share(t)),
+                        _ => observed(r),
+                    };
                     format!(
-                        "{} served {}, below the {} the hypothesis allows (predicted {})",
+                        "{} served {what}, below the {} the hypothesis allows (predicted {})",
                         r.entrypoint,
-                        share(r.observed.unwrap_or(0.0)),
                         share(r.tolerance),
                         share(r.predicted)
                     )

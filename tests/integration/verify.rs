@@ -279,26 +279,38 @@ fn a_range_query_is_averaged_and_a_step_is_said_to_be_one() {
     );
 }
 
-/// A Chaos Toolkit journal of the az-b experiment: the probes
-/// `served-redirect` and `served-api` as HTTP probes of Prometheus.
-fn journal(redirect: [&str; 2]) -> String {
-    let probe = |name: &str, v: &str| {
+/// A Chaos Toolkit journal of the az-b experiment as `nines experiments
+/// --format chaostoolkit` writes its probes: `E-serves-at-least-T`, a
+/// `chaosprometheus` query `(ratio) >= T` whose answer has the ratio's
+/// sample only when it is at least T (`None`: no sample).
+fn journal(redirect: [Option<&str>; 2]) -> String {
+    let probe = |entrypoint: &str, t: &str, v: Option<&str>| {
+        let selector = format!(r#"app_kubernetes_io_name=\"{entrypoint}\""#);
+        let query = format!(
+            r#"(sum(rate(http_requests_total{{{selector},code!~\"5..\"}}[1m])) / sum(rate(http_requests_total{{{selector}}}[1m]))) >= {t}"#
+        );
+        let result = v.map_or_else(String::new, |v| {
+            format!(r#"{{"metric":{{}},"value":[1767225600,"{v}"]}}"#)
+        });
         format!(
-            r#"{{"activity":{{"type":"probe","name":"{name}","provider":{{"type":"http","url":"http://prometheus:9090/api/v1/query"}}}},"output":{{"status":200,"headers":{{}},"body":{{"status":"success","data":{{"resultType":"vector","result":[{{"metric":{{}},"value":[1,"{v}"]}}]}}}}}},"status":"succeeded","tolerance_met":true}}"#
+            r#"{{"activity":{{"type":"probe","name":"{entrypoint}-serves-at-least-{t}","tolerance":{{"type":"jsonpath","path":"$.data.result[*]","count":1}},"provider":{{"type":"python","module":"chaosprometheus.probes","func":"query","arguments":{{"query":"{query}"}}}}}},"output":{{"status":"success","data":{{"resultType":"vector","result":[{result}]}}}},"status":"succeeded","tolerance_met":{}}}"#,
+            v.is_some()
         )
     };
+    let (r, a) = ("0.8688888888888888", "0.98");
     format!(
         r#"{{"chaoslib-version":"1.42.0","status":"completed","deviated":false,
-"experiment":{{"title":"lose az-b (zone)","extensions":[{{"name":"nines","loss":"az-b","slug":"az-b"}}]}},
+"experiment":{{"title":"snip: lose az-b (zone)","extensions":[{{"name":"nines","loss":"az-b","slug":"az-b"}}]}},
 "steady_states":{{
- "before":{{"steady_state_met":true,"probes":[{}]}},
+ "before":{{"steady_state_met":true,"probes":[{},{}]}},
  "during":[{{"probes":[{},{}]}},{{"probes":[{}]}}],
  "after":{{"steady_state_met":true,"probes":[{}]}}}}}}"#,
-        probe("served-redirect", "1"),
-        probe("served-redirect", redirect[0]),
-        probe("served-api", "1"),
-        probe("served-redirect", redirect[1]),
-        probe("served-redirect", "1"),
+        probe("redirect", r, Some("1")),
+        probe("api", a, Some("1")),
+        probe("redirect", r, redirect[0]),
+        probe("api", a, Some("1")),
+        probe("redirect", r, redirect[1]),
+        probe("redirect", r, Some("1")),
     )
 }
 
@@ -308,7 +320,7 @@ fn a_chaos_toolkit_journal_is_read_during_the_experiment() {
     // During: redirect 0.88 and 0.90, mean 0.89 against 0.8889 (as
     // predicted); before and after (1.0) are not the experiment. The
     // journal names its experiment too: it is both files.
-    let j = file(&dir, "journal.json", &journal(["0.88", "0.90"]));
+    let j = file(&dir, "journal.json", &journal([Some("0.88"), Some("0.90")]));
     let run = verify(&j, &j, &["--format", "json"]);
     assert_eq!(run.outcome, Outcome::Pass, "{}", run.stderr);
     let v = json(&run);
@@ -322,12 +334,37 @@ fn a_chaos_toolkit_journal_is_read_during_the_experiment() {
     ));
     assert_eq!(v["entrypoints"][0]["samples"], 2);
     assert_eq!(v["entrypoints"][1]["observed"], 1.0);
-    // During 0.70 and 0.72: mean 0.71 < 0.8689: worse.
-    let j = file(&dir, "worse.json", &journal(["0.70", "0.72"]));
+    // No sample at either check: the ratio was under 0.86889 both times,
+    // under the tolerance: worse, with the threshold as the number.
+    let j = file(&dir, "worse.json", &journal([None, None]));
     let run = verify(&j, &j, &[]);
     assert_eq!(run.outcome, Outcome::Fail, "{}", run.stdout);
     assert!(
+        flat(&run.stdout).contains(
+            "redirect served under 86.9%, below the 86.9% the hypothesis allows (predicted 88.9%)"
+        ),
+        "{}",
+        run.stdout
+    );
+    assert!(
         flat(&run.stdout).contains("drift/experiment/az-b"),
+        "{}",
+        run.stdout
+    );
+    let v = json(&verify(&j, &j, &["--format", "json"]));
+    assert!(v["entrypoints"][0]["observed"].is_null());
+    assert!(close(
+        v["entrypoints"][0]["observed_below"].as_f64().unwrap(),
+        0.868_888_888_888_888_8,
+        1e-15
+    ));
+    // One check with 0.95, one without a sample: worse (the hypothesis
+    // failed once), the mean of what has a value shown beside it.
+    let j = file(&dir, "once.json", &journal([Some("0.95"), None]));
+    let run = verify(&j, &j, &[]);
+    assert_eq!(run.outcome, Outcome::Fail, "{}", run.stdout);
+    assert!(
+        flat(&run.stdout).contains("redirect served 95% on average and under 86.9% at a check"),
         "{}",
         run.stdout
     );

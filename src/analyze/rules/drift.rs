@@ -69,8 +69,13 @@ pub struct ExperimentRow {
     pub predicted: f64,
     /// The least share the hypothesis accepts (the prediction less the margin).
     pub tolerance: f64,
-    /// The served share observed.
-    pub observed: f64,
+    /// The served share observed (the mean of its samples), when a check
+    /// gave its value.
+    pub observed: Option<f64>,
+    /// The lowest threshold a check found it under, without its value.
+    pub below: Option<f64>,
+    /// Whether it did worse than predicted.
+    pub worse: bool,
 }
 
 /// `drift/experiment/<loss>` (error): an experiment of `loss` served less
@@ -217,14 +222,23 @@ impl Wording for Drift {
             } => {
                 let share = |x: f64| crate::analyze::wording::percent(x);
                 let (worse, kept): (Vec<&ExperimentRow>, Vec<&ExperimentRow>) =
-                    rows.iter().partition(|r| r.observed < r.tolerance);
+                    rows.iter().partition(|r| r.worse);
+                let served = |r: &ExperimentRow| match (r.observed, r.below) {
+                    (Some(o), _) => share(o),
+                    (None, Some(t)) => format!("under {}", share(t)),
+                    (None, None) => "nothing observed".to_owned(),
+                };
                 let worse: Vec<String> = worse
                     .iter()
                     .map(|r| {
+                        let under = match (r.observed, r.below) {
+                            (Some(_), Some(t)) => format!(", and under {} at a check", share(t)),
+                            _ => String::new(),
+                        };
                         format!(
-                            "{} served {} where the model predicts {} (at least {} within the margin)",
+                            "{} served {}{under} where the model predicts {} (at least {} within the margin)",
                             r.entrypoint,
-                            share(r.observed),
+                            served(r),
                             share(r.predicted),
                             share(r.tolerance)
                         )
@@ -238,7 +252,7 @@ impl Wording for Drift {
                 if !kept.is_empty() {
                     let kept: Vec<String> = kept
                         .iter()
-                        .map(|r| format!("{} {}", r.entrypoint, share(r.observed)))
+                        .map(|r| format!("{} {}", r.entrypoint, served(r)))
                         .collect();
                     write!(out, "; {} as predicted or better", kept.join(", "))?;
                 }
