@@ -1394,33 +1394,7 @@ pub fn verify(
             printable(&loss)
         ));
     };
-    let mut notes = Vec::new();
-    if let Some(written) = &file.predictions {
-        let now: Vec<(String, f64)> = experiment
-            .predictions
-            .iter()
-            .map(|p| (p.entrypoint.clone(), p.served))
-            .collect();
-        // A FIS template tags at most a few entrypoints: those it has.
-        let complete = file.format != FileFormat::Fis;
-        let same = (!complete || written.len() == now.len())
-            && written
-                .iter()
-                .all(|(a, x)| now.iter().any(|(b, y)| a == b && (x - y).abs() <= 1e-6));
-        if !same {
-            let shown = |list: &[(String, f64)]| {
-                list.iter()
-                    .map(|(e, s)| format!("{} {}", printable(e), super::wording::percent(*s)))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            };
-            notes.push(format!(
-                "the model changed since the experiment file was written: it predicted {}, the model now predicts {}; the verdict is against the model now",
-                shown(written),
-                shown(&now)
-            ));
-        }
-    }
+    let mut notes: Vec<String> = changed(file, &experiment).into_iter().collect();
     let margin = options.margin;
     let rows: Vec<Row> = experiment
         .predictions
@@ -1494,6 +1468,37 @@ pub fn verify(
         finding,
         notes,
     })
+}
+
+/// The note that the model changed since the file was written: the
+/// predictions it carries differ from the model's now.
+fn changed(file: &ExperimentFile, experiment: &Experiment) -> Option<String> {
+    let written = file.predictions.as_ref()?;
+    let now: Vec<(String, f64)> = experiment
+        .predictions
+        .iter()
+        .map(|p| (p.entrypoint.clone(), p.served))
+        .collect();
+    // A FIS template tags at most a few entrypoints: those it has.
+    let complete = file.format != FileFormat::Fis;
+    let same = (!complete || written.len() == now.len())
+        && written
+            .iter()
+            .all(|(a, x)| now.iter().any(|(b, y)| a == b && (x - y).abs() <= 1e-6));
+    if same {
+        return None;
+    }
+    let shown = |list: &[(String, f64)]| {
+        list.iter()
+            .map(|(e, s)| format!("{} {}", printable(e), super::wording::percent(*s)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    Some(format!(
+        "the model changed since the experiment file was written: it predicted {}, the model now predicts {}; the verdict is against the model now",
+        shown(written),
+        shown(&now)
+    ))
 }
 
 /// The mean of the samples, in one pass without overflow.
@@ -1580,6 +1585,9 @@ const MAX_KEYS: usize = 8;
 
 /// The most predictions one key's search works out.
 pub const EVALUATIONS: usize = 40;
+
+/// The most predictions the search of every key works out in all.
+const TOTAL_EVALUATIONS: usize = 4 * EVALUATIONS;
 
 /// How a key's value follows the search factor `f` (at least 1).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -1807,33 +1815,35 @@ fn explain(
         .filter(|r| r.verdict == Verdict::Better)
         .filter_map(|r| Some((r, r.observed?)))
         .max_by(|(a, x), (b, y)| (x - a.predicted).total_cmp(&(y - b.predicted)))?;
-    let mut trials: Vec<KeyTrial> = keys(model, experiment)
-        .into_iter()
-        .map(|(key, scale)| {
-            let mut served = |value: f64| {
-                predicted_with(
-                    model,
-                    text,
-                    &experiment.loss,
-                    &row.entrypoint,
-                    &key,
-                    &setting(scale, value),
-                    options,
-                )
-            };
-            let found = least_reaching(scale, observed, EVALUATIONS, &mut served);
-            let (needed, predicted) = found.at.map_or((None, None), |(v, s)| (Some(v), Some(s)));
-            KeyTrial {
-                written: scale.written(),
-                needed,
-                predicted,
-                factor: needed.map(|v| scale.factor(v)),
-                explains: predicted.is_some_and(|p| p <= observed + options.margin + 1e-9),
-                evaluations: found.evaluations,
-                key,
-            }
-        })
-        .collect();
+    // A bound on the whole search too: on a large model each prediction
+    // is two audits.
+    let mut left = TOTAL_EVALUATIONS;
+    let mut trials: Vec<KeyTrial> = Vec::new();
+    for (key, scale) in keys(model, experiment) {
+        let mut served = |value: f64| {
+            predicted_with(
+                model,
+                text,
+                &experiment.loss,
+                &row.entrypoint,
+                &key,
+                &setting(scale, value),
+                options,
+            )
+        };
+        let found = least_reaching(scale, observed, EVALUATIONS.min(left), &mut served);
+        left = left.saturating_sub(found.evaluations);
+        let (needed, predicted) = found.at.map_or((None, None), |(v, s)| (Some(v), Some(s)));
+        trials.push(KeyTrial {
+            written: scale.written(),
+            needed,
+            predicted,
+            factor: needed.map(|v| scale.factor(v)),
+            explains: predicted.is_some_and(|p| p <= observed + options.margin + 1e-9),
+            evaluations: found.evaluations,
+            key,
+        });
+    }
     // Explaining first, then passing the observation, then the rest; by
     // factor within each; the key order (most overloaded first) breaks ties.
     trials.sort_by(|a, b| {

@@ -219,45 +219,7 @@ impl Wording for Drift {
             ),
             Drift::Experiment {
                 loss, title, rows, ..
-            } => {
-                let share = |x: f64| crate::analyze::wording::percent(x);
-                let (worse, kept): (Vec<&ExperimentRow>, Vec<&ExperimentRow>) =
-                    rows.iter().partition(|r| r.worse);
-                let served = |r: &ExperimentRow| match (r.observed, r.below) {
-                    (Some(o), _) => share(o),
-                    (None, Some(t)) => format!("under {}", share(t)),
-                    (None, None) => "nothing observed".to_owned(),
-                };
-                let worse: Vec<String> = worse
-                    .iter()
-                    .map(|r| {
-                        let under = match (r.observed, r.below) {
-                            (Some(_), Some(t)) => format!(", and under {} at a check", share(t)),
-                            _ => String::new(),
-                        };
-                        format!(
-                            "{} served {}{under} where the model predicts {} (at least {} within the margin)",
-                            r.entrypoint,
-                            served(r),
-                            share(r.predicted),
-                            share(r.tolerance)
-                        )
-                    })
-                    .collect();
-                write!(
-                    out,
-                    "the experiment {loss} ({title}) did worse than the model predicts: {}",
-                    crate::analyze::wording::and_list(&worse)
-                )?;
-                if !kept.is_empty() {
-                    let kept: Vec<String> = kept
-                        .iter()
-                        .map(|r| format!("{} {}", r.entrypoint, served(r)))
-                        .collect();
-                    write!(out, "; {} as predicted or better", kept.join(", "))?;
-                }
-                out.write_str(": the system has a weakness the model does not know")
-            }
+            } => experiment_message(out, loss, title, rows),
             Drift::Unseen {
                 edge,
                 traced,
@@ -305,6 +267,52 @@ impl Wording for Drift {
             }
         }
     }
+}
+
+/// The message of `drift/experiment/<loss>`.
+fn experiment_message(
+    out: &mut fmt::Formatter<'_>,
+    loss: &str,
+    title: &str,
+    rows: &[ExperimentRow],
+) -> fmt::Result {
+    let share = |x: f64| crate::analyze::wording::percent(x);
+    let (worse, kept): (Vec<&ExperimentRow>, Vec<&ExperimentRow>) =
+        rows.iter().partition(|r| r.worse);
+    let served = |r: &ExperimentRow| match (r.observed, r.below) {
+        (Some(o), _) => share(o),
+        (None, Some(t)) => format!("under {}", share(t)),
+        (None, None) => "nothing observed".to_owned(),
+    };
+    let worse: Vec<String> = worse
+        .iter()
+        .map(|r| {
+            let under = match (r.observed, r.below) {
+                (Some(_), Some(t)) => format!(", and under {} at a check", share(t)),
+                _ => String::new(),
+            };
+            format!(
+                "{} served {}{under} where the model predicts {} (at least {} within the margin)",
+                r.entrypoint,
+                served(r),
+                share(r.predicted),
+                share(r.tolerance)
+            )
+        })
+        .collect();
+    write!(
+        out,
+        "the experiment {loss} ({title}) did worse than the model predicts: {}",
+        crate::analyze::wording::and_list(&worse)
+    )?;
+    if !kept.is_empty() {
+        let kept: Vec<String> = kept
+            .iter()
+            .map(|r| format!("{} {}", r.entrypoint, served(r)))
+            .collect();
+        write!(out, "; {} as predicted or better", kept.join(", "))?;
+    }
+    out.write_str(": the system has a weakness the model does not know")
 }
 
 // ---- documentation ----
