@@ -805,3 +805,17 @@ fn unique_slugs(candidates: &mut [Candidate]) {
         c.slug = name;
     }
 }
+
+// ---- for `nines verify` ----
+
+/// Every credible loss of `model` as `(loss, slug)`, in candidate order,
+/// nothing judged (cheap): `nines verify` finds the loss of a file that
+/// names only its slug (an AWS FIS template's `nines-loss` tag), and the
+/// closest name of one the model no longer has.
+#[must_use]
+pub fn losses(model: &Model) -> Vec<(String, String)> {
+    candidates(model)
+        .into_iter()
+        .map(|c| (c.loss, c.slug))
+        .collect()
+}

@@ -17,6 +17,7 @@ pub mod results;
 mod rules;
 pub mod slow;
 mod status;
+pub mod verify;
 pub mod what_if;
 pub(crate) mod wording;
 

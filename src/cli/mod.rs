@@ -17,6 +17,7 @@ mod review;
 mod schema;
 mod simulate;
 mod traces;
+mod verify;
 mod what_if;
 
 use std::io::{IsTerminal, Write};
@@ -82,6 +83,9 @@ pub enum Command {
     /// prediction inside: as a game-day table, JSON, or files for Chaos
     /// Toolkit, Chaos Mesh and AWS FIS.
     Experiments(experiments::ExperimentsArgs),
+    /// A chaos experiment's outcome against the model's prediction: as
+    /// predicted, better (the key most likely wrong) or worse (exit 1).
+    Verify(verify::VerifyArgs),
     /// Re-run the analyses on a changed copy (a lost zone, more load, another
     /// size) and print before → after; exit 1 when it introduces an error.
     WhatIf(WhatIfArgs),
@@ -278,6 +282,7 @@ pub fn run(cli: Cli, terminal: &mut Terminal) -> Outcome {
         Command::Report(args) => review::run(&args, terminal),
         Command::WhatIf(args) => what_if::run(&args, terminal),
         Command::Experiments(args) => experiments::run(&args, terminal),
+        Command::Verify(args) => verify::run(&args, terminal),
         Command::Recover(args) => recover::run(&args, terminal),
         Command::Graph(args) => graph::run(&args, terminal),
         Command::Budget(args) => budget::run(&args, terminal),

@@ -17,6 +17,7 @@ pub mod review;
 pub mod sarif;
 pub mod slow;
 pub mod table;
+pub mod verify;
 pub mod what_if;
 
 #[cfg(test)]

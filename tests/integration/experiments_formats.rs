@@ -73,10 +73,12 @@ fn say(text: &str) {
     let _ = writeln!(std::io::stderr(), "{text}");
 }
 
-/// Whether `program --version` runs.
+/// Whether `program --version` runs (in the temporary folder: `chaos`
+/// writes `chaostoolkit.log` where it runs without `--no-log-file`).
 fn installed(program: &str) -> bool {
     Command::new(program)
         .arg("--version")
+        .current_dir(std::env::temp_dir())
         .output()
         .is_ok_and(|o| o.status.success())
 }

@@ -37,6 +37,7 @@ mod slow;
 mod state;
 mod trace_inputs;
 mod traces;
+mod verify;
 
 use clap::Parser;
 use nines::cli::{CheckArgs, Cli, FailOn, Format, Outcome, Terminal, check_source, run};

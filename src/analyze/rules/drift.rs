@@ -1,6 +1,8 @@
 //! `drift/<caller>><target>` and `drift/<component>`: where the model and the
 //! service graph the traces measured disagree. Raised by `check --observed`
 //! rather than by an analyzer, because it needs the observed graph.
+//! `drift/experiment/<loss>`: a chaos experiment served less than the
+//! model predicts for its loss, raised by `nines verify`.
 
 use std::collections::BTreeSet;
 
@@ -45,6 +47,62 @@ enum Drift {
         traced: bool,
         window: Arc<str>,
     },
+    /// An experiment that served less than the model predicts.
+    Experiment {
+        loss: Arc<str>,
+        /// The loss in words (`lose az-b (zone)`).
+        title: String,
+        /// The entrypoints observed, in the model's order.
+        rows: Vec<ExperimentRow>,
+        /// The components the model puts over capacity in this loss, with
+        /// their utilization.
+        overloaded: Vec<(String, f64)>,
+    },
+}
+
+/// One entrypoint of an experiment [`experiment`] reports.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExperimentRow {
+    /// The entrypoint.
+    pub entrypoint: String,
+    /// The served share the model predicts while the loss lasts.
+    pub predicted: f64,
+    /// The least share the hypothesis accepts (the prediction less the margin).
+    pub tolerance: f64,
+    /// The served share observed (the mean of its samples), when a check
+    /// gave its value.
+    pub observed: Option<f64>,
+    /// The lowest threshold a check found it under, without its value.
+    pub below: Option<f64>,
+    /// Whether it did worse than predicted.
+    pub worse: bool,
+}
+
+/// `drift/experiment/<loss>` (error): an experiment of `loss` served less
+/// than the model predicts on at least one entrypoint (`rows` are the
+/// observed ones; those below their tolerance are the drift), at `span`,
+/// the definition of what was lost.
+#[must_use]
+pub fn experiment(
+    span: crate::model::Span,
+    loss: &str,
+    title: &str,
+    rows: Vec<ExperimentRow>,
+    overloaded: Vec<(String, f64)>,
+) -> Finding {
+    let loss: Arc<str> = Arc::from(loss);
+    Finding::new(
+        DOC.rule,
+        Subject::pair(Arc::from("experiment"), Arc::clone(&loss)),
+        Severity::Error,
+        span,
+        Drift::Experiment {
+            loss,
+            title: title.to_owned(),
+            rows,
+            overloaded,
+        },
+    )
 }
 
 fn undeclared(caller: &Component, target: &str, count: f64, window: &Arc<str>) -> Finding {
@@ -159,6 +217,9 @@ impl Wording for Drift {
                 number(measured / declared),
                 number(*declared)
             ),
+            Drift::Experiment {
+                loss, title, rows, ..
+            } => experiment_message(out, loss, title, rows),
             Drift::Unseen {
                 edge,
                 traced,
@@ -193,8 +254,65 @@ impl Wording for Drift {
             Drift::Unknown { .. } => out.write_str("add it as a component (`nines import traces FILE --merge MODEL` writes it with its calls), or rename the component the traces call by this name"),
             Drift::Overload { .. } => out.write_str("raise `load` to the measured peak (an average over the window is a floor for the peak), and `capacity` or `instances` with it if headroom falls short"),
             Drift::Unseen { .. } => out.write_str("remove the dependency if the call is gone; keep it if it is a rare path (failover, batch) and accept the finding with the reason"),
+            Drift::Experiment { overloaded, .. } => {
+                out.write_str("look for what the model lacks and write it in: a dependency it does not have (`nines check MODEL --observed TRACES` compares the calls the traces saw), a `capacity` written higher than the system carries")?;
+                if !overloaded.is_empty() {
+                    let shown: Vec<String> = overloaded
+                        .iter()
+                        .map(|(c, u)| format!("{c} at {}", crate::analyze::wording::percent(*u)))
+                        .collect();
+                    write!(out, " (the model puts {} in this loss)", shown.join(", "))?;
+                }
+                out.write_str(", retries or timeouts that add load the model does not count, a fallback that does not work; then run the experiment again and `nines verify` it")
+            }
         }
     }
+}
+
+/// The message of `drift/experiment/<loss>`.
+fn experiment_message(
+    out: &mut fmt::Formatter<'_>,
+    loss: &str,
+    title: &str,
+    rows: &[ExperimentRow],
+) -> fmt::Result {
+    let share = |x: f64| crate::analyze::wording::percent(x);
+    let (worse, kept): (Vec<&ExperimentRow>, Vec<&ExperimentRow>) =
+        rows.iter().partition(|r| r.worse);
+    let served = |r: &ExperimentRow| match (r.observed, r.below) {
+        (Some(o), _) => share(o),
+        (None, Some(t)) => format!("under {}", share(t)),
+        (None, None) => "nothing observed".to_owned(),
+    };
+    let worse: Vec<String> = worse
+        .iter()
+        .map(|r| {
+            let under = match (r.observed, r.below) {
+                (Some(_), Some(t)) => format!(", and under {} at a check", share(t)),
+                _ => String::new(),
+            };
+            format!(
+                "{} served {}{under} where the model predicts {} (at least {} within the margin)",
+                r.entrypoint,
+                served(r),
+                share(r.predicted),
+                share(r.tolerance)
+            )
+        })
+        .collect();
+    write!(
+        out,
+        "the experiment {loss} ({title}) did worse than the model predicts: {}",
+        crate::analyze::wording::and_list(&worse)
+    )?;
+    if !kept.is_empty() {
+        let kept: Vec<String> = kept
+            .iter()
+            .map(|r| format!("{} {}", r.entrypoint, served(r)))
+            .collect();
+        write!(out, "; {} as predicted or better", kept.join(", "))?;
+    }
+    out.write_str(": the system has a weakness the model does not know")
 }
 
 // ---- documentation ----
@@ -202,13 +320,13 @@ impl Wording for Drift {
 /// The documentation of `drift`.
 pub static DOC: RuleDoc = RuleDoc {
     rule: Rule::Drift,
-    id: "drift/<caller>><target>, drift/<component>",
+    id: "drift/<caller>><target>, drift/<component>, drift/experiment/<loss>",
     severity: "error",
-    summary: "The model and the service graph measured by traces disagree (`check --observed`).",
-    checks: "Only with `nines check MODEL --observed FILE…`, where the files are what `nines import traces` reads. A call seen in the traces that no `depends_on` entry has (error), a traced service the model lacks (error), a component whose measured rate is more than `--load-factor` (default 2) times its `load` (warning), and an edge of the model the traces never saw over `--window` (note). Rates are requests per second, averaged over the window.",
-    why: "The model is only as good as its edges: a call nobody wrote down is a dependency no analysis sees, so a single point of failure behind it goes unreported. A load that grew past the model's makes every headroom figure optimistic. An edge that no longer exists makes findings about it noise.",
+    summary: "The model and what was measured disagree: the service graph of traces (`check --observed`), or a chaos experiment (`verify`).",
+    checks: "Only with `nines check MODEL --observed FILE…`, where the files are what `nines import traces` reads. A call seen in the traces that no `depends_on` entry has (error), a traced service the model lacks (error), a component whose measured rate is more than `--load-factor` (default 2) times its `load` (warning), and an edge of the model the traces never saw over `--window` (note). Rates are requests per second, averaged over the window. With `nines verify MODEL --experiment FILE --observed RESULT`: an experiment whose observed served share of an entrypoint is below the model's prediction for its loss by more than `--margin` (default 2%), `drift/experiment/<loss>` (error), at the definition of what was lost.",
+    why: "The model is only as good as its edges: a call nobody wrote down is a dependency no analysis sees, so a single point of failure behind it goes unreported. A load that grew past the model's makes every headroom figure optimistic. An edge that no longer exists makes findings about it noise. An experiment that serves less than predicted shows a weakness no analysis of the model can see until the model is corrected.",
     example: "components:\n  web: {depends_on: [db]}    # traces: web → db, web → cache\n  db: {}\n  cache: {}                  # drift/web>cache",
-    fix: "Run `nines import traces FILE --merge MODEL` to add what the traces saw, then review the diff; correct `load`; remove dead edges or accept them with the reason.",
+    fix: "Run `nines import traces FILE --merge MODEL` to add what the traces saw, then review the diff; correct `load`; remove dead edges or accept them with the reason; after an experiment that did worse, find the dependency, capacity or retries the model lacks, correct it and run the experiment again.",
 };
 
 // ---- the check ----
