@@ -523,3 +523,44 @@ fn a_component_with_an_explicit_key_takes_new_components_at_its_entry() {
         ["q"]
     );
 }
+
+// ---- a refusal writes nothing ----
+
+#[test]
+fn a_refused_merge_exits_2_and_writes_no_file() {
+    // The root merges its components in with `<<`: the text has no
+    // `components` key to write into, so the merge's check refuses it
+    // (exit 2) rather than write the new edge web → q somewhere else.
+    let model = "system: s\n<<: {components: {web: {}, db: {}}}\n";
+    let dir = crate::Scratch::new("refused-output");
+    let (m, t, out) = (dir.join("m.yaml"), dir.join("t.json"), dir.join("out.yaml"));
+    std::fs::write(&m, model).unwrap();
+    std::fs::write(&t, zipkin(&[("web", "q", 3)])).unwrap();
+    let run = nines(&[
+        "import",
+        "traces",
+        t.to_str().unwrap(),
+        "--merge",
+        m.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.outcome, Outcome::Invalid, "{}", run.stderr);
+    // The reason, located, and that nothing was written.
+    assert!(
+        run.stderr
+            .contains("× the merged text would not be a valid model (the model's `components` could\n  │ not be found in its text): nothing was written"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("error: the merge would not keep the model as written; nothing was written"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("merged: added"), "{}", run.stderr);
+    assert_eq!(run.stdout, "");
+    assert!(!out.exists(), "{} was written", out.display());
+    assert_eq!(std::fs::read_to_string(&m).unwrap(), model);
+}
