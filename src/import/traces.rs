@@ -14,7 +14,7 @@
 //! Every count is the number of calls over the window the user gives
 //! (`--window`); nothing here divides by time.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 mod exposition;
 
@@ -182,12 +182,19 @@ fn add_up(
     let mut buckets = Buckets::new();
     // Where each edge was last read, to locate a sum that involves it.
     let mut last: BTreeMap<Key, Origin> = BTreeMap::new();
+    // The services noted as calling themselves: one note each, where the
+    // first sample is (a link's calls, failed calls and buckets are
+    // samples of their own).
+    let mut own: BTreeSet<String> = BTreeSet::new();
     for (source, sample) in samples {
         let origin = Origin {
             source,
             span: sample.span,
         };
         if sample.parent == sample.child {
+            if !own.insert(sample.parent.clone()) {
+                continue;
+            }
             notes.push(Note {
                 origin: Some(origin),
                 message: format!(

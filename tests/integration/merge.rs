@@ -282,6 +282,50 @@ fn a_hand_written_load_comment_is_kept() {
     );
 }
 
+#[test]
+fn a_users_load_comment_in_the_importers_words_is_kept() {
+    // The user's note starts `# measured:` like the importer's, but is not
+    // its phrase (`N calls in WINDOW, a window average, not a peak; …`):
+    // it was replaced by lb's 36 calls in 1 h, 0.01 per second.
+    let user = "    # load: 3000   # measured: load test of 2026-10, peak\n";
+    let model = format!("system: s\ncomponents:\n  web:\n    kind: service\n{user}  db: {{}}\n");
+    let run = merged("user-measured", &model, &zipkin(&[("lb", "web", 36)]));
+    // Byte for byte, and no second `# load:` written under web.
+    assert!(run.stdout.contains(user), "{}", run.stdout);
+    assert_eq!(
+        run.stdout.matches("# load: 0.01").count(),
+        0,
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stderr.contains(
+            "measured load of web: 0.01 per second, not written (its own `# load:` comment is kept)"
+        ),
+        "{}",
+        run.stderr
+    );
+    // The importers' own phrases are replaced: `import traces` (and an
+    // earlier merge) wrote 0.5 = 1800 calls in 1 h, now 36 calls in 1 h
+    // make 0.01; `import traces` wrote `N` for a service nothing called.
+    for imported in [
+        "    # load: 0.5                         # measured: 1800 calls in 1h, a window average, not a peak; uncomment with `capacity`\n",
+        "    # load: N                           # fill in: nothing in the traces calls it, so its request rate is not in them\n",
+    ] {
+        let model =
+            format!("system: s\ncomponents:\n  web:\n    kind: service\n{imported}  db: {{}}\n");
+        let run = merged("imported-measured", &model, &zipkin(&[("lb", "web", 36)]));
+        // web's block as a whole: the 0.01 line in place of the old one.
+        assert!(
+            run.stdout.contains(
+                "    kind: service\n    # load: 0.01                        # measured: 36 calls in 1h, a window average, not a peak; uncomment with `capacity`\n  db: {}\n"
+            ),
+            "{}",
+            run.stdout
+        );
+    }
+}
+
 // ---- 6. line endings and indentation ----
 
 #[test]
@@ -427,4 +471,96 @@ fn a_model_written_as_json_or_in_flow_style() {
         "{}",
         run.stdout
     );
+}
+
+// ---- explicit keys ----
+
+#[test]
+fn a_component_with_an_explicit_key_takes_new_components_at_its_entry() {
+    // `? web` puts web's key scalar at column 4, its entry (the `?`) at
+    // column 2 like db's: a new component at the key's column, 4, is no
+    // entry of `components` and the merge refused as "a bug of nines".
+    let model = "system: s\ncomponents:\n  ? web\n  : kind: service\n  db: {}\n";
+    let run = merged("explicit-key", model, &zipkin(&[("db", "q", 3)]));
+    // q at the entries' column 2, its keys 2 deeper (from `: kind` at 4,
+    // the entry at 2); db's edge inside its braces.
+    assert!(
+        run.stdout
+            .contains("  : kind: service\n  # added from traces: db → q: 3 calls in 1h; calls per request unknown: db's own rate is not in the traces; 100% without error\n  db: {depends_on: [q]}\n\n  q:\n    kind: service\n"),
+        "{}",
+        run.stdout
+    );
+    let m = nines::model::parse(&run.stdout).unwrap();
+    assert_eq!(targets(&m, "db"), ["q"]);
+    assert_eq!(component(&m, "web").kind.as_deref(), Some("service"));
+    // web's own edge and load go after its block, below the comment
+    // indented under it (deeper than the entry's column 2, not than the
+    // key scalar's 4, where it would be left below the new lines).
+    let model = "system: s\ncomponents:\n  ? web\n  : kind: service\n    # capacity: N   # a note of web\n  db: {}\n";
+    let run = merged(
+        "explicit-key-edge",
+        model,
+        &zipkin(&[("lb", "web", 36), ("web", "db", 36)]),
+    );
+    // lb's 36 calls in 1 h are 0.01 per second, and web calls db once per
+    // request (36 of 36).
+    assert!(
+        run.stdout.contains("  : kind: service\n    # capacity: N   # a note of web\n    # load: 0.01                        # measured: 36 calls in 1h, a window average, not a peak; uncomment with `capacity`\n    depends_on:\n      - {target: db, calls: 1}          # added from traces: 36 calls in 1h; 100% without error\n  db: {}\n"),
+        "{}",
+        run.stdout
+    );
+    // A tag on the first key (`!!str web`) moved the key scalar too, to
+    // column 8.
+    let model = "system: s\ncomponents:\n  !!str web:\n    kind: service\n  db: {}\n";
+    let run = merged("tagged-key", model, &zipkin(&[("web", "q", 3)]));
+    assert!(
+        run.stdout.contains("  db: {}\n\n  q:\n    kind: service\n"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(
+        targets(&nines::model::parse(&run.stdout).unwrap(), "web"),
+        ["q"]
+    );
+}
+
+// ---- a refusal writes nothing ----
+
+#[test]
+fn a_refused_merge_exits_2_and_writes_no_file() {
+    // The root merges its components in with `<<`: the text has no
+    // `components` key to write into, so the merge's check refuses it
+    // (exit 2) rather than write the new edge web → q somewhere else.
+    let model = "system: s\n<<: {components: {web: {}, db: {}}}\n";
+    let dir = crate::Scratch::new("refused-output");
+    let (m, t, out) = (dir.join("m.yaml"), dir.join("t.json"), dir.join("out.yaml"));
+    std::fs::write(&m, model).unwrap();
+    std::fs::write(&t, zipkin(&[("web", "q", 3)])).unwrap();
+    let run = nines(&[
+        "import",
+        "traces",
+        t.to_str().unwrap(),
+        "--merge",
+        m.to_str().unwrap(),
+        "-o",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.outcome, Outcome::Invalid, "{}", run.stderr);
+    // The reason, located, and that nothing was written.
+    assert!(
+        run.stderr
+            .contains("× the merged text would not be a valid model (the model's `components` could\n  │ not be found in its text): nothing was written"),
+        "{}",
+        run.stderr
+    );
+    assert!(
+        run.stderr
+            .contains("error: the merge would not keep the model as written; nothing was written"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("merged: added"), "{}", run.stderr);
+    assert_eq!(run.stdout, "");
+    assert!(!out.exists(), "{} was written", out.display());
+    assert_eq!(std::fs::read_to_string(&m).unwrap(), model);
 }

@@ -20,14 +20,136 @@ fn import(scratch: &str, name: &str, text: &[u8], args: &[&str]) -> Run {
 }
 
 /// The terminal controls and invisible characters of the hostile names.
-const HOSTILE: [&str; 6] = [
+const HOSTILE: [&str; 9] = [
     "\u{1b}]52;c;aGk=\u{7}",    // OSC 52: a clipboard write
     "\u{1b}[2J",                // a screen clear
     "\u{1b}]8;;https://e\u{7}", // OSC 8: a link
+    "\u{9b}31m",                // C1 CSI: red text, without ESC
     "\u{202e}",                 // a right-to-left override
+    "\u{202a}",                 // a left-to-right embedding
     "\u{2066}",                 // a left-to-right isolate
     "\u{200b}",                 // a zero-width space
+    "\u{200f}",                 // a right-to-left mark
 ];
+
+/// A character no terminal output may hold raw: a control (C0 but line
+/// feed and tab, DEL, C1; ESC among them) or a bidirectional or invisible
+/// format character.
+fn forbidden(c: char) -> bool {
+    (c.is_control() && c != '\n' && c != '\t')
+        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{200b}'..='\u{200f}')
+}
+
+#[test]
+fn check_observed_shows_hostile_service_names_escaped() {
+    // The model has web → db; the traces bring a caller it lacks, a callee
+    // it lacks and a service calling itself, each named with one hostile
+    // sequence: drift findings and the note name all three.
+    let dir = crate::Scratch::new("observed-hostile");
+    let model = dir.join("m.yaml");
+    std::fs::write(
+        &model,
+        "system: s\nentrypoints: [web]\ncomponents:\n  web:\n    depends_on: [db]\n  db: {}\n",
+    )
+    .unwrap();
+    for (at, hostile) in HOSTILE.iter().enumerate() {
+        let (caller, callee, own) = (
+            format!("lb{hostile}x"),
+            format!("q{hostile}y"),
+            format!("s{hostile}z"),
+        );
+        let json = serde_json::json!([
+            {"parent": "web", "child": "db", "callCount": 3},
+            {"parent": caller, "child": "web", "callCount": 3},
+            {"parent": "web", "child": callee, "callCount": 3},
+            {"parent": own, "child": own, "callCount": 3},
+        ]);
+        let traces = dir.join(format!("t{at}.json"));
+        std::fs::write(&traces, json.to_string()).unwrap();
+        // Every terminal and CI format, then the table's notes and names.
+        for format in ["markdown", "github", "sarif"] {
+            let run = nines(&[
+                "check",
+                model.to_str().unwrap(),
+                "--observed",
+                traces.to_str().unwrap(),
+                "--format",
+                format,
+            ]);
+            assert_eq!(run.outcome, Outcome::Fail, "{format}: {}", run.stderr);
+            for (what, text) in [("stdout", &run.stdout), ("stderr", &run.stderr)] {
+                let raw: Vec<char> = text.chars().filter(|&c| forbidden(c)).collect();
+                assert!(
+                    raw.is_empty(),
+                    "{format}, {hostile:?}: {raw:?} raw on {what}:\n{text}"
+                );
+            }
+        }
+        let run = nines(&[
+            "check",
+            model.to_str().unwrap(),
+            "--observed",
+            traces.to_str().unwrap(),
+        ]);
+        // Findings: drift at least for the new caller and callee.
+        assert_eq!(run.outcome, Outcome::Fail, "{}", run.stderr);
+        assert!(run.stderr.contains("calls itself"), "{}", run.stderr);
+        // The drift findings name the services by the name rule (`lb`, the
+        // sequence's letters and digits, `x`), the note by the traced name,
+        // escaped.
+        assert!(
+            run.stdout.contains("the traces show a service lb")
+                && run.stdout.contains("the traces show a service q"),
+            "{hostile:?}: {}",
+            run.stdout
+        );
+        assert!(run.stderr.contains("`s\\u{"), "{hostile:?}: {}", run.stderr);
+        for (what, text) in [("stdout", &run.stdout), ("stderr", &run.stderr)] {
+            let raw: Vec<char> = text.chars().filter(|&c| forbidden(c)).collect();
+            assert!(
+                raw.is_empty(),
+                "{hostile:?}: {raw:?} raw on {what}:\n{text}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_service_that_calls_itself_is_noted_once() {
+    // Zipkin: one link with a call count and an error count is two samples
+    // (calls, failed calls) of the edge web → web: one note, not two.
+    let json = r#"[{"parent":"web","child":"web","callCount":3,"errorCount":1},{"parent":"a","child":"b","callCount":3}]"#;
+    let run = import("self-once", "t.json", json.as_bytes(), &[]);
+    assert_eq!(run.outcome, Outcome::Pass, "{}", run.stderr);
+    assert_eq!(
+        run.stderr.matches("calls itself").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+    // Prometheus text: requests, failed requests and 2 buckets of web →
+    // web, 4 samples, and 1 request of db → db: one note per edge, 2.
+    let text = "traces_service_graph_request_total{client=\"web\",server=\"web\"} 3\n\
+        traces_service_graph_request_failed_total{client=\"web\",server=\"web\"} 1\n\
+        traces_service_graph_request_server_seconds_bucket{client=\"web\",server=\"web\",le=\"0.1\"} 2\n\
+        traces_service_graph_request_server_seconds_bucket{client=\"web\",server=\"web\",le=\"+Inf\"} 3\n\
+        traces_service_graph_request_total{client=\"db\",server=\"db\"} 1\n\
+        traces_service_graph_request_total{client=\"a\",server=\"b\"} 3\n";
+    let run = import("self-once-prom", "t.txt", text.as_bytes(), &[]);
+    assert_eq!(run.outcome, Outcome::Pass, "{}", run.stderr);
+    assert_eq!(
+        run.stderr.matches("calls itself").count(),
+        2,
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        run.stderr.matches("`web` calls itself").count(),
+        1,
+        "{}",
+        run.stderr
+    );
+}
 
 #[test]
 fn a_service_that_calls_itself_is_named_escaped_on_standard_error() {

@@ -38,7 +38,8 @@ impl Plan<'_> {
             Kind::Map { entries, .. } => entries.first(),
             _ => None,
         };
-        let key_column = first.map_or(self.step, |(k, _)| self.editor.column(k.span.offset));
+        // The entries' column (an explicit key's `?`, not its scalar).
+        let key_column = first.map_or(self.step, |(k, _)| self.entry_column(k));
         for (traced, name) in &names.added {
             let service = &self.graph.services[traced];
             if map.is_flow() {

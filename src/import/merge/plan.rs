@@ -63,6 +63,20 @@ impl<'a> Plan<'a> {
         }
     }
 
+    /// The column a component's entry starts at: where the block mapping
+    /// `components` starts, which is its keys' column or, for an explicit
+    /// key (`? web`), its `?`, also when the key scalar is further right
+    /// (after `? `, a tag or an anchor); in flow style, the key's own.
+    pub(super) fn entry_column(&self, key: &Shape) -> usize {
+        let map = self.components.1;
+        let at = if map.is_flow() {
+            key.span.offset
+        } else {
+            map.span.offset
+        };
+        self.editor.column(at)
+    }
+
     /// The traced edges and load of one component the model has.
     pub fn component(&mut self, component: &'a Component) {
         let declared: BTreeSet<String> = component
@@ -208,9 +222,7 @@ impl<'a> Plan<'a> {
                 let mut lines = String::new();
                 line(&mut lines, column, "depends_on:", "");
                 lines.push_str(&items(column + self.step, entries, reasons));
-                let at = self
-                    .editor
-                    .after_block(value, self.editor.column(key.span.offset));
+                let at = self.editor.after_block(value, self.entry_column(key));
                 self.editor.insert_lines(at, &lines);
                 true
             }
@@ -255,7 +267,7 @@ impl<'a> Plan<'a> {
             return;
         }
         let text = self.editor.text;
-        let owner = self.editor.column(key.span.offset);
+        let owner = self.entry_column(key);
         let inner = self.editor.column(value.span.offset);
         let end = self.editor.after_block(value, owner);
         let mut lines = String::new();
@@ -302,42 +314,59 @@ fn items(column: usize, entries: &[String], reasons: &[String]) -> String {
     lines
 }
 
-/// Whether a `# load:` comment is one an importer wrote: `# load: N` or a
-/// number, then its own marker (`# fill in: …` from `import k8s`,
-/// `# measured: …` from `import traces` and the merge). Any other is the
-/// user's, and stays.
+/// The notes an importer writes after `# load: N` (`import k8s`; `import
+/// traces` for a service nothing calls), whole.
+const FILL_IN: [&str; 2] = [
+    "# fill in: peak load on the whole component",
+    "# fill in: nothing in the traces calls it, so its request rate is not in them",
+];
+
+/// Whether a `# load:` comment is one an importer wrote: `# load: N` and a
+/// note of [`FILL_IN`], or `# load: RATE` and the note of `import traces`
+/// and the merge ([`load_reason`]: `# measured: CALLS calls in WINDOW, a
+/// window average, not a peak; uncomment with `capacity``), each phrase
+/// whole, the numbers numbers and the window a duration. Any other is the
+/// user's, and stays: also one that starts `# measured:` or `# fill in:`
+/// in words of the user's.
 fn is_imported_load(comment: &str) -> bool {
-    let Some(rest) = comment.strip_prefix("# load:") else {
+    let Some(rest) = comment.strip_prefix("# load: ") else {
         return false;
     };
-    let rest = rest.trim_start();
-    let value_end = rest.find(char::is_whitespace).unwrap_or(rest.len());
-    let (value, after) = rest.split_at(value_end);
-    let value_ok = value == "N" || value.parse::<f64>().is_ok_and(f64::is_finite);
-    let after = after.trim_start();
-    value_ok && (after.starts_with("# fill in: ") || after.starts_with("# measured: "))
+    let Some((value, note)) = rest.split_once(' ') else {
+        return false;
+    };
+    let note = note.trim_start_matches(' ').trim_end();
+    if value == "N" {
+        return FILL_IN.contains(&note);
+    }
+    let number = |text: &str| text.parse::<f64>().is_ok_and(|n| n.is_finite() && n >= 0.0);
+    let measured = note
+        .strip_prefix("# measured: ")
+        .and_then(|m| m.strip_suffix(", a window average, not a peak; uncomment with `capacity`"))
+        .and_then(|m| m.split_once(" calls in "));
+    number(value)
+        && measured.is_some_and(|(calls, window)| {
+            number(calls) && crate::model::units::parse_duration(window).is_ok()
+        })
 }
 
 /// The columns one level adds in this text's components: from a block
-/// component's keys to its name, else from the names to `components`.
+/// component's keys to its entry, else from the entries to `components`.
+/// An entry starts where the block mapping does, at its keys' column or
+/// its `?` (a key scalar after `? `, a tag or an anchor is further right;
+/// a flow mapping holds no block component).
 pub(super) fn step(components: (&Shape, &Shape), column: &dyn Fn(usize) -> usize) -> usize {
     let (key, map) = components;
     let Kind::Map { entries, .. } = &map.kind else {
         return 2;
     };
-    let inner = entries.iter().find_map(|(k, v)| match &v.kind {
-        Kind::Map { flow: false, .. } => {
-            Some(column(v.span.offset).saturating_sub(column(k.span.offset)))
-        }
+    let entry = column(map.span.offset);
+    let inner = entries.iter().find_map(|(_, v)| match &v.kind {
+        Kind::Map { flow: false, .. } => Some(column(v.span.offset).saturating_sub(entry)),
         _ => None,
     });
-    let outer = (!map.is_flow())
-        .then(|| {
-            entries
-                .first()
-                .map(|(k, _)| column(k.span.offset).saturating_sub(column(key.span.offset)))
-        })
-        .flatten();
+    let outer = (!map.is_flow() && !entries.is_empty())
+        .then(|| entry.saturating_sub(column(key.span.offset)));
     inner.or(outer).filter(|&s| s > 0).unwrap_or(2)
 }
 
@@ -353,4 +382,37 @@ pub(super) fn shapes(map: &Shape) -> HashMap<&str, (&Shape, &Shape)> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_imported_load;
+
+    #[test]
+    fn only_the_importers_whole_phrases_mark_a_load_comment_as_theirs() {
+        // What `import k8s`, `import traces` and the merge write.
+        for ours in [
+            "# load: N                           # fill in: peak load on the whole component",
+            "# load: N   # fill in: nothing in the traces calls it, so its request rate is not in them",
+            "# load: 0.01                        # measured: 36 calls in 1h, a window average, not a peak; uncomment with `capacity`",
+            "# load: 1.5 # measured: 5400 calls in 1h30m, a window average, not a peak; uncomment with `capacity`\r",
+        ] {
+            assert!(is_imported_load(ours), "{ours}");
+        }
+        // The user's: the importer's first words, then their own; a value
+        // that is no number; a window that is no duration; `N` with the
+        // measured phrase (the importer writes a rate there).
+        for users in [
+            "# load: 3000   # measured: load test of 2026-10, peak",
+            "# load: 3000   # fill in: peak from the load test",
+            "# load: 3000   # peak from the load test, keep",
+            "# load: lots   # measured: 36 calls in 1h, a window average, not a peak; uncomment with `capacity`",
+            "# load: 0.01   # measured: 36 calls in a day, a window average, not a peak; uncomment with `capacity`",
+            "# load: N   # measured: 36 calls in 1h, a window average, not a peak; uncomment with `capacity`",
+            "# load: 0.01   # measured: 36 calls in 1h, a window average, not a peak; uncomment with `capacity`, keep",
+            "# load: N",
+        ] {
+            assert!(!is_imported_load(users), "{users}");
+        }
+    }
 }

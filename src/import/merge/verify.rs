@@ -54,7 +54,7 @@ pub(super) fn check(
     };
     check.kept(&mut Vec::new(), original, merged);
     check.added(&mut Vec::new(), original, merged);
-    check.present(model);
+    check.present(merged, model);
     check.problems
 }
 
@@ -192,8 +192,10 @@ impl Check<'_> {
             .push(Problem::merge_adds(Span::new(at, 0), &shown(path, key)));
     }
 
-    /// Every listed addition is in the merged model.
-    fn present(&mut self, model: &Model) {
+    /// Every listed addition is in the merged model (`merged` its tree):
+    /// listed entrypoints in an `entrypoints` key, as the components
+    /// nothing calls are the entrypoints of a model without one.
+    fn present(&mut self, merged: &Node, model: &Model) {
         let index: BTreeMap<&str, usize> = model
             .components
             .iter()
@@ -226,11 +228,14 @@ impl Check<'_> {
                 }
             }
         }
+        let written = matches!(&merged.value, Value::Map(entries)
+            if entries.iter().any(|(k, _)| matches!(&k.value, Value::Str(s) if s == "entrypoints")));
         for name in &self.additions.entrypoints {
-            if !model
-                .entrypoints
-                .iter()
-                .any(|&id| model.component(id).name == *name)
+            if !written
+                || !model
+                    .entrypoints
+                    .iter()
+                    .any(|&id| model.component(id).name == *name)
             {
                 self.problems
                     .push(Problem::merge_misses(at, &format!("the entrypoint {name}")));
@@ -337,5 +342,166 @@ fn shown(path: &[Step], key: Option<&str>) -> String {
         "the model".to_owned()
     } else {
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Additions, check};
+    use crate::model::load::parse;
+
+    /// The problems of merging `before` into `after` with `additions`
+    /// listed, as (message, offset): offsets of `after` stay where they
+    /// are (no edit to map back through).
+    fn refused(before: &str, after: &str, additions: &Additions) -> Vec<(String, usize)> {
+        let original = parse(before).expect("before parses");
+        let merged = parse(after).expect("after parses");
+        let model = crate::model::parse(after).expect("after is a model");
+        check(&original, &merged, &model, additions, &|offset| offset)
+            .into_iter()
+            .map(|p| {
+                assert_eq!(p.code, "import::merge");
+                assert!(p.help.is_some_and(|h| h.contains("a bug of nines")));
+                (p.message, p.span.offset)
+            })
+            .collect()
+    }
+
+    const BEFORE: &str = "system: s\ncomponents:\n  web:\n    kind: service\n    instances: 2\n    depends_on: [db]\n  db: {}\n";
+
+    fn listed(components: &[&str], edges: &[(&str, &str)], entrypoints: &[&str]) -> Additions {
+        let mut out = Additions::default();
+        out.components
+            .extend(components.iter().map(|c| (*c).to_owned()));
+        for (caller, target) in edges {
+            out.edges
+                .entry((*caller).to_owned())
+                .or_default()
+                .push((*target).to_owned());
+        }
+        out.entrypoints = entrypoints.iter().map(|e| (*e).to_owned()).collect();
+        out
+    }
+
+    #[test]
+    fn what_the_merge_lists_and_wrote_passes() {
+        // The control: web → q and the component q added, both listed, and
+        // the entrypoints written; nothing else changed.
+        let after = "system: s\nentrypoints: [web]\ncomponents:\n  web:\n    kind: service\n    instances: 2\n    depends_on: [db, q]\n  db: {}\n  q: {kind: service}\n";
+        let additions = listed(&["q"], &[("web", "q")], &["web"]);
+        assert_eq!(refused(BEFORE, after, &additions), []);
+    }
+
+    #[test]
+    fn a_changed_value_is_refused_where_the_model_has_it() {
+        // instances 2 written as 3: the problem is at the model's `2`, the
+        // 8th byte of line 5 (offset of "2\n    depends_on" in BEFORE).
+        let after = BEFORE.replace("instances: 2", "instances: 3");
+        let at = BEFORE.find("2\n    depends_on").unwrap();
+        assert_eq!(
+            refused(BEFORE, &after, &Additions::default()),
+            [(
+                "merging would change `components.web.instances` of this model (written as 3): nothing was written".to_owned(),
+                at
+            )]
+        );
+        // A list item changed: db's place holds "q".
+        let after = BEFORE
+            .replace("[db]", "[q]")
+            .replace("  db: {}\n", "  db: {}\n  q: {}\n");
+        let problems = refused(BEFORE, &after, &listed(&["q"], &[], &[]));
+        assert_eq!(
+            problems[0].0,
+            "merging would change `components.web.depends_on[0]` of this model (written as \"q\"): nothing was written"
+        );
+    }
+
+    #[test]
+    fn a_removed_key_or_item_is_refused() {
+        // web's `kind` is gone: located at the key in the model's text.
+        let after = BEFORE.replace("    kind: service\n", "");
+        assert_eq!(
+            refused(BEFORE, &after, &Additions::default()),
+            [(
+                "merging would change `components.web.kind` of this model (removed): nothing was written".to_owned(),
+                BEFORE.find("kind").unwrap()
+            )]
+        );
+        // web's only edge is gone: the item, at `db` inside the brackets.
+        let after = BEFORE.replace("[db]", "[]");
+        assert_eq!(
+            refused(BEFORE, &after, &Additions::default()),
+            [(
+                "merging would change `components.web.depends_on[0]` of this model (removed): nothing was written".to_owned(),
+                BEFORE.find("db]").unwrap()
+            )]
+        );
+    }
+
+    #[test]
+    fn an_addition_the_summary_does_not_list_is_refused() {
+        // A key of a component (never an addition), at its place in the
+        // merged text.
+        let after = BEFORE.replace("  db: {}", "  db: {instances: 3}");
+        assert_eq!(
+            refused(BEFORE, &after, &Additions::default()),
+            [(
+                "merging would add `components.db.instances`, which the merge does not list: nothing was written".to_owned(),
+                after.find("instances: 3").unwrap()
+            )]
+        );
+        // A component, an edge and entrypoints, none listed.
+        let after = BEFORE
+            .replace("[db]", "[db, q]")
+            .replace("  db: {}\n", "  db: {}\n  q: {}\n")
+            .replace("components:", "entrypoints: [web]\ncomponents:");
+        let messages: Vec<String> = refused(BEFORE, &after, &Additions::default())
+            .into_iter()
+            .map(|(m, _)| m)
+            .collect();
+        assert_eq!(
+            messages,
+            [
+                "merging would add `entrypoints`, which the merge does not list: nothing was written",
+                "merging would add `components.web.depends_on`, which the merge does not list: nothing was written",
+                "merging would add `components.q`, which the merge does not list: nothing was written",
+            ]
+        );
+        // An edge listed with another target than the one written: web → q
+        // listed, web → r written.
+        let after = BEFORE
+            .replace("[db]", "[db, r]")
+            .replace("  db: {}\n", "  db: {}\n  r: {}\n");
+        let messages: Vec<String> = refused(BEFORE, &after, &listed(&["r"], &[("web", "q")], &[]))
+            .into_iter()
+            .map(|(m, _)| m)
+            .collect();
+        assert!(
+            messages.contains(
+                &"merging would add `components.web.depends_on`, which the merge does not list: nothing was written".to_owned()
+            ),
+            "{messages:?}"
+        );
+    }
+
+    #[test]
+    fn a_listed_addition_that_is_missing_is_refused() {
+        // The summary lists the component q, the edge db → web and the
+        // entrypoint web; the merged text is the model unchanged. web is
+        // an entrypoint of it all the same (nothing calls it, and there is
+        // no `entrypoints`), but the key the summary says it wrote is not.
+        let messages: Vec<String> =
+            refused(BEFORE, BEFORE, &listed(&["q"], &[("db", "web")], &["web"]))
+                .into_iter()
+                .map(|(m, _)| m)
+                .collect();
+        assert_eq!(
+            messages,
+            [
+                "the merged model would lack the component q, which the merge adds: nothing was written",
+                "the merged model would lack the edge db → web, which the merge adds: nothing was written",
+                "the merged model would lack the entrypoint web, which the merge adds: nothing was written",
+            ]
+        );
     }
 }
