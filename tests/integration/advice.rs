@@ -428,6 +428,53 @@ fn simulate_shows_checks_figure_and_why_it_compares_another() {
     );
 }
 
+/// 6, the bound: on active-passive `check` gives `≤ 99.999999%, assumes
+/// instant failover` (app-fra and orders-db have a figure but no mttr, so
+/// how often the gateway's 45m switchover happens is unknown and counts as
+/// never). `simulate` printed `analytic 99.999999%, as `check``: the `≤`
+/// and its reason were gone.
+#[test]
+fn simulate_keeps_checks_bound_and_its_reason() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/models/active-passive.yaml"
+    ))
+    .unwrap();
+    let report: serde_json::Value =
+        serde_json::from_str(&check("active-passive.yaml", &text, Format::Json).stdout).unwrap();
+    let caveats = report["availability"]["gateway"]["caveats"].clone();
+    let caveat = caveats[0].as_str().unwrap().to_owned();
+    assert!(caveat.starts_with("assumes instant failover from app-fra"), "{caveat}");
+    let table = on_file(
+        "advice-6c",
+        "active-passive.yaml",
+        &text,
+        &["simulate", "--trials", "1000"],
+    );
+    assert_eq!(table.outcome, Outcome::Pass, "{}", table.stderr);
+    let first = table.stdout.lines().next().unwrap();
+    assert!(
+        first.starts_with("gateway: analytic ≤ 99.99999")
+            && first.contains("%, assumes instant failover, as `check`"),
+        "{}",
+        table.stdout
+    );
+    assert!(
+        table.stdout.contains(&format!("  ≤: {caveat}\n")),
+        "{}",
+        table.stdout
+    );
+    let json = on_file(
+        "advice-6d",
+        "active-passive.yaml",
+        &text,
+        &["simulate", "--trials", "1000", "--format", "json"],
+    );
+    let simulated: serde_json::Value = serde_json::from_str(&json.stdout).unwrap();
+    assert_eq!(simulated["gateway"]["upper_bound"], true);
+    assert_eq!(simulated["gateway"]["caveats"], caveats);
+}
+
 /// 7. `what-if --set` cannot change an edge.
 #[test]
 fn what_if_sets_one_field_of_one_edge() {
