@@ -159,7 +159,9 @@ pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Result<Outcom
             engine::Method::Bounded => (figure.lower, figure.upper),
         });
         let name = &model.component(*entrypoint).name;
-        let row = checked.get(name.as_str()).filter(|r| r.availability.is_some());
+        let row = checked
+            .get(name.as_str())
+            .filter(|r| r.availability.is_some());
         rows.insert(
             name.clone(),
             SimulatedRow {

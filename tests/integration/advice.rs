@@ -142,6 +142,89 @@ fn a_region_a_standby_covers_is_no_common_cause() {
     assert!(!help(find(&found, "common-cause/api")).contains("round trip"));
 }
 
+/// 1 and Build 2, with the switchover implied by `failover_to` instead of
+/// written on the edge: api fails over to api-dr after detect 5m + decide
+/// 5m + failover 10m = 20m. use1 is still covered by the standby, so still
+/// no common cause in it (without the standby there were three).
+#[test]
+fn a_region_failover_to_covers_is_no_common_cause_either() {
+    let implied = PAYMENTS
+        .replace(
+            "{any_of: [api, api-dr], switchover: 20m, timeout: 2s}",
+            "{any_of: [api, api-dr], timeout: 2s}",
+        )
+        .replace(
+            "  api:\n    instances: 6\n",
+            "  api:\n    instances: 6\n    failover_to: api-dr\n    recovery: {detect: 5m, decide: 5m, failover: 10m}\n",
+        );
+    assert!(implied.contains("failover_to: api-dr"));
+    let run = check("payments-fo.yaml", &implied, Format::Json);
+    let report: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    // The implied 20m is counted as the written 20m was: the same
+    // switchover term in the gateway's figure.
+    let written: serde_json::Value =
+        serde_json::from_str(&check("payments.yaml", PAYMENTS, Format::Json).stdout).unwrap();
+    let term = report["availability"]["gateway"]["switchover"]
+        .as_f64()
+        .unwrap();
+    assert!(term > 0.0);
+    assert_eq!(
+        Some(term),
+        written["availability"]["gateway"]["switchover"].as_f64()
+    );
+    let ids: Vec<&str> = report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["id"].as_str().unwrap())
+        .collect();
+    assert!(
+        !ids.iter().any(|id| id.starts_with("common-cause/")),
+        "{ids:?}"
+    );
+    // The DR cross-check still reads the implied switchover: 20m against
+    // ledger-db-dr's 5m + 15m + 10m = 30m.
+    assert!(ids.contains(&"dr-path/gateway>api-dr"), "{ids:?}");
+    let found = findings(&implied);
+    assert!(found.iter().all(|f| f.rule != "common-cause"));
+}
+
+/// Build 2, placement behind a standby: api-dr (the standby side of the
+/// gateway's any_of) has no placement. Its caller, the gateway, runs in
+/// both regions, so the suggestion follows its dependencies ledger-db-dr
+/// and kafka-dr into usw2, never stretching it into use1; losing usw2-az1
+/// in a what-if leaves usw2-az2 alone to suggest.
+#[test]
+fn placement_behind_a_standby_stays_in_the_dr_region() {
+    let unplaced = PAYMENTS.replace(
+        "  api-dr:\n    instances: 3\n    placement: [usw2-az1, usw2-az2]\n",
+        "  api-dr:\n    instances: 3\n",
+    );
+    assert_ne!(unplaced, PAYMENTS);
+    let found = findings(&unplaced);
+    assert_eq!(
+        help(find(&found, "placement/api-dr")),
+        "add `placement: [usw2-az1, usw2-az2]` (a list spreads the instances evenly) or a map of exact counts, where ledger-db-dr and kafka-dr run"
+    );
+    let run = on_file(
+        "advice-placement",
+        "payments.yaml",
+        &unplaced,
+        &["what-if", "--lose", "usw2-az1", "--format", "json"],
+    );
+    let out: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    let after = out["after"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "placement/api-dr")
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    assert_eq!(
+        after["help"],
+        "add `placement: [usw2-az2]` (a list spreads the instances evenly) or a map of exact counts, where ledger-db-dr and kafka-dr run"
+    );
+}
+
 /// 2. Advice that cannot be applied or is already done.
 #[test]
 fn help_proposes_nothing_in_force_and_nothing_impossible() {
@@ -444,7 +527,10 @@ fn simulate_keeps_checks_bound_and_its_reason() {
         serde_json::from_str(&check("active-passive.yaml", &text, Format::Json).stdout).unwrap();
     let caveats = report["availability"]["gateway"]["caveats"].clone();
     let caveat = caveats[0].as_str().unwrap().to_owned();
-    assert!(caveat.starts_with("assumes instant failover from app-fra"), "{caveat}");
+    assert!(
+        caveat.starts_with("assumes instant failover from app-fra"),
+        "{caveat}"
+    );
     let table = on_file(
         "advice-6c",
         "active-passive.yaml",
