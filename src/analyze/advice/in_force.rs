@@ -389,9 +389,13 @@ fn next_setting(text: &str) -> Option<(&str, &str, &str)> {
     let mut from = 0;
     while let Some(at) = text[from..].find(':') {
         let colon = from + at;
+        // After the last character that is no key's (any character: a
+        // hostile kind may put one of four bytes before a backtick).
         let key_start = text[..colon]
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .map_or(0, |i| i + 1);
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| !(c.is_ascii_alphanumeric() || c == '_'))
+            .map_or(0, |(i, c)| i + c.len_utf8());
         let key = &text[key_start..colon];
         from = colon + 1;
         let known = COMPONENT_KEYS.contains(&key)
@@ -560,6 +564,10 @@ components:
             proposals("add `placement: [az-a, az-b]`"),
             [("placement", "[az-a, az-b]")]
         );
+        // A four-byte character before a key (a kind written with a
+        // backtick): the key starts after it, not one byte in.
+        assert_eq!(proposals("in `\u{10ba9}timeout: 1s`"), [("timeout", "1s")]);
+        assert!(proposals("`\u{10ba9}s: a lone instance`").is_empty());
     }
 
     #[test]
