@@ -659,6 +659,152 @@ fn the_review_fits_its_page_and_its_tables_carry_information() {
     assert_eq!(nines::human::gain(9.6e-7), nines::human::gain(1.0e-6));
 }
 
+/// hotelReservation as the audit drew it: 20 components, 5 `any_of`s.
+const HOTEL: &str = r"system: hotel
+entrypoints: [frontend]
+domains: {n1: {kind: node}, n2: {kind: node}, n3: {kind: node}}
+components:
+  frontend: {instances: 2, placement: [n1, n2], depends_on: [search, profile, recommendation, user, reservation, {any_of: [jaeger, jaeger-b]}]}
+  search: {depends_on: [geo, rate]}
+  geo: {depends_on: [{any_of: [mongodb-geo, mongodb-geo-replica]}]}
+  rate: {depends_on: [{any_of: [memcached-rate, mongodb-rate]}]}
+  profile: {depends_on: [{any_of: [memcached-profile, mongodb-profile]}]}
+  recommendation: {depends_on: [mongodb-recommendation]}
+  user: {depends_on: [mongodb-user]}
+  reservation: {depends_on: [{any_of: [memcached-reserve, mongodb-reservation]}]}
+  mongodb-geo: {kind: datastore}
+  mongodb-geo-replica: {kind: datastore}
+  mongodb-rate: {kind: datastore}
+  memcached-rate: {kind: cache}
+  memcached-profile: {kind: cache}
+  mongodb-profile: {kind: datastore}
+  mongodb-recommendation: {kind: datastore}
+  mongodb-user: {kind: datastore}
+  memcached-reserve: {kind: cache}
+  mongodb-reservation: {kind: datastore}
+  jaeger: {criticality: optional}
+  jaeger-b: {criticality: optional}
+";
+
+/// 30 services, each calling two later ones and every third an `any_of`
+/// of two more: 74 arrows and 10 junctions, wrapped onto many rows.
+fn thirty() -> String {
+    let mut text = String::from("system: big\nentrypoints: [service-number-00]\ncomponents:\n");
+    for i in 0..30usize {
+        let later = |k: usize| i + 1 + k % (29 - i).max(1);
+        let mut calls: Vec<String> = Vec::new();
+        if i < 29 {
+            for t in [later(i * 5), later(i * 11 + 3)] {
+                let name = format!("service-number-{t:02}");
+                if !calls.contains(&name) {
+                    calls.push(name);
+                }
+            }
+        }
+        if i % 3 == 0 && i < 27 {
+            let (a, b) = (later(i * 3 + 1), later(i * 13 + 2));
+            if a != b {
+                calls.push(format!(
+                    "{{any_of: [service-number-{a:02}, service-number-{b:02}]}}"
+                ));
+            }
+        }
+        let _ = writeln!(
+            text,
+            "  service-number-{i:02}: {{depends_on: [{}]}}",
+            calls.join(", ")
+        );
+    }
+    text
+}
+
+/// The review's SVG diagram: its viewBox size, the points of every arrow,
+/// and the box of every junction label (as the renderer sizes them: 6 px a
+/// character plus 2, 12 px high, the baseline 2 px above the bottom).
+fn drawing(html: &str) -> ((f64, f64), Vec<Vec<(f64, f64)>>, Vec<[f64; 4]>) {
+    let start = html.find("<svg class=\"diagram\"").unwrap();
+    let svg = &html[start..start + html[start..].find("</svg>").unwrap()];
+    let number = |s: &str| s.parse::<f64>().unwrap();
+    let attr = |tag: &str, name: &str| -> String {
+        let at = tag.find(&format!(" {name}=\"")).unwrap() + name.len() + 3;
+        tag[at..at + tag[at..].find('"').unwrap()].to_owned()
+    };
+    let view: Vec<f64> = attr(svg, "viewBox").split(' ').map(number).collect();
+    let mut arrows = Vec::new();
+    for tag in svg.split("<path class=\"edge").skip(1) {
+        let d = attr(tag, "d");
+        let points = d
+            .split(['M', 'L'])
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .map(|p| {
+                let (x, y) = p.split_once(' ').unwrap();
+                (number(x), number(y))
+            })
+            .collect();
+        arrows.push(points);
+    }
+    let mut labels = Vec::new();
+    for group in svg.split("<g class=\"group\">").skip(1) {
+        let text = &group[group.find("<text").unwrap()..];
+        let (x, y) = (number(&attr(text, "x")), number(&attr(text, "y")));
+        let label = &text[text.find('>').unwrap() + 1..text.find("</text>").unwrap()];
+        let width = label.chars().count() as f64 * 6.0 + 2.0;
+        labels.push([x - 1.0, y - 10.0, width, 12.0]);
+    }
+    ((view[2], view[3]), arrows, labels)
+}
+
+/// 8, the diagram: every arrow inside the drawing, junction labels apart
+/// from each other and from every arrow, and the page's width kept.
+#[test]
+fn the_diagram_keeps_its_arrows_inside_and_its_labels_clear() {
+    // Before: hotel's reservation → memcached-reserve ran down x = −1
+    // (the corridor at 8 px less two lanes of 4.5), outside its 849-px box,
+    // and four arrows struck an "any of"; the 30-service model ran from
+    // x = −7 to 973.4 on a 966-wide box, and labels were placed before the
+    // arrows were drawn, so nothing kept arrows off them.
+    let big = thirty();
+    for (name, text) in [("hotel.yaml", HOTEL), ("big.yaml", big.as_str())] {
+        let model = parse(text).unwrap_or_else(|p| panic!("{p:#?}"));
+        assert!(model.components.len() >= 20);
+        let html = nines::cli::review(name, text, &model, today(), nines::cli::ReviewFormat::Html);
+        let ((width, height), arrows, labels) = drawing(&html);
+        assert!(width <= 1100.0, "{name}: {width}");
+        assert!(arrows.len() >= 19, "{name}: {} arrows", arrows.len());
+        assert!(labels.len() >= 5, "{name}: {} labels", labels.len());
+        for arrow in &arrows {
+            for &(x, y) in arrow {
+                assert!(
+                    (0.0..=width).contains(&x) && (0.0..=height).contains(&y),
+                    "{name}: ({x}, {y}) outside {width} × {height}"
+                );
+            }
+        }
+        let overlap = |a: &[f64; 4], b: &[f64; 4]| {
+            a[0] < b[0] + b[2] && b[0] < a[0] + a[2] && a[1] < b[1] + b[3] && b[1] < a[1] + a[3]
+        };
+        for (i, a) in labels.iter().enumerate() {
+            assert!(a[0] >= 0.0 && a[0] + a[2] <= width, "{name}: label {a:?}");
+            for b in &labels[i + 1..] {
+                assert!(!overlap(a, b), "{name}: labels {a:?} and {b:?}");
+            }
+            for arrow in &arrows {
+                for pair in arrow.windows(2) {
+                    let ((x1, y1), (x2, y2)) = (pair[0], pair[1]);
+                    // A segment crosses a label when it enters the label's
+                    // inside (running along an edge within 0.5 px does not).
+                    let crosses = x1.max(x2) > a[0] + 0.5
+                        && x1.min(x2) < a[0] + a[2] - 0.5
+                        && y1.max(y2) > a[1] + 0.5
+                        && y1.min(y2) < a[1] + a[3] - 0.5;
+                    assert!(!crosses, "{name}: {pair:?} crosses the label {a:?}");
+                }
+            }
+        }
+    }
+}
+
 /// The example models and every rule fixture, sorted.
 fn sweep_paths() -> Vec<std::path::PathBuf> {
     let root = env!("CARGO_MANIFEST_DIR");
