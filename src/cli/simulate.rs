@@ -9,6 +9,7 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 use super::{CliError, Outcome, Terminal, read_model};
+use crate::analyze::results::AvailabilityRow;
 use crate::engine::montecarlo::MAX_TRIALS;
 use crate::engine::{self, montecarlo};
 
@@ -138,10 +139,27 @@ pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Result<Outcom
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
+    let rows = rows(&model, figures.as_deref(), &simulation);
+    let text = match args.format {
+        SimulateFormat::Json => serde_json::to_string_pretty(&rows)
+            .map(|t| t + "\n")
+            .unwrap_or_default(),
+        SimulateFormat::Table => table(&rows, args.seed),
+    };
+    terminal.out.write_all(text.as_bytes())?;
+    Ok(Outcome::Pass)
+}
+
+/// One row per entrypoint: the simulation beside `check`'s figure
+/// (`figures`, `None` with `--no-exact`), written as `check` writes it.
+fn rows(
+    model: &crate::model::Model,
+    figures: Option<&[(crate::model::ComponentId, engine::Figure)]>,
+    simulation: &montecarlo::Simulation,
+) -> BTreeMap<String, SimulatedRow> {
     // `check`'s rows, for its figure as it writes it (the `≤` and the why).
     let checked = figures
-        .as_ref()
-        .map(|f| crate::analyze::availability_rows(&model, f))
+        .map(|f| crate::analyze::availability_rows(model, f))
         .unwrap_or_default();
     let mut rows: BTreeMap<String, SimulatedRow> = BTreeMap::new();
     for (index, (entrypoint, failures)) in simulation.down.iter().enumerate() {
@@ -149,7 +167,6 @@ pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Result<Outcom
         let measurable = *failures >= montecarlo::MIN_FAILURES;
         let (lower, upper) = montecarlo::interval(*failures, trials);
         let figure = figures
-            .as_ref()
             .and_then(|f| f.get(index))
             .map(|(_, figure)| figure)
             .filter(|figure| figure.quantified);
@@ -178,24 +195,16 @@ pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Result<Outcom
                     Some(row) => row.figure_text(),
                     None => crate::human::availability_of(f.availability, f.unavailability),
                 }),
-                upper_bound: figure.is_some() && row.is_some_and(|r| r.upper_bound()),
+                upper_bound: figure.is_some() && row.is_some_and(AvailabilityRow::upper_bound),
                 caveats: row.map(|r| r.caveats.clone()).unwrap_or_default(),
                 unquantified: figures
-                    .as_ref()
                     .and_then(|f| f.get(index))
                     .map_or(0, |(_, figure)| figure.unquantified.len()),
                 exact_skipped: figures.is_none(),
             },
         );
     }
-    let text = match args.format {
-        SimulateFormat::Json => serde_json::to_string_pretty(&rows)
-            .map(|t| t + "\n")
-            .unwrap_or_default(),
-        SimulateFormat::Table => table(&rows, args.seed),
-    };
-    terminal.out.write_all(text.as_bytes())?;
-    Ok(Outcome::Pass)
+    rows
 }
 
 fn table(rows: &BTreeMap<String, SimulatedRow>, seed: u64) -> String {

@@ -119,8 +119,11 @@ struct Settings {
     /// Of a finding about a domain or a group (`spof/az-a`), each component
     /// in it by name with its settings: a clause's proposal is about the
     /// components the clause names.
-    members: Vec<(Arc<str>, Vec<(&'static str, Value)>)>,
+    members: Vec<(Arc<str>, Keyed)>,
 }
+
+/// Settings by key, as the model has them.
+type Keyed = Vec<(&'static str, Value)>;
 
 impl Settings {
     /// Of the component, the edge or the path a finding is about, its

@@ -66,7 +66,7 @@ fn label_box(label: &str, (x, y): (f64, f64)) -> Rect {
 /// and no arrow, and stays inside the drawing; when none is, the one that
 /// crosses the fewest arrows.
 fn place_labels(junctions: &mut [Junction], placed: &Layout, routes: &[Route]) {
-    let segments: Vec<((f64, f64), (f64, f64))> = routes
+    let segments: Vec<Segment> = routes
         .iter()
         .flat_map(|r| r.points.windows(2).map(|w| (w[0], w[1])))
         .collect();
@@ -106,7 +106,7 @@ fn place_labels(junctions: &mut [Junction], placed: &Layout, routes: &[Route]) {
             width: 2.0 * (6.0 * f64::from(SEARCH_X) + width + 2.0),
             height: 2.0 * (3.0 * f64::from(SEARCH_Y) + JUNCTION_HEIGHT + 2.0),
         };
-        let segments: Vec<&((f64, f64), (f64, f64))> = segments
+        let segments: Vec<&Segment> = segments
             .iter()
             .filter(|(p, q)| enters(*p, *q, &reach))
             .collect();
@@ -138,6 +138,9 @@ fn place_labels(junctions: &mut [Junction], placed: &Layout, routes: &[Route]) {
         junction.label_at = at;
     }
 }
+
+/// A straight run of an arrow, from one point to the next.
+type Segment = ((f64, f64), (f64, f64));
 
 /// How far a junction label may move from its point: this many 6 px steps
 /// sideways and 3 px steps up or down.
