@@ -190,7 +190,7 @@ fn a_region_failover_to_covers_is_no_common_cause_either() {
 }
 
 /// Build 2, placement behind a standby: api-dr (the standby side of the
-/// gateway's any_of) has no placement. Its caller, the gateway, runs in
+/// gateway's `any_of`) has no placement. Its caller, the gateway, runs in
 /// both regions, so the suggestion follows its dependencies ledger-db-dr
 /// and kafka-dr into usw2, never stretching it into use1; losing usw2-az1
 /// in a what-if leaves usw2-az2 alone to suggest.
@@ -514,7 +514,7 @@ fn simulate_shows_checks_figure_and_why_it_compares_another() {
 /// 6, the bound: on active-passive `check` gives `≤ 99.999999%, assumes
 /// instant failover` (app-fra and orders-db have a figure but no mttr, so
 /// how often the gateway's 45m switchover happens is unknown and counts as
-/// never). `simulate` printed `analytic 99.999999%, as `check``: the `≤`
+/// never). `simulate` printed "analytic 99.999999%, as check": the `≤`
 /// and its reason were gone.
 #[test]
 fn simulate_keeps_checks_bound_and_its_reason() {
@@ -718,10 +718,14 @@ fn thirty() -> String {
     text
 }
 
+/// The viewBox size, the arrows' points and the junction labels' boxes
+/// (x, y, width, height).
+type Drawing = ((f64, f64), Vec<Vec<(f64, f64)>>, Vec<[f64; 4]>);
+
 /// The review's SVG diagram: its viewBox size, the points of every arrow,
 /// and the box of every junction label (as the renderer sizes them: 6 px a
 /// character plus 2, 12 px high, the baseline 2 px above the bottom).
-fn drawing(html: &str) -> ((f64, f64), Vec<Vec<(f64, f64)>>, Vec<[f64; 4]>) {
+fn drawing(html: &str) -> Drawing {
     let start = html.find("<svg class=\"diagram\"").unwrap();
     let svg = &html[start..start + html[start..].find("</svg>").unwrap()];
     let number = |s: &str| s.parse::<f64>().unwrap();
@@ -803,6 +807,126 @@ fn the_diagram_keeps_its_arrows_inside_and_its_labels_clear() {
             }
         }
     }
+}
+
+/// The durations of `text` written in a style other than the one
+/// formatter's (`300ms`, `2s600ms`, `20m10s`): `0.029 s`, `4.17 min` (a
+/// number, then a unit word), `20m 10s` (two units apart), `0.0183s` (a
+/// decimal before a unit).
+fn other_duration_styles(text: &str) -> Vec<String> {
+    let units = ["ms", "s", "min", "h", "d"];
+    let tokens: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || "|┆│(),;:`*[]".contains(c))
+        .filter(|t| !t.is_empty())
+        .collect();
+    let number = |t: &str| !t.is_empty() && t.chars().all(|c| c.is_ascii_digit() || c == '.');
+    let compact = |t: &str, unit: &[char]| {
+        t.strip_suffix(unit)
+            .is_some_and(|n| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()))
+    };
+    let mut found = Vec::new();
+    for pair in tokens.windows(2) {
+        if number(pair[0]) && units.contains(&pair[1]) {
+            found.push(format!("{} {}", pair[0], pair[1]));
+        }
+        if compact(pair[0], &['d', 'h', 'm']) && compact(pair[1], &['h', 'm', 's']) {
+            found.push(format!("{} {}", pair[0], pair[1]));
+        }
+    }
+    for t in &tokens {
+        if let Some(n) = t.strip_suffix("ms").or_else(|| t.strip_suffix('s'))
+            && n.contains('.')
+            && number(n)
+        {
+            found.push((*t).to_owned());
+        }
+    }
+    found
+}
+
+/// Whether the gains of one column share a notation: all `m × 10ⁿ%` or
+/// none (`+0%` goes with either).
+fn one_notation(gains: &[String]) -> bool {
+    let shown: Vec<&String> = gains.iter().filter(|g| *g != "+0%").collect();
+    shown.iter().all(|g| g.contains('×')) || shown.iter().all(|g| !g.contains('×'))
+}
+
+/// 8, one formatter: on url-shortener and web-shop, the check table and the
+/// review write every duration one way and every gain column in one
+/// notation.
+#[test]
+fn one_duration_style_and_one_notation_per_gain_column() {
+    // Before: url-shortener's check table had `redirect > links-db: 300ms;
+    // at p99 0.029 s`, pools `0.0183s`, downtime `4h 24m`, the slo message
+    // `20.3 min`; its review's api gains read `+0.0001%` above `+7 × 10⁻⁵%`.
+    // Now 0.029 s is `29ms`, 0.0183 s `18ms`, 15858 s a year `4h24m` and
+    // the gain column, whose smallest `+2 × 10⁻⁷%` needs the exponent, is
+    // all `m × 10ⁿ%`.
+    let root = env!("CARGO_MANIFEST_DIR");
+    for name in ["url-shortener.yaml", "web-shop.yaml"] {
+        let text = std::fs::read_to_string(format!("{root}/models/{name}")).unwrap();
+        let model = parse(&text).unwrap();
+        let review = nines::cli::review(
+            name,
+            &text,
+            &model,
+            today(),
+            nines::cli::ReviewFormat::Markdown,
+        );
+        let table = check(name, &text, Format::Table).stdout;
+        for (what, out) in [("review", &review), ("check", &table)] {
+            let other = other_duration_styles(out);
+            assert!(other.is_empty(), "{name} {what}: {other:?}");
+        }
+        assert!(review.contains("ms") && table.contains("ms"));
+        // Each gain column of the review.
+        let mut columns = 0;
+        let mut column: Option<(usize, Vec<String>)> = None;
+        for line in review.lines().chain([""]) {
+            let cells: Vec<String> = line
+                .trim_matches('|')
+                .split(" | ")
+                .map(|c| c.trim().to_owned())
+                .collect();
+            match &mut column {
+                Some((at, gains)) if line.starts_with('|') => {
+                    if !line.starts_with("|---") {
+                        gains.push(cells[*at].clone());
+                    }
+                }
+                Some((_, gains)) => {
+                    assert!(one_notation(gains), "{name}: {gains:?}");
+                    assert!(!gains.is_empty());
+                    columns += 1;
+                    column = None;
+                }
+                None => {
+                    if let Some(at) = cells.iter().position(|c| c == "gain") {
+                        column = Some((at, Vec::new()));
+                    }
+                }
+            }
+        }
+        assert!(columns >= 1, "{name}: no gain column");
+        // The check table's weakest-link column: `az-a (+0.05%)`.
+        let weakest: Vec<String> = table
+            .lines()
+            .take_while(|l| !l.starts_with('└'))
+            .filter_map(|l| l.rsplit('┆').next())
+            .filter_map(|cell| {
+                let at = cell.find("(+")?;
+                Some(cell[at + 1..cell[at..].find(')')? + at].to_owned())
+            })
+            .collect();
+        assert!(!weakest.is_empty(), "{table}");
+        assert!(one_notation(&weakest), "{name}: {weakest:?}");
+    }
+    // The column rule itself: 1e-6 and 7e-7 both in the exponent form.
+    assert_eq!(
+        nines::human::gains(&[1.0e-6, 7.0e-7]),
+        ["+1 × 10⁻⁴%", "+7 × 10⁻⁵%"]
+    );
+    assert_eq!(nines::human::duration(0.029), "29ms");
 }
 
 /// The example models and every rule fixture, sorted.
