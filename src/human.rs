@@ -143,28 +143,80 @@ pub fn gain(ratio: f64) -> String {
     }
 }
 
-/// A length of time for prose, with the unit that makes it readable:
-/// `<1 s`, `6 s`, `4.17 min`, `21.6 min`, `3.5 h`, `12 d` (three
-/// significant figures past a minute, so a sum a reader redoes adds up).
+/// The gains of one table column, in one notation: the one its smallest
+/// gain needs (`+0.05%`, `+0.0001%` while that reads plainly; `+5 × 10⁻²%`,
+/// `+7 × 10⁻⁵%` for the whole column once it does not), so that a column
+/// never holds `+0.0001%` beside `+7 × 10⁻⁵%`.
+#[must_use]
+pub fn gains(ratios: &[f64]) -> Vec<String> {
+    let scientific_column = ratios
+        .iter()
+        .filter(|&&r| r > 0.0)
+        .any(|&r| gain(r).contains('×'));
+    ratios
+        .iter()
+        .map(|&r| {
+            if r <= 0.0 || !scientific_column {
+                gain(r)
+            } else {
+                format!("+{}%", scientific(r * 100.0, 1))
+            }
+        })
+        .collect()
+}
+
+/// Every length of time in a table or a sentence, in the notation the
+/// model is written in (`300ms`, `2s600ms`, `10m30s`, `8h45m`, `3d4h`), to
+/// its two largest units: `0.0294` → `29ms`, `250.2` → `4m10s`, `3153.6` →
+/// `52m34s` (rounded in the smaller unit; under a minute to three
+/// significant figures, `4.227` → `4s230ms`, `36.1` → `36s`), `<1ms` for a
+/// positive time that rounds to nothing, `forever` for an infinite one. A
+/// model's own durations read as written (`2s600ms`, `10m30s`).
 #[must_use]
 pub fn duration(seconds: f64) -> String {
-    if !seconds.is_finite() {
-        return "∞".to_owned();
+    const UNITS: [(&str, f64); 5] = [
+        ("d", 86_400_000.0),
+        ("h", 3_600_000.0),
+        ("m", 60_000.0),
+        ("s", 1000.0),
+        ("ms", 1.0),
+    ];
+    if seconds.is_nan() {
+        return "NaN".to_owned();
     }
-    let s = seconds.abs();
+    if seconds.is_infinite() {
+        return if seconds > 0.0 { "forever" } else { "-forever" }.to_owned();
+    }
     let sign = if seconds < 0.0 { "-" } else { "" };
-    let text = if s < 0.5 {
-        "<1 s".to_owned()
-    } else if s < 59.5 {
-        format!("{s:.0} s")
-    } else if s < 3600.0 {
-        format!("{} min", significant(s / 60.0, 3))
-    } else if s < 86_400.0 {
-        format!("{} h", significant(s / 3600.0, 3))
-    } else {
-        format!("{} d", significant(s / 86_400.0, 3))
+    let ms = (seconds.abs() * 1000.0).round();
+    if ms == 0.0 {
+        return if seconds == 0.0 { "0s" } else { "<1ms" }.to_owned();
+    }
+    // The largest unit it reaches, and the next one it is rounded in (which
+    // may carry it into a larger unit: 59.9996 s is 1m); seconds keep three
+    // significant figures (`4s230ms`, `36s`), not a millisecond count.
+    let largest = UNITS.iter().position(|&(_, size)| ms >= size).unwrap_or(4);
+    let next = (largest + 1).min(4);
+    let step = match ms {
+        ms if (1000.0..10_000.0).contains(&ms) => 10.0,
+        ms if (10_000.0..60_000.0).contains(&ms) => 1000.0,
+        _ => UNITS[next].1,
     };
-    format!("{sign}{text}")
+    let rounded = (ms / step).round() * step;
+    let largest = UNITS
+        .iter()
+        .position(|&(_, size)| rounded >= size)
+        .unwrap_or(4);
+    let next = (largest + 1).min(4);
+    let (unit, size) = UNITS[largest];
+    let whole = (rounded / size).floor();
+    let rest = ((rounded - whole * size) / UNITS[next].1).round();
+    let mut text = format!("{sign}{}{unit}", significant(whole, 15));
+    if next != largest && rest > 0.0 {
+        text.push_str(&significant(rest, 15));
+        text.push_str(UNITS[next].0);
+    }
+    text
 }
 
 /// How much likelier one thing is than another, for prose: `3 times as
@@ -239,14 +291,42 @@ mod tests {
 
     #[test]
     fn prose_figures() {
-        // 9.69e-2 min = 5.8 s.
-        assert_eq!(duration(0.0969 * 60.0), "6 s");
-        assert_eq!(duration(0.2), "<1 s");
-        assert_eq!(duration(250.0), "4.17 min");
+        // 9.69e-2 min = 5.814 s; 0.0294 s = 29.4 ms; 250.2 s = 4 min 10.2 s.
+        assert_eq!(duration(0.0969 * 60.0), "5s810ms");
+        assert_eq!(duration(4.227), "4s230ms");
+        assert_eq!(duration(36.137), "36s");
+        assert_eq!(duration(9.996), "10s");
+        assert_eq!(duration(0.0294), "29ms");
+        assert_eq!(duration(0.2), "200ms");
+        assert_eq!(duration(0.0001), "<1ms");
+        assert_eq!(duration(0.0), "0s");
+        assert_eq!(duration(250.2), "4m10s");
+        assert_eq!(duration(630.0), "10m30s");
+        assert_eq!(duration(2.6), "2s600ms");
+        // 52.56 min a year: 52 min 33.6 s, rounded in seconds.
+        assert_eq!(duration(3153.6), "52m34s");
+        // 59.9996 s rounds in milliseconds to a whole minute.
+        assert_eq!(duration(59.9996), "1m");
+        assert_eq!(duration(31_500.0), "8h45m");
+        assert_eq!(duration(86_400.0 * 3.0 + 3600.0 * 4.4), "3d4h");
+        assert_eq!(duration(-90.0), "-1m30s");
+        assert_eq!(duration(f64::INFINITY), "forever");
+        // A model's durations read as written.
+        for written in ["300ms", "2s600ms", "10m30s", "1h", "45m", "1d12h"] {
+            let d = crate::model::units::parse_duration(written).unwrap();
+            assert_eq!(duration(d.seconds()), written);
+            assert_eq!(duration(d.seconds()), d.to_string());
+        }
         assert_eq!(gain(7.6e-10), "+8 × 10⁻⁸%");
         // Rounded to one digit both are 1e-4 %: one notation in a column.
         assert_eq!(gain(9.6e-7), "+0.0001%");
         assert_eq!(gain(1.0e-6), "+0.0001%");
+        // A column takes the notation of its smallest gain.
+        assert_eq!(gains(&[1.0e-6, 7.0e-7]), ["+1 × 10⁻⁴%", "+7 × 10⁻⁵%"]);
+        assert_eq!(
+            gains(&[4.99e-4, 1.0e-6, 0.0]),
+            ["+0.05%", "+0.0001%", "+0%"]
+        );
         // 4.99e-4 = 0.0499% → one significant figure.
         assert_eq!(gain(4.99e-4), "+0.05%");
         assert_eq!(gain(1.0e-4), "+0.01%");

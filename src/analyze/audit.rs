@@ -26,6 +26,10 @@ pub struct Options<'a> {
     /// them on a copy where what is lost is down for certain); `None`
     /// computes them from the model.
     pub figures: Option<&'a [(ComponentId, Figure)]>,
+    /// Whether a help's clauses proposing a setting already in force are
+    /// left out ([`super::advice::in_force::guard`]): true but in tests,
+    /// which turn it off to judge the help the rules themselves write.
+    pub guard_help: bool,
 }
 
 impl Options<'_> {
@@ -37,6 +41,7 @@ impl Options<'_> {
             selected: &EVERY_RULE,
             extra: Vec::new(),
             figures: None,
+            guard_help: true,
         }
     }
 }
@@ -49,6 +54,7 @@ impl Options<'_> {
 #[must_use]
 pub fn audit(model: &Model, text: &str, scenario: Scenario, options: Options) -> Audit {
     let selected = options.selected;
+    let guard_help = options.guard_help;
     let chosen = |reading: bool| {
         move |analyzer: &dyn Analyzer| {
             analyzer.reads_figures() == reading && selected(analyzer.doc().name())
@@ -82,8 +88,11 @@ pub fn audit(model: &Model, text: &str, scenario: Scenario, options: Options) ->
                 .extend(options.extra.into_iter().filter(|f| selected(f.rule)));
             audit.findings.sort_by(Finding::cmp_id);
             apply_acceptances(&cx, &mut audit.findings, selected);
-            // No help proposes a setting its subject already has.
-            super::advice::in_force::guard(model, &mut audit.findings);
+            // No help proposes a setting its subject already has: the rules
+            // see to it, and this leaves out any clause that still does.
+            if guard_help {
+                super::advice::in_force::guard(model, &mut audit.findings);
+            }
             audit
         },
     );

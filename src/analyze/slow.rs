@@ -490,12 +490,9 @@ pub fn slowed_by_name(model: &Model, name: &str) -> Option<Vec<ComponentId>> {
     )
 }
 
-/// A time computed here, for messages: `0.16 s`, `0.05 s`, `30 s`,
-/// `forever` for an unbounded one.
+/// A time computed here, for messages, as every duration reads
+/// ([`crate::human::duration`]): `160ms`, `30s`, `forever`.
 #[must_use]
 pub(crate) fn seconds(x: f64) -> String {
-    if x.is_infinite() {
-        return "forever".to_owned();
-    }
-    format!("{} s", crate::human::significant(x, 3))
+    crate::human::duration(x)
 }

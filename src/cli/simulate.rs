@@ -9,6 +9,7 @@ use clap::{Args, ValueEnum};
 use serde::Serialize;
 
 use super::{CliError, Outcome, Terminal, read_model};
+use crate::analyze::results::AvailabilityRow;
 use crate::engine::montecarlo::MAX_TRIALS;
 use crate::engine::{self, montecarlo};
 
@@ -66,9 +67,16 @@ pub struct SimulatedRow {
     /// none): the simulation draws the static structure, so the interval is
     /// compared with `analytic + switchover`.
     pub switchover: f64,
-    /// `check`'s figure written as `check` writes it (`99.965461%`).
+    /// `check`'s figure written as `check` writes it (`99.965461%`, or
+    /// `≤ 99.999999%, assumes instant failover` when it is an upper bound).
     #[serde(skip)]
     pub analytic_text: Option<String>,
+    /// Whether `check` gives its figure as an upper bound (`≤`): unquantified
+    /// components, or an instant failover assumed.
+    pub upper_bound: bool,
+    /// Why `check`'s figure assumes more than the model says (its caveats,
+    /// word for word): empty when it assumes nothing.
+    pub caveats: Vec<String>,
     /// Components, domains and groups on its paths without a figure: both
     /// the simulation and the analytic figure count them as never failing
     /// (0 with `--no-exact`, which does not look).
@@ -131,13 +139,34 @@ pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Result<Outcom
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
+    let rows = rows(&model, figures.as_deref(), &simulation);
+    let text = match args.format {
+        SimulateFormat::Json => serde_json::to_string_pretty(&rows)
+            .map(|t| t + "\n")
+            .unwrap_or_default(),
+        SimulateFormat::Table => table(&rows, args.seed),
+    };
+    terminal.out.write_all(text.as_bytes())?;
+    Ok(Outcome::Pass)
+}
+
+/// One row per entrypoint: the simulation beside `check`'s figure
+/// (`figures`, `None` with `--no-exact`), written as `check` writes it.
+fn rows(
+    model: &crate::model::Model,
+    figures: Option<&[(crate::model::ComponentId, engine::Figure)]>,
+    simulation: &montecarlo::Simulation,
+) -> BTreeMap<String, SimulatedRow> {
+    // `check`'s rows, for its figure as it writes it (the `≤` and the why).
+    let checked = figures
+        .map(|f| crate::analyze::availability_rows(model, f))
+        .unwrap_or_default();
     let mut rows: BTreeMap<String, SimulatedRow> = BTreeMap::new();
     for (index, (entrypoint, failures)) in simulation.down.iter().enumerate() {
         let trials = simulation.trials;
         let measurable = *failures >= montecarlo::MIN_FAILURES;
         let (lower, upper) = montecarlo::interval(*failures, trials);
         let figure = figures
-            .as_ref()
             .and_then(|f| f.get(index))
             .map(|(_, figure)| figure)
             .filter(|figure| figure.quantified);
@@ -146,8 +175,12 @@ pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Result<Outcom
             engine::Method::Exact => (figure.availability, figure.availability),
             engine::Method::Bounded => (figure.lower, figure.upper),
         });
+        let name = &model.component(*entrypoint).name;
+        let row = checked
+            .get(name.as_str())
+            .filter(|r| r.availability.is_some());
         rows.insert(
-            model.component(*entrypoint).name.clone(),
+            name.clone(),
             SimulatedRow {
                 estimate: 1.0 - *failures as f64 / trials as f64,
                 lower: measurable.then_some(lower),
@@ -158,24 +191,20 @@ pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Result<Outcom
                 analytic_upper: analytic
                     .and_then(|(lower, upper)| (upper > lower).then_some(upper)),
                 switchover: figure.map_or(0.0, |f| f.switchover),
-                analytic_text: figure
-                    .map(|f| crate::human::availability_of(f.availability, f.unavailability)),
+                analytic_text: figure.map(|f| match row {
+                    Some(row) => row.figure_text(),
+                    None => crate::human::availability_of(f.availability, f.unavailability),
+                }),
+                upper_bound: figure.is_some() && row.is_some_and(AvailabilityRow::upper_bound),
+                caveats: row.map(|r| r.caveats.clone()).unwrap_or_default(),
                 unquantified: figures
-                    .as_ref()
                     .and_then(|f| f.get(index))
                     .map_or(0, |(_, figure)| figure.unquantified.len()),
                 exact_skipped: figures.is_none(),
             },
         );
     }
-    let text = match args.format {
-        SimulateFormat::Json => serde_json::to_string_pretty(&rows)
-            .map(|t| t + "\n")
-            .unwrap_or_default(),
-        SimulateFormat::Table => table(&rows, args.seed),
-    };
-    terminal.out.write_all(text.as_bytes())?;
-    Ok(Outcome::Pass)
+    rows
 }
 
 fn table(rows: &BTreeMap<String, SimulatedRow>, seed: u64) -> String {
@@ -212,6 +241,9 @@ fn table(rows: &BTreeMap<String, SimulatedRow>, seed: u64) -> String {
                     .unwrap_or_else(|| percent(analytic)),
             };
             let _ = writeln!(out, "{name}: analytic {figure}, as `check`{unquantified}");
+            for caveat in &row.caveats {
+                let _ = writeln!(out, "  ≤: {caveat}");
+            }
             if row.switchover > 0.0 {
                 let (low, high) = row.compared();
                 let drawn = if high > low {
@@ -336,6 +368,8 @@ mod tests {
             analytic_upper,
             switchover: 0.0,
             analytic_text: None,
+            upper_bound: false,
+            caveats: Vec::new(),
             unquantified: 0,
             exact_skipped: false,
         }

@@ -116,13 +116,10 @@ pub fn slowed(event: &SlowEvent) -> String {
         .join(", ")
 }
 
-/// A time held in a table cell: `0.0183s`, `6s`, `∞` (three significant
-/// figures).
+/// A time held in a table cell, as every duration reads: `18ms`, `6s`,
+/// `forever`.
 fn short(seconds: f64) -> String {
-    if seconds == 0.0 {
-        return "0".to_owned();
-    }
-    format!("{}s", crate::human::significant(seconds, 3))
+    crate::human::duration(seconds)
 }
 
 /// A slowed latency as the model writes durations (`7s`, `300ms`): it

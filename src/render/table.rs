@@ -213,10 +213,17 @@ fn availability(audit: &Audit, style: Style) -> String {
             "weakest link",
         ],
     );
+    // The weakest links' gains in one notation, as a column.
+    let gains: Vec<f64> = audit
+        .availability
+        .values()
+        .filter_map(|row| row.improvement.first().map(|i| i.gain))
+        .collect();
+    let mut gains = crate::human::gains(&gains).into_iter();
     for (name, row) in &audit.availability {
         let weakest = row.improvement.first().map_or_else(
             || "-".to_owned(),
-            |i| format!("{} ({})", i.component, crate::human::gain(i.gain)),
+            |i| format!("{} ({})", i.component, gains.next().unwrap_or_default()),
         );
         table.add_row([
             name.clone(),
@@ -376,9 +383,9 @@ pub(crate) fn row_downtime(row: &super::AvailabilityRow, seconds: Option<f64>) -
     match seconds {
         None => "n/a".to_owned(),
         Some(s) if !row.upper_bound() => downtime(s),
-        // A floor under a second says nothing ("≥ <1s"): the unknown part
-        // is all there is.
-        Some(s) if matches!(downtime(s).as_str(), "0s" | "<1s") => "unknown".to_owned(),
+        // A floor under a second says nothing ("≥ 32ms" a year): the
+        // unknown part is all there is.
+        Some(s) if s < 0.5 => "unknown".to_owned(),
         Some(s) => format!("≥ {}", downtime(s)),
     }
 }
@@ -786,29 +793,9 @@ pub(crate) fn cascade_line(walk: &Cascade) -> String {
     line
 }
 
-/// A duration in seconds as the largest two units (`8h 45m`).
+/// A duration in seconds, as every duration reads ([`crate::human::duration`]).
 pub(crate) fn downtime(seconds: f64) -> String {
-    #[allow(
-        clippy::cast_possible_truncation,
-        clippy::cast_sign_loss,
-        reason = "a year has far fewer seconds than u64::MAX"
-    )]
-    let total = seconds.max(0.0).round() as u64;
-    if total == 0 && seconds > 0.0 {
-        return "<1s".to_owned();
-    }
-    let (d, h, m, s) = (
-        total / 86_400,
-        total % 86_400 / 3600,
-        total % 3600 / 60,
-        total % 60,
-    );
-    match (d, h, m) {
-        (0, 0, 0) => format!("{s}s"),
-        (0, 0, _) => format!("{m}m {s}s"),
-        (0, _, _) => format!("{h}h {m}m"),
-        _ => format!("{d}d {h}h"),
-    }
+    crate::human::duration(seconds.max(0.0))
 }
 
 /// One finding as the table shows it: id and place, message, fix and
@@ -934,9 +921,10 @@ mod tests {
 
     #[test]
     fn downtime_uses_the_two_largest_units() {
-        // 0.999 over a year: 0.001 * 365.25 * 86400 = 31557.6 s = 8h 45m 57.6s
-        assert_eq!(downtime(31_557.6), "8h 45m");
+        // 0.999 over a year: 0.001 * 365.25 * 86400 = 31557.6 s = 8h 45m
+        // 57.6s, rounded in minutes; 200000 s = 2d 7h 33m 20s, in hours.
+        assert_eq!(downtime(31_557.6), "8h46m");
         assert_eq!(downtime(59.0), "59s");
-        assert_eq!(downtime(200_000.0), "2d 7h");
+        assert_eq!(downtime(200_000.0), "2d8h");
     }
 }

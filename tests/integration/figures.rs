@@ -110,7 +110,7 @@ components:
     )
     .stdout;
     assert!(
-        table.contains("| web | ≤ 99.950000%, 2 unquantified | ≤ 3.30 | 99.9% | ≥ 4h 22m |"),
+        table.contains("| web | ≤ 99.950000%, 2 unquantified | ≤ 3.30 | 99.9% | ≥ 4h23m |"),
         "{table}"
     );
     let audit = json(&text.replace("db: {}", "db: {availability: 99.8%}"));
@@ -247,7 +247,7 @@ components:
         .as_str()
         .unwrap()
         .to_owned();
-    assert!(message.contains("against an objective of 99%: 648.0 min of downtime per 30d window against a budget of 432.0 min, 216.0 min over"), "{message}");
+    assert!(message.contains("against an objective of 99%: 10h48m of downtime per 30d window against a budget of 7h12m, 3h36m over"), "{message}");
     // The review table shows each one's own objective.
     let markdown = check("figures.yaml", text, Format::Markdown).stdout;
     assert!(

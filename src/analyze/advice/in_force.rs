@@ -7,6 +7,7 @@
 //! that a clause of its help (the text between `; `) proposing one already
 //! in force is left out when the help is written.
 
+use std::collections::HashMap;
 use std::fmt::{self, Write as _};
 use std::sync::Arc;
 
@@ -44,16 +45,54 @@ const EDGE_KEYS: &[&str] = &[
     "cached_by",
 ];
 
-/// Component names to their index, built once per run.
-type Names<'a> = std::collections::HashMap<&'a str, usize>;
+/// Component, domain and group names to their index, built once per run
+/// (names are one namespace: a domain never has a component's name).
+struct Names<'a> {
+    components: HashMap<&'a str, usize>,
+    domains: HashMap<&'a str, usize>,
+    groups: HashMap<&'a str, usize>,
+}
 
 fn names(model: &Model) -> Names<'_> {
-    model
-        .components
-        .iter()
-        .enumerate()
-        .map(|(i, c)| (c.name.as_str(), i))
-        .collect()
+    fn index<'a>(names: impl Iterator<Item = &'a str>) -> HashMap<&'a str, usize> {
+        names.enumerate().map(|(i, n)| (n, i)).collect()
+    }
+    Names {
+        components: index(model.components.iter().map(|c| c.name.as_str())),
+        domains: index(model.domains.iter().map(|d| d.name.as_str())),
+        groups: index(model.groups.iter().map(|g| g.name.as_str())),
+    }
+}
+
+/// The components with an instance in each domain (in it or in a domain
+/// inside it), and those of each group, in model order: what a finding
+/// about a domain or group (`spof/az-a`) proposes changes to.
+struct Members {
+    domains: Vec<Vec<usize>>,
+    groups: Vec<Vec<usize>>,
+}
+
+impl Members {
+    fn of(model: &Model) -> Self {
+        let mut domains = vec![Vec::new(); model.domains.len()];
+        let mut groups = vec![Vec::new(); model.groups.len()];
+        for (i, c) in model.components.iter().enumerate() {
+            let mut inside: Vec<usize> = Vec::new();
+            for &(d, _) in &c.placement {
+                inside.push(d.0);
+                inside.extend(model.domain(d).ancestors.iter().map(|a| a.0));
+            }
+            inside.sort_unstable();
+            inside.dedup();
+            for d in inside {
+                domains[d].push(i);
+            }
+            for g in &c.shares {
+                groups[g.0].push(i);
+            }
+        }
+        Self { domains, groups }
+    }
 }
 
 /// One setting as the model has it, in a form a proposal compares with.
@@ -77,19 +116,61 @@ struct Settings {
     edges: Vec<Vec<(&'static str, Value)>>,
     /// `(key, value)` of the component (and of its `recovery`).
     component: Vec<(&'static str, Value)>,
+    /// Of a finding about a domain or a group (`spof/az-a`), each component
+    /// in it by name with its settings: a clause's proposal is about the
+    /// components the clause names.
+    members: Vec<(Arc<str>, Keyed)>,
 }
+
+/// Settings by key, as the model has them.
+type Keyed = Vec<(&'static str, Value)>;
 
 impl Settings {
     /// Of the component, the edge or the path a finding is about, its
-    /// components found by name through `index`.
-    fn of(model: &Model, index: &Names, subject: &Subject) -> Self {
-        let find = |name: &str| index.get(name).copied();
+    /// components found by name through `index`; of a domain or a group,
+    /// the components in it (`members`, built on the first such finding).
+    fn of(model: &Model, index: &Names, members: &mut Option<Members>, subject: &Subject) -> Self {
+        let find = |name: &str| index.components.get(name).copied();
         // A name or a pair `name/loss` (headroom, recovery-access) is about
         // `name`; an edge `a>b`, a path `a>b>c` or a cycle `a+b` (names
-        // never hold `>` or `+`) about its edges.
+        // never hold `>` or `+`) about its edges. A bare name that is no
+        // component's may be a domain's or a group's (`spof/az-a`).
         let id = subject.to_string();
         if !id.contains(['>', '+']) {
-            return Self::component(model, find(subject.name()));
+            if let Some(c) = find(subject.name()) {
+                return Self::component(model, Some(c));
+            }
+            if subject.then().is_some() {
+                return Self::default();
+            }
+            let (domain, group) = (
+                index.domains.get(subject.name()).copied(),
+                index.groups.get(subject.name()).copied(),
+            );
+            if domain.is_none() && group.is_none() {
+                // An accepted id, or a name no longer in the model.
+                return Self::default();
+            }
+            let members = members.get_or_insert_with(|| Members::of(model));
+            let ids = match (domain, group) {
+                (Some(d), _) => &members.domains[d],
+                (None, Some(g)) => &members.groups[g],
+                (None, None) => return Self::default(),
+            };
+            return Self {
+                members: ids
+                    .iter()
+                    .map(|&c| {
+                        let component = &model.components[c];
+                        (
+                            Arc::from(component.name.as_str()),
+                            component_settings(model, component),
+                        )
+                    })
+                    .filter(|(_, settings)| !settings.is_empty())
+                    .collect(),
+                ..Self::default()
+            };
         }
         let names: Vec<&str> = id.split(['>', '+']).collect();
         let Some(ids) = names
@@ -115,22 +196,38 @@ impl Settings {
             .collect();
         Self {
             edges,
-            component: Vec::new(),
+            ..Self::default()
         }
     }
 
     fn component(model: &Model, id: Option<usize>) -> Self {
         match id {
             Some(c) => Self {
-                edges: Vec::new(),
                 component: component_settings(model, &model.components[c]),
+                ..Self::default()
             },
             None => Self::default(),
         }
     }
 
     fn is_empty(&self) -> bool {
-        self.component.is_empty() && self.edges.iter().all(Vec::is_empty)
+        self.component.is_empty() && self.edges.iter().all(Vec::is_empty) && self.members.is_empty()
+    }
+
+    /// Whether `clause` proposes `key: value` in force: of a domain's or
+    /// group's finding, in force for every member the clause names (and it
+    /// names one); else as [`Settings::has`].
+    fn has_in(&self, clause: &str, key: &str, value: &str) -> bool {
+        if self.members.is_empty() {
+            return self.has(key, value);
+        }
+        let mut named = self
+            .members
+            .iter()
+            .filter(|(name, _)| names_word(clause, name))
+            .peekable();
+        named.peek().is_some()
+            && named.all(|(_, settings)| matches(settings.iter().find(|(k, _)| *k == key), value))
     }
 
     /// Whether `key: value` (or `key` alone, `value` empty) is in force.
@@ -183,6 +280,16 @@ fn share(text: &str) -> Option<f64> {
         Some(percent) => percent.trim().parse::<f64>().ok().map(|p| p / 100.0),
         None => text.parse().ok(),
     }
+}
+
+/// Whether `text` holds `name` as a whole name (not inside `api-dr` for
+/// `api`).
+fn names_word(text: &str, name: &str) -> bool {
+    let part = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
+    text.match_indices(name).any(|(at, _)| {
+        !text[..at].chars().next_back().is_some_and(part)
+            && !text[at + name.len()..].chars().next().is_some_and(part)
+    })
 }
 
 fn component_settings(model: &Model, c: &Component) -> Vec<(&'static str, Value)> {
@@ -285,9 +392,13 @@ fn next_setting(text: &str) -> Option<(&str, &str, &str)> {
     let mut from = 0;
     while let Some(at) = text[from..].find(':') {
         let colon = from + at;
+        // After the last character that is no key's (any character: a
+        // hostile kind may put one of four bytes before a backtick).
         let key_start = text[..colon]
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .map_or(0, |i| i + 1);
+            .char_indices()
+            .rev()
+            .find(|&(_, c)| !(c.is_ascii_alphanumeric() || c == '_'))
+            .map_or(0, |(i, c)| i + c.len_utf8());
         let key = &text[key_start..colon];
         from = colon + 1;
         let known = COMPONENT_KEYS.contains(&key)
@@ -315,10 +426,11 @@ pub fn in_force(model: &Model, finding: &Finding) -> Vec<String> {
     let Some(help) = finding.help().map(|h| h.to_string()) else {
         return Vec::new();
     };
-    let settings = Settings::of(model, &names(model), &finding.subject);
-    proposals(&help)
-        .into_iter()
-        .filter(|(key, value)| settings.has(key, value))
+    let settings = Settings::of(model, &names(model), &mut None, &finding.subject);
+    help.split("; ")
+        .flat_map(|clause| proposals(clause).into_iter().map(move |p| (clause, p)))
+        .filter(|(clause, (key, value))| settings.has_in(clause, key, value))
+        .map(|(_, proposal)| proposal)
         .map(|(key, value)| {
             if value.is_empty() {
                 format!("{key}:")
@@ -368,11 +480,12 @@ pub(crate) fn guard(model: &Model, findings: &mut [Finding]) {
         return;
     }
     let index = names(model);
+    let mut members = None;
     for finding in findings {
         if !finding.wording.has_help() {
             continue;
         }
-        let settings = Settings::of(model, &index, &finding.subject);
+        let settings = Settings::of(model, &index, &mut members, &finding.subject);
         if settings.is_empty() {
             continue;
         }
@@ -405,7 +518,7 @@ impl Wording for Checked {
             .filter(|clause| {
                 !proposals(clause)
                     .iter()
-                    .any(|(key, value)| self.settings.has(key, value))
+                    .any(|(key, value)| self.settings.has_in(clause, key, value))
             })
             .collect();
         if kept.is_empty() {
@@ -454,6 +567,10 @@ components:
             proposals("add `placement: [az-a, az-b]`"),
             [("placement", "[az-a, az-b]")]
         );
+        // A four-byte character before a key (a kind written with a
+        // backtick): the key starts after it, not one byte in.
+        assert_eq!(proposals("in `\u{10ba9}timeout: 1s`"), [("timeout", "1s")]);
+        assert!(proposals("`\u{10ba9}s: a lone instance`").is_empty());
     }
 
     #[test]
@@ -479,5 +596,36 @@ components:
             findings[0].help().unwrap().to_string(),
             "set `backoff: jittered`"
         );
+    }
+
+    #[test]
+    fn a_domains_finding_is_checked_against_the_components_its_clauses_name() {
+        // spof/z1 is about the domain z1, which no component is named: its
+        // help was never checked. cache (in z1's zone z1-a) sheds load
+        // already, web (in z1) does not, db (in z2) is not in z1.
+        let m = crate::model::parse(
+            r"system: s
+domains: {z1: {kind: region}, z1-a: {kind: zone, in: z1}, z2: {kind: region}}
+components:
+  web: {instances: 2, placement: [z1], depends_on: [cache, db]}
+  cache: {instances: 2, load_shedding: true, placement: [z1-a]}
+  db: {instances: 2, load_shedding: true, placement: [z2]}
+",
+        )
+        .unwrap();
+        let spof = finding(
+            Subject::from("z1"),
+            "give cache `load_shedding: true`; give web `load_shedding: true`; give db `load_shedding: true`",
+        );
+        assert_eq!(in_force(&m, &spof), ["load_shedding: true"]);
+        let mut findings = vec![spof];
+        guard(&m, &mut findings);
+        assert_eq!(
+            findings[0].help().unwrap().to_string(),
+            "give web `load_shedding: true`; give db `load_shedding: true`"
+        );
+        // A name is matched whole: `web-2` is not `web`.
+        assert!(names_word("run web-2 and web", "web"));
+        assert!(!names_word("run web-2", "web"));
     }
 }

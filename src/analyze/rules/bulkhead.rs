@@ -355,7 +355,7 @@ components:
         assert_eq!(f.severity, Severity::Error);
         let message = f.message().to_string();
         assert!(
-            message.starts_with("if dep hangs, svc's calls to dep never return (no timeout) and take all 100 of its shared workers, every one gone in 0.15 s; web loses service (web calls it only through degradable edges)"),
+            message.starts_with("if dep hangs, svc's calls to dep never return (no timeout) and take all 100 of its shared workers, every one gone in 150ms; web loses service (web calls it only through degradable edges)"),
             "{message}"
         );
         let help = f.help().unwrap().to_string();

@@ -251,7 +251,7 @@ mod tests {
         assert_eq!(f.severity, Severity::Warning);
         let message = f.message().to_string();
         assert!(
-            message.contains("1000 requests/s × 0.05 s held = 50 are in flight")
+            message.contains("1000 requests/s × 50ms held = 50 are in flight")
                 && message.contains("1.5 it needs 50 × 1.5 = 75"),
             "{message}"
         );
@@ -277,7 +277,7 @@ mod tests {
         assert_eq!(ids, ["pool/api>dep"]);
         let message = a.findings[0].message().to_string();
         assert!(
-            message.contains("360 calls/s × 0.25 s held = 90 are in flight")
+            message.contains("360 calls/s × 250ms held = 90 are in flight")
                 && message.contains("90 × 1.5 = 135"),
             "{message}"
         );

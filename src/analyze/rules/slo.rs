@@ -66,20 +66,21 @@ impl Wording for BelowObjective {
     fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
         let objective = &self.objective;
         let window = objective.window.seconds();
-        let down_min = (1.0 - self.availability) * window / 60.0;
-        let budget_min = (1.0 - objective.availability) * window / 60.0;
+        let down = (1.0 - self.availability) * window;
+        let budget = (1.0 - objective.availability) * window;
+        let time = crate::human::duration;
         write!(
             out,
-            "{} reaches {}{} ({:.2} nines) against an objective of {}: {} min of downtime per {} window against a budget of {} min, {} min over",
+            "{} reaches {}{} ({:.2} nines) against an objective of {}: {} of downtime per {} window against a budget of {}, {} over",
             self.component,
             self.at_most,
             percent(self.availability),
             nines(self.availability),
             percent(objective.availability),
-            one_decimal(down_min),
-            objective.window,
-            one_decimal(budget_min),
-            one_decimal(down_min - budget_min),
+            time(down),
+            time(window),
+            time(budget),
+            time(down - budget),
         )
     }
 
@@ -166,9 +167,6 @@ fn percent(a: f64) -> String {
     format!("{text}%")
 }
 
-fn one_decimal(x: f64) -> String {
-    format!("{x:.1}")
-}
 
 /// `-log10(1 - a)`, capped for a perfect figure.
 /// `-log10(1 - a)`; a figure of exactly 1 shows as 99 nines (the JSON and
@@ -397,7 +395,8 @@ mod tests {
     #[test]
     fn fires_below_the_objective_with_the_gap_in_minutes() {
         // api 99.9% × postgres 99.9% = 0.998001 < 99.95%.
-        // Downtime: 0.001999 × 43200 min = 86.4 min per 30d; budget 0.0005 × 43200 = 21.6 min; 64.8 over.
+        // Downtime: 0.001999 × 43200 min = 86.4 min per 30d (1h26m24s, shown
+        // 1h26m); budget 0.0005 × 43200 = 21.6 min (21m36s); 64.8 over (1h5m).
         let audit = crate::analyze::check_one(
             &Slo,
             r"system: s
@@ -413,14 +412,15 @@ components:
         assert!(f.message().to_string().contains("reaches 99.8001%"), "{}", f.message().to_string());
         assert!(
             f.message().to_string().contains(
-                "86.4 min of downtime per 30d window against a budget of 21.6 min, 64.8 min over"
+                "1h26m of downtime per 30d window against a budget of 21m36s, 1h5m over"
             ),
             "{}",
             f.message().to_string()
         );
-        // Each of api and postgres would give back 0.000999 × 43200 = 43.2 min.
+        // Each of api and postgres would give back 0.000999 × 43200 = 43.16
+        // min, 43m9s.
         assert!(
-            f.help().map(|help| help.to_string()).as_deref().unwrap_or("").contains("api (+43.2 min)"),
+            f.help().map(|help| help.to_string()).as_deref().unwrap_or("").contains("api (+43m9s)"),
             "{:?}",
             f.help().map(|help| help.to_string())
         );

@@ -61,28 +61,95 @@ fn label_box(label: &str, (x, y): (f64, f64)) -> Rect {
 }
 
 /// Places each junction's label: right of and above its point, else left
-/// of it, else lower and lower on either side, the first that overlaps no
-/// label already placed and no box; the first choice when none does.
-fn place_labels(junctions: &mut [Junction], boxes: &[Rect]) {
-    let overlaps = |a: &Rect, b: &Rect| {
-        a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height
-    };
-    let mut placed: Vec<Rect> = Vec::new();
+/// of it, else lower or higher and further along on either side, the
+/// nearest that overlaps no label already placed, no box or cluster label
+/// and no arrow, and stays inside the drawing; when none is, the one that
+/// crosses the fewest arrows.
+fn place_labels(junctions: &mut [Junction], placed: &Layout, routes: &[Route]) {
+    let segments: Vec<Segment> = routes
+        .iter()
+        .flat_map(|r| r.points.windows(2).map(|w| (w[0], w[1])))
+        .collect();
+    let obstacles: Vec<Rect> = placed
+        .nodes
+        .iter()
+        .chain(placed.labels.iter().flatten())
+        .copied()
+        .collect();
+    let mut taken: Vec<Rect> = Vec::new();
     for junction in junctions.iter_mut() {
         let (x, y) = junction.at;
         let width = label_box(&junction.label, (0.0, 0.0)).width;
-        let choices: Vec<(f64, f64)> = [-5.0, 14.0, 26.0, 38.0]
-            .into_iter()
-            .flat_map(|dy| [(x + 6.0, y + dy), (x - 6.0 - width, y + dy)])
+        // Right of and above the point first, then every place on a 6 × 3 px
+        // grid around it, nearest first.
+        let mut choices: Vec<(f64, f64)> = vec![(x + 6.0, y - 5.0), (x - 6.0 - width, y - 5.0)];
+        let mut grid: Vec<(f64, (f64, f64))> = Vec::new();
+        for i in -SEARCH_X..=SEARCH_X {
+            for j in -SEARCH_Y..=SEARCH_Y {
+                let at = (x + 6.0 * f64::from(i), y + 3.0 * f64::from(j));
+                let b = label_box(&junction.label, at);
+                let dx = (b.x - x).max(x - (b.x + b.width)).max(0.0);
+                let dy = (b.y - y).max(y - (b.y + b.height)).max(0.0);
+                grid.push((dx.hypot(dy), at));
+            }
+        }
+        grid.sort_by(|a, b| {
+            a.0.total_cmp(&b.0)
+                .then(a.1.1.total_cmp(&b.1.1))
+                .then(a.1.0.total_cmp(&b.1.0))
+        });
+        choices.extend(grid.into_iter().map(|(_, at)| at));
+        // Only the arrows near the point can cross a label placed near it.
+        let reach = Rect {
+            x: x - 6.0 * f64::from(SEARCH_X) - width - 2.0,
+            y: y - 3.0 * f64::from(SEARCH_Y) - JUNCTION_HEIGHT - 2.0,
+            width: 2.0 * (6.0 * f64::from(SEARCH_X) + width + 2.0),
+            height: 2.0 * (3.0 * f64::from(SEARCH_Y) + JUNCTION_HEIGHT + 2.0),
+        };
+        let segments: Vec<&Segment> = segments
+            .iter()
+            .filter(|(p, q)| enters(*p, *q, &reach))
             .collect();
+        let crossings = |b: &Rect| segments.iter().filter(|(p, q)| enters(*p, *q, b)).count();
         let free = |at: &(f64, f64)| {
             let b = label_box(&junction.label, *at);
-            !placed.iter().chain(boxes).any(|other| overlaps(&b, other))
+            b.x >= 0.0
+                && b.x + b.width <= placed.width
+                && !taken
+                    .iter()
+                    .chain(&obstacles)
+                    .any(|other| overlaps(&b, other))
+                && crossings(&b) == 0
         };
-        let at = choices.iter().copied().find(free).unwrap_or(choices[0]);
-        placed.push(label_box(&junction.label, at));
+        let at = choices.iter().copied().find(free).unwrap_or_else(|| {
+            // Nothing clear: apart from the other labels and the boxes if
+            // possible, across as few arrows as possible.
+            choices
+                .iter()
+                .copied()
+                .min_by_key(|at| {
+                    let b = label_box(&junction.label, *at);
+                    let hidden = taken.iter().chain(&obstacles).any(|o| overlaps(&b, o));
+                    (hidden, crossings(&b))
+                })
+                .unwrap_or((x + 6.0, y - 5.0))
+        });
+        taken.push(label_box(&junction.label, at));
         junction.label_at = at;
     }
+}
+
+/// A straight run of an arrow, from one point to the next.
+type Segment = ((f64, f64), (f64, f64));
+
+/// How far a junction label may move from its point: this many 6 px steps
+/// sideways and 3 px steps up or down.
+const SEARCH_X: i32 = 40;
+const SEARCH_Y: i32 = 14;
+
+/// Whether two rectangles overlap (touching is not overlapping).
+fn overlaps(a: &Rect, b: &Rect) -> bool {
+    a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height
 }
 
 /// Every arrow and group junction of a diagram.
@@ -143,7 +210,6 @@ pub fn route(diagram: &Diagram, placed: &Layout) -> Routes {
             });
         }
     }
-    place_labels(&mut routes.junctions, &placed.nodes);
     for (w, wire) in wires.iter().enumerate() {
         let start = (departure_x[wire.departure], departure_lane[wire.departure]);
         routes.routes.push(Route {
@@ -151,6 +217,8 @@ pub fn route(diagram: &Diagram, placed: &Layout) -> Routes {
             kind: wire.kind,
         });
     }
+    // The labels once every arrow is drawn, so that they keep clear of all.
+    place_labels(&mut routes.junctions, placed, &routes.routes);
     routes
 }
 
@@ -368,10 +436,13 @@ impl Router<'_> {
             let cost = |x: f64| (x - dx).abs() + (x - ex).abs();
             cost(*a).total_cmp(&cost(*b)).then(a.total_cmp(b))
         });
+        // Inside the drawing, and apart from every obstacle.
+        let width = self.placed.width;
         let clear = |x: f64| {
-            obstacles
-                .iter()
-                .all(|o| x < o.x - CLEAR || x > o.x + o.width + CLEAR)
+            (CLEAR..=width - CLEAR).contains(&x)
+                && obstacles
+                    .iter()
+                    .all(|o| x < o.x - CLEAR || x > o.x + o.width + CLEAR)
         };
         let free = |x: f64, corridors: &[(f64, f64, f64)]| {
             corridors
@@ -501,14 +572,9 @@ mod tests {
         }
     }
 
-    /// No junction label overlaps another or a box.
+    /// No junction label overlaps another or a box, none is crossed by an
+    /// arrow, and every arrow and label is inside the drawing.
     fn assert_labels_apart(placed: &Layout, routes: &Routes, what: &str) {
-        let overlaps = |a: &Rect, b: &Rect| {
-            a.x < b.x + b.width
-                && b.x < a.x + a.width
-                && a.y < b.y + b.height
-                && b.y < a.y + a.height
-        };
         let labels: Vec<Rect> = routes
             .junctions
             .iter()
@@ -517,6 +583,29 @@ mod tests {
         for (i, a) in labels.iter().enumerate() {
             for b in labels[i + 1..].iter().chain(&placed.nodes) {
                 assert!(!overlaps(a, b), "{what}: label {a:?} overlaps {b:?}");
+            }
+            assert!(
+                a.x >= 0.0 && a.x + a.width <= placed.width,
+                "{what}: label {a:?} outside 0..{}",
+                placed.width
+            );
+            for (r, arrow) in routes.routes.iter().enumerate() {
+                for pair in arrow.points.windows(2) {
+                    assert!(
+                        !enters(pair[0], pair[1], a),
+                        "{what}: arrow {r} crosses the label {a:?}"
+                    );
+                }
+            }
+        }
+        for arrow in &routes.routes {
+            for &(x, y) in &arrow.points {
+                assert!(
+                    (0.0..=placed.width).contains(&x) && (0.0..=placed.height).contains(&y),
+                    "{what}: ({x}, {y}) outside {} × {}",
+                    placed.width,
+                    placed.height
+                );
             }
         }
     }

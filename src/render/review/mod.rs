@@ -177,6 +177,25 @@ fn objective(value: f64) -> String {
     format!("{}%", text.trim_end_matches('0').trim_end_matches('.'))
 }
 
+/// The improvement table's rows of one entrypoint, its gain column in one
+/// notation.
+fn improvement_rows(row: &crate::analyze::results::AvailabilityRow) -> Vec<Vec<String>> {
+    let shown: Vec<_> = row.improvement.iter().take(IMPROVEMENT_ROWS).collect();
+    let gains: Vec<f64> = shown.iter().map(|i| i.gain).collect();
+    shown
+        .iter()
+        .zip(crate::human::gains(&gains))
+        .map(|(i, gain)| {
+            vec![
+                i.component.clone(),
+                i.kind.to_owned(),
+                gain,
+                downtime(i.gain * row.window_s),
+            ]
+        })
+        .collect()
+}
+
 fn availability(audit: &Audit) -> Section<'static> {
     if audit.availability.is_empty() {
         return Section {
@@ -241,19 +260,7 @@ fn availability(audit: &Audit) -> Section<'static> {
             ));
             blocks.push(Block::Table {
                 header: vec!["never fails", "kind", "gain", "downtime saved/window"],
-                rows: row
-                    .improvement
-                    .iter()
-                    .take(IMPROVEMENT_ROWS)
-                    .map(|i| {
-                        vec![
-                            i.component.clone(),
-                            i.kind.to_owned(),
-                            crate::human::gain(i.gain),
-                            downtime(i.gain * row.window_s),
-                        ]
-                    })
-                    .collect(),
+                rows: improvement_rows(row),
                 right: vec![2, 3],
             });
             let hidden = row.improvement.len().saturating_sub(IMPROVEMENT_ROWS);
