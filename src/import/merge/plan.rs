@@ -323,8 +323,8 @@ const FILL_IN: [&str; 2] = [
 
 /// Whether a `# load:` comment is one an importer wrote: `# load: N` and a
 /// note of [`FILL_IN`], or `# load: RATE` and the note of `import traces`
-/// and the merge ([`load_reason`]: `# measured: CALLS calls in WINDOW, a
-/// window average, not a peak; uncomment with `capacity``), each phrase
+/// and the merge ([`load_reason`]: "# measured: CALLS calls in WINDOW, a
+/// window average, not a peak; uncomment with `capacity`"), each phrase
 /// whole, the numbers numbers and the window a duration. Any other is the
 /// user's, and stays: also one that starts `# measured:` or `# fill in:`
 /// in words of the user's.
