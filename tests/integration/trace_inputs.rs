@@ -42,7 +42,7 @@ fn forbidden(c: char) -> bool {
 
 #[test]
 fn check_observed_shows_hostile_service_names_escaped() {
-    // The model has web → db; the traces bring a caller it lacks, a callee
+    // The model has web → db; the traces bring a caller it lacks, a target_name
     // it lacks and a service calling itself, each named with one hostile
     // sequence: drift findings and the note name all three.
     let dir = crate::Scratch::new("observed-hostile");
@@ -53,7 +53,7 @@ fn check_observed_shows_hostile_service_names_escaped() {
     )
     .unwrap();
     for (at, hostile) in HOSTILE.iter().enumerate() {
-        let (caller, callee, own) = (
+        let (caller, target_name, own) = (
             format!("lb{hostile}x"),
             format!("q{hostile}y"),
             format!("s{hostile}z"),
@@ -61,7 +61,7 @@ fn check_observed_shows_hostile_service_names_escaped() {
         let json = serde_json::json!([
             {"parent": "web", "child": "db", "callCount": 3},
             {"parent": caller, "child": "web", "callCount": 3},
-            {"parent": "web", "child": callee, "callCount": 3},
+            {"parent": "web", "child": target_name, "callCount": 3},
             {"parent": own, "child": own, "callCount": 3},
         ]);
         let traces = dir.join(format!("t{at}.json"));
@@ -91,7 +91,7 @@ fn check_observed_shows_hostile_service_names_escaped() {
             "--observed",
             traces.to_str().unwrap(),
         ]);
-        // Findings: drift at least for the new caller and callee.
+        // Findings: drift at least for the new caller and target_name.
         assert_eq!(run.outcome, Outcome::Fail, "{}", run.stderr);
         assert!(run.stderr.contains("calls itself"), "{}", run.stderr);
         // The drift findings name the services by the name rule (`lb`, the
