@@ -260,15 +260,7 @@ impl Lost {
 pub fn lose(model: &Model, args: &[String], phrases: &mut Vec<String>) -> Result<Lost, String> {
     let mut lost = Lost::default();
     for arg in args {
-        let (name, count) = match arg.rsplit_once(':') {
-            Some((name, n)) if !model.components.iter().any(|c| c.name == *arg) => {
-                let count: u32 = n.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
-                    format!("--lose `{arg}`: the count after `:` must be a whole number above 0, such as `api:1`")
-                })?;
-                (name, Some(count))
-            }
-            _ => (arg.as_str(), None),
-        };
+        let (name, count) = crate::engine::scenario::lose_arg(model, arg)?;
         if let Some(c) = model.components.iter().position(|c| c.name == name) {
             let component = &model.components[c];
             let n = count.unwrap_or(component.instances);
@@ -330,17 +322,7 @@ pub fn lose(model: &Model, args: &[String], phrases: &mut Vec<String>) -> Result
             lost.names.push(name.to_owned());
             phrases.push(format!("lose {name} (shared-fate group)"));
         } else {
-            let all = model
-                .domains
-                .iter()
-                .map(|d| d.name.as_str())
-                .chain(model.groups.iter().map(|g| g.name.as_str()))
-                .chain(model.components.iter().map(|c| c.name.as_str()));
-            let hint =
-                closest(name, all).map_or_else(String::new, |b| format!(" (did you mean `{b}`?)"));
-            return Err(format!(
-                "--lose `{name}`: no domain, shared-fate group or component is called that{hint}"
-            ));
+            return Err(crate::engine::scenario::unknown_loss(model, name));
         }
     }
     Ok(lost)

@@ -137,6 +137,38 @@ pub fn surviving_instances(model: &Model, component: ComponentId, lost: &[Domain
         .sum()
 }
 
+/// One `--lose` argument (`what-if`, `recover`): `NAME`, or `COMPONENT:N`
+/// for N of its instances (a component whose name has a `:` is itself).
+///
+/// # Errors
+/// A count after `:` that is not a whole number above 0.
+pub fn lose_arg<'a>(model: &Model, arg: &'a str) -> Result<(&'a str, Option<u32>), String> {
+    match arg.rsplit_once(':') {
+        Some((name, n)) if !model.components.iter().any(|c| c.name == arg) => {
+            let count: u32 = n.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
+                format!("--lose `{arg}`: the count after `:` must be a whole number above 0, such as `api:1`")
+            })?;
+            Ok((name, Some(count)))
+        }
+        _ => Ok((arg, None)),
+    }
+}
+
+/// The refusal of a `--lose` name that is no domain, group or component,
+/// with the closest name of the model.
+#[must_use]
+pub fn unknown_loss(model: &Model, name: &str) -> String {
+    let all = model
+        .domains
+        .iter()
+        .map(|d| d.name.as_str())
+        .chain(model.groups.iter().map(|g| g.name.as_str()))
+        .chain(model.components.iter().map(|c| c.name.as_str()));
+    let hint = crate::model::error::closest(name, all)
+        .map_or_else(String::new, |b| format!(" (did you mean `{b}`?)"));
+    format!("--lose `{name}`: no domain, shared-fate group or component is called that{hint}")
+}
+
 /// Whether `domain` is lost, directly or through a domain that contains it.
 pub fn is_lost(model: &Model, domain: DomainId, lost: &[DomainId]) -> bool {
     lost.contains(&domain)

@@ -67,15 +67,7 @@ impl Scenario {
     pub fn losing(model: &Model, names: &[String], outage_s: f64) -> Result<Self, String> {
         let mut restarted = vec![0u32; model.components.len()];
         for arg in names {
-            let (name, count) = match arg.rsplit_once(':') {
-                Some((name, n)) if !model.components.iter().any(|c| c.name == *arg) => {
-                    let count: u32 = n.parse().ok().filter(|n| *n > 0).ok_or_else(|| {
-                        format!("--lose `{arg}`: the count after `:` must be a whole number above 0, such as `api:1`")
-                    })?;
-                    (name, Some(count))
-                }
-                _ => (arg.as_str(), None),
-            };
+            let (name, count) = crate::engine::scenario::lose_arg(model, arg)?;
             if let Some(count) = count {
                 let Some(c) = model.components.iter().position(|c| c.name == name) else {
                     return Err(format!(
@@ -127,17 +119,7 @@ impl Scenario {
             } else if let Some(c) = model.components.iter().position(|c| &c.name == name) {
                 restarted[c] = model.components[c].instances;
             } else {
-                let all = model
-                    .domains
-                    .iter()
-                    .map(|d| d.name.as_str())
-                    .chain(model.groups.iter().map(|g| g.name.as_str()))
-                    .chain(model.components.iter().map(|c| c.name.as_str()));
-                let hint = crate::model::error::closest(name, all)
-                    .map_or_else(String::new, |b| format!(" (did you mean `{b}`?)"));
-                return Err(format!(
-                    "--lose `{name}`: no domain, shared-fate group or component is called that{hint}"
-                ));
+                return Err(crate::engine::scenario::unknown_loss(model, name));
             }
         }
         Ok(Self {
