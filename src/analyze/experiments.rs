@@ -598,10 +598,10 @@ fn window_s(model: &Model) -> f64 {
 /// by what is at stake (unknown last), then by the share unserved.
 fn rank_order(a: &Experiment, b: &Experiment) -> std::cmp::Ordering {
     let stake = |e: &Experiment| e.at_stake_s.unwrap_or(-1.0);
-    b.behind
+    // false (something behind) sorts before true.
+    a.behind
         .is_empty()
-        .cmp(&a.behind.is_empty())
-        .reverse()
+        .cmp(&b.behind.is_empty())
         .then(stake(b).total_cmp(&stake(a)))
         .then(b.unserved.total_cmp(&a.unserved))
 }

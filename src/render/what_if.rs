@@ -181,16 +181,19 @@ fn availability_table(what_if: &WhatIf, style: Style, out: &mut dyn Write) -> io
             "served now",
         ],
     );
+    // Each entrypoint's served shares by name, once (a scan per row was
+    // quadratic in the entrypoints).
+    let shares: BTreeMap<&str, &crate::analyze::what_if::Served> = what_if
+        .served
+        .iter()
+        .map(|s| (s.entrypoint.as_str(), s))
+        .collect();
     for (name, after) in &what_if.after.availability {
         let before = what_if.before.availability.get(name);
-        let served = what_if
-            .served
-            .iter()
-            .find(|s| s.entrypoint == *name)
-            .map_or_else(
-                || "-".to_owned(),
-                |s| format!("{} → {}", share(s.before), share(s.after)),
-            );
+        let served = shares.get(name.as_str()).map_or_else(
+            || "-".to_owned(),
+            |s| format!("{} → {}", share(s.before), share(s.after)),
+        );
         availability.add_row([
             name.clone(),
             before.map_or_else(|| "-".to_owned(), super::AvailabilityRow::figure_text),

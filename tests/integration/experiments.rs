@@ -23,7 +23,9 @@ fn plan(model: &str, extra: &[&str]) -> Value {
     serde_json::from_str(&run.stdout).unwrap()
 }
 
-fn what_if(model: &str, args: &[String]) -> Value {
+/// `nines what-if` with the arguments an experiment names for its
+/// prediction (`what_if`).
+fn what_if(model: &str, experiment: &Value) -> Value {
     let mut all: Vec<&str> = vec![
         "what-if",
         model,
@@ -32,7 +34,13 @@ fn what_if(model: &str, args: &[String]) -> Value {
         "--today",
         "2026-11-30",
     ];
-    all.extend(args.iter().map(String::as_str));
+    all.extend(
+        experiment["what_if"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a.as_str().unwrap()),
+    );
     let run = nines(&all);
     assert_ne!(run.outcome, Outcome::Invalid, "{}", run.stderr);
     serde_json::from_str(&run.stdout).unwrap()
@@ -93,13 +101,7 @@ fn url_shortener_az_a_predicts_what_what_if_computes() {
     assert_eq!(e["predictions"][0]["abort_error_ratio"], 1.0);
 
     // The same numbers from what-if.
-    let args: Vec<String> = e["what_if"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|a| a.as_str().unwrap().to_owned())
-        .collect();
-    let after = &what_if(model, &args)["after"];
+    let after = &what_if(model, e)["after"];
     assert_eq!(after["served"]["redirect"], 0.0);
     assert_eq!(after["served"]["api"], 0.0);
     assert_eq!(after["state"]["links-db"]["utilization"], 4.025);
@@ -155,6 +157,32 @@ fn every_example_ranks_the_losses_behind_its_error_findings_first() {
                 && ["headroom", "spof", "shared-fate", "cascade"].contains(&rule)
             {
                 assert!(named.contains(&id), "{model}: {id} is behind no experiment");
+            }
+        }
+        // What check says breaks, the prediction shows broken: an
+        // entrypoint served less or a component overloaded; a single point
+        // of failure takes an entrypoint down whole.
+        for e in experiments {
+            let behind = e["behind"].as_array().unwrap();
+            if behind.is_empty() {
+                continue;
+            }
+            let predictions = e["predictions"].as_array().unwrap();
+            let served = |p: &Value| p["served"].as_f64().unwrap();
+            let less = predictions
+                .iter()
+                .any(|p| served(p) < p["served_before"].as_f64().unwrap());
+            let overloaded = !e["overloaded"].as_array().unwrap().is_empty();
+            assert!(less || overloaded, "{model}: {} breaks nothing", e["loss"]);
+            if behind
+                .iter()
+                .any(|id| id.as_str().unwrap().starts_with("spof/"))
+            {
+                assert!(
+                    predictions.iter().any(|p| served(p) == 0.0),
+                    "{model}: {} is a spof and no entrypoint goes down",
+                    e["loss"]
+                );
             }
         }
         // Ranks run 1, 2, 3… and slugs are unique.
@@ -227,13 +255,8 @@ fn every_prediction_is_its_what_if() {
         let model = path.to_str().unwrap();
         let plan = plan(model, &["--top", "0"]);
         for e in plan["experiments"].as_array().unwrap() {
-            let args: Vec<String> = e["what_if"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|a| a.as_str().unwrap().to_owned())
-                .collect();
-            let out = what_if(model, &args);
+            let args = &e["what_if"];
+            let out = what_if(model, e);
             for p in e["predictions"].as_array().unwrap() {
                 let name = p["entrypoint"].as_str().unwrap();
                 assert_eq!(
