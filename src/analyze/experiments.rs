@@ -637,12 +637,12 @@ impl Judging<'_> {
     /// findings it introduces are left for the experiments kept.
     fn judge(&self, candidate: &Candidate, behind: Vec<String>) -> Experiment {
         let (model, options) = (self.model, self.options);
-        let changed = what_if::changed_state(
+        let event = what_if::Event {
             model,
-            self.intact,
-            &self.change(candidate),
-            Some(&self.intact.flow),
-        );
+            scenario: &candidate.lost.scenario,
+            slow: &candidate.slow,
+        };
+        let changed = what_if::changed_state(model, self.intact, event, Some(&self.intact.flow));
         let predictions: Vec<Prediction> = changed
             .served
             .iter()

@@ -87,6 +87,31 @@ pub struct Changed {
     pub served: Vec<Served>,
 }
 
+/// What a change does to the state, borrowed: the changed model, its
+/// scenario and what it slows (a [`Change`] without its text and words, so
+/// that a caller judging many losses of one model copies nothing).
+#[derive(Clone, Copy)]
+pub struct Event<'a> {
+    /// The changed model (the model itself for a loss or a slowness).
+    pub model: &'a Model,
+    /// What is lost.
+    pub scenario: &'a Scenario,
+    /// What is slowed.
+    pub slow: &'a Slowed,
+}
+
+impl Change {
+    /// The change as an [`Event`].
+    #[must_use]
+    pub fn event(&self) -> Event<'_> {
+        Event {
+            model: &self.model,
+            scenario: &self.scenario,
+            slow: &self.slow,
+        }
+    }
+}
+
 /// The state `change` leads to from `intact` (see [`Changed`]). `flow` is
 /// the changed model's load flow when the caller has it (the intact one,
 /// when the change leaves the model as it is: a loss or a slowness only).
@@ -94,10 +119,10 @@ pub struct Changed {
 pub fn changed_state(
     model: &Model,
     intact: &Intact,
-    change: &Change,
+    change: Event,
     flow: Option<&Flow>,
 ) -> Changed {
-    let changed = &change.model;
+    let changed = change.model;
     let own;
     let flow = if let Some(flow) = flow {
         flow
@@ -369,7 +394,7 @@ pub fn compare_with(model: &Model, intact: &Intact, change: &Change, today: Date
         scenario,
         state: after_state,
         served,
-    } = changed_state(model, intact, change, None);
+    } = changed_state(model, intact, change.event(), None);
     let scenario = &scenario;
     let before = intact.audit.clone();
     let before_state = &intact.state;
@@ -446,14 +471,14 @@ pub fn compare_with(model: &Model, intact: &Intact, change: &Change, today: Date
 /// The `--slow` judgement of the changed model in the change's scenario,
 /// and the slow scenario: that one with the pools it drains lost and every
 /// pool it saturates at its concurrency ceiling (docs/slow.md).
-fn slowness(changed: &Model, flow: &Flow, change: &Change) -> (Option<SlowEvent>, Scenario) {
+fn slowness(changed: &Model, flow: &Flow, change: Event) -> (Option<SlowEvent>, Scenario) {
     if change.slow.is_empty() {
         return (None, change.scenario.clone());
     }
     let plan = Plan::new(changed, flow);
-    let (state, base) = slow::normal(changed, flow, &plan, &change.scenario);
+    let (state, base) = slow::normal(changed, flow, &plan, change.scenario);
     let before = Before {
-        scenario: &change.scenario,
+        scenario: change.scenario,
         state: &state,
         base: &base,
     };
