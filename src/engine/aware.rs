@@ -36,11 +36,12 @@ fn figures_of(model: &Model, cold: bool, costs: bool) -> Vec<(ComponentId, Figur
     let compiled = capacity::compile(model, cold);
     if compiled.is_structural() {
         let mut figures = structural_availability(model);
+        let fails_over = fails_over(model);
         for (e, f) in &mut figures {
             // A request whose component fails over is served by another:
             // the served share is then more than the figure, which is a
             // lower bound of it.
-            let fails_over = fails_over(model, *e);
+            let fails_over = fails_over[e.0];
             f.capacity = Some(CapacityPart {
                 structural: f.availability,
                 structural_unavailability: f.unavailability,
@@ -78,17 +79,29 @@ fn figures_of(model: &Model, cold: bool, costs: bool) -> Vec<(ComponentId, Figur
     // Worked out once for every entrypoint.
     let flow = state::Flow::new(model);
     let rerouted = rerouted(model, &compiled);
+    let fails_over = fails_over(model);
+    let approximate = reaching_any(&compiled.model, &compiled.approximate, &compiled.origin);
+    let dynamic = compiled
+        .needs
+        .iter()
+        .filter(|n| matches!(n, capacity::Need::Levels(_)))
+        .count();
     let mut figures: Vec<(ComponentId, Figure)> = structural
         .into_iter()
         .zip(aware)
         .map(|((entrypoint, s), (_, a))| {
             let share = shares.as_mut().and_then(Iterator::next).map(|(_, f)| f);
-            let mut figure =
-                capacity_figure(model, &compiled, entrypoint, (&flow, rerouted), &s, a);
+            let once = Shared {
+                flow: &flow,
+                rerouted,
+                approximate: approximate[entrypoint.0],
+                dynamic,
+            };
+            let mut figure = capacity_figure(model, &compiled, entrypoint, &once, &s, a);
             if let (Some(served), Some(share)) = (&served, share) {
                 served_share(model, &compiled, served, entrypoint, &share, &mut figure);
             } else if let Some(part) = &mut figure.capacity
-                && fails_over(model, entrypoint)
+                && fails_over[entrypoint.0]
             {
                 part.served_exact = false;
             }
@@ -323,7 +336,7 @@ fn capacity_figure(
     model: &Model,
     compiled: &capacity::Compiled,
     entrypoint: ComponentId,
-    shared: (&state::Flow, bool),
+    shared: &Shared,
     s: &Figure,
     mut a: Figure,
 ) -> Figure {
@@ -380,6 +393,17 @@ fn add_switchover(s: &Figure, a: &mut Figure) {
     a.caveats.clone_from(&s.caveats);
 }
 
+/// What every entrypoint's capacity figure reads, worked out once.
+struct Shared<'a> {
+    flow: &'a state::Flow,
+    /// Whether an alternative's need is set by capacity ([`rerouted`]).
+    rerouted: bool,
+    /// Whether this entrypoint reaches a component whose need is a bound.
+    approximate: bool,
+    /// How many components' needs change with the movers.
+    dynamic: usize,
+}
+
 /// Where the compilation bracketed the needs (or made a component's need
 /// a bound), the structural figure is the upper end; capacity never makes
 /// a figure better than the structure's.
@@ -387,20 +411,15 @@ fn bound_by_structure(
     model: &Model,
     compiled: &capacity::Compiled,
     entrypoint: ComponentId,
-    (flow, rerouted): (&state::Flow, bool),
+    shared: &Shared,
     (s, a): (&Figure, &mut Figure),
 ) {
     let relief = if compiled.bracketed {
         None
     } else {
-        capacity::relief_in(compiled, model, flow, entrypoint)
+        capacity::relief_in(compiled, model, shared.flow, entrypoint)
     };
-    let approximate = reaches_any(
-        &compiled.model,
-        entrypoint,
-        &compiled.approximate,
-        &compiled.origin,
-    );
+    let (approximate, rerouted) = (shared.approximate, shared.rerouted);
     if (relief.is_some() || approximate)
         && (a.unavailability_upper - s.unavailability_lower).abs() > 1e-15
     {
@@ -431,11 +450,7 @@ fn bound_by_structure(
         } else if compiled.bracketed {
             format!(
                 "the capacity needs of {} components change with what is lost, more than the {} compiled exactly: each is taken at its largest need (every mover that shifts load onto it out), the capacity-blind figure above",
-                compiled
-                    .needs
-                    .iter()
-                    .filter(|n| matches!(n, capacity::Need::Levels(_)))
-                    .count(),
+                shared.dynamic,
                 capacity::MAX_DYNAMIC
             )
         } else {
@@ -597,12 +612,11 @@ fn paths_to(model: &Model, from: ComponentId, is_end: impl Fn(ComponentId) -> bo
     )
 }
 
-/// Whether a component `entrypoint` requires hands its load to a
-/// failover when it fails (whose requests another component serves).
-fn fails_over(model: &Model, entrypoint: ComponentId) -> bool {
-    required_closure(model, entrypoint)
-        .iter()
-        .any(|&c| model.component(c).failover_to.is_some())
+/// For every component, whether a component it requires (itself
+/// included) hands its load to a failover when it fails (whose requests
+/// another component serves).
+fn fails_over(model: &Model) -> Vec<bool> {
+    structure::reaching(model, |c| model.component(c).failover_to.is_some())
 }
 
 /// Every component `entrypoint` reaches through required edges of
@@ -611,16 +625,11 @@ fn required_closure(model: &Model, entrypoint: ComponentId) -> Vec<ComponentId> 
     structure::reachable(model, &[entrypoint])
 }
 
-/// Whether `entrypoint` reaches, through required edges of the compiled
-/// model, a component standing for one of `targets` (sorted).
-fn reaches_any(
-    compiled: &Model,
-    entrypoint: ComponentId,
-    targets: &[ComponentId],
-    origin: &[ComponentId],
-) -> bool {
-    !targets.is_empty()
-        && structure::reachable(compiled, &[entrypoint])
-            .iter()
-            .any(|c| targets.binary_search(&origin[c.0]).is_ok())
+/// For every component of the compiled model, whether it reaches through
+/// required edges a component standing for one of `targets` (sorted).
+fn reaching_any(compiled: &Model, targets: &[ComponentId], origin: &[ComponentId]) -> Vec<bool> {
+    if targets.is_empty() {
+        return vec![false; compiled.components.len()];
+    }
+    structure::reaching(compiled, |c| targets.binary_search(&origin[c.0]).is_ok())
 }

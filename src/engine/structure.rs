@@ -350,6 +350,37 @@ pub(crate) fn reachable(model: &Model, series: &[ComponentId]) -> Vec<ComponentI
     order
 }
 
+/// For every component, whether it reaches (itself included) through
+/// required edges a component `end` holds for: one backward walk from the
+/// ends, where asking [`reachable`] of each component would walk its whole
+/// closure once per component.
+pub(crate) fn reaching(model: &Model, end: impl Fn(ComponentId) -> bool) -> Vec<bool> {
+    let n = model.components.len();
+    let mut callers: Vec<Vec<ComponentId>> = vec![Vec::new(); n];
+    for id in model.component_ids() {
+        for edge in model
+            .component(id)
+            .depends_on
+            .iter()
+            .filter(|e| !e.degradable)
+        {
+            for t in &edge.targets {
+                callers[t.0].push(id);
+            }
+        }
+    }
+    let mut reaches: Vec<bool> = model.component_ids().map(&end).collect();
+    let mut todo: Vec<ComponentId> = model.component_ids().filter(|c| reaches[c.0]).collect();
+    while let Some(c) = todo.pop() {
+        for &caller in &callers[c.0] {
+            if !std::mem::replace(&mut reaches[caller.0], true) {
+                todo.push(caller);
+            }
+        }
+    }
+    reaches
+}
+
 /// Components outside the series set that depend on nothing and are named
 /// by exactly one edge of the entrypoint's closure.
 fn private_leaves(

@@ -86,17 +86,6 @@ impl Table {
             offered: vec![load],
         }
     }
-
-    /// The load under `ok`.
-    fn get(&self, ok: &impl Fn(ComponentId) -> bool) -> Option<f64> {
-        let mut index = 0;
-        for (j, &v) in self.vars.iter().enumerate() {
-            if ok(v) {
-                index |= 1 << j;
-            }
-        }
-        self.offered[index]
-    }
 }
 
 /// How a component's capacity enters the figure.

@@ -57,17 +57,16 @@ pub(super) fn need_of(model: &Model, id: ComponentId, table: &Table) -> (Need, b
     let others: Vec<ComponentId> = table.vars.iter().copied().filter(|&v| v != id).collect();
     let size = 1usize << others.len();
     // `u32::MAX` stands for "never enough".
+    // The table's entry for `bits` over the others: a set bit for itself
+    // put in at its place among the movers.
+    let own = table.vars.binary_search(&id).ok();
+    let entry = |bits: usize| match own {
+        Some(p) => (bits & ((1 << p) - 1)) | (1 << p) | ((bits >> p) << (p + 1)),
+        None => bits,
+    };
     let mut level: Vec<u32> = (0..size)
         .map(|bits| {
-            let ok = |v: ComponentId| {
-                v == id
-                    || others
-                        .iter()
-                        .position(|&o| o == v)
-                        .is_some_and(|j| bits & (1 << j) != 0)
-            };
-            table
-                .get(&ok)
+            table.offered[entry(bits)]
                 .map_or(c.min_healthy, |load| needed(c, load).unwrap_or(u32::MAX))
         })
         .collect();

@@ -202,12 +202,16 @@ pub(super) fn tables(
             let size = tables[id.0].offered.len();
             let mut offered = Vec::with_capacity(size);
             let mut edges = Vec::with_capacity(size);
+            let inbound = inbound(model, flow, &tables, id);
+            let loads = inbound
+                .as_ref()
+                .map(|(base, edges)| edge_loads(model, &tables, id, *base, edges, cold));
             for bits in 0..size {
                 let a = Assignment {
                     vars: &tables[id.0].vars,
                     bits,
                 };
-                let own = edge_load(model, flow, &tables, &a, id, cold);
+                let own = loads.as_ref().map(|l| l[bits]);
                 let inflow = moved_in(&tables, &edge_only, &sources[id.0], &a, model, id);
                 // As the state sums them: (intact + Δ in-flows + moved in),
                 // never below 0; what moves on is the edge part.
@@ -245,20 +249,45 @@ pub(super) fn tables(
     (tables, truncated, movers)
 }
 
-/// The load of `id` from its in-edges under `a` (its failover moves not
-/// counted): its intact load plus the change of each in-flow, as
-/// [`crate::engine::state::State`] computes it (not yet clamped at 0).
-pub(super) fn edge_load(
-    model: &Model,
+/// One in-edge of a tabled component, with what its table's combinations
+/// share worked out once: what it carried intact, and where the caller,
+/// the movers of the caller's table, the cache and the alternatives stand
+/// among the component's movers (`None`: not one of them, always ok).
+pub(super) struct Inbound<'m> {
+    caller: ComponentId,
+    edge: &'m Edge,
+    before: f64,
+    caller_bit: Option<u32>,
+    caller_vars: Vec<Option<u32>>,
+    /// Whether a cache fronts the edge, and its bit.
+    cached: bool,
+    cache_bit: Option<u32>,
+    /// The alternatives of an edge with more than one target: each with
+    /// its bit and whether it fails over (empty: the whole edge reaches
+    /// the component).
+    alternatives: Vec<(ComponentId, Option<u32>, bool)>,
+    switchover: bool,
+}
+
+/// The intact load of `id` and its in-edges as [`edge_loads`] reads them
+/// (`None`: nothing says what reaches it).
+pub(super) fn inbound<'m>(
+    model: &'m Model,
     flow: &Flow,
     tables: &[Table],
-    a: &Assignment,
     id: ComponentId,
-    cold: bool,
-) -> Option<f64> {
+) -> Option<(f64, Vec<Inbound<'m>>)> {
     let base = flow.intact_loads()[id.0]?;
+    let vars = &tables[id.0].vars;
+    let bit = |c: ComponentId| {
+        vars.binary_search(&c).ok().map(|j| {
+            #[allow(clippy::cast_possible_truncation, reason = "at most MAX_VARS")]
+            let j = j as u32;
+            j
+        })
+    };
     let order = flow.order();
-    let mut delta = 0.0;
+    let mut edges = Vec::with_capacity(order.inbound[id.0].len());
     for &(caller, e) in &order.inbound[id.0] {
         if order.is_cut(caller, id) {
             continue;
@@ -273,76 +302,118 @@ pub(super) fn edge_load(
             edge,
             edge.hit_rate,
         ) * intact_share(model, edge, id);
-        let after = sent(model, tables, a, caller, edge, id, cold);
-        let change = after - before;
-        if !change.is_nan() {
-            delta += change;
-        }
+        let alternatives = if edge.kind == EdgeKind::Target {
+            Vec::new()
+        } else {
+            edge.targets
+                .iter()
+                .map(|&t| (t, bit(t), model.component(t).failover_to.is_some()))
+                .collect()
+        };
+        edges.push(Inbound {
+            caller,
+            edge,
+            before,
+            caller_bit: bit(caller),
+            caller_vars: tables[caller.0].vars.iter().map(|&v| bit(v)).collect(),
+            cached: edge.cached_by.is_some(),
+            cache_bit: edge.cached_by.and_then(bit),
+            alternatives,
+            switchover: model.switchover(edge).is_some(),
+        });
     }
-    Some(base + delta)
+    Some((base, edges))
 }
 
-/// What `caller` sends `target` over `edge` under `a`.
-pub(super) fn sent(
+/// The load of `id` from its in-edges in every combination of its table
+/// (its failover moves not counted): its intact load `base` plus the
+/// change of each in-flow, summed in the in-edges' order as
+/// [`crate::engine::state::State`] sums them (not yet clamped at 0).
+pub(super) fn edge_loads(
     model: &Model,
     tables: &[Table],
-    a: &Assignment,
-    caller: ComponentId,
-    edge: &Edge,
-    target: ComponentId,
+    id: ComponentId,
+    base: f64,
+    inbound: &[Inbound],
     cold: bool,
-) -> f64 {
-    let from = model.component(caller);
-    // A caller that is not ok hands its load on when its chain has an ok
-    // component: it then passes nothing.
-    if !a.ok(caller) && chain_target(model, caller, &|c| a.ok(c)).is_some() {
-        return 0.0;
+) -> Vec<f64> {
+    let vars = &tables[id.0].vars;
+    let size = tables[id.0].offered.len();
+    let mut delta = vec![0.0; size];
+    for edge in inbound {
+        let offered = &tables[edge.caller.0].offered;
+        let from = model.component(edge.caller);
+        let chain = from.failover_to.is_some();
+        for (bits, delta) in delta.iter_mut().enumerate() {
+            let ok = |bit: Option<u32>| bit.is_none_or(|j| bits & (1 << j) != 0);
+            // A caller that is not ok hands its load on when its chain
+            // has an ok component: it then passes nothing.
+            let handed_on = chain
+                && !ok(edge.caller_bit)
+                && chain_target(model, edge.caller, &|c| Assignment { vars, bits }.ok(c)).is_some();
+            let sent = if handed_on {
+                0.0
+            } else {
+                let mut index = 0;
+                for (j, &bit) in edge.caller_vars.iter().enumerate() {
+                    if ok(bit) {
+                        index |= 1 << j;
+                    }
+                }
+                match offered[index] {
+                    None => 0.0,
+                    Some(load) => {
+                        let share = edge.share(id, bits);
+                        if share == 0.0 {
+                            0.0
+                        } else {
+                            let cache_lost = cold || (edge.cached && !ok(edge.cache_bit));
+                            let hit_rate = if cache_lost { None } else { edge.edge.hit_rate };
+                            carried(passed(from, from.instances, load), edge.edge, hit_rate) * share
+                        }
+                    }
+                }
+            };
+            let change = sent - edge.before;
+            if !change.is_nan() {
+                *delta += change;
+            }
+        }
     }
-    let Some(load) = tables[caller.0].get(&|c| a.ok(c)) else {
-        return 0.0;
-    };
-    let load = passed(from, from.instances, load);
-    let share = share(model, edge, target, &|c| a.ok(c));
-    if share == 0.0 {
-        return 0.0;
-    }
-    let cache_lost = cold || edge.cached_by.is_some_and(|cache| !a.ok(cache));
-    let hit_rate = if cache_lost { None } else { edge.hit_rate };
-    carried(load, edge, hit_rate) * share
+    delta.into_iter().map(|d| base + d).collect()
 }
 
-/// The share of `edge` that reaches `target` when `ok` says who is ok
-/// (the routing of [`crate::engine::state::State::routed`], with "not ok" taken as
-/// "not up" and everything running).
-pub(super) fn share(
-    model: &Model,
-    edge: &Edge,
-    target: ComponentId,
-    ok: &impl Fn(ComponentId) -> bool,
-) -> f64 {
-    if edge.kind == EdgeKind::Target {
-        return 1.0;
+impl Inbound<'_> {
+    /// The share of this edge that reaches `target` under the combination
+    /// `bits`: the routing of [`crate::engine::state::State::routed`], with
+    /// "not ok" taken as "not up" and everything running.
+    fn share(&self, target: ComponentId, bits: usize) -> f64 {
+        if self.alternatives.is_empty() {
+            return 1.0;
+        }
+        let routed = |&(_, bit, fails_over): &(ComponentId, Option<u32>, bool)| {
+            fails_over || bit.is_none_or(|j| bits & (1 << j) != 0)
+        };
+        let k = (self.edge.at_least as usize).max(1);
+        let all = self.alternatives.iter().filter(|t| routed(t)).count() < k;
+        let most = if self.switchover { k } else { usize::MAX };
+        let (mut len, mut reached) = (0usize, false);
+        for t in &self.alternatives {
+            if len == most {
+                break;
+            }
+            if all || routed(t) {
+                reached |= t.0 == target;
+                len += 1;
+            }
+        }
+        if !reached {
+            return 0.0;
+        }
+        #[allow(clippy::cast_precision_loss, reason = "a handful of targets")]
+        let share = 1.0 / len as f64;
+        share
     }
-    let k = (edge.at_least as usize).max(1);
-    let fails_over = |t: ComponentId| model.component(t).failover_to.is_some();
-    let mut routed: Vec<ComponentId> = edge
-        .targets
-        .iter()
-        .copied()
-        .filter(|&t| ok(t) || fails_over(t))
-        .collect();
-    if routed.len() < k {
-        routed.clone_from(&edge.targets);
-    }
-    if model.switchover(edge).is_some() {
-        routed.truncate(k);
-    }
-    if !routed.contains(&target) {
-        return 0.0;
-    }
-    #[allow(clippy::cast_precision_loss, reason = "a handful of targets")]
-    let share = 1.0 / routed.len() as f64;
-    share
 }
 
 /// The first ok component along `id`'s `failover_to` chain.
