@@ -46,19 +46,43 @@ pub enum SetError {
     },
 }
 
-fn split(arg: &str) -> Result<Setting<'_>, String> {
-    let usage = || {
-        format!(
-            "--set `{arg}`: write COMPONENT.FIELD=VALUE or COMPONENT.depends_on[TARGET].FIELD=VALUE, such as `api.instances=4`, `db.availability=99.95%` or `web.depends_on[db].timeout=300ms`"
-        )
+/// What a malformed `--set` argument should look like, after the reason
+/// (empty when there is none more precise than the forms themselves).
+fn usage(arg: &str, why: &str) -> String {
+    let why = if why.is_empty() {
+        String::new()
+    } else {
+        format!("{why}; ")
     };
-    let (path, _) = arg.split_once('=').ok_or_else(usage)?;
+    format!(
+        "--set `{arg}`: {why}write COMPONENT.FIELD=VALUE or COMPONENT.depends_on[TARGET].FIELD=VALUE, such as `api.instances=4`, `db.availability=99.95%` or `web.depends_on[db].timeout=300ms`"
+    )
+}
+
+fn split(arg: &str) -> Result<Setting<'_>, String> {
+    let (path, _) = arg
+        .split_once('=')
+        .ok_or_else(|| usage(arg, "no `=` before the value"))?;
     if let Some(at) = path.find(EDGE_PATH) {
         let target_at = at + EDGE_PATH.len();
-        let (target, after) = path[target_at..].split_once(']').ok_or_else(usage)?;
-        let field = after.strip_prefix('.').ok_or_else(usage)?;
-        if at == 0 || target.is_empty() || field.is_empty() || field.contains(['.', '[', ']']) {
-            return Err(usage());
+        if at == 0 {
+            return Err(usage(arg, "no component before `.depends_on[`"));
+        }
+        let (target, after) = path[target_at..]
+            .split_once(']')
+            .ok_or_else(|| usage(arg, "the `[` of `depends_on[` is not closed with `]`"))?;
+        if target.is_empty() {
+            return Err(usage(arg, "no target between `depends_on[` and `]`"));
+        }
+        let field = after
+            .strip_prefix('.')
+            .filter(|f| !f.is_empty())
+            .ok_or_else(|| usage(arg, "no `.FIELD` after `depends_on[TARGET]`"))?;
+        if field.contains(['.', '[', ']']) {
+            return Err(usage(
+                arg,
+                &format!("`{field}` is not one field of the edge"),
+            ));
         }
         return Ok(Setting {
             arg,
@@ -69,9 +93,11 @@ fn split(arg: &str) -> Result<Setting<'_>, String> {
             edge: Some((target, target_at)),
         });
     }
-    let (component, field) = path.rsplit_once('.').ok_or_else(usage)?;
+    let (component, field) = path
+        .rsplit_once('.')
+        .ok_or_else(|| usage(arg, "no `.` between the component and the field"))?;
     if component.is_empty() || field.is_empty() {
-        return Err(usage());
+        return Err(usage(arg, ""));
     }
     Ok(Setting {
         arg,

@@ -276,6 +276,7 @@ fn targets() -> Vec<Target> {
                 "payments.capacity=1e308",
             ]
             .iter()
+            .chain(EDGE_SETS.iter().map(|(arg, _)| arg))
             .map(|s| s.as_bytes().to_vec())
             .collect(),
             // The file holds the value: read back into the argument below.
@@ -289,6 +290,144 @@ fn targets() -> Vec<Target> {
             },
         },
     ]
+}
+
+/// `--set` in the edge form on `models/web-shop.yaml`, each with what it
+/// must do: apply (`Ok`), or exit 2 with an error saying these words.
+/// They are seeds of the `--set` target too.
+const EDGE_SETS: &[(&str, Result<(), &[&str]>)] = &[
+    ("checkout.depends_on[payments].timeout=1s", Ok(())),
+    ("checkout.depends_on[payments].retries=3", Ok(())),
+    (
+        "checkout.depends_on[paymnts].timeout=1s",
+        Err(&[
+            "`checkout` has no edge to `paymnts`",
+            "did you mean `payments`?",
+        ]),
+    ),
+    (
+        // A component, but not one checkout calls.
+        "checkout.depends_on[postgres-replica].timeout=1s",
+        Err(&[
+            "`checkout` has no edge to `postgres-replica`",
+            "its edges call `cart`, `postgres-primary`, `payments`",
+        ]),
+    ),
+    (
+        "checkout.depends_on[payments.timeout=1s",
+        Err(&["the `[` of `depends_on[` is not closed with `]`"]),
+    ),
+    (
+        "checkout.depends_on[].timeout=1s",
+        Err(&["no target between `depends_on[` and `]`"]),
+    ),
+    (
+        "checkout.depends_on[payments]timeout=1s",
+        Err(&["no `.FIELD` after `depends_on[TARGET]`"]),
+    ),
+    (
+        "checkout.depends_on[payments].timeout.x=1s",
+        Err(&["`timeout.x` is not one field of the edge"]),
+    ),
+    (
+        ".depends_on[payments].timeout=1s",
+        Err(&["no component before `.depends_on[`"]),
+    ),
+    (
+        "checkot.depends_on[payments].timeout=1s",
+        Err(&["no component is called `checkot` (did you mean `checkout`?)"]),
+    ),
+    (
+        "checkout.depends_on[payments].timout=1s",
+        Err(&[
+            "unknown key `timout` in a dependency",
+            "did you mean `timeout`?",
+        ]),
+    ),
+    (
+        "checkout.depends_on[payments].timeout=fast",
+        Err(&["`fast` is not a duration"]),
+    ),
+    (
+        "checkout.depends_on[payments].timeout",
+        Err(&["no `=` before the value"]),
+    ),
+];
+
+/// `what-if models/web-shop.yaml --set ARG --format json` by the built
+/// binary: its exit code (`None`: killed), the report and the errors.
+fn what_if_set(arg: &str) -> (Option<i32>, serde_json::Value, String) {
+    let output = crate::binary()
+        .args([
+            "what-if",
+            "models/web-shop.yaml",
+            "--format",
+            "json",
+            "--set",
+            arg,
+        ])
+        .output()
+        .expect("the binary runs");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    let report = serde_json::from_slice(&output.stdout).unwrap_or(serde_json::Value::Null);
+    (output.status.code(), report, stderr)
+}
+
+/// The message of the finding `id` on one side (`before`, `after`) of a
+/// what-if report.
+fn message<'a>(report: &'a serde_json::Value, side: &str, id: &str) -> &'a str {
+    report[side]["findings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|f| f["id"] == id)
+        .and_then(|f| f["message"].as_str())
+        .unwrap_or_else(|| panic!("no {id} {side}"))
+}
+
+#[test]
+fn edge_form_set_seeds_apply_or_exit_2_naming_the_problem() {
+    for &(arg, expected) in EDGE_SETS {
+        let (code, report, stderr) = what_if_set(arg);
+        assert!(!stderr.contains("panicked"), "{arg}: {stderr}");
+        match expected {
+            Ok(()) => assert_eq!(code, Some(0), "{arg}: {stderr}"),
+            Err(words) => {
+                assert_eq!(code, Some(2), "{arg}: {stderr}");
+                assert_eq!(report, serde_json::Value::Null, "{arg}: nothing analysed");
+                for words in words {
+                    assert!(stderr.contains(words), "{arg}: no `{words}` in\n{stderr}");
+                }
+            }
+        }
+    }
+    // A 1s timeout on checkout's call to payments: (1 + 2) × 1s = 3s is
+    // within frontend's 5s, so the deadline finding is resolved, and only it.
+    let (_, timeout, _) = what_if_set(EDGE_SETS[0].0);
+    assert_eq!(
+        timeout["resolved"],
+        serde_json::json!(["deadline/frontend>checkout"])
+    );
+    assert_eq!(timeout["introduced"], serde_json::json!([]));
+    // One retry more: 4 attempts of 2s, and payments offered 4 × 100.
+    let (_, retries, _) = what_if_set(EDGE_SETS[1].0);
+    let deadline = "deadline/frontend>checkout";
+    assert!(
+        message(&retries, "before", deadline).contains("(1 + 2) × 2s = 6s"),
+        "{}",
+        message(&retries, "before", deadline)
+    );
+    assert!(
+        message(&retries, "after", deadline).contains("(1 + 3) × 2s = 8s"),
+        "{}",
+        message(&retries, "after", deadline)
+    );
+    assert!(
+        message(&retries, "after", "metastable/payments")
+            .contains("λ × k = 400 > C = 1 × 110 = 110"),
+        "{}",
+        message(&retries, "after", "metastable/payments")
+    );
 }
 
 /// Runs `cases` inputs through every target; the failures, with their

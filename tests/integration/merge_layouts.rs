@@ -1,6 +1,8 @@
 //! The merge property (issue 23): every example model in hundreds of
 //! layouts ([`super::layouts`]), each merged with trace files of new edges,
-//! new services, names of domains and groups, calls into its roots. Every
+//! new services, names of domains and groups, calls into its roots: a
+//! Zipkin dependency list and, in the same run, a Prometheus text
+//! exposition of the service-graph metrics ([`metrics`]). Every
 //! merge must exit 0, keep every value of the layout at its path (read
 //! back here, not by the merge's own check), have every edge and component
 //! its summary lists, leave no traced call undeclared (`check --observed`
@@ -10,6 +12,7 @@
 use std::fmt::Write as _;
 
 use nines::cli::Outcome;
+use nines::model::Model;
 
 use super::layouts::{Style, lay_out, same_tree};
 use super::merge::{lost, missing};
@@ -18,8 +21,7 @@ use crate::{Scratch, example_models, nines};
 /// A Zipkin dependency list for a model: calls between its components,
 /// from and to new services, services named like its domains and groups
 /// and like the reserved `instance`, into its roots; a self-call.
-fn traces(text: &str, case: u64) -> String {
-    let model = nines::model::parse(text).expect("an example model is valid");
+fn traces(model: &Model, case: u64) -> String {
     let mut pool: Vec<String> = model.components.iter().map(|c| c.name.clone()).collect();
     let known = pool.len();
     pool.extend(model.domains.iter().take(2).map(|d| d.name.clone()));
@@ -71,6 +73,94 @@ fn traces(text: &str, case: u64) -> String {
     serde_json::Value::from(links).to_string()
 }
 
+/// A Prometheus text exposition (the service-graph connector's
+/// `/metrics`) for a model, the second input of every merge: calls between
+/// its components and to and from new services (one of them also in the
+/// Zipkin list, one with a quote in its name), failures, a latency
+/// histogram, the `otelcol_` prefix, a series split by `connection_type`,
+/// `\r\n` line breaks in every other case.
+fn metrics(model: &Model, case: u64) -> String {
+    let mut pool: Vec<String> = model.components.iter().map(|c| c.name.clone()).collect();
+    let known = pool.len();
+    pool.extend(model.domains.iter().take(1).map(|d| d.name.clone()));
+    pool.extend(["new-svc", "metrics-only", "cache \"hot\""].map(str::to_owned));
+    let mut rng = (case ^ 0x6d65_7472_6963_7321).wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let mut below = |n: usize| {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        usize::try_from(rng % n as u64).unwrap()
+    };
+    let prefix = if case.is_multiple_of(3) {
+        "otelcol_"
+    } else {
+        ""
+    };
+    let eol = if case % 2 == 1 { "\r\n" } else { "\n" };
+    let label = |name: &str| name.replace('\\', "\\\\").replace('"', "\\\"");
+    let mut out = format!("# TYPE {prefix}traces_service_graph_request_total counter{eol}");
+    // One call between two components at least, as in the Zipkin list.
+    let client = below(known);
+    let mut edges = vec![(
+        client,
+        (client + 1 + below(known - 1)) % known,
+        1 + below(5000),
+    )];
+    for _ in 0..case % 3 {
+        let client = if below(4) == 0 {
+            below(pool.len())
+        } else {
+            below(known)
+        };
+        let server = if below(3) == 0 {
+            below(pool.len())
+        } else {
+            below(known)
+        };
+        edges.push((client, server, 1 + below(5000)));
+    }
+    for &(client, server, calls) in &edges {
+        let series = format!(
+            "client=\"{}\",server=\"{}\"",
+            label(&pool[client]),
+            label(&pool[server])
+        );
+        if below(3) == 0 {
+            // The same edge split over two connection types: added.
+            let half = calls / 2;
+            let _ = write!(
+                out,
+                "{prefix}traces_service_graph_request_total{{{series},connection_type=\"\"}} {}{eol}\
+                 {prefix}traces_service_graph_request_total{{{series},connection_type=\"database\"}} {half}{eol}",
+                calls - half
+            );
+        } else {
+            let _ = write!(
+                out,
+                "{prefix}traces_service_graph_request_total{{{series}}} {calls}{eol}"
+            );
+        }
+        if below(2) == 0 {
+            let failed = below(calls.min(20) + 1);
+            let _ = write!(
+                out,
+                "{prefix}traces_service_graph_request_failed_total{{{series}}} {failed}{eol}"
+            );
+        }
+        if below(2) == 0 {
+            let fast = below(calls + 1);
+            let _ = write!(
+                out,
+                "{prefix}traces_service_graph_request_server_seconds_bucket{{{series},le=\"0.05\"}} {fast}{eol}\
+                 {prefix}traces_service_graph_request_server_seconds_bucket{{{series},le=\"0.5\"}} {}{eol}\
+                 {prefix}traces_service_graph_request_server_seconds_bucket{{{series},le=\"+Inf\"}} {calls}{eol}",
+                fast + below(calls - fast + 1)
+            );
+        }
+    }
+    out
+}
+
 /// Whether `text` breaks lines only with `eol` (or has no break at all).
 fn breaks_only_with(text: &str, eol: &str) -> bool {
     match eol {
@@ -92,6 +182,7 @@ fn breaks_only_with(text: &str, eol: &str) -> bool {
 struct Tally {
     merges: usize,
     refused: Vec<String>,
+    unread: Vec<String>,
     lost: Vec<String>,
     missing: Vec<String>,
     drift: Vec<String>,
@@ -110,6 +201,7 @@ impl Tally {
                 &self.layouts_unequal,
             ),
             ("refused", &self.refused),
+            ("an input not read", &self.unread),
             ("lost or changed a value", &self.lost),
             ("summary lists what is not there", &self.missing),
             ("traced calls left undeclared", &self.drift),
@@ -128,6 +220,7 @@ impl Tally {
     fn clean(&self) -> bool {
         [
             &self.refused,
+            &self.unread,
             &self.lost,
             &self.missing,
             &self.drift,
@@ -141,10 +234,14 @@ impl Tally {
     }
 }
 
-fn merge_layouts(cases: std::ops::Range<u64>) -> Tally {
-    let dir = Scratch::new(&format!("merge-layouts-{}", cases.end));
-    let (m, t) = (dir.join("m.yaml"), dir.join("t.json"));
-    let (m, t) = (m.to_str().unwrap(), t.to_str().unwrap());
+fn merge_layouts(cases: &[u64]) -> Tally {
+    let dir = Scratch::new(&format!("merge-layouts-{}", cases.len()));
+    let (m, t, p) = (dir.join("m.yaml"), dir.join("t.json"), dir.join("t.prom"));
+    let (m, t, p) = (
+        m.to_str().unwrap(),
+        t.to_str().unwrap(),
+        p.to_str().unwrap(),
+    );
     let mut tally = Tally::default();
     for path in example_models() {
         let example = std::fs::read_to_string(&path).unwrap();
@@ -152,7 +249,7 @@ fn merge_layouts(cases: std::ops::Range<u64>) -> Tally {
         // write over lines in every quoting.
         let long = lay_out(&example, &Style::long_kinds());
         let name = path.file_name().unwrap().to_string_lossy().into_owned();
-        for case in cases.clone() {
+        for &case in cases {
             let source = if case % 2 == 1 { &long } else { &example };
             let style = Style::case(case);
             let layout = lay_out(source, &style);
@@ -161,14 +258,22 @@ fn merge_layouts(cases: std::ops::Range<u64>) -> Tally {
                 tally.layouts_unequal.push(format!("{id}:\n{layout}"));
                 continue;
             }
-            let traces = traces(source, case);
+            let model = nines::model::parse(source).expect("an example model is valid");
             std::fs::write(m, &layout).unwrap();
-            std::fs::write(t, &traces).unwrap();
+            std::fs::write(t, traces(&model, case)).unwrap();
+            std::fs::write(p, metrics(&model, case)).unwrap();
             tally.merges += 1;
-            let run = nines(&["import", "traces", t, "--merge", m]);
+            let run = nines(&["import", "traces", t, p, "--merge", m]);
             if run.outcome != Outcome::Pass {
                 tally.refused.push(format!("{id}: {}", run.stderr));
                 continue;
+            }
+            // Both inputs read, each by its own format.
+            if !run
+                .stderr
+                .contains("(Prometheus text exposition, Zipkin dependencies)")
+            {
+                tally.unread.push(format!("{id}: {}", run.stderr));
             }
             let merged = run.stdout;
             let gone = lost(&layout, &merged);
@@ -191,6 +296,8 @@ fn merge_layouts(cases: std::ops::Range<u64>) -> Tally {
                 m,
                 "--observed",
                 t,
+                "--observed",
+                p,
                 "--only",
                 "drift",
                 "--format",
@@ -210,7 +317,7 @@ fn merge_layouts(cases: std::ops::Range<u64>) -> Tally {
             } else {
                 tally.drift.push(format!("{id}: {}", drift.stderr));
             }
-            let again = nines(&["import", "traces", t, "--merge", m]);
+            let again = nines(&["import", "traces", t, p, "--merge", m]);
             if again.outcome != Outcome::Pass || again.stdout != merged {
                 tally.unsettled.push(format!("{id}: {}", again.stderr));
             }
@@ -230,17 +337,21 @@ fn style_eol(text: &str) -> &'static str {
 
 #[test]
 fn merges_into_a_sample_of_layouts_keep_add_and_settle() {
-    // 16 layouts of each of the 6 examples: every indentation, line break
-    // and the first flow depths.
-    let tally = merge_layouts(0..16);
-    assert!(tally.merges >= 90, "{}", tally.report());
+    // 12 layouts of each of the 6 examples: every indentation, line break
+    // and the first flow depths, the one case of the first 16 with a
+    // byte-order mark (10), with `---` (7) and in JSON (12); five with long
+    // kinds. (Cases 8, 9, 11 and 13 add no choice these lack,
+    // and are left out since the merge reads two inputs.)
+    let tally = merge_layouts(&[0, 1, 2, 3, 4, 5, 6, 7, 10, 12, 14, 15]);
+    assert!(tally.merges >= 70, "{}", tally.report());
     assert!(tally.clean(), "{}", tally.report());
 }
 
 #[test]
 #[ignore = "slow: 1,560 merges (260 layouts of each example), each merged twice and checked against the traces (about a minute in a debug build); .ci/run runs it"]
 fn merges_into_hundreds_of_layouts_of_every_example_keep_add_and_settle() {
-    let tally = merge_layouts(0..260);
+    let cases: Vec<u64> = (0..260).collect();
+    let tally = merge_layouts(&cases);
     assert!(tally.merges >= 1_500, "{}", tally.report());
     assert!(tally.clean(), "{}", tally.report());
 }

@@ -442,3 +442,72 @@ accepted:
         "{help}"
     );
 }
+
+#[test]
+fn links_in_user_text_are_escaped_in_every_message_and_justification() {
+    // One text with a web link and a script link, written where the model
+    // lets a user write free text that reaches a result: the kind of the
+    // domains (placement's message), of a shared-fate group (expiry's and
+    // shared-fate's) and the reason of an acceptance (the justification).
+    let links = "[click](https://evil.example) [runbook](javascript:alert(1))";
+    let text = format!(
+        r#"system: s
+domains:
+  az-a: {{kind: "{links}"}}
+  az-b: {{kind: "{links}"}}
+shared_fate:
+  cert: {{kind: "{links}", expires: 2020-01-01}}
+components:
+  api: {{instances: 2, placement: [az-a, az-b], shares: [cert], depends_on: [db]}}
+  db: {{instances: 2}}
+accepted:
+  - id: expiry/cert
+    reason: "{links}"
+"#
+    );
+    let run = crate::check("m.yaml", &text, nines::cli::Format::Sarif);
+    let log: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_valid(&log);
+    let escaped = r"\[click\](https://evil.example) \[runbook\](javascript:alert(1))";
+    let results = log["runs"][0]["results"].as_array().unwrap();
+    let mut messages = std::collections::BTreeMap::new();
+    for result in results {
+        let message = result["message"]["text"].as_str().unwrap();
+        // No text, the user's or nines' own, keeps a bracket unescaped.
+        plain_text(message);
+        assert!(!message.contains("[click]"), "{message}");
+        assert!(!message.contains("[runbook]"), "{message}");
+        messages.insert(result["ruleId"].as_str().unwrap(), message);
+        for suppression in result["suppressions"].as_array().into_iter().flatten() {
+            assert_eq!(suppression["justification"], escaped);
+        }
+    }
+    assert_eq!(
+        messages.keys().copied().collect::<Vec<_>>(),
+        ["expiry", "placement", "shared-fate", "timeout"]
+    );
+    // 2020-01-01 to the tests' fixed day, 2026-11-30: 6 years with two
+    // leap days (2192 days) and 333 more.
+    assert!(
+        messages["expiry"].starts_with(&format!(
+            "cert ({escaped}) expired on 2020-01-01, 2525 days ago (today is 2026-11-30)"
+        )),
+        "{}",
+        messages["expiry"]
+    );
+    assert!(
+        messages["shared-fate"].starts_with(&format!("cert ({escaped}) firing takes down")),
+        "{}",
+        messages["shared-fate"]
+    );
+    // The domains' kind in the message, nines' own flow list in its help.
+    assert_eq!(
+        messages["placement"],
+        format!(
+            "db (2 instances) has no placement, while the model declares 2 domains ({escaped}): no zone or region loss can be judged for it\nhelp: add `placement: \\[az-a, az-b\\]` (a list spreads the instances evenly) or a map of exact counts"
+        )
+    );
+    let expiry = results.iter().find(|r| r["ruleId"] == "expiry").unwrap();
+    assert_eq!(expiry["suppressions"][0]["status"], "accepted");
+    assert_eq!(expiry["suppressions"][0]["justification"], escaped);
+}
