@@ -3,8 +3,6 @@
 //! (every component that is not a mover at full strength), and the
 //! worst-case load where a component depends on too many movers.
 
-use std::collections::BTreeSet;
-
 use super::{MAX_MOVERS, MAX_VARS, Table};
 use crate::engine::state::Flow;
 use crate::model::intact::{carried, intact_share, passed};
@@ -60,26 +58,43 @@ pub(super) fn failover_sources(model: &Model) -> Vec<Vec<(ComponentId, Vec<Compo
 /// The movers each component's load depends on: those of its callers, the
 /// callers themselves when they are movers, the alternatives of its
 /// in-edges, their caches, and its failover sources with theirs; itself
-/// when it is a mover. `None` past [`MAX_MOVERS`].
+/// when it is a mover; ascending. `None` past [`MAX_MOVERS`].
 pub(super) fn var_sets(
     model: &Model,
     flow: &Flow,
     mover: &[bool],
     sources: &[Vec<(ComponentId, Vec<ComponentId>)>],
-) -> Vec<Option<BTreeSet<ComponentId>>> {
+) -> Vec<Option<Vec<ComponentId>>> {
     let n = model.components.len();
-    let mut vars: Vec<Option<BTreeSet<ComponentId>>> = vec![Some(BTreeSet::new()); n];
+    let mut vars: Vec<Option<Vec<ComponentId>>> = vec![Some(Vec::new()); n];
     let order = flow.order();
+    // Who reads a component's set: the targets of its edges and what it
+    // fails over into. A set is worked out again only when one it reads
+    // changed (it only grows, from the same inputs: the same rounds as
+    // working every set out every round).
+    let mut readers: Vec<Vec<ComponentId>> = vec![Vec::new(); n];
+    for id in model.component_ids() {
+        for &(caller, _) in &order.inbound[id.0] {
+            readers[caller.0].push(id);
+        }
+        for (source, _) in &sources[id.0] {
+            readers[source.0].push(id);
+        }
+    }
+    let mut dirty = vec![true; n];
     for _round in 0..=n {
         let mut changed = false;
         for &id in &order.order {
-            let Some(current) = vars[id.0].clone() else {
+            if !std::mem::replace(&mut dirty[id.0], false) {
+                continue;
+            }
+            let Some(current) = &vars[id.0] else {
                 continue;
             };
             let mut set = current.clone();
             let mut overflow = false;
             if mover[id.0] {
-                set.insert(id);
+                set.push(id);
             }
             for &(caller, e) in &order.inbound[id.0] {
                 if order.is_cut(caller, id) {
@@ -87,33 +102,43 @@ pub(super) fn var_sets(
                 }
                 let edge = &model.component(caller).depends_on[e];
                 match &vars[caller.0] {
-                    Some(v) => set.extend(v.iter().copied()),
+                    Some(v) => set.extend_from_slice(v),
                     None => overflow = true,
                 }
                 if mover[caller.0] {
-                    set.insert(caller);
+                    set.push(caller);
                 }
                 if edge.kind != EdgeKind::Target && edge.targets.len() > 1 {
-                    set.extend(edge.targets.iter().copied());
+                    set.extend_from_slice(&edge.targets);
                 }
                 if let Some(cache) = edge.cached_by {
-                    set.insert(cache);
+                    set.push(cache);
                 }
             }
             for (source, between) in &sources[id.0] {
-                set.insert(*source);
-                set.extend(between.iter().copied());
+                set.push(*source);
+                set.extend_from_slice(between);
                 match &vars[source.0] {
-                    Some(v) => set.extend(v.iter().copied()),
+                    Some(v) => set.extend_from_slice(v),
                     None => overflow = true,
                 }
             }
-            if overflow || set.len() > MAX_MOVERS {
+            set.sort_unstable();
+            set.dedup();
+            let grew = if overflow || set.len() > MAX_MOVERS {
                 vars[id.0] = None;
-                changed = true;
-            } else if set != current {
+                true
+            } else if set == *current {
+                false
+            } else {
                 vars[id.0] = Some(set);
+                true
+            };
+            if grew {
                 changed = true;
+                for &r in &readers[id.0] {
+                    dirty[r.0] = true;
+                }
             }
         }
         if !changed {
@@ -163,7 +188,7 @@ pub(super) fn tables(
     let mut tables: Vec<Table> = (0..n)
         .map(|i| match &vars[i] {
             Some(v) if v.len() <= MAX_VARS => Table {
-                vars: v.iter().copied().collect(),
+                vars: v.clone(),
                 offered: vec![None; 1 << v.len()],
             },
             _ => Table::constant(worst[i]),
@@ -242,11 +267,7 @@ pub(super) fn tables(
             break;
         }
     }
-    let movers: Vec<Option<Vec<ComponentId>>> = vars
-        .into_iter()
-        .map(|v| v.map(|v| v.into_iter().collect()))
-        .collect();
-    (tables, truncated, movers)
+    (tables, truncated, vars)
 }
 
 /// One in-edge of a tabled component, with what its table's combinations
