@@ -34,6 +34,8 @@
 //! of every mover, [`worst_loads`]), the figure is a lower bound and the
 //! entrypoint's figure says so.
 
+use rayon::prelude::*;
+
 use super::state::Flow;
 use crate::model::{ComponentId, Model};
 
@@ -149,16 +151,24 @@ pub fn compile(model: &Model, cold: bool) -> Compiled {
 pub fn compile_with(model: &Model, cold: bool, relief: bool) -> Compiled {
     let flow = Flow::new(model);
     let (tables, truncated, all_movers) = tables(model, &flow, cold);
+    // Each need reads only its own table: worked out on every core, kept
+    // in component order.
+    let worked: Vec<(Need, bool)> = (0..model.components.len())
+        .into_par_iter()
+        .map(|i| {
+            let id = ComponentId(i);
+            if truncated[i] {
+                truncated_need(model, &flow, id, &tables[i], all_movers[i].as_deref())
+            } else {
+                need_of(model, id, &tables[i])
+            }
+        })
+        .collect();
     let mut needs = Vec::with_capacity(model.components.len());
     let mut approximate = Vec::new();
-    for id in model.component_ids() {
-        let (need, relief) = if truncated[id.0] {
-            truncated_need(model, &flow, id, &tables[id.0], all_movers[id.0].as_deref())
-        } else {
-            need_of(model, id, &tables[id.0])
-        };
-        if need != Need::Structural && (relief || truncated[id.0]) {
-            approximate.push(id);
+    for (i, (need, relief)) in worked.into_iter().enumerate() {
+        if need != Need::Structural && (relief || truncated[i]) {
+            approximate.push(ComponentId(i));
         }
         needs.push(need);
     }
