@@ -355,20 +355,7 @@ pub(crate) fn reachable(model: &Model, series: &[ComponentId]) -> Vec<ComponentI
 /// ends, where asking [`reachable`] of each component would walk its whole
 /// closure once per component.
 pub(crate) fn reaching(model: &Model, end: impl Fn(ComponentId) -> bool) -> Vec<bool> {
-    let n = model.components.len();
-    let mut callers: Vec<Vec<ComponentId>> = vec![Vec::new(); n];
-    for id in model.component_ids() {
-        for edge in model
-            .component(id)
-            .depends_on
-            .iter()
-            .filter(|e| !e.degradable)
-        {
-            for t in &edge.targets {
-                callers[t.0].push(id);
-            }
-        }
-    }
+    let callers = super::scenario::callers(model);
     let mut reaches: Vec<bool> = model.component_ids().map(&end).collect();
     let mut todo: Vec<ComponentId> = model.component_ids().filter(|c| reaches[c.0]).collect();
     while let Some(c) = todo.pop() {
