@@ -167,15 +167,16 @@ fn percent(a: f64) -> String {
     format!("{text}%")
 }
 
-
-/// `-log10(1 - a)`, capped for a perfect figure.
 /// `-log10(1 - a)`; a figure of exactly 1 shows as 99 nines (the JSON and
 /// the table say so in docs/json.md), and 0 as 0, never `-0`.
 fn nines(a: f64) -> f64 {
     if a >= 1.0 {
         99.0
     } else {
-        (-(1.0 - a).log10()).max(0.0)
+        // `+ 0.0` turns the -0 of a figure of 0 into 0: `max` may return
+        // either zero (it did by optimisation level), and "-0.00 nines" is
+        // not a figure.
+        (-(1.0 - a).log10()).max(0.0) + 0.0
     }
 }
 
@@ -188,7 +189,7 @@ fn nines_of(u: f64) -> f64 {
     if u <= 0.0 {
         99.0
     } else {
-        (-u.log10()).max(0.0)
+        (-u.log10()).max(0.0) + 0.0
     }
 }
 
@@ -390,6 +391,17 @@ mod tests {
         assert!((u / 1e-120 - 1.0).abs() < 1e-12, "{u:e}");
         assert_eq!(row.nines, Some(120.0));
         assert!((nines_of(0.0) - 99.0).abs() < f64::EPSILON);
+    }
+
+    #[test]
+    fn a_figure_of_zero_has_zero_nines_never_minus_zero() {
+        // -log10(1) = -0, and `max(0.0)` may keep either zero: the debug
+        // build printed "-0.00 nines" where the release build printed
+        // "0.00 nines". Both now print +0.
+        for n in [nines(0.0), nines_of(1.0)] {
+            assert!(n == 0.0 && n.is_sign_positive(), "{n:?}");
+        }
+        assert_eq!(format!("{:.2}", nines_of(1.0)), "0.00");
     }
 
     #[test]
