@@ -207,9 +207,9 @@ fn losses(
     let needs = upstream(model, plan, &slow, true);
     let calls = upstream(model, plan, &slow, false);
     let mut out = Vec::new();
-    for &e in &model.entrypoints {
-        let was = was_state.served_share(model, e);
-        let now = state.served_share(model, e);
+    let was_shares = was_state.served_shares(model, &model.entrypoints);
+    let now_shares = state.served_shares(model, &model.entrypoints);
+    for ((&e, was), now) in model.entrypoints.iter().zip(was_shares).zip(now_shares) {
         if now < was - 1e-9 {
             let reach = if needs[e.0] {
                 Reach::Required

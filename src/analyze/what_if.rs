@@ -132,14 +132,17 @@ pub fn changed_state(
     };
     let (slow, scenario) = slowness(changed, flow, change);
     let state = State::new(changed, flow, &scenario);
+    let before = intact.state.served_shares(model, &changed.entrypoints);
+    let after = state.served_shares(changed, &changed.entrypoints);
     let served = changed
         .entrypoints
         .iter()
-        .map(|&e| Served {
+        .zip(before.into_iter().zip(after))
+        .map(|(&e, (before, after))| Served {
             entrypoint: changed.component(e).name.clone(),
             offered: state.of(e).offered,
-            before: intact.state.served_share(model, e),
-            after: state.served_share(changed, e),
+            before,
+            after,
         })
         .collect();
     Changed {

@@ -627,35 +627,64 @@ impl State {
     /// with fewer than `at_least` of them). Cycles count as served.
     #[must_use]
     pub fn served_share(&self, model: &Model, entrypoint: ComponentId) -> f64 {
-        let mut memo: Vec<Option<f64>> = vec![None; model.components.len()];
-        let mut open = vec![false; model.components.len()];
-        let sharded = reaches_shards(model);
-        self.share_of(model, entrypoint, (&mut memo, &mut open), &sharded)
+        self.served_shares(model, &[entrypoint])[0]
     }
 
-    fn share_of(
-        &self,
-        model: &Model,
-        id: ComponentId,
-        (memo, open): (&mut [Option<f64>], &mut [bool]),
-        reach: &[bool],
-    ) -> f64 {
-        if let Some(s) = memo[id.0] {
-            return s;
+    /// [`State::served_share`] of each of `entrypoints`, in their order,
+    /// in one walk of the model: a component's share is kept for every
+    /// entrypoint after it when no cycle was cut below it (such a share is
+    /// the same from any entrypoint), and for this entrypoint only when one
+    /// was (where a cycle is cut depends on where the walk entered it).
+    /// Each figure equals `served_share` of that entrypoint alone.
+    #[must_use]
+    pub fn served_shares(&self, model: &Model, entrypoints: &[ComponentId]) -> Vec<f64> {
+        let n = model.components.len();
+        let mut walk = ShareWalk {
+            shared: vec![None; n],
+            own: vec![None; n],
+            owned: Vec::new(),
+            open: vec![false; n],
+            sharded: reaches_shards(model),
+        };
+        entrypoints
+            .iter()
+            .map(|&e| {
+                let (s, _) = self.share_of(model, e, &mut walk);
+                for i in walk.owned.drain(..) {
+                    walk.own[i] = None;
+                }
+                s
+            })
+            .collect()
+    }
+
+    /// A component's served share and whether a cycle was cut below it.
+    fn share_of(&self, model: &Model, id: ComponentId, walk: &mut ShareWalk) -> (f64, bool) {
+        if let Some(s) = walk.shared[id.0] {
+            return (s, false);
         }
-        if open[id.0] {
-            return if self.of(id).up { 1.0 } else { 0.0 };
+        if let Some(s) = walk.own[id.0] {
+            return (s, true);
         }
-        open[id.0] = true;
+        if walk.open[id.0] {
+            return (if self.of(id).up { 1.0 } else { 0.0 }, true);
+        }
+        walk.open[id.0] = true;
+        let mut cut = false;
+        let mut share = |t: ComponentId, walk: &mut ShareWalk| {
+            let (s, c) = self.share_of(model, t, walk);
+            cut |= c;
+            s
+        };
         let c = *self.of(id);
         // A component that reaches shards (edges for a share of the
         // requests) is down while one is, yet serves the other shards'
         // requests.
-        let sharded = reach.get(id.0).copied().unwrap_or(false);
+        let sharded = walk.sharded.get(id.0).copied().unwrap_or(false);
         let s = if c.ok {
             1.0
         } else if let Some(to) = failover_target(model, self, id).filter(|_| !c.ok) {
-            self.share_of(model, to, (memo, open), reach)
+            share(to, walk)
         } else if !c.running || (!c.up && !sharded) {
             0.0
         } else {
@@ -681,13 +710,13 @@ impl State {
                 if s == 0.0 {
                     break;
                 }
-                if let Some(share) = edge.share {
-                    parted += share;
-                    partition += share
+                if let Some(part) = edge.share {
+                    parted += part;
+                    partition += part
                         * edge
                             .targets
                             .iter()
-                            .map(|&t| self.share_of(model, t, (&mut *memo, &mut *open), reach))
+                            .map(|&t| share(t, walk))
                             .product::<f64>();
                     continue;
                 }
@@ -695,14 +724,11 @@ impl State {
                     EdgeKind::Target => edge
                         .targets
                         .iter()
-                        .map(|&t| self.share_of(model, t, (&mut *memo, &mut *open), reach))
+                        .map(|&t| share(t, walk))
                         .product::<f64>(),
                     EdgeKind::AnyOf | EdgeKind::AtLeast => {
                         let routed = self.routed(model, edge);
-                        let serving: Vec<f64> = routed
-                            .iter()
-                            .map(|&t| self.share_of(model, t, (&mut *memo, &mut *open), reach))
-                            .collect();
+                        let serving: Vec<f64> = routed.iter().map(|&t| share(t, walk)).collect();
                         if serving.iter().filter(|&&x| x > 0.0).count() < edge.at_least as usize {
                             0.0
                         } else {
@@ -718,9 +744,14 @@ impl State {
             }
             s
         };
-        open[id.0] = false;
-        memo[id.0] = Some(s);
-        s
+        walk.open[id.0] = false;
+        if cut {
+            walk.own[id.0] = Some(s);
+            walk.owned.push(id.0);
+        } else {
+            walk.shared[id.0] = Some(s);
+        }
+        (s, cut)
     }
 
     /// The load entering at the entrypoints that is not served in this
@@ -731,13 +762,25 @@ impl State {
         model
             .entrypoints
             .iter()
-            .filter_map(|&e| {
-                let offered = self.of(e).offered?;
-                Some(offered * (1.0 - self.served_share(model, e)))
-            })
+            .zip(self.served_shares(model, &model.entrypoints))
+            .filter_map(|(&e, share)| Some(self.of(e).offered? * (1.0 - share)))
             // From +0: an f64 sum of nothing is -0, which JSON would show.
             .fold(0.0, |sum, x| sum + x)
     }
+}
+
+/// The memory of one [`State::served_shares`] walk.
+struct ShareWalk {
+    /// Shares with no cycle cut below them: the same from any entrypoint.
+    shared: Vec<Option<f64>>,
+    /// Shares with a cycle cut below them, for the current entrypoint.
+    own: Vec<Option<f64>>,
+    /// Where `own` is set (cleared before the next entrypoint).
+    owned: Vec<usize>,
+    /// Components on the walk's path (a cycle is cut where it meets one).
+    open: Vec<bool>,
+    /// Per component, whether it reaches an edge with a `share`.
+    sharded: Vec<bool>,
 }
 
 /// The scenario's concurrency ceilings per component (the lowest of its
@@ -1069,5 +1112,76 @@ components:
         assert!(s.of(id(&m, "cell-c")).ok);
         // Both cells' requests are served by cell-c.
         assert_eq!(s.served_share(&m, id(&m, "cell-b")), 1.0);
+    }
+}
+
+#[cfg(test)]
+#[allow(
+    clippy::float_cmp,
+    reason = "halves and the same computation twice, exact in f64"
+)]
+mod share_tests {
+    use super::*;
+
+    fn id(m: &Model, name: &str) -> ComponentId {
+        ComponentId(m.components.iter().position(|c| c.name == name).unwrap())
+    }
+
+    /// Every entrypoint's share from one walk equals its share alone, in
+    /// either order of the entrypoints.
+    fn one_walk_agrees(m: &Model, state: &State) {
+        let alone: Vec<f64> = m
+            .entrypoints
+            .iter()
+            .map(|&e| state.served_share(m, e))
+            .collect();
+        assert_eq!(state.served_shares(m, &m.entrypoints), alone);
+        let reversed: Vec<ComponentId> = m.entrypoints.iter().rev().copied().collect();
+        let mut back = state.served_shares(m, &reversed);
+        back.reverse();
+        assert_eq!(back, alone);
+    }
+
+    #[test]
+    fn a_cycle_entered_at_two_points_keeps_each_entrypoints_share() {
+        // x enters the cycle p <-> q at p, y at q; q sheds (offered
+        // 100 + 100 = 200 on 100: serves 1/2). From x: p = q's share, and
+        // q = 1/2 x p cut (p up: 1) = 1/2, so p = 1/2. From y: q = 1/2 x
+        // p, and p = q cut (q up: 1) = 1, so q = 1/2. Both serve 1/2, but
+        // p is 1/2 from x and 1 from y: a walk that kept x's p for y would
+        // give y 1/2 x 1/2 = 1/4 (it did, before shares cut by a cycle
+        // were kept per entrypoint).
+        let m = crate::model::parse(
+            "system: s\nentrypoints: [x, y]\ncomponents:\n  x: {capacity: 1000, load: 100, depends_on: [p]}\n  y: {capacity: 1000, load: 100, depends_on: [q]}\n  p: {depends_on: [q]}\n  q: {capacity: 100, load_shedding: true, depends_on: [p]}\n",
+        )
+        .unwrap_or_else(|p| panic!("{p:#?}"));
+        let flow = Flow::new(&m);
+        let state = State::intact(&m, &flow).settle(&m, &flow);
+        let (x, y) = (id(&m, "x"), id(&m, "y"));
+        assert_eq!(state.served_share(&m, x), 0.5);
+        assert_eq!(state.served_share(&m, y), 0.5);
+        one_walk_agrees(&m, &state);
+    }
+
+    #[test]
+    fn one_walk_agrees_with_each_entrypoint_alone_on_random_models() {
+        let mut models = 0;
+        for seed in 0..300 {
+            let Ok(m) = crate::model::parse(&crate::generate::random_small(seed)) else {
+                continue;
+            };
+            models += 1;
+            let flow = Flow::new(&m);
+            one_walk_agrees(&m, &State::intact(&m, &flow).settle(&m, &flow));
+            for lost in m.component_ids() {
+                let scenario = Scenario {
+                    failed_instances: vec![(lost, m.component(lost).instances)],
+                    load_factor: 3.0,
+                    ..Scenario::default()
+                };
+                one_walk_agrees(&m, &State::new(&m, &flow, &scenario).settle(&m, &flow));
+            }
+        }
+        assert!(models > 250, "{models}");
     }
 }
