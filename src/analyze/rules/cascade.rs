@@ -6,6 +6,7 @@
 //! origin fails, the state is computed, whatever it overloads fails, and so
 //! on until nothing more fails.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -134,12 +135,29 @@ struct StepWords {
 
 impl Steps {
     fn new(model: &Model, before: &State, steps: &[CascadeStep]) -> Self {
+        // By name once: a walk on a large model has thousands of steps,
+        // and a scan of the components per step was quadratic.
+        let named: HashMap<&str, ComponentId> = if steps.len() > 8 {
+            model
+                .component_ids()
+                .map(|id| (model.component(id).name.as_str(), id))
+                .collect()
+        } else {
+            HashMap::new()
+        };
+        let id_of = |name: &str| {
+            if named.is_empty() {
+                component_id(model, name)
+            } else {
+                named.get(name).copied()
+            }
+        };
         Self(
             steps
                 .iter()
                 .map(|step| StepWords {
                     component: Arc::from(step.component.as_str()),
-                    own: component_id(model, &step.component)
+                    own: id_of(&step.component)
                         .and_then(|id| before.load(id))
                         .unwrap_or(0.0)
                         .min(step.load),
@@ -235,6 +253,11 @@ pub fn settle(
 ) -> (Vec<CascadeStep>, State) {
     let model = cx.model;
     let mut steps = Vec::new();
+    // `failed` in order (the scenario lists it so), and as a set.
+    let mut is_failed = vec![false; model.components.len()];
+    for &id in &failed {
+        is_failed[id.0] = true;
+    }
     loop {
         let event = Scenario {
             failed_instances: failed
@@ -249,7 +272,7 @@ pub fn settle(
             .filter(|&id| {
                 let c = model.component(id);
                 !c.load_shedding
-                    && !failed.contains(&id)
+                    && !is_failed[id.0]
                     && overloaded(model, &state, id)
                     && state.of(id).offered.unwrap_or(0.0)
                         > reference.of(id).offered.unwrap_or(0.0) + 1e-9
@@ -260,7 +283,7 @@ pub fn settle(
                 .moves
                 .iter()
                 .map(|&(_, to, _)| to)
-                .filter(|to| !failed.contains(to))
+                .filter(|to| !is_failed[to.0])
                 .collect();
             absorbing.sort_unstable();
             absorbing.dedup();
@@ -281,6 +304,9 @@ pub fn settle(
                 capacity: state.capacity(model, id),
                 failed: true,
             });
+        }
+        for &id in &newly {
+            is_failed[id.0] = true;
         }
         failed.extend(newly);
     }
