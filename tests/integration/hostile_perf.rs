@@ -373,7 +373,7 @@ fn check_on_a_five_thousand_long_any_of_chain_under_two_entrypoints_does_not_ove
 }
 
 #[test]
-#[ignore = "slow: a 20,000-long chain (about a minute in a debug build)"]
+#[ignore = "slow: a 20,000-long chain (about 5 s in the test build)"]
 fn a_twenty_thousand_long_any_of_chain_under_two_entrypoints_does_not_overflow() {
     assert_chain_figures(&parse(&any_of_chain(20_000)));
 }

@@ -348,7 +348,7 @@ fn merges_into_a_sample_of_layouts_keep_add_and_settle() {
 }
 
 #[test]
-#[ignore = "slow: 1,560 merges (260 layouts of each example), each merged twice and checked against the traces (about a minute in a debug build); .ci/run runs it"]
+#[ignore = "slow: 1,560 merges (260 layouts of each example), each merged twice and checked against the traces (about 20 s in the test build); .ci/run runs it"]
 fn merges_into_hundreds_of_layouts_of_every_example_keep_add_and_settle() {
     let cases: Vec<u64> = (0..260).collect();
     let tally = merge_layouts(&cases);
