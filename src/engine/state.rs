@@ -1162,26 +1162,4 @@ mod share_tests {
         assert_eq!(state.served_share(&m, y), 0.5);
         one_walk_agrees(&m, &state);
     }
-
-    #[test]
-    fn one_walk_agrees_with_each_entrypoint_alone_on_random_models() {
-        let mut models = 0;
-        for seed in 0..300 {
-            let Ok(m) = crate::model::parse(&crate::generate::random_small(seed)) else {
-                continue;
-            };
-            models += 1;
-            let flow = Flow::new(&m);
-            one_walk_agrees(&m, &State::intact(&m, &flow).settle(&m, &flow));
-            for lost in m.component_ids() {
-                let scenario = Scenario {
-                    failed_instances: vec![(lost, m.component(lost).instances)],
-                    load_factor: 3.0,
-                    ..Scenario::default()
-                };
-                one_walk_agrees(&m, &State::new(&m, &flow, &scenario).settle(&m, &flow));
-            }
-        }
-        assert!(models > 250, "{models}");
-    }
 }

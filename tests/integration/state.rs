@@ -478,3 +478,41 @@ fn a_retry_storm_amplifies_the_load_its_path_sends() {
         "{message}"
     );
 }
+
+/// Every entrypoint's served share from one walk
+/// ([`State::served_shares`]) equals its share alone, in either order of
+/// the entrypoints.
+fn one_walk_agrees(m: &nines::model::Model, state: &State) {
+    let alone: Vec<f64> = m
+        .entrypoints
+        .iter()
+        .map(|&e| state.served_share(m, e))
+        .collect();
+    assert_eq!(state.served_shares(m, &m.entrypoints), alone);
+    let reversed: Vec<ComponentId> = m.entrypoints.iter().rev().copied().collect();
+    let mut back = state.served_shares(m, &reversed);
+    back.reverse();
+    assert_eq!(back, alone);
+}
+
+#[test]
+fn one_walk_of_served_shares_agrees_with_each_entrypoint_alone_on_random_models() {
+    let mut models = 0;
+    for seed in 0..300 {
+        let Ok(m) = nines::model::parse(&nines::generate::random_small(seed)) else {
+            continue;
+        };
+        models += 1;
+        let flow = Flow::new(&m);
+        one_walk_agrees(&m, &State::intact(&m, &flow).settle(&m, &flow));
+        for lost in m.component_ids() {
+            let scenario = Scenario {
+                failed_instances: vec![(lost, m.component(lost).instances)],
+                load_factor: 3.0,
+                ..Scenario::default()
+            };
+            one_walk_agrees(&m, &State::new(&m, &flow, &scenario).settle(&m, &flow));
+        }
+    }
+    assert!(models > 250, "{models}");
+}
