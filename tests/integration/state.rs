@@ -516,3 +516,25 @@ fn one_walk_of_served_shares_agrees_with_each_entrypoint_alone_on_random_models(
     }
     assert!(models > 250, "{models}");
 }
+
+#[test]
+#[allow(clippy::float_cmp, reason = "halves, exact in f64")]
+fn a_cycle_entered_at_two_points_keeps_each_entrypoints_share() {
+    // x enters the cycle p <-> q at p, y at q; q sheds (offered
+    // 100 + 100 = 200 on 100: serves 1/2). From x: p = q's share, and
+    // q = 1/2 x p cut (p up: 1) = 1/2, so p = 1/2. From y: q = 1/2 x
+    // p, and p = q cut (q up: 1) = 1, so q = 1/2. Both serve 1/2, but
+    // p is 1/2 from x and 1 from y: a walk that kept x's p for y would
+    // give y 1/2 x 1/2 = 1/4 (it did, before shares cut by a cycle
+    // were kept per entrypoint).
+    let m = nines::model::parse(
+        "system: s\nentrypoints: [x, y]\ncomponents:\n  x: {capacity: 1000, load: 100, depends_on: [p]}\n  y: {capacity: 1000, load: 100, depends_on: [q]}\n  p: {depends_on: [q]}\n  q: {capacity: 100, load_shedding: true, depends_on: [p]}\n",
+    )
+    .unwrap_or_else(|p| panic!("{p:#?}"));
+    let flow = Flow::new(&m);
+    let state = State::intact(&m, &flow).settle(&m, &flow);
+    let (x, y) = (ComponentId(0), ComponentId(1));
+    assert_eq!(state.served_share(&m, x), 0.5);
+    assert_eq!(state.served_share(&m, y), 0.5);
+    one_walk_agrees(&m, &state);
+}
