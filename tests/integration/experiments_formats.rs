@@ -600,7 +600,7 @@ fn chaos_toolkit_experiments_of_each_kind_pass_chaos_validate_and_a_broken_one_d
         let (ok, output) = chaos_validate_all(&batch);
         assert!(
             !ok && output.contains("broken.json")
-                && output.contains(&format!("valid {}", files.len())),
+                && output.contains(&format!("\nvalid {}\n", files.len())),
             "the batched chaos validate accepts a broken file ({from}):\n{output}"
         );
     }

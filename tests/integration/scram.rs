@@ -113,8 +113,10 @@ fn unavailability_agrees_with_scram() {
     }
     let dir = std::env::temp_dir().join(format!("nines-scram-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    // The products' limit does not change SCRAM's figures.
-    let text = nines::generate::random_small(3);
+    // The products' limit does not change SCRAM's figures, on a model
+    // with products of order 4 and more (5 of 8 ring members, each failing
+    // by its own, its dependency's or a zone's event).
+    let text = crate::bounds::ring(8, 5, "95%", "95%", "99%", 1);
     let file = dir.join("limit-order.xml");
     std::fs::write(&file, mef::export(&model::parse(&text).unwrap())).unwrap();
     let (limited, whole) = (scram_probabilities(&file), scram_run(&file, &[]));

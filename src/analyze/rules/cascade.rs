@@ -137,14 +137,13 @@ impl Steps {
     fn new(model: &Model, before: &State, steps: &[CascadeStep]) -> Self {
         // By name once: a walk on a large model has thousands of steps,
         // and a scan of the components per step was quadratic.
-        let named: HashMap<&str, ComponentId> = if steps.len() > 8 {
-            model
-                .component_ids()
-                .map(|id| (model.component(id).name.as_str(), id))
-                .collect()
-        } else {
-            HashMap::new()
-        };
+        // The first component of a name, as the scan gave.
+        let mut named: HashMap<&str, ComponentId> = HashMap::new();
+        if steps.len() > 8 {
+            for id in model.component_ids() {
+                named.entry(model.component(id).name.as_str()).or_insert(id);
+            }
+        }
         let id_of = |name: &str| {
             if named.is_empty() {
                 component_id(model, name)
