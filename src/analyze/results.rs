@@ -9,6 +9,7 @@ use std::sync::Arc;
 use serde::Serialize;
 
 use super::{Finding, Location, Severity, Status};
+use crate::model::ComponentId;
 
 /// The result of the analyses (`analyze::audit`): what `nines check` renders.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -281,6 +282,9 @@ pub struct Cascade {
 pub struct CascadeStep {
     /// The target.
     pub component: String,
+    /// The target's id in the model the walk ran on (not written out).
+    #[serde(skip)]
+    pub id: ComponentId,
     /// Load it is asked to carry.
     pub load: f64,
     /// What it can carry (`instances × capacity`); absent when the target

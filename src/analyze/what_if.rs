@@ -132,7 +132,12 @@ pub fn changed_state(
     };
     let (slow, scenario) = slowness(changed, flow, change);
     let state = State::new(changed, flow, &scenario);
-    let before = intact.state.served_shares(model, &changed.entrypoints);
+    // A `--set` can change which components are entrypoints.
+    let before = if changed.entrypoints == model.entrypoints {
+        intact.served.clone()
+    } else {
+        intact.state.served_shares(model, &changed.entrypoints)
+    };
     let after = state.served_shares(changed, &changed.entrypoints);
     let served = changed
         .entrypoints
@@ -373,6 +378,10 @@ pub struct Intact {
     pub state: State,
     /// Its load flow.
     pub flow: Flow,
+    /// The share of its peak each entrypoint serves, in
+    /// `model.entrypoints` order ([`State::served_shares`] of `state`),
+    /// worked out once for every change compared with it.
+    pub served: Vec<f64>,
 }
 
 impl Intact {
@@ -380,9 +389,11 @@ impl Intact {
     #[must_use]
     pub fn new(model: &Model, text: &str, today: Date) -> Self {
         let flow = Flow::new(model);
+        let state = State::intact(model, &flow);
         Intact {
             audit: super::audit(model, text, Scenario::default(), super::Options::new(today)),
-            state: State::intact(model, &flow),
+            served: state.served_shares(model, &model.entrypoints),
+            state,
             flow,
         }
     }

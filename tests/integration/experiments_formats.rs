@@ -83,6 +83,15 @@ fn installed(program: &str) -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
+/// What a process printed, standard output then standard error.
+fn printed(out: &std::process::Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
 /// `chaos validate FILE` (no log file written): its success and output.
 fn chaos_validate(file: &Path) -> (bool, String) {
     let out = Command::new("chaos")
@@ -90,14 +99,7 @@ fn chaos_validate(file: &Path) -> (bool, String) {
         .arg(file)
         .output()
         .unwrap();
-    (
-        out.status.success(),
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ),
-    )
+    (out.status.success(), printed(&out))
 }
 
 /// `chaos validate` of each file in one interpreter (`chaos_validate.py`:
@@ -119,14 +121,7 @@ fn chaos_validate_all(files: &[PathBuf]) -> (bool, String) {
         Some(3),
         "`chaos` runs but chaostoolkit does not import for python3"
     );
-    (
-        out.status.success(),
-        format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        ),
-    )
+    (out.status.success(), printed(&out))
 }
 
 /// Every file through `chaos validate` (the command itself for the first,

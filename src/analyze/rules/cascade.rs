@@ -6,7 +6,6 @@
 //! origin fails, the state is computed, whatever it overloads fails, and so
 //! on until nothing more fails.
 
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -59,7 +58,7 @@ fn chain_fails(model: &Model, before: &State, origin: &Component, walk: &Cascade
         ChainFails {
             origin: name,
             load: walk.load,
-            steps: Steps::new(model, before, &walk.steps),
+            steps: Steps::new(before, &walk.steps),
             end: end(model, origin, walk),
             fallback_headroom: model.policy.fallback_headroom,
             recommended_fallback_capacity: walk.recommended_fallback_capacity,
@@ -114,8 +113,8 @@ impl Wording for ChainFails {
 
 /// ` cell-b 560 + 620 = 1180 > 1000, fails; …`: each step with the load it
 /// had before and the load it took over.
-pub fn steps_text(model: &Model, before: &State, steps: &[CascadeStep]) -> String {
-    Steps::new(model, before, steps).to_string()
+pub fn steps_text(before: &State, steps: &[CascadeStep]) -> String {
+    Steps::new(before, steps).to_string()
 }
 
 /// The steps of a walk as [`steps_text`] writes them.
@@ -134,30 +133,14 @@ struct StepWords {
 }
 
 impl Steps {
-    fn new(model: &Model, before: &State, steps: &[CascadeStep]) -> Self {
-        // By name once: a walk on a large model has thousands of steps,
-        // and a scan of the components per step was quadratic.
-        // The first component of a name, as the scan gave.
-        let mut named: HashMap<&str, ComponentId> = HashMap::new();
-        if steps.len() > 8 {
-            for id in model.component_ids() {
-                named.entry(model.component(id).name.as_str()).or_insert(id);
-            }
-        }
-        let id_of = |name: &str| {
-            if named.is_empty() {
-                component_id(model, name)
-            } else {
-                named.get(name).copied()
-            }
-        };
+    fn new(before: &State, steps: &[CascadeStep]) -> Self {
         Self(
             steps
                 .iter()
                 .map(|step| StepWords {
                     component: Arc::from(step.component.as_str()),
-                    own: id_of(&step.component)
-                        .and_then(|id| before.load(id))
+                    own: before
+                        .load(step.id)
                         .unwrap_or(0.0)
                         .min(step.load),
                     load: step.load,
@@ -201,7 +184,7 @@ fn end(model: &Model, origin: &Component, walk: &Cascade) -> End {
     if walk.unserved > 0.0 && last.is_some_and(|s| !s.failed) {
         End::Stranded(walk.unserved)
     } else if walk.unserved > 0.0 {
-        let next = last.and_then(|s| component(model, &s.component)?.failover_to);
+        let next = last.and_then(|s| model.component(s.id).failover_to);
         End::Stopped {
             already_failed: next.map(|next| Arc::from(model.component(next).name.as_str())),
             last: Arc::from(last.map_or(origin.name.as_str(), |s| s.component.as_str())),
@@ -210,18 +193,6 @@ fn end(model: &Model, origin: &Component, walk: &Cascade) -> End {
     } else {
         End::Absorbed(walk.steps.iter().filter(|s| s.failed).count())
     }
-}
-
-fn component<'m>(model: &'m Model, name: &str) -> Option<&'m Component> {
-    model.components.iter().find(|c| c.name == name)
-}
-
-fn component_id(model: &Model, name: &str) -> Option<ComponentId> {
-    model
-        .components
-        .iter()
-        .position(|c| c.name == name)
-        .map(ComponentId)
 }
 
 // ---- documentation ----
@@ -289,6 +260,7 @@ pub fn settle(
             for id in absorbing {
                 steps.push(CascadeStep {
                     component: model.component(id).name.clone(),
+                    id,
                     load: state.of(id).offered.unwrap_or(0.0),
                     capacity: state.capacity(model, id),
                     failed: false,
@@ -299,6 +271,7 @@ pub fn settle(
         for &id in &newly {
             steps.push(CascadeStep {
                 component: model.component(id).name.clone(),
+                id,
                 load: state.of(id).offered.unwrap_or(0.0),
                 capacity: state.capacity(model, id),
                 failed: true,

@@ -215,7 +215,7 @@ fn what_follows(cx: &Context) -> Option<String> {
     }
     let mut text = format!(
         "; step by step:{}",
-        super::cascade::steps_text(cx.model, &intact, &steps)
+        super::cascade::steps_text(&intact, &steps)
     );
     if unserved > 1e-9 {
         let _ = write!(text, " {} is left unserved", amount(unserved));

@@ -167,17 +167,10 @@ fn percent(a: f64) -> String {
     format!("{text}%")
 }
 
-/// `-log10(1 - a)`; a figure of exactly 1 shows as 99 nines (the JSON and
-/// the table say so in docs/json.md), and 0 as 0, never `-0`.
+/// `-log10(1 - a)`: [`nines_of`] of `1 - a` (a figure of exactly 1 shows
+/// as 99 nines, docs/json.md; 0 as 0, never `-0`).
 fn nines(a: f64) -> f64 {
-    if a >= 1.0 {
-        99.0
-    } else {
-        // `+ 0.0` turns the -0 of a figure of 0 into 0: `max` may return
-        // either zero (it did by optimisation level), and "-0.00 nines" is
-        // not a figure.
-        (-(1.0 - a).log10()).max(0.0) + 0.0
-    }
+    nines_of(1.0 - a)
 }
 
 /// `-log10(u)` of an unavailability carried in failure space (26.3 for
@@ -189,6 +182,9 @@ fn nines_of(u: f64) -> f64 {
     if u <= 0.0 {
         99.0
     } else {
+        // `+ 0.0` turns the -0 of a figure of 0 into 0: `max` may return
+        // either zero (it did by optimisation level), and "-0.00 nines" is
+        // not a figure.
         (-u.log10()).max(0.0) + 0.0
     }
 }
