@@ -52,25 +52,28 @@ fn bench_commands(c: &mut Criterion) {
     for size in sizes() {
         let path = model_file(size);
         let model = path.to_str().expect("a UTF-8 temp path");
-        let today = ["--today", "2026-11-30"];
+        let today = "2026-11-30";
         let runs: [(&str, Vec<&str>); 6] = [
-            ("check", vec!["check", model, "--format", "json"]),
+            (
+                "check",
+                vec!["check", model, "--format", "json", "--today", today],
+            ),
             (
                 "experiments",
-                vec!["experiments", model, "--format", "json"],
+                vec!["experiments", model, "--format", "json", "--today", today],
             ),
             ("graph_mermaid", vec!["graph", model, "--format", "mermaid"]),
             ("graph_dot", vec!["graph", model, "--format", "dot"]),
-            ("baseline", vec!["baseline", model, "-o", "-"]),
+            (
+                "baseline",
+                vec!["baseline", model, "-o", "-", "--today", today],
+            ),
             (
                 "simulate_1e6",
                 vec!["simulate", model, "--trials", "1000000"],
             ),
         ];
-        for (name, mut args) in runs {
-            if matches!(name, "check" | "experiments" | "baseline") {
-                args.extend(today);
-            }
+        for (name, args) in runs {
             // A command that cannot run would be timed as if it did.
             let (outcome, _) = command(&args);
             assert_ne!(outcome, Outcome::Invalid, "{name} {args:?}");

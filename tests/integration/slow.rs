@@ -651,6 +651,13 @@ fn two_refusing_calls_below_one_caller_are_relieved_by_a_holdback() {
     assert!(near(&api["ceiling"], 250.0), "{api}");
     let served = &more["after"]["served"]["api"];
     assert!(near(served, 250.0 / 480.0 * 0.4 * 0.48), "{served}");
+    // The list of who loses service reads the same state as the figure.
+    for (out, after) in [(&both, 100.0 / 480.0 * 120.0 / 480.0), (&more, 0.1)] {
+        let lost = &out["slow"]["lose_service"][0];
+        assert_eq!(lost["entrypoint"], "api", "{lost}");
+        assert!(near(&lost["served_before"], 1.0), "{lost}");
+        assert!(near(&lost["served_after"], after), "{lost}");
+    }
 }
 
 // ---- the slow scenario's state: one truth, monotone in the slowness ----
