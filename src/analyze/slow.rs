@@ -87,8 +87,56 @@ pub fn judge(
     model: &Model,
     (flow, plan): (&Flow, &Plan),
     before: &Before,
-    mut slowed: Slowed,
+    slowed: Slowed,
 ) -> Judged {
+    let Steady {
+        slowed,
+        scenario,
+        state,
+        first,
+        after,
+        rounds,
+    } = steady(model, (flow, plan), before, slowed);
+    let losses = losses(model, plan, (flow, before), &state, &slowed);
+    Judged {
+        slowed,
+        scenario,
+        state,
+        base: before.base.clone(),
+        first,
+        after,
+        losses,
+        rounds,
+    }
+}
+
+/// A slowness carried to its steady state in a scenario.
+struct Steady {
+    /// What is slow, and the pools it drained.
+    slowed: Slowed,
+    /// The scenario with the drained pools lost and the limits settled.
+    scenario: Scenario,
+    /// Its state.
+    state: State,
+    /// The concurrency as the slowness starts, in the scenario's state.
+    first: Concurrency,
+    /// The concurrency the limits were read from.
+    after: Concurrency,
+    /// Rounds of drained pools.
+    rounds: usize,
+}
+
+/// `slowed` in `before`'s scenario, carried to its steady state: the
+/// pools it drains counted lost (looked for again in each new state, at
+/// most [`MAX_ROUNDS`] times), then the limits settled ([`settle`]).
+/// Nothing slowed gives the scenario's own steady state, which every
+/// slowness is compared with.
+fn steady(
+    model: &Model,
+    (flow, plan): (&Flow, &Plan),
+    before: &Before,
+    mut slowed: Slowed,
+) -> Steady {
     let mut state = before.state.clone();
     let first = concurrency(model, plan, &state, &slowed, Some(before.base));
     let mut after = first.clone();
@@ -127,30 +175,130 @@ pub fn judge(
         rounds += 1;
     }
     // What every pool the slowness saturates still serves is its limit in
-    // the state (docs/slow.md): the load flow, the served shares and the
-    // verdicts follow from it as from capacity.
+    // the state (docs/slow.md), and every edge limit lets through only
+    // the calls it admits: the load flow, the served shares and the
+    // verdicts follow from them as from capacity.
     let lost = Scenario {
         failed_instances: slowed
             .drained
             .iter()
             .map(|&id| (id, model.component(id).instances))
             .collect(),
-        ceilings: ceilings(model, &state, &after),
         ..Scenario::default()
     };
     let scenario = before.scenario.and(&lost);
+    let (limits, _, after) = settle(
+        model,
+        (flow, plan),
+        &scenario,
+        (&slowed, Some(before.base)),
+        (state, after),
+    );
+    let scenario = scenario.and(&limits);
     let state = State::new(model, flow, &scenario);
-    let losses = losses(model, plan, (flow, before), &state, &slowed);
-    Judged {
+    Steady {
         slowed,
         scenario,
         state,
-        base: before.base.clone(),
         first,
         after,
-        losses,
         rounds,
     }
+}
+
+/// The limits of a slow scenario settled: starting from `state` (of
+/// `scenario`) and its concurrency `after`, the ceilings and admitted
+/// shares they give are put into the scenario, its state and concurrency
+/// computed again (what a held-back pool passes on and what a bulkhead
+/// refuses no longer reach the pools below), until the limits stop
+/// changing, at most [`MAX_ROUNDS`] times. Returns the limits (a scenario
+/// of ceilings and admitted shares only), the state of `scenario` with
+/// the limits before the last, and its concurrency, from which the limits
+/// were read.
+fn settle(
+    model: &Model,
+    (flow, plan): (&Flow, &Plan),
+    scenario: &Scenario,
+    (slowed, base): (&Slowed, Option<&Concurrency>),
+    (mut state, mut after): (State, Concurrency),
+) -> (Scenario, State, Concurrency) {
+    let mut limits = held_back(model, &state, &after);
+    for _round in 0..MAX_ROUNDS {
+        if limits.admitted.is_empty() {
+            break;
+        }
+        // Only the refusals of the edge limits are carried into the next
+        // round: a held-back pool's ceiling is applied once, at the end.
+        let refused = Scenario {
+            admitted: limits.admitted.clone(),
+            ..Scenario::default()
+        };
+        let next_state = State::new(model, flow, &scenario.and(&refused));
+        let next_after = concurrency(model, plan, &next_state, slowed, base);
+        let mut next = held_back(model, &next_state, &next_after);
+        // A limit never admits more than in the round before: what it
+        // refused at the fuller load stays refused (the steady state
+        // reached from the slowness's start, and a round that relieves a
+        // target cannot flip it back).
+        for share in &mut next.admitted {
+            if let Some(&(.., was)) = limits
+                .admitted
+                .iter()
+                .find(|&&(c, e, _)| c == share.0 && e == share.1)
+            {
+                share.2 = share.2.min(was);
+            }
+        }
+        for &was in &limits.admitted {
+            if !next
+                .admitted
+                .iter()
+                .any(|&(c, e, _)| c == was.0 && e == was.1)
+            {
+                next.admitted.push(was);
+            }
+        }
+        next.admitted.sort_by_key(|a| (a.0, a.1));
+        state = next_state;
+        after = next_after;
+        let settled = same_limits(&next, &limits);
+        limits = next;
+        if settled {
+            break;
+        }
+    }
+    (limits, state, after)
+}
+
+/// The ceilings and admitted shares `concurrency` (computed in `state`)
+/// gives, as a scenario of those alone.
+fn held_back(model: &Model, state: &State, concurrency: &Concurrency) -> Scenario {
+    let admitted = model
+        .component_ids()
+        .filter(|&id| state.of(id).running)
+        .flat_map(|id| {
+            concurrency
+                .edges_of(id)
+                .iter()
+                .filter(|e| e.admitted < 1.0 - 1e-12)
+                .map(move |e| (id, e.edge, e.admitted))
+        })
+        .collect();
+    Scenario {
+        ceilings: ceilings(model, state, concurrency),
+        admitted,
+        ..Scenario::default()
+    }
+}
+
+/// Whether two sets of limits admit the same shares, to 1e-12.
+fn same_limits(a: &Scenario, b: &Scenario) -> bool {
+    let close = |x: f64, y: f64| (x - y).abs() <= 1e-12 * x.abs().max(y.abs()).max(1.0);
+    a.admitted.len() == b.admitted.len()
+        && a.admitted
+            .iter()
+            .zip(&b.admitted)
+            .all(|(&(i, e, x), &(j, f, y))| i == j && e == f && close(x, y))
 }
 
 /// The concurrency ceiling of every running component that does not serve
@@ -194,15 +342,8 @@ fn losses(
     state: &State,
     slowed: &Slowed,
 ) -> Vec<(ComponentId, f64, f64, Reach)> {
-    let normal = ceilings(model, before.state, before.base);
-    let normal_state = (!normal.is_empty()).then(|| {
-        let limited = Scenario {
-            ceilings: normal,
-            ..Scenario::default()
-        };
-        State::new(model, flow, &before.scenario.and(&limited))
-    });
-    let was_state = normal_state.as_ref().unwrap_or(before.state);
+    let normal = steady(model, (flow, plan), before, Slowed::default());
+    let was_state = &normal.state;
     let slow: Vec<ComponentId> = slowed.components.iter().map(|&(c, _)| c).collect();
     let needs = upstream(model, plan, &slow, true);
     let calls = upstream(model, plan, &slow, false);

@@ -454,11 +454,16 @@ pub fn compare_with(model: &Model, intact: &Intact, change: &Change, today: Date
             .iter()
             .any(|e| before_state.of(*e).up && !after_state.of(*e).up),
         lost_something: super::contingency::lost_something(scenario),
+        held_back: (!scenario.ceilings.is_empty() || !scenario.admitted.is_empty())
+            .then_some(before_state),
     };
     let resolved: Vec<String> = before_ids
         .iter()
         .filter(|id| {
-            after_ids.binary_search(id).is_err() && !gone.taken_down(id) && !gone.further_loss(id)
+            after_ids.binary_search(id).is_err()
+                && !gone.taken_down(id)
+                && !gone.further_loss(id)
+                && !gone.relieved(id)
         })
         .cloned()
         .collect();
@@ -586,9 +591,25 @@ struct Gone<'a> {
     /// Whether the scenario loses something (domains, groups, instances,
     /// the caches' hits).
     lost_something: bool,
+    /// In a slow scenario that holds load back (pools at their ceilings,
+    /// edge limits refusing calls), the state before it.
+    held_back: Option<&'a State>,
 }
 
 impl Gone<'_> {
+    /// A finding about a component a slowness relieves (offered less
+    /// because the calls to it are refused or held back upstream) is not
+    /// resolved: the refusals are the outage, not a fix.
+    fn relieved(&self, id: &str) -> bool {
+        let Some(before) = self.held_back else {
+            return false;
+        };
+        self.named.get(subject_component(id)).is_some_and(|&c| {
+            let load = |s: &State| s.of(c).offered.unwrap_or(0.0);
+            load(self.after) < load(before) * (1.0 - 1e-9)
+        })
+    }
+
     /// An entrypoint the scenario itself takes down has no single point of
     /// failure left to find: its spof and shared-fate findings vanish
     /// without being resolved; so do findings about a component it downs.
@@ -669,6 +690,13 @@ pub fn down_for_figures(model: &Model, scenario: &Scenario) -> Model {
         let c = &mut copy.components[id.0];
         let serves = ceiling.serves;
         c.rate_limit = Some(c.rate_limit.map_or(serves, |l| l.min(serves)));
+    }
+    // A call an edge limit refuses is not made: the edge carries the
+    // admitted share of its calls.
+    for &(caller, at, share) in &scenario.admitted {
+        if let Some(edge) = copy.components[caller.0].depends_on.get_mut(at) {
+            edge.calls *= share.clamp(0.0, 1.0);
+        }
     }
     copy
 }

@@ -415,25 +415,18 @@ pub fn concurrency(
             out.edges[out.starts[id.0] + at] = load;
         }
         let workers = pool_of(component.workers, state.of(id).instances_up);
-        #[allow(clippy::cast_precision_loss, reason = "pools far below 2^53")]
-        let saturated =
-            workers.is_some_and(|w| in_flight > w as f64 * (1.0 + 1e-12) && lambda > 0.0);
-        let share = match workers {
-            #[allow(clippy::cast_precision_loss, reason = "pools far below 2^53")]
-            Some(w) if saturated => {
-                if in_flight.is_finite() {
-                    w as f64 / in_flight
-                } else {
-                    0.0
-                }
-            }
-            _ => 1.0,
-        };
-        let seen = if saturated && !component.load_shedding {
-            f64::INFINITY
-        } else {
-            per_request
-        };
+        let Pool {
+            in_flight,
+            saturated,
+            share,
+            seen,
+        } = pool(
+            model,
+            plan,
+            state,
+            (id, lambda, per_request, in_flight),
+            workers,
+        );
         let held_longer = base.is_some_and(|b| seen > b.of(id).seen * (1.0 + 1e-9) + 1e-12);
         out.components[id.0] = ComponentLoad {
             arrival: lambda,
@@ -450,6 +443,190 @@ pub fn concurrency(
     }
     out.shares(model, &plan.order);
     out
+}
+
+/// A component's pool in a state: in flight, saturated, the share of its
+/// arrivals it serves, and the response its callers see.
+struct Pool {
+    in_flight: f64,
+    saturated: bool,
+    share: f64,
+    seen: f64,
+}
+
+/// The pool of `id` (`workers` of them), with `lambda` arriving, each
+/// request held `per_request`, `in_flight` wanted.
+fn pool(
+    model: &Model,
+    plan: &Plan,
+    state: &State,
+    (id, lambda, per_request, in_flight): (ComponentId, f64, f64, f64),
+    workers: Option<u64>,
+) -> Pool {
+    let component = model.component(id);
+    #[allow(clippy::cast_precision_loss, reason = "pools far below 2^53")]
+    let saturated = workers.is_some_and(|w| in_flight > w as f64 * (1.0 + 1e-12) && lambda > 0.0);
+    let share = match workers {
+        #[allow(clippy::cast_precision_loss, reason = "pools far below 2^53")]
+        Some(w) if saturated => {
+            if in_flight.is_finite() {
+                w as f64 / in_flight
+            } else {
+                0.0
+            }
+        }
+        _ => 1.0,
+    };
+    // Fed only through edge limits, a saturated pool's queue is bounded
+    // by them: the callers wait for a worker, no longer than their
+    // timeouts, and every call admitted is answered.
+    let queued = (saturated && !component.load_shedding)
+        .then(|| bounded_queue(model, plan, state, (id, lambda, per_request), workers))
+        .flatten();
+    let (in_flight, share, saturated) = match queued {
+        Some(q) => (q.in_flight, 1.0, q.saturated),
+        None => (in_flight, share, saturated),
+    };
+    let seen = match queued {
+        Some(q) => q.response,
+        None if saturated && !component.load_shedding => f64::INFINITY,
+        None => per_request,
+    };
+    Pool {
+        in_flight,
+        saturated,
+        share,
+        seen,
+    }
+}
+
+/// A saturated pool whose every request comes over edges with a limit.
+#[derive(Debug, Clone, Copy)]
+struct Queue {
+    /// Requests held: those at a worker and those waiting for one.
+    in_flight: f64,
+    /// The response its callers see, seconds: the time held times the
+    /// requests held over the workers (Little's law on the whole queue).
+    response: f64,
+    /// Whether the limits let more in than the workers take: when they
+    /// hold no more than the pool in flight, nothing waits.
+    saturated: bool,
+}
+
+/// The queue of a saturated pool (`workers` of them) whose arrivals all
+/// come over edges with a limit (a bulkhead or a connection pool), each
+/// call held `held` at a worker: a limit's slots are held only while its
+/// calls are out, so the callers hold at most their limits in flight and
+/// the queue is bounded. Its response time `R` solves `R = held
+/// × N(R) / workers`, `N(R) = Σ min(flow × R, limit)` over the edges in;
+/// the pool then serves `workers / held` a second, what the limits admit.
+/// `None` when some arrivals come over an edge without a limit (the queue
+/// grows without bound) or `R` is past a caller's timeout (its calls fail).
+fn bounded_queue(
+    model: &Model,
+    plan: &Plan,
+    state: &State,
+    (id, lambda, held): (ComponentId, f64, f64),
+    workers: Option<u64>,
+) -> Option<Queue> {
+    #[allow(clippy::cast_precision_loss, reason = "pools far below 2^53")]
+    let workers = workers? as f64;
+    if !(held.is_finite() && held > 0.0 && lambda.is_finite() && workers > 0.0) {
+        return None;
+    }
+    // (flow offered, limit, timeout) of every edge in that carries calls.
+    let mut edges: Vec<(f64, f64, f64)> = Vec::new();
+    let mut arriving = 0.0;
+    for &(caller, at) in &plan.order.inbound[id.0] {
+        let edge = &model.component(caller).depends_on[at];
+        let offered = state.offered_flow(model, caller, edge, id).unwrap_or(0.0);
+        if offered <= 0.0 || !state.of(caller).running {
+            continue;
+        }
+        if edge.pull
+            || edge.targets.len() != 1
+            || edge.limits.as_ref().is_some_and(|l| l.hedge.is_some())
+        {
+            return None;
+        }
+        // A caller holds at most its edge limit in flight over the edge
+        // (its own pool is not counted: its requests spend part of their
+        // time elsewhere, which this does not follow).
+        let limit = edge_bound(edge, state.of(caller).instances_up);
+        if !limit.is_finite() || plan.order.is_cut(caller, id) {
+            return None;
+        }
+        arriving += state.edge_flow(model, caller, edge, id).unwrap_or(0.0);
+        edges.push((
+            offered,
+            limit,
+            edge.timeout.map_or(f64::INFINITY, Duration::seconds),
+        ));
+    }
+    // Load that does not come over these edges (its own written load, a
+    // failover's, a hedge's) is not bounded by them.
+    if edges.is_empty() || lambda > arriving * (1.0 + 1e-9) + 1e-9 {
+        return None;
+    }
+    let held_at = |r: f64| -> f64 { edges.iter().map(|&(f, l, _)| (f * r).min(l)).sum() };
+    let at_held = held_at(held);
+    if at_held <= workers * (1.0 + 1e-12) {
+        return Some(Queue {
+            in_flight: at_held,
+            response: held,
+            saturated: false,
+        });
+    }
+    // N(R) is concave and piecewise linear: on each piece the edges whose
+    // limit binds give `capped`, the others `slope × R`. Walk the pieces
+    // from R = held upward.
+    let mut breaks: Vec<f64> = edges.iter().map(|&(f, l, _)| l / f).collect();
+    breaks.sort_by(f64::total_cmp);
+    let mut response = f64::INFINITY;
+    let mut from = held;
+    for &end in breaks
+        .iter()
+        .filter(|&&b| b > held)
+        .chain(std::iter::once(&f64::INFINITY))
+    {
+        let mid = if end.is_finite() {
+            f64::midpoint(from, end)
+        } else {
+            from + 1.0
+        };
+        let (capped, slope) = edges.iter().fold((0.0, 0.0), |(c, s), &(f, l, _)| {
+            if f * mid >= l { (c + l, s) } else { (c, s + f) }
+        });
+        // R = held × (capped + slope × R) / workers.
+        let denominator = workers - held * slope;
+        if denominator > 0.0 {
+            let r = held * capped / denominator;
+            if r >= from * (1.0 - 1e-12) && r <= end * (1.0 + 1e-12) {
+                response = r.max(held);
+                break;
+            }
+        }
+        from = end;
+    }
+    if !response.is_finite() || edges.iter().any(|&(_, _, t)| response > t) {
+        return None;
+    }
+    Some(Queue {
+        in_flight: held_at(response),
+        response,
+        saturated: true,
+    })
+}
+
+/// An edge's limit (`pool` or `connections`) times its caller's instances
+/// up; infinite without one.
+fn edge_bound(edge: &Edge, instances_up: u32) -> f64 {
+    #[allow(clippy::cast_precision_loss, reason = "pools far below 2^53")]
+    pool_of(
+        edge.limits.as_deref().and_then(EdgeLimits::limit),
+        instances_up,
+    )
+    .map_or(f64::INFINITY, |l| l as f64)
 }
 
 /// `rate × time`, 0 when nothing arrives (never `0 × ∞`).
@@ -519,7 +696,11 @@ fn edge_load(
             // pull holds one of its workers: the calls it makes.
             state.passing(model, caller) * edge.calls * state.share(model, edge, target)
         } else {
-            state.edge_flow(model, caller, edge, target).unwrap_or(0.0)
+            // The calls offered to the limit: in a slow scenario's state
+            // the edge carries only those it admits.
+            state
+                .offered_flow(model, caller, edge, target)
+                .unwrap_or(0.0)
         };
         let (seen, degraded) = if done[target.0] {
             let t = out.of(target);

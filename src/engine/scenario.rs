@@ -32,6 +32,11 @@ pub struct Scenario {
     /// keeps from serving all they are offered; pairs naming the same
     /// component take the lowest. Empty but in a slow scenario.
     pub ceilings: Vec<(ComponentId, Ceiling)>,
+    /// Edge limits that refuse calls (docs/slow.md): (caller, edge index,
+    /// the share of the edge's calls its limit admits). A refused call is
+    /// not made: the edge carries only the admitted share. Pairs naming the
+    /// same edge take the lowest. Empty but in a slow scenario.
+    pub admitted: Vec<(ComponentId, usize, f64)>,
 }
 
 /// What a component a slowness holds back still does, requests per second.
@@ -55,6 +60,7 @@ impl Default for Scenario {
             load_factor: 1.0,
             cold: false,
             ceilings: Vec::new(),
+            admitted: Vec::new(),
         }
     }
 }
@@ -70,6 +76,7 @@ impl Scenario {
             .extend(event.failed_instances.iter().copied());
         both.cold |= event.cold;
         both.ceilings.extend(event.ceilings.iter().copied());
+        both.admitted.extend(event.admitted.iter().copied());
         both
     }
 
@@ -82,6 +89,7 @@ impl Scenario {
             && (self.load_factor - 1.0).abs() < f64::EPSILON
             && !self.cold
             && self.ceilings.is_empty()
+            && self.admitted.is_empty()
     }
 }
 

@@ -192,6 +192,9 @@ pub struct State {
     /// Per component, its concurrency ceiling (the scenario's `ceilings`);
     /// empty when the scenario has none.
     ceilings: Vec<Option<Ceiling>>,
+    /// Per caller, per edge, the share of its calls the edge's limit
+    /// admits (the scenario's `admitted`); empty when the scenario has none.
+    admitted: Vec<Vec<f64>>,
 }
 
 impl State {
@@ -225,6 +228,7 @@ impl State {
             settled: false,
             handed: vec![false; model.components.len()],
             ceilings: ceilings(model, scenario),
+            admitted: admitted(model, scenario),
         };
         state.pass(model, flow);
         state.judge(model);
@@ -360,15 +364,20 @@ impl State {
     /// else its offered load less what it sheds or its rate limit refuses.
     #[must_use]
     pub fn passing(&self, model: &Model, id: ComponentId) -> f64 {
+        let passed = self.passing_offered(model, id);
+        self.ceiling(id)
+            .map_or(passed, |ceiling| passed.min(ceiling.admits))
+    }
+
+    /// [`State::passing`] before a concurrency ceiling holds it back: what
+    /// the component would pass on if its pool took in all it is offered.
+    fn passing_offered(&self, model: &Model, id: ComponentId) -> f64 {
         let c = self.of(id);
         if !c.running || self.handed[id.0] {
             return 0.0;
         }
-        let passed = c
-            .offered
-            .map_or(0.0, |l| passed(model.component(id), c.instances_up, l));
-        self.ceiling(id)
-            .map_or(passed, |ceiling| passed.min(ceiling.admits))
+        c.offered
+            .map_or(0.0, |l| passed(model.component(id), c.instances_up, l))
     }
 
     /// The capacity verdict of every running component on its offered load.
@@ -520,9 +529,63 @@ impl State {
         Some(self.sent(model, caller, edge, target))
     }
 
-    /// What `caller` sends `target` over `edge` in this state.
+    /// What `caller` would send `target` over `edge` in this state if
+    /// neither its pool nor the edge's limit held any back
+    /// ([`State::edge_flow`] before the scenario's ceilings and `admitted`
+    /// shares): the calls its offered load makes, which hold its workers
+    /// and meet the limit. `None` when the caller's load is unknown.
+    #[must_use]
+    pub fn offered_flow(
+        &self,
+        model: &Model,
+        caller: ComponentId,
+        edge: &Edge,
+        target: ComponentId,
+    ) -> Option<f64> {
+        self.of(caller).offered?;
+        let load = self.passing_offered(model, caller);
+        Some(self.carried_to(load, model, edge, target))
+    }
+
+    /// The share of `edge`'s calls (an edge of `caller`) its limit admits
+    /// in this state: 1 but in a slow scenario that says otherwise.
+    #[must_use]
+    pub fn admitted(&self, model: &Model, caller: ComponentId, edge: &Edge) -> f64 {
+        let Some(shares) = self.admitted.get(caller.0).filter(|s| !s.is_empty()) else {
+            return 1.0;
+        };
+        model
+            .component(caller)
+            .depends_on
+            .iter()
+            .position(|e| std::ptr::eq(e, edge))
+            .map_or(1.0, |at| shares[at])
+    }
+
+    /// What `caller` sends `target` over `edge` in this state: the calls
+    /// offered, less what the edge's limit refuses (a refused call is not
+    /// made).
     fn sent(&self, model: &Model, caller: ComponentId, edge: &Edge, target: ComponentId) -> f64 {
-        let load = self.passing(model, caller);
+        let offered = self.offered_to(model, caller, edge, target);
+        if self.admitted.is_empty() || offered == 0.0 {
+            return offered;
+        }
+        offered * self.admitted(model, caller, edge)
+    }
+
+    /// What `caller` offers `target` over `edge` in this state.
+    fn offered_to(
+        &self,
+        model: &Model,
+        caller: ComponentId,
+        edge: &Edge,
+        target: ComponentId,
+    ) -> f64 {
+        self.carried_to(self.passing(model, caller), model, edge, target)
+    }
+
+    /// What `load` passed on by a caller sends `target` over `edge`.
+    fn carried_to(&self, load: f64, model: &Model, edge: &Edge, target: ComponentId) -> f64 {
         if load == 0.0 {
             return 0.0;
         }
@@ -796,6 +859,25 @@ fn ceilings(model: &Model, scenario: &Scenario) -> Vec<Option<Ceiling>> {
             serves: c.serves.min(ceiling.serves),
             admits: c.admits.min(ceiling.admits),
         }));
+    }
+    out
+}
+
+/// The scenario's admitted shares per caller and edge (the lowest of the
+/// pairs naming an edge); empty when it has none.
+fn admitted(model: &Model, scenario: &Scenario) -> Vec<Vec<f64>> {
+    if scenario.admitted.is_empty() {
+        return Vec::new();
+    }
+    let mut out: Vec<Vec<f64>> = vec![Vec::new(); model.components.len()];
+    for &(caller, at, share) in &scenario.admitted {
+        let edges = &mut out[caller.0];
+        if edges.is_empty() {
+            *edges = vec![1.0; model.component(caller).depends_on.len()];
+        }
+        if let Some(e) = edges.get_mut(at) {
+            *e = e.min(share.clamp(0.0, 1.0));
+        }
     }
     out
 }
