@@ -222,7 +222,7 @@ fn settle(
     (slowed, base): (&Slowed, Option<&Concurrency>),
     (mut state, mut after): (State, Concurrency),
 ) -> (Scenario, State, Concurrency) {
-    let mut limits = held_back(model, &state, &after);
+    let mut limits = held_back(model, &state, &after, None);
     for _round in 0..MAX_ROUNDS {
         if limits.admitted.is_empty() {
             break;
@@ -235,30 +235,7 @@ fn settle(
         };
         let next_state = State::new(model, flow, &scenario.and(&refused));
         let next_after = concurrency(model, plan, &next_state, slowed, base);
-        let mut next = held_back(model, &next_state, &next_after);
-        // A limit never admits more than in the round before: what it
-        // refused at the fuller load stays refused (the steady state
-        // reached from the slowness's start, and a round that relieves a
-        // target cannot flip it back).
-        for share in &mut next.admitted {
-            if let Some(&(.., was)) = limits
-                .admitted
-                .iter()
-                .find(|&&(c, e, _)| c == share.0 && e == share.1)
-            {
-                share.2 = share.2.min(was);
-            }
-        }
-        for &was in &limits.admitted {
-            if !next
-                .admitted
-                .iter()
-                .any(|&(c, e, _)| c == was.0 && e == was.1)
-            {
-                next.admitted.push(was);
-            }
-        }
-        next.admitted.sort_by_key(|a| (a.0, a.1));
+        let next = held_back(model, &next_state, &next_after, Some(&limits.admitted));
         state = next_state;
         after = next_after;
         let settled = same_limits(&next, &limits);
@@ -271,9 +248,18 @@ fn settle(
 }
 
 /// The ceilings and admitted shares `concurrency` (computed in `state`)
-/// gives, as a scenario of those alone.
-fn held_back(model: &Model, state: &State, concurrency: &Concurrency) -> Scenario {
-    let admitted = model
+/// gives, as a scenario of those alone. With the shares of the round
+/// before (`was`), a limit never admits more than it did then: what it
+/// refused at the fuller load stays refused (the steady state reached
+/// from the slowness's start; a round that relieves a target cannot flip
+/// it back), and the ceiling of its caller counts the share kept.
+fn held_back(
+    model: &Model,
+    state: &State,
+    concurrency: &Concurrency,
+    was: Option<&[(ComponentId, usize, f64)]>,
+) -> Scenario {
+    let mut admitted: Vec<(ComponentId, usize, f64)> = model
         .component_ids()
         .filter(|&id| state.of(id).running)
         .flat_map(|id| {
@@ -284,8 +270,42 @@ fn held_back(model: &Model, state: &State, concurrency: &Concurrency) -> Scenari
                 .map(move |e| (id, e.edge, e.admitted))
         })
         .collect();
+    // Per caller, what its ceiling's share is cut by where a share kept
+    // from before is below this round's.
+    let mut cut = vec![1.0_f64; model.components.len()];
+    for &(c, e, before) in was.unwrap_or_default() {
+        let now = concurrency.edge(c, e).admitted;
+        if before < now {
+            match admitted.iter_mut().find(|a| a.0 == c && a.1 == e) {
+                Some(a) => a.2 = before,
+                None => admitted.push((c, e, before)),
+            }
+            if !model.component(c).depends_on[e].degradable && now > 0.0 {
+                cut[c.0] *= before / now;
+            }
+        }
+    }
+    admitted.sort_by_key(|a| (a.0, a.1));
+    let mut ceilings = ceilings(model, state, concurrency);
+    for id in model
+        .component_ids()
+        .filter(|&id| cut[id.0] < 1.0 && state.of(id).running)
+    {
+        let offered = state.of(id).offered.unwrap_or(0.0);
+        match ceilings.iter_mut().find(|(c, _)| *c == id) {
+            Some((_, ceiling)) => ceiling.serves *= cut[id.0],
+            None => ceilings.push((
+                id,
+                Ceiling {
+                    serves: concurrency.local_share(model, id) * cut[id.0] * offered,
+                    admits: concurrency.of(id).share * offered,
+                },
+            )),
+        }
+    }
+    ceilings.sort_by_key(|&(c, _)| c);
     Scenario {
-        ceilings: ceilings(model, state, concurrency),
+        ceilings,
         admitted,
         ..Scenario::default()
     }

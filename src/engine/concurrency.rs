@@ -477,10 +477,11 @@ fn pool(
         }
         _ => 1.0,
     };
-    // Fed only through edge limits, a saturated pool's queue is bounded
-    // by them: the callers wait for a worker, no longer than their
-    // timeouts, and every call admitted is answered.
-    let queued = (saturated && !component.load_shedding)
+    // Fed only through edge limits, a pool holds what the limits let
+    // through (never a refused call), and when that is more than its
+    // workers its queue is bounded by them: the callers wait for a worker,
+    // no longer than their timeouts, and every call admitted is answered.
+    let queued = (workers.is_some() && lambda > 0.0 && !component.load_shedding)
         .then(|| bounded_queue(model, plan, state, (id, lambda, per_request), workers))
         .flatten();
     let (in_flight, share, saturated) = match queued {
