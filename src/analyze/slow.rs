@@ -22,6 +22,10 @@ use crate::model::{ComponentId, Model};
 /// Rounds of drained pools moved into the state, at most.
 pub const MAX_ROUNDS: usize = 8;
 
+/// Rounds of limits settled ([`settle`]), at most: the shares only fall
+/// from round to round, and converge to 1e-12 in a few dozen.
+pub const SETTLE_ROUNDS: usize = 64;
+
 /// How an entrypoint reaches the slowed components.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reach {
@@ -211,7 +215,7 @@ fn steady(
 /// shares they give are put into the scenario, its state and concurrency
 /// computed again (what a held-back pool passes on and what a bulkhead
 /// refuses no longer reach the pools below), until the limits stop
-/// changing, at most [`MAX_ROUNDS`] times. Returns the limits (a scenario
+/// changing, at most [`SETTLE_ROUNDS`] times. Returns the limits (a scenario
 /// of ceilings and admitted shares only), the state of `scenario` with
 /// the limits before the last, and its concurrency, from which the limits
 /// were read.
@@ -223,19 +227,13 @@ fn settle(
     (mut state, mut after): (State, Concurrency),
 ) -> (Scenario, State, Concurrency) {
     let mut limits = held_back(model, &state, &after, None);
-    for _round in 0..MAX_ROUNDS {
-        if limits.admitted.is_empty() {
+    for _round in 0..SETTLE_ROUNDS {
+        if limits.admitted.is_empty() && limits.ceilings.is_empty() {
             break;
         }
-        // Only the refusals of the edge limits are carried into the next
-        // round: a held-back pool's ceiling is applied once, at the end.
-        let refused = Scenario {
-            admitted: limits.admitted.clone(),
-            ..Scenario::default()
-        };
-        let next_state = State::new(model, flow, &scenario.and(&refused));
+        let next_state = State::new(model, flow, &scenario.and(&limits));
         let next_after = concurrency(model, plan, &next_state, slowed, base);
-        let next = held_back(model, &next_state, &next_after, Some(&limits.admitted));
+        let next = held_back(model, &next_state, &next_after, Some(&limits));
         state = next_state;
         after = next_after;
         let settled = same_limits(&next, &limits);
@@ -257,7 +255,7 @@ fn held_back(
     model: &Model,
     state: &State,
     concurrency: &Concurrency,
-    was: Option<&[(ComponentId, usize, f64)]>,
+    was: Option<&Scenario>,
 ) -> Scenario {
     let mut admitted: Vec<(ComponentId, usize, f64)> = model
         .component_ids()
@@ -273,7 +271,7 @@ fn held_back(
     // Per caller, what its ceiling's share is cut by where a share kept
     // from before is below this round's.
     let mut cut = vec![1.0_f64; model.components.len()];
-    for &(c, e, before) in was.unwrap_or_default() {
+    for &(c, e, before) in was.map_or(&[][..], |w| &w.admitted[..]) {
         let now = concurrency.edge(c, e).admitted;
         if before < now {
             match admitted.iter_mut().find(|a| a.0 == c && a.1 == e) {
@@ -303,6 +301,17 @@ fn held_back(
             )),
         }
     }
+    // Nor does a pool serve or take in more than it did the round before:
+    // what fails as the slowness starts stays failed.
+    for &(id, before) in was.map_or(&[][..], |w| &w.ceilings[..]) {
+        match ceilings.iter_mut().find(|(c, _)| *c == id) {
+            Some((_, now)) => {
+                now.serves = now.serves.min(before.serves);
+                now.admits = now.admits.min(before.admits);
+            }
+            None => ceilings.push((id, before)),
+        }
+    }
     ceilings.sort_by_key(|&(c, _)| c);
     Scenario {
         ceilings,
@@ -311,10 +320,14 @@ fn held_back(
     }
 }
 
-/// Whether two sets of limits admit the same shares, to 1e-12.
+/// Whether two sets of limits are the same, to 1e-12 of each figure.
 fn same_limits(a: &Scenario, b: &Scenario) -> bool {
     let close = |x: f64, y: f64| (x - y).abs() <= 1e-12 * x.abs().max(y.abs()).max(1.0);
-    a.admitted.len() == b.admitted.len()
+    a.ceilings.len() == b.ceilings.len()
+        && a.admitted.len() == b.admitted.len()
+        && a.ceilings.iter().zip(&b.ceilings).all(|((i, x), (j, y))| {
+            i == j && close(x.serves, y.serves) && close(x.admits, y.admits)
+        })
         && a.admitted
             .iter()
             .zip(&b.admitted)
