@@ -901,7 +901,7 @@ mod monotone {
         #[test]
         // Without the limits that refuse (an edge `pool`, `load_shedding`):
         // with them a holdback is admission control, and a slower component
-        // can serve more (docs/slow.md "Not monotone in latency"; pinned by
+        // can serve more (docs/slow.md "Monotone in latency, where nothing refuses"; pinned by
         // hand in two_refusing_calls_below_one_caller_are_relieved_by_a_holdback).
         fn without_refusing_limits_slowing_a_component_more_never_serves_an_entrypoint_more(
             text in trees(false),
