@@ -72,6 +72,9 @@ pub struct Judged {
     /// The states computed again with drained pools lost (at most
     /// [`MAX_ROUNDS`]).
     pub rounds: usize,
+    /// The states computed again while the limits settled (at most
+    /// [`SETTLE_ROUNDS`]).
+    pub settled: usize,
 }
 
 /// The scenario's state and concurrency at normal latency, which every
@@ -83,6 +86,17 @@ pub struct Before<'a> {
     pub state: &'a State,
     /// Its concurrency at normal latency.
     pub base: &'a Concurrency,
+    /// Its steady state with nothing slowed ([`steady_normal`]), when the
+    /// caller judges many slownesses in it: computed once, not per
+    /// judgement.
+    pub steady: Option<&'a State>,
+}
+
+/// The steady state of `before`'s scenario with nothing slowed: what every
+/// slowness in it is compared with.
+#[must_use]
+pub fn steady_normal(model: &Model, (flow, plan): (&Flow, &Plan), before: &Before) -> State {
+    steady(model, (flow, plan), before, Slowed::default()).state
 }
 
 /// `slowed` judged in `before`'s scenario.
@@ -100,6 +114,7 @@ pub fn judge(
         first,
         after,
         rounds,
+        settled,
     } = steady(model, (flow, plan), before, slowed);
     let losses = losses(model, plan, (flow, before), &state, &slowed);
     Judged {
@@ -111,6 +126,7 @@ pub fn judge(
         after,
         losses,
         rounds,
+        settled,
     }
 }
 
@@ -128,6 +144,8 @@ struct Steady {
     after: Concurrency,
     /// Rounds of drained pools.
     rounds: usize,
+    /// Rounds of the limits settling.
+    settled: usize,
 }
 
 /// `slowed` in `before`'s scenario, carried to its steady state: the
@@ -191,7 +209,7 @@ fn steady(
         ..Scenario::default()
     };
     let scenario = before.scenario.and(&lost);
-    let (limits, _, after) = settle(
+    let (limits, _, after, settled) = settle(
         model,
         (flow, plan),
         &scenario,
@@ -207,6 +225,7 @@ fn steady(
         first,
         after,
         rounds,
+        settled,
     }
 }
 
@@ -225,9 +244,11 @@ fn settle(
     scenario: &Scenario,
     (slowed, base): (&Slowed, Option<&Concurrency>),
     (mut state, mut after): (State, Concurrency),
-) -> (Scenario, State, Concurrency) {
+) -> (Scenario, State, Concurrency, usize) {
     let mut limits = held_back(model, &state, &after, None);
+    let mut rounds = 0;
     for _round in 0..SETTLE_ROUNDS {
+        rounds += 1;
         if limits.admitted.is_empty() && limits.ceilings.is_empty() {
             break;
         }
@@ -242,7 +263,7 @@ fn settle(
             break;
         }
     }
-    (limits, state, after)
+    (limits, state, after, rounds)
 }
 
 /// The ceilings and admitted shares `concurrency` (computed in `state`)
@@ -375,8 +396,13 @@ fn losses(
     state: &State,
     slowed: &Slowed,
 ) -> Vec<(ComponentId, f64, f64, Reach)> {
-    let normal = steady(model, (flow, plan), before, Slowed::default());
-    let was_state = &normal.state;
+    let computed;
+    let was_state = if let Some(state) = before.steady {
+        state
+    } else {
+        computed = steady_normal(model, (flow, plan), before);
+        &computed
+    };
     let slow: Vec<ComponentId> = slowed.components.iter().map(|&(c, _)| c).collect();
     let needs = upstream(model, plan, &slow, true);
     let calls = upstream(model, plan, &slow, false);

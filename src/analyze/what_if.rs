@@ -500,6 +500,7 @@ fn slowness(changed: &Model, flow: &Flow, change: Event) -> (Option<SlowEvent>, 
         scenario: change.scenario,
         state: &state,
         base: &base,
+        steady: None,
     };
     let judged = slow::judge(changed, (flow, &plan), &before, change.slow.clone());
     (Some(slow::event(changed, &judged, true)), judged.scenario)

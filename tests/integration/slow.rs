@@ -870,6 +870,7 @@ mod monotone {
             scenario: &scenario,
             state: &state,
             base: &base,
+            steady: None,
         };
         let slowed = Slowed {
             components: slowed.into_iter().collect(),

@@ -207,10 +207,16 @@ impl Analyzer for Bulkhead {
         }
         let (plan, base) = cx.concurrency();
         let credible = slow::credible(model, plan);
-        let before = Before {
+        let unsettled = Before {
             scenario: &cx.scenario,
             state: cx.state(),
             base,
+            steady: None,
+        };
+        let normal = slow::steady_normal(model, (cx.flow(), plan), &unsettled);
+        let before = Before {
+            steady: Some(&normal),
+            ..unsettled
         };
         let cost = model.components.len()
             + model.components.iter().map(|c| c.depends_on.len()).sum::<usize>();
@@ -227,8 +233,11 @@ impl Analyzer for Bulkhead {
             };
             let judged = slow::judge(model, (cx.flow(), plan), &before, slowed);
             // A state and two concurrencies, three walks up the graph, and a
-            // state and a concurrency per round of drained pools.
-            work = work.saturating_add(cost.saturating_mul(6 + 2 * judged.rounds));
+            // state and a concurrency per round of drained pools and per
+            // round of the limits settling.
+            work = work.saturating_add(
+                cost.saturating_mul(6 + 2 * (judged.rounds + judged.settled)),
+            );
             // A pool the slowness fills: saturated, and holding more than
             // at normal latency (a pool already full at normal latency is
             // `pool`'s finding, and still one a dependency can take).
