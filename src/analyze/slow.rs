@@ -13,6 +13,8 @@
 //! see it hang. Drained pools are looked for again in the new state, at
 //! most [`MAX_ROUNDS`] times.
 
+use std::collections::BTreeMap;
+
 use crate::analyze::results::{PoolChange, ServiceLoss, SlowEvent, SlowedRow};
 use crate::engine::concurrency::{Concurrency, Plan, Slowed, Slowness, concurrency};
 use crate::engine::scenario::{self, Ceiling, Scenario};
@@ -278,7 +280,8 @@ fn held_back(
     concurrency: &Concurrency,
     was: Option<&Scenario>,
 ) -> Scenario {
-    let mut admitted: Vec<(ComponentId, usize, f64)> = model
+    // Keyed maps: a wide fan-out has as many shares as edges.
+    let mut admitted: BTreeMap<(ComponentId, usize), f64> = model
         .component_ids()
         .filter(|&id| state.of(id).running)
         .flat_map(|id| {
@@ -286,7 +289,7 @@ fn held_back(
                 .edges_of(id)
                 .iter()
                 .filter(|e| e.admitted < 1.0 - 1e-12)
-                .map(move |e| (id, e.edge, e.admitted))
+                .map(move |e| ((id, e.edge), e.admitted))
         })
         .collect();
     // Per caller, what its ceiling's share is cut by where a share kept
@@ -295,45 +298,43 @@ fn held_back(
     for &(c, e, before) in was.map_or(&[][..], |w| &w.admitted[..]) {
         let now = concurrency.edge(c, e).admitted;
         if before < now {
-            match admitted.iter_mut().find(|a| a.0 == c && a.1 == e) {
-                Some(a) => a.2 = before,
-                None => admitted.push((c, e, before)),
-            }
+            admitted.insert((c, e), before);
             if !model.component(c).depends_on[e].degradable && now > 0.0 {
                 cut[c.0] *= before / now;
             }
         }
     }
-    admitted.sort_by_key(|a| (a.0, a.1));
-    let mut ceilings = ceilings(model, state, concurrency);
+    let mut ceilings: BTreeMap<ComponentId, Ceiling> =
+        ceilings(model, state, concurrency).into_iter().collect();
     for id in model
         .component_ids()
         .filter(|&id| cut[id.0] < 1.0 && state.of(id).running)
     {
         let offered = state.of(id).offered.unwrap_or(0.0);
-        match ceilings.iter_mut().find(|(c, _)| *c == id) {
-            Some((_, ceiling)) => ceiling.serves *= cut[id.0],
-            None => ceilings.push((
-                id,
-                Ceiling {
-                    serves: concurrency.local_share(model, id) * cut[id.0] * offered,
-                    admits: concurrency.of(id).share * offered,
-                },
-            )),
-        }
+        ceilings
+            .entry(id)
+            .and_modify(|ceiling| ceiling.serves *= cut[id.0])
+            .or_insert(Ceiling {
+                serves: concurrency.local_share(model, id) * cut[id.0] * offered,
+                admits: concurrency.of(id).share * offered,
+            });
     }
     // Nor does a pool serve or take in more than it did the round before:
     // what fails as the slowness starts stays failed.
     for &(id, before) in was.map_or(&[][..], |w| &w.ceilings[..]) {
-        match ceilings.iter_mut().find(|(c, _)| *c == id) {
-            Some((_, now)) => {
+        ceilings
+            .entry(id)
+            .and_modify(|now| {
                 now.serves = now.serves.min(before.serves);
                 now.admits = now.admits.min(before.admits);
-            }
-            None => ceilings.push((id, before)),
-        }
+            })
+            .or_insert(before);
     }
-    ceilings.sort_by_key(|&(c, _)| c);
+    let ceilings: Vec<(ComponentId, Ceiling)> = ceilings.into_iter().collect();
+    let admitted: Vec<(ComponentId, usize, f64)> = admitted
+        .into_iter()
+        .map(|((c, e), share)| (c, e, share))
+        .collect();
     Scenario {
         ceilings,
         admitted,
