@@ -120,9 +120,13 @@ pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Result<Outcom
     // Each trial draws every domain, group and instance; a component's
     // capacity need follows from the movers drawn in the same trial, through
     // the capacity compilation (docs/availability.md).
-    let sampled = engine::capacity::compile_with(&model, false, false);
+    // A request pool counts as the capacity it stands for, as in the
+    // analytic figure.
+    let limited = engine::throughput::limited(&model);
+    let counted = limited.as_ref().unwrap_or(&model);
+    let sampled = engine::capacity::compile_with(counted, false, false);
     let sampled = if sampled.is_structural() {
-        model.clone()
+        counted.clone()
     } else {
         sampled.model
     };

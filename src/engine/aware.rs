@@ -25,6 +25,10 @@ pub fn availability(model: &Model) -> Vec<(ComponentId, Figure)> {
 /// [`availability`], with every cache cold when `cold`.
 #[must_use]
 pub fn availability_with(model: &Model, cold: bool) -> Vec<(ComponentId, Figure)> {
+    // A request pool that serves less than the capacity counts as the
+    // capacity it stands for (docs/slow.md "A pool is a capacity").
+    let limited = super::throughput::limited(model);
+    let model = limited.as_ref().unwrap_or(model);
     let mut figures = figures_of(model, cold, true);
     partition_served(model, cold, &mut figures);
     figures

@@ -153,7 +153,8 @@ pub fn export(model: &Model) -> String {
 /// The instances each component needs when every capacity need is
 /// static (`None` when one changes with what is lost, or never suffices).
 fn static_needs(model: &Model) -> Option<Vec<u32>> {
-    let compiled = crate::engine::capacity::compile(model, false);
+    let limited = crate::engine::throughput::limited(model);
+    let compiled = crate::engine::capacity::compile(limited.as_ref().unwrap_or(model), false);
     let mut needs: Vec<u32> = model.components.iter().map(|c| c.min_healthy).collect();
     for (i, need) in compiled.needs.iter().enumerate() {
         match need {

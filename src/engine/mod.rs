@@ -39,6 +39,7 @@ pub mod start_order;
 pub mod state;
 pub mod structure;
 pub mod switchover;
+pub mod throughput;
 
 pub use aware::{availability, availability_with};
 pub use events::Subject;

@@ -953,3 +953,182 @@ mod monotone {
         }
     }
 }
+
+/// The figures of `check` (JSON): availability and served of `api`.
+fn figures(json: &Value, entrypoint: &str) -> (f64, f64) {
+    let row = &json["availability"][entrypoint];
+    (
+        row["availability"].as_f64().unwrap(),
+        row["served"].as_f64().unwrap(),
+    )
+}
+
+#[test]
+fn a_pool_counts_as_the_capacity_it_stands_for() {
+    // docs/slow.md "A pool is a capacity". Each instance serves 10 workers
+    // / 0.05 s held = 200 a second, under its capacity of 1,000: 500 a
+    // second needs ⌈500 / 200⌉ = 3 of the 4 up.
+    //   availability = 0.99^4 + 4 × 0.99^3 × 0.01
+    //                = 0.96059601 + 0.03881196 = 0.99940797
+    //   served = 0.99940797 + 0.8 × (6 × 0.99² × 0.01²) + 0.4 × (4 × 0.99 × 0.01³)
+    //          = 0.99940797 + 0.8 × 5.8806e-4 + 0.4 × 3.96e-6 = 0.999880002
+    // (structurally one of four is enough: 1 − 0.01^4 = 0.99999999).
+    let text = "system: four\nobjective: {availability: 99.9%}\ncomponents:\n  api: {instances: 4, availability: 99%, capacity: 1000, load: 500, workers: 10, latency: {p99: 50ms}}\n";
+    let json = check("pool-capacity-check", text);
+    let (availability, served) = figures(&json, "api");
+    assert!(
+        (availability - 0.999_407_97).abs() < 1e-12,
+        "{availability}"
+    );
+    assert!((served - 0.999_880_002).abs() < 1e-12, "{served}");
+    let row = &json["availability"]["api"];
+    assert!(near(&row["structural_availability"], 0.999_999_99), "{row}");
+    // `what-if --lose api:2`: 2 × 200 = 400 of 500, never the whole peak;
+    // the figure of the two left serves 0.99² × 0.8 + 2 × 0.99 × 0.01 ×
+    // 0.4 = 0.78408 + 0.00792 = 0.792.
+    let dir = Scratch::new("pool-capacity-what-if");
+    let path = dir.join("m.yaml");
+    std::fs::write(&path, text).unwrap();
+    let path = path.to_string_lossy().into_owned();
+    let run = nines(&[
+        "what-if",
+        &path,
+        "--lose",
+        "api:2",
+        "--format",
+        "json",
+        "--today",
+        "2026-11-30",
+    ]);
+    let out: Value = serde_json::from_str(&run.stdout).unwrap();
+    let (after, after_served) = figures(&out["after"], "api");
+    assert!(after.abs() < 1e-12, "{after}");
+    assert!((after_served - 0.792).abs() < 1e-12, "{after_served}");
+}
+
+#[test]
+fn a_pool_too_small_at_normal_latency_is_down_in_the_figure_the_pool_rule_names() {
+    // Two instances of 10 workers at 50 ms: 2 × 200 = 400 a second of
+    // 500: `pool/api` is an error (25 in flight on 20), and the figure
+    // agrees: never the whole peak (0%), served 80% with both up (0.999²
+    // = 0.998001) and 40% with one (2 × 0.999 × 0.001 = 0.001998):
+    //   served = 0.998001 × 0.8 + 0.001998 × 0.4 = 0.7984008 + 0.0007992 = 0.79920
+    let text = "system: sat\nobjective: {availability: 99.9%}\ncomponents:\n  api: {instances: 2, availability: 99.9%, capacity: 1000, load: 500, workers: 10, latency: {p99: 50ms}}\n";
+    let json = check("pool-capacity-short", text);
+    let (availability, served) = figures(&json, "api");
+    assert!(availability.abs() < 1e-12, "{availability}");
+    assert!((served - 0.7992).abs() < 1e-12, "{served}");
+    let ids: Vec<&str> = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["id"].as_str())
+        .collect();
+    assert!(ids.contains(&"pool/api"), "{ids:?}");
+    assert!(ids.contains(&"slo/api"), "{ids:?}");
+}
+
+#[test]
+fn a_bulkhead_limits_what_its_caller_serves_in_the_figure() {
+    // web (1 instance, workers unbounded by pool: 1,000 workers) calls db
+    // through a bulkhead of 10; db answers in 100 ms (p99), so the edge
+    // lets through 10 / 0.1 = 100 calls a second of the 150 web is
+    // offered: web serves 100/150 = 2/3 of its requests, never the whole
+    // peak. db's own pool (100 workers / 0.1 s = 1,000 a second) does not
+    // bind. Availabilities 1 (none given), so served = 2/3 exactly.
+    let text = "system: bulk\ncomponents:\n  web: {capacity: 1000, load: 150, workers: 1000, depends_on: [{target: db, pool: 10, timeout: 1s}]}\n  db: {workers: 100, latency: {p99: 100ms}}\n";
+    let json = check("pool-capacity-bulkhead", text);
+    let (availability, served) = figures(&json, "web");
+    assert!(availability.abs() < 1e-12, "{availability}");
+    assert!((served - 2.0 / 3.0).abs() < 1e-9, "{served}");
+}
+
+mod pool_figures {
+    //! The figure of a fleet with a request pool against a brute-force
+    //! enumeration of its instance states (each instance serves `min(capacity,
+    //! workers / held)` a second), and losing more never serving more.
+    use proptest::prelude::*;
+
+    /// (instances, workers, p99 in ms, capacity, load, availability in 1e-3).
+    fn fleet() -> impl Strategy<Value = (u32, u32, u32, u32, u32, u32)> {
+        (
+            1u32..=6,
+            1u32..=40,
+            5u32..=400,
+            50u32..=2000,
+            1u32..=3000,
+            900u32..=999,
+        )
+    }
+
+    fn text((n, w, ms, cap, load, a): (u32, u32, u32, u32, u32, u32)) -> String {
+        format!(
+            "system: p\ncomponents:\n  api: {{instances: {n}, availability: {}%, capacity: {cap}, load: {load}, workers: {w}, latency: {{p99: {ms}ms}}}}\n",
+            f64::from(a) / 10.0
+        )
+    }
+
+    /// By enumeration: k instances up with probability C(n, k) p^k
+    /// (1 − p)^(n − k) serve min(1, k × t / load) when the pool binds (t =
+    /// w / held below the capacity: it sheds past it), else all when k ×
+    /// capacity carries the load and nothing when it does not (no
+    /// `load_shedding`: it collapses); the whole peak when that is 1.
+    fn by_hand((n, w, ms, cap, load, a): (u32, u32, u32, u32, u32, u32)) -> (f64, f64) {
+        let p = f64::from(a) / 1000.0;
+        let pool = f64::from(w) / (f64::from(ms) / 1000.0);
+        let binds = pool < f64::from(cap) * (1.0 - 1e-12);
+        let (mut availability, mut served) = (0.0, 0.0);
+        for k in 0..=n {
+            let mut choose = 1.0;
+            for i in 0..k {
+                choose = choose * f64::from(n - i) / f64::from(i + 1);
+            }
+            let pk = choose * p.powi(k.cast_signed()) * (1.0 - p).powi((n - k).cast_signed());
+            let share = if binds {
+                (f64::from(k) * pool / f64::from(load)).min(1.0)
+            } else if f64::from(k) * f64::from(cap) * (1.0 + 1e-12) >= f64::from(load) {
+                1.0
+            } else {
+                0.0
+            };
+            if k > 0 && share >= 1.0 - 1e-12 {
+                availability += pk;
+            }
+            if k > 0 {
+                served += pk * share;
+            }
+        }
+        (availability, served)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(200)))]
+
+        #[test]
+        fn a_pooled_fleet_agrees_with_the_enumeration(f in fleet()) {
+            let model = nines::model::parse(&text(f)).map_err(|p| TestCaseError::fail(format!("{p:?}")))?;
+            let figure = nines::engine::availability(&model).remove(0).1;
+            let (availability, served) = by_hand(f);
+            prop_assert!((figure.availability - availability).abs() < 1e-9, "{} vs {availability}", figure.availability);
+            let got = figure.capacity.as_ref().map_or(figure.availability, |c| c.served);
+            prop_assert!((got - served).abs() < 1e-9, "{got} vs {served}");
+        }
+
+        #[test]
+        fn losing_an_instance_of_a_pooled_fleet_never_serves_more(f in fleet()) {
+            // One instance fewer (the same fleet with n − 1): never a higher
+            // figure or served share.
+            prop_assume!(f.0 > 1);
+            let fewer = (f.0 - 1, f.1, f.2, f.3, f.4, f.5);
+            let of = |f| {
+                let model = nines::model::parse(&text(f)).unwrap();
+                let figure = nines::engine::availability(&model).remove(0).1;
+                let served = figure.capacity.as_ref().map_or(figure.availability, |c| c.served);
+                (figure.availability, served)
+            };
+            let (a, s) = of(f);
+            let (a1, s1) = of(fewer);
+            prop_assert!(a1 <= a + 1e-12 && s1 <= s + 1e-12, "{a1} {s1} after {a} {s}");
+        }
+    }
+}
