@@ -60,7 +60,11 @@
 //! component serves ([`State::serving`]; [`State::limit`], which the rules
 //! word as capacity, is left alone), past it the component sheds, and it
 //! passes on only what its pool takes in (a call that then fails was still
-//! made). Without a slow scenario there are none.
+//! made). In every state, slow or not, a component whose own pool serves
+//! less than its capacity at normal latency ([`Flow::pools`],
+//! `engine::throughput`) has the ceiling `workers / held × instances up`;
+//! past it it sheds and never collapses (its pool bounds the work it
+//! admits).
 
 use std::sync::Arc;
 
@@ -85,6 +89,11 @@ pub struct Flow {
     /// What each component passes on in the intact state (its intact load,
     /// less what it sheds or its rate limit refuses).
     intact_passed: Vec<Option<f64>>,
+    /// Per component, what its request pool (or a required edge's limit)
+    /// serves per instance at normal latency where that is below its
+    /// capacity ([`super::throughput`]), with its intact offered load;
+    /// empty without pools.
+    pools: Arc<Vec<Option<super::throughput::PoolLimit>>>,
 }
 
 impl Flow {
@@ -100,13 +109,27 @@ impl Flow {
             .zip(&model.components)
             .map(|(l, c)| l.map(|l| passed(c, c.instances, l)))
             .collect();
-        Self {
+        let mut flow = Self {
             graph,
             order,
             callers: Arc::new(scenario::callers(model)),
             intact,
             intact_passed,
+            pools: Arc::new(Vec::new()),
+        };
+        if super::concurrency::has_pools(model) {
+            // Read off the intact state without them (the time each
+            // request holds a worker), then kept for every state.
+            flow.pools = Arc::new(super::throughput::throughputs(model, &flow));
         }
+        flow
+    }
+
+    /// Per component, what its pool lets it serve per instance at normal
+    /// latency, where that is below its capacity (empty without pools).
+    #[must_use]
+    pub fn pools(&self) -> &[Option<super::throughput::PoolLimit>] {
+        &self.pools
     }
 
     /// Who calls each component through a required edge, shared with the
@@ -192,6 +215,11 @@ pub struct State {
     /// Per component, its concurrency ceiling (the scenario's `ceilings`);
     /// empty when the scenario has none.
     ceilings: Vec<Option<Ceiling>>,
+    /// Per component, whether its own request pool serves less than its
+    /// capacity (`Flow::pools`): the work it admits never exceeds its
+    /// capacity, so past its pool it sheds and never collapses; empty
+    /// without pools.
+    pooled: Vec<bool>,
     /// Per caller, per edge, the share of its calls the edge's limit
     /// admits (the scenario's `admitted`); empty when the scenario has none.
     admitted: Vec<Vec<f64>>,
@@ -227,9 +255,11 @@ impl State {
             factor: scenario.load_factor,
             settled: false,
             handed: vec![false; model.components.len()],
-            ceilings: ceilings(model, scenario),
+            ceilings: Vec::new(),
+            pooled: flow.pools().iter().map(Option::is_some).collect(),
             admitted: admitted(model, scenario),
         };
+        state.ceilings = ceilings(model, scenario, flow.pools(), &state.components);
         state.pass(model, flow);
         state.judge(model);
         state.ok_fixed_point(model, flow);
@@ -402,9 +432,11 @@ impl State {
                 Verdict::Within
             };
         };
-        let over_capacity = self
-            .capacity(model, id)
-            .is_some_and(|cap| offered > cap * (1.0 + 1e-12));
+        let pooled = self.pooled.get(id.0).copied().unwrap_or(false);
+        let over_capacity = !pooled
+            && self
+                .capacity(model, id)
+                .is_some_and(|cap| offered > cap * (1.0 + 1e-12));
         // A rate limit and a concurrency ceiling refuse what is past them
         // (a saturated pool serves `workers / time held` a second; its
         // other requests wait for a worker until their callers give up).
@@ -855,13 +887,28 @@ struct ShareWalk {
     sharded: Vec<bool>,
 }
 
-/// The scenario's concurrency ceilings per component (the lowest of its
-/// pairs); empty when it has none.
-fn ceilings(model: &Model, scenario: &Scenario) -> Vec<Option<Ceiling>> {
-    if scenario.ceilings.is_empty() {
+/// The concurrency ceilings per component: what its pool serves at normal
+/// latency with the instances up (`pools`: per instance), and the
+/// scenario's (the lowest of its pairs); empty when there are none.
+fn ceilings(
+    model: &Model,
+    scenario: &Scenario,
+    pools: &[Option<super::throughput::PoolLimit>],
+    components: &[ComponentState],
+) -> Vec<Option<Ceiling>> {
+    if scenario.ceilings.is_empty() && pools.iter().all(Option::is_none) {
         return Vec::new();
     }
     let mut out: Vec<Option<Ceiling>> = vec![None; model.components.len()];
+    for (i, pool) in pools.iter().enumerate() {
+        if let Some(pool) = pool {
+            let up = f64::from(components[i].instances_up);
+            out[i] = Some(Ceiling {
+                serves: pool.serves * up,
+                admits: pool.admits * up,
+            });
+        }
+    }
     for &(id, ceiling) in &scenario.ceilings {
         let at = &mut out[id.0];
         *at = Some(at.map_or(ceiling, |c| Ceiling {

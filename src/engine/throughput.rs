@@ -1,110 +1,124 @@
 //! What a request pool lets a component serve, as the availability figure
-//! counts it (docs/slow.md "A pool is a capacity"): at normal latency a
-//! component with `workers` per instance, each request holding one for
-//! `held` seconds, serves at most `workers / held` requests a second per
-//! instance (Little's law), whatever its `capacity`; a required edge with
-//! a `pool` or `connections` limit lets through at most its limit's share
-//! of the caller's requests. Past that the pool refuses or queues: what
-//! reaches the component's own work never exceeds the pool's throughput,
-//! so it sheds (it serves `throughput / offered` of its requests) rather
-//! than collapsing.
+//! and every state count it (docs/slow.md "A pool is a capacity"): at
+//! normal latency a component with `workers` per instance, each request
+//! holding one for `held` seconds, serves at most `workers / held` requests
+//! a second per instance (Little's law), whatever its `capacity`; nothing
+//! when a required call fails or never returns. Past that the pool refuses
+//! or queues: what reaches the component's own work never exceeds the
+//! pool's throughput, so it sheds (it serves `throughput / offered` of its
+//! requests) rather than collapsing.
 //!
-//! [`limited`] writes that throughput into a copy of the model as the
-//! capacity it stands for wherever it is below the written capacity (or
-//! no capacity is written), with load shedding on: the capacity compilation
-//! then counts it in every state, as it counts capacity. The throughput is
-//! per instance, so a state with fewer instances up serves less, as the
-//! pool `workers × instances up` does.
+//! [`throughputs`] reads it off the intact state's concurrency once per
+//! model ([`Flow::pools`]); every [`State`] then holds each such component
+//! at a concurrency ceiling of that throughput times its instances up, and
+//! [`limited`] writes it into a copy of the model as the capacity it stands
+//! for, with load shedding, for the capacity compilation to count in every
+//! state as it counts capacity. An edge's own limit (`pool`,
+//! `connections`) is left to a slow scenario's settled state, where the
+//! share of calls it admits is known.
 
 use super::concurrency::{Plan, Slowed, concurrency, has_pools};
 use super::scenario::Scenario;
 use super::state::{Flow, State};
 use crate::model::{Capacity, Model};
 
-/// A copy of `model` in which each component whose request pool (or a
-/// required edge's limit) serves less than its capacity at normal latency
-/// has that throughput as its capacity per instance, with load shedding;
-/// `None` when no pool binds anything (the model's figures are then its
-/// own).
+/// A copy of `model` in which each component whose request pool serves
+/// less than its capacity at normal latency has that throughput as its
+/// capacity per instance, with load shedding (a rate limit of 0 where it
+/// serves nothing); `None` when no pool binds anything (the model's
+/// figures are then its own).
 #[must_use]
 pub fn limited(model: &Model) -> Option<Model> {
     if !has_pools(model) {
         return None;
     }
-    let limits = throughputs(model);
+    let flow = Flow::new(model);
+    let limits = flow.pools();
     if limits.iter().all(Option::is_none) {
         return None;
     }
     let mut copy = model.clone();
     for (c, limit) in copy.components.iter_mut().zip(limits) {
-        let Some((per_instance, load)) = limit else {
+        let &Some(PoolLimit {
+            serves: per_instance,
+            load,
+            ..
+        }) = limit
+        else {
             continue;
         };
+        c.load_shedding = true;
+        if per_instance <= 0.0 {
+            // Serves nothing (a required call fails or never returns): a
+            // capacity of 0 would read as none, a rate limit of 0 does not.
+            c.rate_limit = Some(0.0);
+            continue;
+        }
         c.capacity = Some(Capacity {
             per_instance,
             load: c.capacity.map_or(load, |k| k.load),
             derived: c.capacity.is_none_or(|k| k.derived),
         });
-        c.load_shedding = true;
     }
     Some(copy)
 }
 
-/// Per component: `(throughput per instance, offered load)` where its pool
-/// or a required edge's limit serves less than its capacity per instance
-/// in the intact state at normal latency, else `None`.
+/// What a component's pool lets it serve per instance at normal latency.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PoolLimit {
+    /// Requests a second one instance serves at most: its pool's `workers
+    /// / held`, 0 when a required call fails or never returns.
+    pub serves: f64,
+    /// What its pool takes in per instance (`workers / held`): a call that
+    /// fails was still made.
+    pub admits: f64,
+    /// Its offered load in the intact state.
+    pub load: f64,
+}
+
+/// Per component, its [`PoolLimit`] where its pool serves less than its
+/// capacity per instance in the intact state at normal latency, else
+/// `None`. `flow` is the model's, before these are
+/// put in it ([`Flow::pools`] keeps them).
 #[must_use]
-pub fn throughputs(model: &Model) -> Vec<Option<(f64, f64)>> {
-    let flow = Flow::new(model);
-    let plan = Plan::new(model, &flow);
-    let state = State::new(model, &flow, &Scenario::default());
+pub fn throughputs(model: &Model, flow: &Flow) -> Vec<Option<PoolLimit>> {
+    let plan = Plan::new(model, flow);
+    let state = State::new(model, flow, &Scenario::default());
     let normal = concurrency(model, &plan, &state, &Slowed::default(), None);
     model
         .component_ids()
         .map(|id| {
             let c = model.component(id);
             let load = normal.of(id);
-            let up = state.of(id).instances_up;
+            let up = f64::from(state.of(id).instances_up);
             let lambda = load.arrival;
-            if up == 0 || !(lambda > 0.0 && lambda.is_finite()) {
+            if up == 0.0 || !(lambda > 0.0 && lambda.is_finite()) {
                 return None;
             }
-            // The whole component's throughput: its pool's `workers /
-            // held`, and for each required edge with a limit the caller
-            // requests its limit lets through (`λ × limit / demand`).
-            let mut whole = f64::INFINITY;
+            // Its own pool's `workers / held`, over the whole component.
+            let mut pool = f64::INFINITY;
             if let Some(workers) = load.workers {
                 #[allow(clippy::cast_precision_loss, reason = "pools far below 2^53")]
                 let workers = workers as f64;
-                whole = whole.min(if load.held.is_finite() && load.held > 0.0 {
+                pool = if load.held.is_finite() && load.held > 0.0 {
                     workers / load.held
                 } else if load.held > 0.0 {
                     0.0
                 } else {
                     f64::INFINITY
-                });
-            }
-            for (edge, e) in c.depends_on.iter().zip(normal.edges_of(id)) {
-                if edge.degradable {
-                    continue;
-                }
-                if let Some(limit) = e.limit
-                    && e.demand > 0.0
-                {
-                    #[allow(clippy::cast_precision_loss, reason = "limits far below 2^53")]
-                    let limit = limit as f64;
-                    whole = whole.min(lambda * limit / e.demand);
-                }
+                };
             }
             // A request whose required call fails or never returns at
-            // normal latency is never served.
-            if normal.local_share(model, id) == 0.0 {
-                whole = 0.0;
-            }
-            let per_instance = whole / f64::from(up);
+            // normal latency is never served (what its pool takes in is
+            // still called).
+            let fails = normal.local_share(model, id) == 0.0;
+            let serves = if fails { 0.0 } else { pool };
             let capacity = c.capacity.map_or(f64::INFINITY, |k| k.per_instance);
-            (per_instance.is_finite() && per_instance < capacity * (1.0 - 1e-12))
-                .then_some((per_instance, lambda))
+            (serves.is_finite() && serves / up < capacity * (1.0 - 1e-12)).then_some(PoolLimit {
+                serves: serves / up,
+                admits: pool / up,
+                load: lambda,
+            })
         })
         .collect()
 }

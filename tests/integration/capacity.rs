@@ -267,6 +267,37 @@ pub fn random_capacity_model(seed: u64) -> String {
     text
 }
 
+/// [`random_capacity_model`] with a request pool on about half the
+/// components (1 to 10 workers per instance, a p99 of 20, 50 or 100 ms):
+/// each serves at most `workers / held` a second per instance, which the
+/// state counts as a concurrency ceiling in every state and the figure as
+/// the capacity it stands for (docs/slow.md "A pool is a capacity").
+pub fn random_pooled_model(seed: u64) -> String {
+    let mut state = seed.wrapping_mul(0xD1B5_4A32_D192_ED03) | 1;
+    let mut next = |n: u64| -> u64 {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % n.max(1)
+    };
+    let mut text = String::new();
+    for line in random_capacity_model(seed).lines() {
+        if line.starts_with("  c") && next(2) == 0 {
+            let (head, rest) = line.split_once('{').unwrap_or((line, ""));
+            let _ = writeln!(
+                text,
+                "{head}{{workers: {}, latency: {{p99: {}ms}}, {rest}",
+                1 + next(10),
+                [20, 50, 100][usize::try_from(next(3)).unwrap_or(0)]
+            );
+        } else {
+            text.push_str(line);
+            text.push('\n');
+        }
+    }
+    text
+}
+
 /// Checks the engine against the oracle on one model; `Err` says where
 /// they part.
 fn agrees(text: &str) -> Result<(), String> {
@@ -326,9 +357,13 @@ fn agrees(text: &str) -> Result<(), String> {
 }
 
 fn run_oracle(models: u64) {
+    run_oracle_on(models, random_capacity_model);
+}
+
+fn run_oracle_on(models: u64, generate: fn(u64) -> String) {
     let mut exact = 0;
     for seed in 0..models {
-        let text = random_capacity_model(seed);
+        let text = generate(seed);
         if let Err(why) = agrees(&text) {
             let _ = std::fs::write(
                 std::env::temp_dir().join("nines-oracle-failure.yaml"),
@@ -347,7 +382,7 @@ fn run_oracle(models: u64) {
     if exact * 10 < usize::try_from(models).unwrap_or(usize::MAX) * 8 {
         let mut why = std::collections::BTreeMap::new();
         for seed in 0..models {
-            if let Ok(model) = nines::model::parse(&random_capacity_model(seed)) {
+            if let Ok(model) = nines::model::parse(&generate(seed)) {
                 for (_, f) in engine::availability(&model) {
                     if let Some(w) = f.why {
                         *why.entry(w.chars().take(60).collect::<String>())
@@ -385,4 +420,15 @@ fn the_engine_agrees_with_a_brute_force_enumeration() {
 #[ignore = "slow: 1,000 models enumerated state by state"]
 fn the_engine_agrees_with_a_brute_force_enumeration_on_a_thousand_models() {
     run_oracle(1000);
+}
+
+#[test]
+fn with_request_pools_the_engine_agrees_with_a_brute_force_enumeration() {
+    // The oracle runs the engine's own state in each combination: this
+    // ties the figure's pools (a capacity) to the state's (a ceiling).
+    let pooled = (0..300)
+        .filter(|&seed| nines::model::parse(&random_pooled_model(seed)).is_ok())
+        .count();
+    assert!(pooled >= 280, "{pooled} of 300 valid");
+    run_oracle_on(300, random_pooled_model);
 }

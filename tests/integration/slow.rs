@@ -984,8 +984,9 @@ fn a_pool_counts_as_the_capacity_it_stands_for() {
     let row = &json["availability"]["api"];
     assert!(near(&row["structural_availability"], 0.999_999_99), "{row}");
     // `what-if --lose api:2`: 2 × 200 = 400 of 500, never the whole peak;
-    // the figure of the two left serves 0.99² × 0.8 + 2 × 0.99 × 0.01 ×
-    // 0.4 = 0.78408 + 0.00792 = 0.792.
+    // the state serves 80% (100 a second unserved), and the figure of the
+    // two left serves 0.99² × 0.8 + 2 × 0.99 × 0.01 × 0.4 = 0.78408 +
+    // 0.00792 = 0.792.
     let dir = Scratch::new("pool-capacity-what-if");
     let path = dir.join("m.yaml");
     std::fs::write(&path, text).unwrap();
@@ -1001,6 +1002,17 @@ fn a_pool_counts_as_the_capacity_it_stands_for() {
         "2026-11-30",
     ]);
     let out: Value = serde_json::from_str(&run.stdout).unwrap();
+    assert!(
+        near(&out["after"]["served"]["api"], 0.8),
+        "{}",
+        out["after"]["served"]
+    );
+    assert!(
+        near(&out["after"]["unserved"], 100.0),
+        "{}",
+        out["after"]["unserved"]
+    );
+    assert!(near(&out["before"]["served"]["api"], 1.0));
     let (after, after_served) = figures(&out["after"], "api");
     assert!(after.abs() < 1e-12, "{after}");
     assert!((after_served - 0.792).abs() < 1e-12, "{after_served}");
@@ -1029,18 +1041,19 @@ fn a_pool_too_small_at_normal_latency_is_down_in_the_figure_the_pool_rule_names(
 }
 
 #[test]
-fn a_bulkhead_limits_what_its_caller_serves_in_the_figure() {
-    // web (1 instance, workers unbounded by pool: 1,000 workers) calls db
-    // through a bulkhead of 10; db answers in 100 ms (p99), so the edge
-    // lets through 10 / 0.1 = 100 calls a second of the 150 web is
-    // offered: web serves 100/150 = 2/3 of its requests, never the whole
-    // peak. db's own pool (100 workers / 0.1 s = 1,000 a second) does not
-    // bind. Availabilities 1 (none given), so served = 2/3 exactly.
-    let text = "system: bulk\ncomponents:\n  web: {capacity: 1000, load: 150, workers: 1000, depends_on: [{target: db, pool: 10, timeout: 1s}]}\n  db: {workers: 100, latency: {p99: 100ms}}\n";
-    let json = check("pool-capacity-bulkhead", text);
-    let (availability, served) = figures(&json, "web");
+fn a_call_into_a_pool_saturated_at_normal_latency_times_out_and_serves_nothing() {
+    // db has 1 worker held 100 ms: it serves 10 a second of the 100 api
+    // sends it and, without load shedding, queues the rest without bound;
+    // api's calls wait past their 50 ms timeout, every one fails, and api
+    // serves nothing (docs/slow.md "Saturation"). The figure agrees: 0,
+    // where structurally it is 0.999² = 0.998001.
+    let text = "system: late\ncomponents:\n  api: {availability: 99.9%, capacity: 1000, load: 100, workers: 100, depends_on: [{target: db, timeout: 50ms}]}\n  db: {availability: 99.9%, workers: 1, latency: {p99: 100ms}}\n";
+    let json = check("pool-capacity-late", text);
+    let (availability, served) = figures(&json, "api");
     assert!(availability.abs() < 1e-12, "{availability}");
-    assert!((served - 2.0 / 3.0).abs() < 1e-9, "{served}");
+    assert!(served.abs() < 1e-12, "{served}");
+    let row = &json["availability"]["api"];
+    assert!(near(&row["structural_availability"], 0.998_001), "{row}");
 }
 
 mod pool_figures {
