@@ -432,10 +432,8 @@ fn bound_by_structure(
         a.unavailability_lower = s.unavailability_lower.min(a.unavailability_upper);
         // Outside the states where something can relieve it, the figure is
         // the truth: the truth is at most the figure plus their weight.
-        if let Some(relief) = &relief
-            && !approximate
-            && !rerouted
-        {
+        let narrowed = relief.is_some() && !approximate && !rerouted;
+        if let Some(relief) = relief.as_ref().filter(|_| narrowed) {
             a.upper = a
                 .upper
                 .min((a.lower + relief.probability).min(1.0))
@@ -445,7 +443,8 @@ fn bound_by_structure(
                 .max((a.unavailability_upper - relief.probability).max(0.0))
                 .min(a.unavailability_upper);
         }
-        let why = if let Some(relief) = &relief {
+        // The reason given is the one the upper end stands on.
+        let why = if let Some(relief) = relief.as_ref().filter(|_| narrowed) {
             format!(
                 "a failure that does not take this entrypoint down can take enough load off {} to change how many of its instances it needs, which the figure does not count on: the truth is at most {} more",
                 model.component(relief.component).name,
@@ -456,6 +455,11 @@ fn bound_by_structure(
                 "the capacity needs of {} components change with what is lost, more than the {} compiled exactly: each is taken at its largest need (every mover that shifts load onto it out), the capacity-blind figure above",
                 shared.dynamic,
                 capacity::MAX_DYNAMIC
+            )
+        } else if let Some(relief) = relief.as_ref().filter(|_| !approximate) {
+            format!(
+                "a failure that does not take this entrypoint down can take enough load off {} to change how many of its instances it needs, and an `any_of` or `at_least` edge routes around an alternative whose need capacity sets, neither of which the figure counts on: the capacity-blind figure above",
+                model.component(relief.component).name,
             )
         } else {
             format!(

@@ -56,9 +56,11 @@ pub(super) fn failover_sources(model: &Model) -> Vec<Vec<(ComponentId, Vec<Compo
 }
 
 /// The movers each component's load depends on: those of its callers, the
-/// callers themselves when they are movers, the alternatives of its
-/// in-edges, their caches, and its failover sources with theirs; itself
-/// when it is a mover; ascending. `None` past [`MAX_MOVERS`].
+/// callers themselves when they are movers, the `failover_to` chains of
+/// its callers (whether a caller that is not ok hands its load on or still
+/// passes it here), the alternatives of its in-edges, their caches, and
+/// its failover sources with theirs; itself when it is a mover; ascending.
+/// `None` past [`MAX_MOVERS`].
 pub(super) fn var_sets(
     model: &Model,
     flow: &Flow,
@@ -108,6 +110,10 @@ pub(super) fn var_sets(
                 if mover[caller.0] {
                     set.push(caller);
                 }
+                // A caller that is not ok hands its load on only when its
+                // chain has an ok component (`edge_loads`): the chain's
+                // okness decides whether it passes anything here.
+                set.extend(chain(model, caller));
                 if edge.kind != EdgeKind::Target && edge.targets.len() > 1 {
                     set.extend_from_slice(&edge.targets);
                 }
@@ -435,6 +441,21 @@ impl Inbound<'_> {
         let share = 1.0 / len as f64;
         share
     }
+}
+
+/// The components along `id`'s `failover_to` chain, in order, up to its
+/// end or where it comes back (as [`chain_target`] walks it).
+pub(super) fn chain(model: &Model, id: ComponentId) -> Vec<ComponentId> {
+    let mut members = Vec::new();
+    let mut next = model.component(id).failover_to;
+    while let Some(to) = next {
+        if to == id || members.len() > model.components.len() {
+            break;
+        }
+        members.push(to);
+        next = model.component(to).failover_to;
+    }
+    members
 }
 
 /// The first ok component along `id`'s `failover_to` chain.
