@@ -412,8 +412,13 @@ pub fn compare_with(model: &Model, intact: &Intact, change: &Change, today: Date
     let scenario = &scenario;
     let before = intact.audit.clone();
     let before_state = &intact.state;
-    let after_figures =
-        crate::engine::availability_with(&down_for_figures(changed, scenario), scenario.cold);
+    // Request pools are read off the changed model before what the
+    // scenario lost is taken out of it: as every state of it reads them.
+    let counted = crate::engine::throughput::limited(changed);
+    let after_figures = crate::engine::availability_as_given(
+        &down_for_figures(counted.as_ref().unwrap_or(changed), scenario),
+        scenario.cold,
+    );
     let after_options = super::Options {
         figures: Some(&after_figures),
         ..super::Options::new(today)

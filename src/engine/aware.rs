@@ -28,7 +28,14 @@ pub fn availability_with(model: &Model, cold: bool) -> Vec<(ComponentId, Figure)
     // A request pool that serves less than the capacity counts as the
     // capacity it stands for (docs/slow.md "A pool is a capacity").
     let limited = super::throughput::limited(model);
-    let model = limited.as_ref().unwrap_or(model);
+    availability_as_given(limited.as_ref().unwrap_or(model), cold)
+}
+
+/// [`availability_with`] of a model whose request pools are already
+/// written as the capacities they stand for ([`super::throughput::limited`],
+/// read off the model before what a scenario lost was taken out of it).
+#[must_use]
+pub fn availability_as_given(model: &Model, cold: bool) -> Vec<(ComponentId, Figure)> {
     let mut figures = figures_of(model, cold, true);
     partition_served(model, cold, &mut figures);
     figures
@@ -581,43 +588,49 @@ fn rerouted(model: &Model, compiled: &capacity::Compiled) -> bool {
 }
 
 /// The number of required paths from `from` to the components `is_end`
-/// holds for, capped at 2 (a cycle counts as 2).
+/// holds for, capped at 2 (a cycle counts as 2). Depth first on a stack
+/// of its own: a chain of any length.
 fn paths_to(model: &Model, from: ComponentId, is_end: impl Fn(ComponentId) -> bool + Copy) -> u32 {
-    fn walk(
-        model: &Model,
-        c: ComponentId,
-        is_end: &dyn Fn(ComponentId) -> bool,
-        memo: &mut fasthash::FastMap<ComponentId, u32>,
-        open: &mut fasthash::FastSet<ComponentId>,
-    ) -> u32 {
-        if let Some(&n) = memo.get(&c) {
-            return n;
-        }
-        if !open.insert(c) {
-            return 2;
-        }
-        let mut n = u32::from(is_end(c));
-        for edge in model
+    let targets = |c: ComponentId| -> Vec<ComponentId> {
+        model
             .component(c)
             .depends_on
             .iter()
             .filter(|e| !e.degradable)
-        {
-            for &t in &edge.targets {
-                n = (n + walk(model, t, is_end, memo, open)).min(2);
+            .flat_map(|e| e.targets.iter().copied())
+            .collect()
+    };
+    let mut memo: fasthash::FastMap<ComponentId, u32> = fasthash::FastMap::default();
+    let mut open: fasthash::FastSet<ComponentId> = fasthash::FastSet::default();
+    // (component, its required targets, the next one to walk, paths so far)
+    let mut stack = vec![(from, targets(from), 0usize, u32::from(is_end(from)))];
+    open.insert(from);
+    loop {
+        let Some(top) = stack.last_mut() else {
+            return 0;
+        };
+        if let Some(&t) = top.1.get(top.2) {
+            top.2 += 1;
+            if let Some(&n) = memo.get(&t) {
+                top.3 = (top.3 + n).min(2);
+            } else if open.contains(&t) {
+                top.3 = 2;
+            } else {
+                open.insert(t);
+                stack.push((t, targets(t), 0, u32::from(is_end(t))));
             }
+            continue;
         }
+        let Some((c, _, _, n)) = stack.pop() else {
+            return 0;
+        };
         open.remove(&c);
         memo.insert(c, n);
-        n
+        match stack.last_mut() {
+            Some(parent) => parent.3 = (parent.3 + n).min(2),
+            None => return n,
+        }
     }
-    walk(
-        model,
-        from,
-        &is_end,
-        &mut fasthash::FastMap::default(),
-        &mut fasthash::FastSet::default(),
-    )
 }
 
 /// For every component, whether a component it requires (itself

@@ -89,10 +89,10 @@ pub struct Flow {
     /// What each component passes on in the intact state (its intact load,
     /// less what it sheds or its rate limit refuses).
     intact_passed: Vec<Option<f64>>,
-    /// Per component, what its request pool (or a required edge's limit)
-    /// serves per instance at normal latency where that is below its
-    /// capacity ([`super::throughput`]), with its intact offered load;
-    /// empty without pools.
+    /// Per component, what its own request pool serves per instance at
+    /// normal latency where that is below its capacity
+    /// ([`super::throughput`]), with its intact offered load; empty without
+    /// pools.
     pools: Arc<Vec<Option<super::throughput::PoolLimit>>>,
 }
 
@@ -119,8 +119,25 @@ impl Flow {
         };
         if super::concurrency::has_pools(model) {
             // Read off the intact state without them (the time each
-            // request holds a worker), then kept for every state.
-            flow.pools = Arc::new(super::throughput::throughputs(model, &flow));
+            // request holds a worker), then kept for every state; what a
+            // pool passes on intact is what it takes in, so a written load
+            // below it stays as written with nothing lost.
+            let pools = super::throughput::throughputs(model, &flow);
+            if pools.iter().any(Option::is_some) {
+                // The intact loads as the figures' copy has them: what a
+                // pool passes on is what it takes in (a written load stays
+                // as written).
+                let mut counted = model.clone();
+                super::throughput::counted(&mut counted, &pools);
+                flow.intact = intact::loads(&counted, &flow.order);
+                flow.intact_passed = flow
+                    .intact
+                    .iter()
+                    .zip(&counted.components)
+                    .map(|(l, c)| l.map(|l| passed(c, c.instances, l)))
+                    .collect();
+            }
+            flow.pools = Arc::new(pools);
         }
         flow
     }
@@ -902,10 +919,10 @@ fn ceilings(
     let mut out: Vec<Option<Ceiling>> = vec![None; model.components.len()];
     for (i, pool) in pools.iter().enumerate() {
         if let Some(pool) = pool {
-            let up = f64::from(components[i].instances_up);
+            let serves = pool.per_instance * f64::from(components[i].instances_up);
             out[i] = Some(Ceiling {
-                serves: pool.serves * up,
-                admits: pool.admits * up,
+                serves,
+                admits: serves,
             });
         }
     }

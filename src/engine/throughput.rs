@@ -2,8 +2,8 @@
 //! and every state count it (docs/slow.md "A pool is a capacity"): at
 //! normal latency a component with `workers` per instance, each request
 //! holding one for `held` seconds, serves at most `workers / held` requests
-//! a second per instance (Little's law), whatever its `capacity`; nothing
-//! when a required call fails or never returns. Past that the pool refuses
+//! a second per instance (Little's law), whatever its `capacity`. Past
+//! that the pool refuses
 //! or queues: what reaches the component's own work never exceeds the
 //! pool's throughput, so it sheds (it serves `throughput / offered` of its
 //! requests) rather than collapsing.
@@ -24,9 +24,8 @@ use crate::model::{Capacity, Model};
 
 /// A copy of `model` in which each component whose request pool serves
 /// less than its capacity at normal latency has that throughput as its
-/// capacity per instance, with load shedding (a rate limit of 0 where it
-/// serves nothing); `None` when no pool binds anything (the model's
-/// figures are then its own).
+/// capacity per instance, with load shedding; `None` when no pool binds
+/// anything (the model's figures are then its own).
 #[must_use]
 pub fn limited(model: &Model) -> Option<Model> {
     if !has_pools(model) {
@@ -38,48 +37,53 @@ pub fn limited(model: &Model) -> Option<Model> {
         return None;
     }
     let mut copy = model.clone();
-    for (c, limit) in copy.components.iter_mut().zip(limits) {
-        let &Some(PoolLimit {
-            serves: per_instance,
-            load,
-            ..
-        }) = limit
-        else {
+    counted(&mut copy, limits);
+    // The pools are counted: the copy has none left to count again (its
+    // own flow would read different times held off a model that sheds).
+    for c in &mut copy.components {
+        c.workers = None;
+    }
+    Some(copy)
+}
+
+/// Writes each [`PoolLimit`] of `limits` into `model` as the capacity per
+/// instance it stands for, with load shedding.
+pub fn counted(model: &mut Model, limits: &[Option<PoolLimit>]) {
+    for (c, limit) in model.components.iter_mut().zip(limits) {
+        let &Some(PoolLimit { per_instance, load }) = limit else {
             continue;
         };
         c.load_shedding = true;
-        if per_instance <= 0.0 {
-            // Serves nothing (a required call fails or never returns): a
-            // capacity of 0 would read as none, a rate limit of 0 does not.
-            c.rate_limit = Some(0.0);
-            continue;
-        }
         c.capacity = Some(Capacity {
             per_instance,
             load: c.capacity.map_or(load, |k| k.load),
             derived: c.capacity.is_none_or(|k| k.derived),
         });
     }
-    Some(copy)
 }
 
-/// What a component's pool lets it serve per instance at normal latency.
+/// What a component's own pool lets it serve per instance at normal
+/// latency.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct PoolLimit {
-    /// Requests a second one instance serves at most: its pool's `workers
-    /// / held`, 0 when a required call fails or never returns.
-    pub serves: f64,
-    /// What its pool takes in per instance (`workers / held`): a call that
-    /// fails was still made.
-    pub admits: f64,
+    /// Requests a second one instance serves and takes in at most: its
+    /// `workers / held`.
+    pub per_instance: f64,
     /// Its offered load in the intact state.
     pub load: f64,
 }
 
-/// Per component, its [`PoolLimit`] where its pool serves less than its
-/// capacity per instance in the intact state at normal latency, else
-/// `None`. `flow` is the model's, before these are
-/// put in it ([`Flow::pools`] keeps them).
+/// Per component with `workers`, its [`PoolLimit`] where its pool serves
+/// less than its capacity per instance in the intact state at normal
+/// latency, else `None`. `flow` is the model's, before these are put in
+/// it ([`Flow::pools`] keeps them).
+///
+/// A consumer (`consumes`) gets none: below its input it lags. Only a
+/// time held that does not rest on a pool saturated elsewhere is
+/// kept for every state: a component with a call into a saturated pool,
+/// or a call that fails or never returns, gets none (its time held is
+/// that pool's queue, which another state may not have; a slow scenario's
+/// settled state judges it, and `pool/…` names the saturated pool).
 #[must_use]
 pub fn throughputs(model: &Model, flow: &Flow) -> Vec<Option<PoolLimit>> {
     let plan = Plan::new(model, flow);
@@ -92,31 +96,32 @@ pub fn throughputs(model: &Model, flow: &Flow) -> Vec<Option<PoolLimit>> {
             let load = normal.of(id);
             let up = f64::from(state.of(id).instances_up);
             let lambda = load.arrival;
+            let workers = load.workers?;
             if up == 0.0 || !(lambda > 0.0 && lambda.is_finite()) {
                 return None;
             }
-            // Its own pool's `workers / held`, over the whole component.
-            let mut pool = f64::INFINITY;
-            if let Some(workers) = load.workers {
-                #[allow(clippy::cast_precision_loss, reason = "pools far below 2^53")]
-                let workers = workers as f64;
-                pool = if load.held.is_finite() && load.held > 0.0 {
-                    workers / load.held
-                } else if load.held > 0.0 {
-                    0.0
-                } else {
-                    f64::INFINITY
-                };
+            if !(load.held.is_finite() && load.held > 0.0) {
+                return None;
             }
-            // A request whose required call fails or never returns at
-            // normal latency is never served (what its pool takes in is
-            // still called).
-            let fails = normal.local_share(model, id) == 0.0;
-            let serves = if fails { 0.0 } else { pool };
+            // A consumer below its input lags; it does not shed.
+            if c.depends_on.iter().any(|e| e.pull) {
+                return None;
+            }
+            let leans = c
+                .depends_on
+                .iter()
+                .zip(normal.edges_of(id))
+                .any(|(edge, e)| {
+                    e.fails || e.hangs || edge.targets.iter().any(|&t| normal.of(t).saturated)
+                });
+            if leans {
+                return None;
+            }
+            #[allow(clippy::cast_precision_loss, reason = "pools far below 2^53")]
+            let per_instance = workers as f64 / load.held / up;
             let capacity = c.capacity.map_or(f64::INFINITY, |k| k.per_instance);
-            (serves.is_finite() && serves / up < capacity * (1.0 - 1e-12)).then_some(PoolLimit {
-                serves: serves / up,
-                admits: pool / up,
+            (per_instance < capacity * (1.0 - 1e-12)).then_some(PoolLimit {
+                per_instance,
                 load: lambda,
             })
         })

@@ -494,9 +494,3 @@ components:
     // engine's bracket.
     agrees(&random_capacity_model(5915)).unwrap();
 }
-
-#[test]
-#[ignore = "slow: 1,000 models with pools enumerated state by state"]
-fn with_request_pools_the_engine_agrees_with_a_brute_force_enumeration_on_a_thousand_models() {
-    run_oracle_on(1000, random_pooled_model);
-}
