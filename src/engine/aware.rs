@@ -591,43 +591,45 @@ fn rerouted(model: &Model, compiled: &capacity::Compiled) -> bool {
 /// holds for, capped at 2 (a cycle counts as 2). Depth first on a stack
 /// of its own: a chain of any length.
 fn paths_to(model: &Model, from: ComponentId, is_end: impl Fn(ComponentId) -> bool + Copy) -> u32 {
-    let targets = |c: ComponentId| -> Vec<ComponentId> {
+    /// The `at`th required target of `c` (its required edges' targets in
+    /// order), if it has that many.
+    fn target(model: &Model, c: ComponentId, at: usize) -> Option<ComponentId> {
         model
             .component(c)
             .depends_on
             .iter()
             .filter(|e| !e.degradable)
             .flat_map(|e| e.targets.iter().copied())
-            .collect()
-    };
+            .nth(at)
+    }
     let mut memo: fasthash::FastMap<ComponentId, u32> = fasthash::FastMap::default();
     let mut open: fasthash::FastSet<ComponentId> = fasthash::FastSet::default();
-    // (component, its required targets, the next one to walk, paths so far)
-    let mut stack = vec![(from, targets(from), 0usize, u32::from(is_end(from)))];
+    // (component, the next of its required targets to walk, paths so far)
+    let mut stack = vec![(from, 0usize, u32::from(is_end(from)))];
     open.insert(from);
     loop {
         let Some(top) = stack.last_mut() else {
             return 0;
         };
-        if let Some(&t) = top.1.get(top.2) {
-            top.2 += 1;
+        if let Some(t) = target(model, top.0, top.1) {
+            top.1 += 1;
             if let Some(&n) = memo.get(&t) {
-                top.3 = (top.3 + n).min(2);
+                top.2 = (top.2 + n).min(2);
             } else if open.contains(&t) {
-                top.3 = 2;
+                top.2 = 2;
             } else {
                 open.insert(t);
-                stack.push((t, targets(t), 0, u32::from(is_end(t))));
+                stack.push((t, 0, u32::from(is_end(t))));
             }
             continue;
         }
-        let Some((c, _, _, n)) = stack.pop() else {
+        let Some((c, _, n)) = stack.pop() else {
             return 0;
         };
         open.remove(&c);
         memo.insert(c, n);
         match stack.last_mut() {
-            Some(parent) => parent.3 = (parent.3 + n).min(2),
+            Some(parent) => parent.2 = (parent.2 + n).min(2),
             None => return n,
         }
     }
