@@ -591,35 +591,41 @@ fn rerouted(model: &Model, compiled: &capacity::Compiled) -> bool {
 /// holds for, capped at 2 (a cycle counts as 2). Depth first on a stack
 /// of its own: a chain of any length.
 fn paths_to(model: &Model, from: ComponentId, is_end: impl Fn(ComponentId) -> bool + Copy) -> u32 {
-    /// The `at`th required target of `c` (its required edges' targets in
-    /// order), if it has that many.
-    fn target(model: &Model, c: ComponentId, at: usize) -> Option<ComponentId> {
-        model
-            .component(c)
-            .depends_on
-            .iter()
-            .filter(|e| !e.degradable)
-            .flat_map(|e| e.targets.iter().copied())
-            .nth(at)
+    /// The required target of `c` at `(edge, target)` or after it, with
+    /// where it stands: its required edges' targets in order.
+    fn next(
+        model: &Model,
+        c: ComponentId,
+        (mut e, mut t): (usize, usize),
+    ) -> Option<(usize, usize)> {
+        let edges = &model.component(c).depends_on;
+        while let Some(edge) = edges.get(e) {
+            if !edge.degradable && t < edge.targets.len() {
+                return Some((e, t));
+            }
+            (e, t) = (e + 1, 0);
+        }
+        None
     }
     let mut memo: fasthash::FastMap<ComponentId, u32> = fasthash::FastMap::default();
     let mut open: fasthash::FastSet<ComponentId> = fasthash::FastSet::default();
-    // (component, the next of its required targets to walk, paths so far)
-    let mut stack = vec![(from, 0usize, u32::from(is_end(from)))];
+    // (component, where its next required target is, paths so far)
+    let mut stack = vec![(from, (0usize, 0usize), u32::from(is_end(from)))];
     open.insert(from);
     loop {
         let Some(top) = stack.last_mut() else {
             return 0;
         };
-        if let Some(t) = target(model, top.0, top.1) {
-            top.1 += 1;
+        if let Some((e, i)) = next(model, top.0, top.1) {
+            top.1 = (e, i + 1);
+            let t = model.component(top.0).depends_on[e].targets[i];
             if let Some(&n) = memo.get(&t) {
                 top.2 = (top.2 + n).min(2);
             } else if open.contains(&t) {
                 top.2 = 2;
             } else {
                 open.insert(t);
-                stack.push((t, 0, u32::from(is_end(t))));
+                stack.push((t, (0, 0), u32::from(is_end(t))));
             }
             continue;
         }

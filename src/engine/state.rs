@@ -229,8 +229,9 @@ pub struct State {
     /// Per component, whether its load moved to a failover in the last
     /// pass (it then passes nothing on).
     handed: Vec<bool>,
-    /// Per component, its concurrency ceiling (the scenario's `ceilings`);
-    /// empty when the scenario has none.
+    /// Per component, its concurrency ceiling (its own pool's, from
+    /// `Flow::pools`, and the scenario's `ceilings`, the lower); empty when
+    /// there are none.
     ceilings: Vec<Option<Ceiling>>,
     /// Per component, whether its own request pool serves less than its
     /// capacity (`Flow::pools`): the work it admits never exceeds its
@@ -367,8 +368,8 @@ impl State {
         }
     }
 
-    /// The most a component serves in this state: [`State::limit`], and in
-    /// a slow scenario its concurrency ceiling's `serves`.
+    /// The most a component serves in this state: [`State::limit`], and its
+    /// concurrency ceiling's `serves` (its pool's, or a slow scenario's).
     #[must_use]
     pub fn serving(&self, model: &Model, id: ComponentId) -> Option<f64> {
         let ceiling = self.ceiling(id).map(|c| c.serves);
@@ -378,9 +379,9 @@ impl State {
         }
     }
 
-    /// A component's concurrency ceiling in this state (docs/slow.md):
-    /// what a component a slowness holds back serves and takes in a
-    /// second; `None` but in a slow scenario.
+    /// A component's concurrency ceiling in this state (docs/slow.md): what
+    /// its pool (or a slowness holding it back) lets it serve and take in a
+    /// second; `None` without one.
     #[must_use]
     pub fn ceiling(&self, id: ComponentId) -> Option<Ceiling> {
         self.ceilings.get(id.0).copied().flatten()
