@@ -39,9 +39,15 @@ pub fn limited(model: &Model) -> Option<Model> {
     let mut copy = model.clone();
     counted(&mut copy, limits);
     // The pools are counted: the copy has none left to count again (its
-    // own flow would read different times held off a model that sheds).
+    // own flow would read different times held off a model that sheds),
+    // and no edge limit either, which the figures do not read: its flow
+    // then runs no concurrency pass.
     for c in &mut copy.components {
         c.workers = None;
+        for limits in c.depends_on.iter_mut().filter_map(|e| e.limits.as_mut()) {
+            limits.pool = None;
+            limits.connections = None;
+        }
     }
     Some(copy)
 }
