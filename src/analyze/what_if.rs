@@ -403,18 +403,19 @@ impl Intact {
 #[must_use]
 pub fn compare_with(model: &Model, intact: &Intact, change: &Change, today: Date) -> WhatIf {
     let changed = &change.model;
+    let flow = Flow::new(changed);
     let Changed {
         slow,
         scenario,
         state: after_state,
         served,
-    } = changed_state(model, intact, change.event(), None);
+    } = changed_state(model, intact, change.event(), Some(&flow));
     let scenario = &scenario;
     let before = intact.audit.clone();
     let before_state = &intact.state;
     // Request pools are read off the changed model before what the
     // scenario lost is taken out of it: as every state of it reads them.
-    let counted = crate::engine::throughput::limited(changed);
+    let counted = crate::engine::throughput::limited_with(changed, &flow);
     let after_figures = crate::engine::availability_as_given(
         &down_for_figures(counted.as_ref().unwrap_or(changed), scenario),
         scenario.cold,

@@ -120,16 +120,7 @@ pub(super) fn run(args: &SimulateArgs, terminal: &mut Terminal) -> Result<Outcom
     // Each trial draws every domain, group and instance; a component's
     // capacity need follows from the movers drawn in the same trial, through
     // the capacity compilation (docs/availability.md).
-    // A request pool counts as the capacity it stands for, as in the
-    // analytic figure.
-    let limited = engine::throughput::limited(&model);
-    let counted = limited.as_ref().unwrap_or(&model);
-    let sampled = engine::capacity::compile_with(counted, false, false);
-    let sampled = if sampled.is_structural() {
-        counted.clone()
-    } else {
-        sampled.model
-    };
+    let sampled = montecarlo::sampled_model(&model);
     let (figures, simulation) = rayon::join(
         || (!args.no_exact).then(|| engine::availability(&model)),
         || {

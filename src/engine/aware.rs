@@ -439,8 +439,9 @@ fn bound_by_structure(
         a.unavailability_lower = s.unavailability_lower.min(a.unavailability_upper);
         // Outside the states where something can relieve it, the figure is
         // the truth: the truth is at most the figure plus their weight.
-        let narrowed = relief.is_some() && !approximate && !rerouted;
-        if let Some(relief) = relief.as_ref().filter(|_| narrowed) {
+        // What narrows the upper end: a relief, where nothing else bounds.
+        let narrowing = relief.as_ref().filter(|_| !approximate && !rerouted);
+        if let Some(relief) = narrowing {
             a.upper = a
                 .upper
                 .min((a.lower + relief.probability).min(1.0))
@@ -451,7 +452,7 @@ fn bound_by_structure(
                 .min(a.unavailability_upper);
         }
         // The reason given is the one the upper end stands on.
-        let why = if let Some(relief) = relief.as_ref().filter(|_| narrowed) {
+        let why = if let Some(relief) = narrowing {
             format!(
                 "a failure that does not take this entrypoint down can take enough load off {} to change how many of its instances it needs, which the figure does not count on: the truth is at most {} more",
                 model.component(relief.component).name,

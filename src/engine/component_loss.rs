@@ -50,8 +50,6 @@ pub struct Losses<'a> {
     scenario: &'a Scenario,
     /// Position of each component in the dependency order.
     rank: Vec<usize>,
-    /// What each component passes on in the intact state.
-    intact_passed: Vec<Option<f64>>,
     /// The `any_of`/`at_least` edges naming each component: (caller, edge).
     alternative_in: Vec<Vec<(ComponentId, usize)>>,
     /// The edges each component caches: (caller, edge).
@@ -145,12 +143,6 @@ impl<'a> Losses<'a> {
         for (at, id) in flow.order().order.iter().enumerate() {
             rank[id.0] = at;
         }
-        let intact_passed = flow
-            .intact_loads()
-            .iter()
-            .zip(&model.components)
-            .map(|(l, c)| l.map(|l| passed(c, c.instances, l)))
-            .collect();
         let mut alternative_in = vec![Vec::new(); n];
         let mut caching = vec![Vec::new(); n];
         for caller in model.component_ids() {
@@ -188,7 +180,6 @@ impl<'a> Losses<'a> {
             state,
             scenario,
             rank,
-            intact_passed,
             alternative_in,
             caching,
             down_sources,
@@ -432,7 +423,7 @@ impl<'a> Losses<'a> {
                     if self.flow.order().is_cut(caller, id) {
                         continue;
                     }
-                    let Some(intact_caller) = self.intact_passed[caller.0] else {
+                    let Some(intact_caller) = self.flow.intact_passed()[caller.0] else {
                         continue;
                     };
                     let edge = &self.model.component(caller).depends_on[e];
@@ -460,7 +451,7 @@ impl<'a> Losses<'a> {
     fn touch(&self, changed: &Changed<'_>, work: &mut Work, caller: ComponentId, e: usize) {
         // A caller whose intact load is unknown sends nothing the flow
         // counts (as in the full pass).
-        if self.intact_passed[caller.0].is_none() {
+        if self.flow.intact_passed()[caller.0].is_none() {
             return;
         }
         let edge = &self.model.component(caller).depends_on[e];

@@ -107,6 +107,22 @@ pub struct Simulation {
     pub down: Vec<(ComponentId, u64)>,
 }
 
+/// The model a simulation of `model` samples: its request pools counted as
+/// the capacities they stand for, and each component's capacity need
+/// compiled, so that a trial's movers set its need as in the analytic
+/// figure (docs/availability.md).
+#[must_use]
+pub fn sampled_model(model: &Model) -> Model {
+    let limited = crate::engine::throughput::limited(model);
+    let counted = limited.as_ref().unwrap_or(model);
+    let compiled = crate::engine::capacity::compile_with(counted, false, false);
+    if compiled.is_structural() {
+        counted.clone()
+    } else {
+        compiled.model
+    }
+}
+
 /// Runs exactly `trials` trials from `seed`; `progress` is called with the
 /// trials done after each chunk.
 pub fn simulate(

@@ -104,11 +104,7 @@ impl Flow {
         let graph = ComponentGraph::new(model);
         let order = DependencyOrder::new(&graph);
         let intact = intact::loads(model, &order);
-        let intact_passed = intact
-            .iter()
-            .zip(&model.components)
-            .map(|(l, c)| l.map(|l| passed(c, c.instances, l)))
-            .collect();
+        let intact_passed = passed_on(model, &intact);
         let mut flow = Self {
             graph,
             order,
@@ -119,23 +115,16 @@ impl Flow {
         };
         if super::concurrency::has_pools(model) {
             // Read off the intact state without them (the time each
-            // request holds a worker), then kept for every state; what a
-            // pool passes on intact is what it takes in, so a written load
-            // below it stays as written with nothing lost.
+            // request holds a worker), then kept for every state. The
+            // intact loads are then the figures' copy's: what a pool
+            // passes on is what it takes in (a written load stays as
+            // written).
             let pools = super::throughput::throughputs(model, &flow);
             if pools.iter().any(Option::is_some) {
-                // The intact loads as the figures' copy has them: what a
-                // pool passes on is what it takes in (a written load stays
-                // as written).
                 let mut counted = model.clone();
                 super::throughput::counted(&mut counted, &pools);
                 flow.intact = intact::loads(&counted, &flow.order);
-                flow.intact_passed = flow
-                    .intact
-                    .iter()
-                    .zip(&counted.components)
-                    .map(|(l, c)| l.map(|l| passed(c, c.instances, l)))
-                    .collect();
+                flow.intact_passed = passed_on(&counted, &flow.intact);
             }
             flow.pools = Arc::new(pools);
         }
@@ -166,6 +155,14 @@ impl Flow {
     #[must_use]
     pub fn intact_loads(&self) -> &[Option<f64>] {
         &self.intact
+    }
+
+    /// What every component passes on in the intact state (`None`:
+    /// nothing says): its intact load less what it sheds, its rate limit
+    /// refuses or its pool does not take in.
+    #[must_use]
+    pub fn intact_passed(&self) -> &[Option<f64>] {
+        &self.intact_passed
     }
 
     /// The dependency order and the edges into each component.
@@ -903,6 +900,16 @@ struct ShareWalk {
     open: Vec<bool>,
     /// Per component, whether it reaches an edge with a `share`.
     sharded: Vec<bool>,
+}
+
+/// What each component passes on of its intact load `intact` (less what it
+/// sheds or its rate limit refuses).
+fn passed_on(model: &Model, intact: &[Option<f64>]) -> Vec<Option<f64>> {
+    intact
+        .iter()
+        .zip(&model.components)
+        .map(|(l, c)| l.map(|l| passed(c, c.instances, l)))
+        .collect()
 }
 
 /// The concurrency ceilings per component: what its pool serves at normal

@@ -3,10 +3,9 @@
 //! normal latency a component with `workers` per instance, each request
 //! holding one for `held` seconds, serves at most `workers / held` requests
 //! a second per instance (Little's law), whatever its `capacity`. Past
-//! that the pool refuses
-//! or queues: what reaches the component's own work never exceeds the
-//! pool's throughput, so it sheds (it serves `throughput / offered` of its
-//! requests) rather than collapsing.
+//! that the pool refuses or queues: what reaches the component's own work
+//! never exceeds the pool's throughput, so it sheds (it serves `throughput
+//! / offered` of its requests) rather than collapsing.
 //!
 //! [`throughputs`] reads it off the intact state's concurrency once per
 //! model ([`Flow::pools`]); every [`State`] then holds each such component
@@ -31,7 +30,12 @@ pub fn limited(model: &Model) -> Option<Model> {
     if !has_pools(model) {
         return None;
     }
-    let flow = Flow::new(model);
+    limited_with(model, &Flow::new(model))
+}
+
+/// [`limited`], with the model's flow already built.
+#[must_use]
+pub fn limited_with(model: &Model, flow: &Flow) -> Option<Model> {
     let limits = flow.pools();
     if limits.iter().all(Option::is_none) {
         return None;
@@ -75,7 +79,8 @@ pub struct PoolLimit {
     /// Requests a second one instance serves and takes in at most: its
     /// `workers / held`.
     pub per_instance: f64,
-    /// Its offered load in the intact state.
+    /// Its intact load (`Flow::intact_loads`), for the capacity written in
+    /// its place where none is (a load taken as derived).
     pub load: f64,
 }
 
@@ -128,7 +133,7 @@ pub fn throughputs(model: &Model, flow: &Flow) -> Vec<Option<PoolLimit>> {
             let capacity = c.capacity.map_or(f64::INFINITY, |k| k.per_instance);
             (per_instance < capacity * (1.0 - 1e-12)).then_some(PoolLimit {
                 per_instance,
-                load: lambda,
+                load: flow.intact_loads()[id.0].unwrap_or(lambda),
             })
         })
         .collect()

@@ -10,7 +10,7 @@ use nines::engine::scenario::Scenario;
 use nines::engine::state::{Flow, State};
 use nines::model::{ComponentId, DomainId, GroupId, Model};
 
-use crate::capacity::random_capacity_model;
+use crate::capacity::{random_capacity_model, random_pooled_model};
 
 /// The components whose load rises when `lost` are lost whole on top of
 /// `scenario`, from the full state of the combined scenario.
@@ -103,6 +103,9 @@ fn a_whole_component_loss_worked_out_locally_is_the_full_state() {
         compared += local_agrees(&text).unwrap_or_else(|why| panic!("seed {seed}: {why}"));
         let text = nines::generate::random_small(seed);
         compared += local_agrees(&text).unwrap_or_else(|why| panic!("small seed {seed}: {why}"));
+        // Request pools hold components at ceilings in every state.
+        let text = random_pooled_model(seed);
+        compared += local_agrees(&text).unwrap_or_else(|why| panic!("pooled seed {seed}: {why}"));
     }
     assert!(compared > 5_000, "{compared}");
 }
@@ -239,6 +242,7 @@ fn losing_more_never_lowers_the_unavailability_and_losing_nothing_changes_nothin
         for text in [
             with_mttr(&random_capacity_model(seed)),
             with_mttr(&nines::generate::random_small(seed)),
+            with_mttr(&random_pooled_model(seed)),
         ] {
             compared += monotone(&text, seed).unwrap_or_else(|why| panic!("seed {seed}: {why}"));
         }

@@ -23,7 +23,7 @@ fn the_interval_contains_the_analytic_figure_on_every_example() {
         let figures = engine::availability(&model);
         // 10^7 trials, seed 1, of what `nines simulate` samples: each
         // component's capacity need through the capacity compilation.
-        let sampled = engine::capacity::compile_with(&model, false, false).model;
+        let sampled = montecarlo::sampled_model(&model);
         let simulation = montecarlo::simulate(&sampled, 10_000_000, 1, &|_| {});
         for ((entrypoint, down), (_, figure)) in simulation.down.iter().zip(&figures) {
             if *down < montecarlo::MIN_FAILURES || !figure.quantified {
@@ -291,4 +291,29 @@ fn simulate_on_a_terminal_draws_its_progress_and_ends() {
         out.contains("simulated 99.84475% over 2000000 trials (3105 down)"),
         "{out}"
     );
+}
+
+#[test]
+fn the_interval_contains_the_analytic_figure_of_a_fleet_held_by_its_pool() {
+    // docs/slow.md "A pool is a capacity": 4 instances of 10 workers held
+    // 50 ms serve 200 a second each; 500 a second needs 3 of the 4 up:
+    // 0.99^4 + 4 × 0.99^3 × 0.01 = 0.99940797, so 1 − A = 5.9203e-4,
+    // about 592 of 10^6 trials down. The simulation samples the same
+    // pool, through the CLI's own `sampled_model`.
+    let text = "system: four\ncomponents:\n  api: {instances: 4, availability: 99%, capacity: 1000, load: 500, workers: 10, latency: {p99: 50ms}}\n";
+    let model = nines::model::parse(text).unwrap();
+    let figure = engine::availability(&model).remove(0).1;
+    assert!((figure.availability - 0.999_407_97).abs() < 1e-12);
+    let simulation =
+        montecarlo::simulate(&montecarlo::sampled_model(&model), 1_000_000, 1, &|_| {});
+    let (_, down) = simulation.down[0];
+    let (low, high) = montecarlo::interval(down, simulation.trials);
+    let (lower, upper) = static_figure(&figure);
+    assert!(
+        low <= upper && lower <= high,
+        "analytic [{lower}, {upper}] outside [{low}, {high}] ({down} down)"
+    );
+    // Without the pool counted it is down only when all four are (0.01^4 =
+    // 1e-8: no trial in 10^6), so this many down is the pool's doing.
+    assert!(down > 400, "{down}");
 }

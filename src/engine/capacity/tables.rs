@@ -445,17 +445,12 @@ impl Inbound<'_> {
 
 /// The components along `id`'s `failover_to` chain, in order, up to its
 /// end or where it comes back (as [`chain_target`] walks it).
-pub(super) fn chain(model: &Model, id: ComponentId) -> Vec<ComponentId> {
-    let mut members = Vec::new();
-    let mut next = model.component(id).failover_to;
-    while let Some(to) = next {
-        if to == id || members.len() > model.components.len() {
-            break;
-        }
-        members.push(to);
-        next = model.component(to).failover_to;
-    }
-    members
+pub(super) fn chain(model: &Model, id: ComponentId) -> impl Iterator<Item = ComponentId> + '_ {
+    std::iter::successors(model.component(id).failover_to, |&to| {
+        model.component(to).failover_to
+    })
+    .take_while(move |&to| to != id)
+    .take(model.components.len() + 1)
 }
 
 /// The first ok component along `id`'s `failover_to` chain.
