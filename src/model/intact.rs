@@ -69,22 +69,60 @@ pub fn loads(model: &Model, order: &DependencyOrder) -> Vec<Option<f64>> {
         let c = model.component(id);
         load[id.0] = match c.capacity {
             Some(cap) if !cap.derived => Some(cap.load),
-            _ => {
-                let mut sum = None;
-                for &(caller, e) in &order.inbound[id.0] {
-                    if order.is_cut(caller, id) {
-                        continue;
-                    }
-                    let from = model.component(caller);
-                    let edge = &from.depends_on[e];
-                    if let Some(l) = load[caller.0] {
-                        let share = intact_share(model, edge, id);
-                        let l = passed(from, from.instances, l);
-                        *sum.get_or_insert(0.0) += carried(l, edge, edge.hit_rate) * share;
-                    }
-                }
-                sum
-            }
+            _ => inflow(model, order, id, &load),
+        };
+    }
+    load
+}
+
+/// What reaches `id` from its callers when they carry `load` (`None`: no
+/// caller's load is known); edges that close a cycle are left out.
+fn inflow(
+    model: &Model,
+    order: &DependencyOrder,
+    id: ComponentId,
+    load: &[Option<f64>],
+) -> Option<f64> {
+    let mut sum = None;
+    for &(caller, e) in &order.inbound[id.0] {
+        if order.is_cut(caller, id) {
+            continue;
+        }
+        let from = model.component(caller);
+        let edge = &from.depends_on[e];
+        if let Some(l) = load[caller.0] {
+            let share = intact_share(model, edge, id);
+            let l = passed(from, from.instances, l);
+            *sum.get_or_insert(0.0) += carried(l, edge, edge.hit_rate) * share;
+        }
+    }
+    sum
+}
+
+/// The intact loads of `changed`, a copy of `model` whose edges or
+/// capacities were changed (the same components and edges), read as the
+/// load flow reads a scenario: a written load moves by the change of what
+/// reaches it, never below 0; a derived one is what reaches it.
+#[must_use]
+pub fn loads_changed(
+    model: &Model,
+    changed: &Model,
+    order: &DependencyOrder,
+) -> Vec<Option<f64>> {
+    let before = loads(model, order);
+    let mut load: Vec<Option<f64>> = vec![None; changed.components.len()];
+    for &id in &order.order {
+        load[id.0] = match changed.component(id).capacity {
+            Some(cap) if !cap.derived => Some(
+                match (
+                    inflow(model, order, id, &before),
+                    inflow(changed, order, id, &load),
+                ) {
+                    (Some(was), Some(now)) => (cap.load + now - was).max(0.0),
+                    _ => cap.load,
+                },
+            ),
+            _ => inflow(changed, order, id, &load),
         };
     }
     load

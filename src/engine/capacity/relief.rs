@@ -10,7 +10,7 @@ use super::served::Served;
 use super::tables::{tables, tables_of};
 use super::{Compiled, Need, Table};
 use crate::engine::state::Flow;
-use crate::model::{ComponentId, Model};
+use crate::model::{ComponentId, Model, intact};
 
 /// The memo behind [`Compiled::critical`]: the cold tables, once, and
 /// each (component, upstream component) pair's largest relieving count.
@@ -76,14 +76,42 @@ impl Compiled {
     }
 }
 
+impl Compiled {
+    /// Whether `relievers` passing nothing at once changes the need of
+    /// `id` (warm or cold); past [`MAX_RELIEF_MODEL`] components this is
+    /// not worked out: they do.
+    pub(super) fn jointly(
+        &self,
+        model: &Model,
+        id: ComponentId,
+        relievers: &[ComponentId],
+    ) -> bool {
+        let Some(relief) = &self.relief else {
+            return true;
+        };
+        let cold_tables = relief.cold_tables.get_or_init(|| tables_of(model, true));
+        let warm: &[Table] = if relief.cold {
+            cold_tables
+        } else {
+            &self.tables
+        };
+        changes_need(model, &[warm, cold_tables], id, &quieted(model, relievers))
+    }
+}
+
 /// Every component with a call path into `id` (its callers, theirs …).
 pub(super) fn callers_upstream(model: &Model, id: ComponentId) -> Vec<ComponentId> {
     let mut callers: Vec<Vec<ComponentId>> = vec![Vec::new(); model.components.len()];
     for c in model.component_ids() {
-        for edge in &model.component(c).depends_on {
+        let component = model.component(c);
+        for edge in &component.depends_on {
             for t in &edge.targets {
                 callers[t.0].push(c);
             }
+        }
+        // What fails over hands its load on: its callers load the target.
+        if let Some(to) = component.failover_to {
+            callers[to.0].push(c);
         }
     }
     let mut seen = BTreeSet::from([id]);
@@ -133,23 +161,39 @@ pub fn relief_in(
     let mut seen = BTreeSet::from([entrypoint]);
     let mut stack = vec![entrypoint];
     let mut first = None;
-    let mut critical: std::collections::BTreeMap<ComponentId, u32> =
+    let mut counts: std::collections::BTreeMap<ComponentId, u32> =
         std::collections::BTreeMap::new();
+    let mut failing_over = vec![Vec::new(); compiled.model.components.len()];
+    for id in compiled.model.component_ids() {
+        if let Some(to) = compiled.model.component(id).failover_to {
+            failing_over[to.0].push(id);
+        }
+    }
     while let Some(c) = stack.pop() {
         let original = compiled.origin[c.0];
         if original.0 < model.components.len() && compiled.needs[original.0] != Need::Structural {
-            for reliever in callers_upstream(model, original) {
-                if series.contains(&reliever) {
-                    continue;
-                }
-                let Some(n) = compiled.critical(model, original, reliever) else {
-                    continue;
-                };
+            let relievers = relievers(model, original, &series);
+            // Each of them passing nothing at once is the most they can
+            // relieve: when even that changes no need, nothing does.
+            if !relievers.is_empty() && compiled.jointly(model, original, &relievers) {
                 first.get_or_insert(original);
-                let at = critical.entry(reliever).or_insert(n);
-                *at = (*at).max(n);
+                // Several may relieve it only together, so each counts
+                // while it passes less than its whole load (up to the
+                // count below which it stops, collapses or sheds), or up
+                // to the largest count at which it changes a need alone.
+                for &r in &relievers {
+                    let mut n = collapse_count(model, compiled, r);
+                    if let Some(alone) = compiled.critical(model, original, r) {
+                        n = n.max(alone);
+                    }
+                    let at = counts.entry(r).or_insert(n);
+                    *at = (*at).max(n);
+                }
             }
         }
+        // What it needs, and what moves load onto that: the caches in
+        // front of its calls and what fails over to it (their own needs
+        // decide whether the load moves).
         for edge in compiled
             .model
             .component(c)
@@ -157,15 +201,20 @@ pub fn relief_in(
             .iter()
             .filter(|e| !e.degradable)
         {
-            for &t in &edge.targets {
+            for &t in edge.targets.iter().chain(&edge.cached_by) {
                 if seen.insert(t) {
                     stack.push(t);
                 }
             }
         }
+        for &source in &failing_over[c.0] {
+            if seen.insert(source) {
+                stack.push(source);
+            }
+        }
     }
     let component = first?;
-    let probability = critical
+    let probability = counts
         .iter()
         .map(|(&r, &n)| at_most_up(model, r, n))
         .sum::<f64>()
@@ -174,6 +223,48 @@ pub fn relief_in(
         component,
         probability,
     })
+}
+
+/// What can take load off `id` without taking the entrypoint down (whose
+/// series part is `series`): everything with a call path into it (a
+/// failover hands its load on) and what those need, outside the series
+/// part.
+fn relievers(model: &Model, id: ComponentId, series: &BTreeSet<ComponentId>) -> Vec<ComponentId> {
+    let mut found: BTreeSet<ComponentId> = callers_upstream(model, id)
+        .into_iter()
+        .filter(|r| *r != id && !series.contains(r))
+        .collect();
+    // A reliever stops when what it needs does.
+    let mut stack: Vec<ComponentId> = found.iter().copied().collect();
+    while let Some(r) = stack.pop() {
+        for edge in model
+            .component(r)
+            .depends_on
+            .iter()
+            .filter(|e| !e.degradable)
+        {
+            for &t in &edge.targets {
+                if t != id && !series.contains(&t) && found.insert(t) {
+                    stack.push(t);
+                }
+            }
+        }
+    }
+    found.into_iter().collect()
+}
+
+/// The largest count of `id`'s instances at which it does not pass its
+/// whole load on: below its `min_healthy`, or below what its largest load
+/// needs (it collapses or sheds); all of them when no count carries it.
+fn collapse_count(model: &Model, compiled: &Compiled, id: ComponentId) -> u32 {
+    let c = model.component(id);
+    let need = match &compiled.needs[id.0] {
+        Need::Structural => c.min_healthy,
+        Need::Static(k) => *k,
+        Need::Levels(levels) => levels.last().map_or(c.instances, |(k, _)| *k),
+        Need::Never => return c.instances,
+    };
+    need.max(c.min_healthy).saturating_sub(1)
 }
 
 /// The largest count of `reliever`'s instances at which what it passes on
@@ -187,26 +278,9 @@ pub(super) fn critical_count(
     reliever: ComponentId,
 ) -> Option<u32> {
     let r = model.component(reliever);
-    let c = model.component(id);
-    let changes = |quiet: &Model| {
-        [false, true].into_iter().enumerate().any(|(i, cold)| {
-            let before = baseline[i];
-            let (after, ..) = tables(quiet, &Flow::new(quiet), cold);
-            let (b, a) = (&before[id.0], &after[id.0]);
-            b.vars != a.vars
-                || b.offered.iter().zip(&a.offered).any(|(x, y)| match (x, y) {
-                    (Some(x), Some(y)) => needed(c, *x) != needed(c, *y),
-                    _ => false,
-                })
-        })
-    };
     // Passing nothing is the most it can relieve: when even that changes
     // no need, no count does.
-    let mut quiet = model.clone();
-    for edge in &mut quiet.components[reliever.0].depends_on {
-        edge.calls = 0.0;
-    }
-    if !changes(&quiet) {
+    if !changes_need(model, baseline, id, &quieted(model, &[reliever])) {
         return None;
     }
     // A shedding one passes less with each instance lost: the largest
@@ -219,12 +293,61 @@ pub(super) fn critical_count(
             if let Some(q) = &mut quiet.components[reliever.0].capacity {
                 q.per_instance = cap.per_instance * f64::from(n) / f64::from(r.instances);
             }
-            if changes(&quiet) {
+            if changes_need(model, baseline, id, &with_loads_moved(model, quiet)) {
                 return Some(n);
             }
         }
     }
     Some(r.min_healthy.saturating_sub(1))
+}
+
+/// Whether the need of `id` in `quiet` differs from its need in
+/// `baseline` (warm and cold) in some combination of the movers.
+fn changes_need(
+    model: &Model,
+    baseline: &[&[Table]; 2],
+    id: ComponentId,
+    quiet: &Model,
+) -> bool {
+    let c = model.component(id);
+    [false, true].into_iter().enumerate().any(|(i, cold)| {
+        let before = baseline[i];
+        let (after, ..) = tables(quiet, &Flow::new(quiet), cold);
+        let (b, a) = (&before[id.0], &after[id.0]);
+        b.vars != a.vars
+            || b.offered.iter().zip(&a.offered).any(|(x, y)| match (x, y) {
+                (Some(x), Some(y)) => needed(c, *x) != needed(c, *y),
+                _ => false,
+            })
+    })
+}
+
+/// `model` with `relievers` passing nothing on.
+fn quieted(model: &Model, relievers: &[ComponentId]) -> Model {
+    let mut quiet = model.clone();
+    for r in relievers {
+        for edge in &mut quiet.components[r.0].depends_on {
+            edge.calls = 0.0;
+        }
+    }
+    with_loads_moved(model, quiet)
+}
+
+/// `changed` (a copy of `model` that passes less somewhere) with each
+/// written load moved by the change of what reaches it, as the load flow
+/// moves it in a scenario ([`intact::loads_changed`]): otherwise a written
+/// load stays as written whatever its callers stop sending.
+fn with_loads_moved(model: &Model, mut changed: Model) -> Model {
+    let flow = Flow::new(model);
+    let loads = intact::loads_changed(model, &changed, flow.order());
+    for (c, load) in changed.components.iter_mut().zip(loads) {
+        if let (Some(cap), Some(load)) = (&mut c.capacity, load)
+            && !cap.derived
+        {
+            cap.load = load;
+        }
+    }
+    changed
 }
 
 /// `P(at most n of the component's instances are up)`, conditioning on
