@@ -104,11 +104,7 @@ fn inflow(
 /// load flow reads a scenario: a written load moves by the change of what
 /// reaches it, never below 0; a derived one is what reaches it.
 #[must_use]
-pub fn loads_changed(
-    model: &Model,
-    changed: &Model,
-    order: &DependencyOrder,
-) -> Vec<Option<f64>> {
+pub fn loads_changed(model: &Model, changed: &Model, order: &DependencyOrder) -> Vec<Option<f64>> {
     let before = loads(model, order);
     let mut load: Vec<Option<f64>> = vec![None; changed.components.len()];
     for &id in &order.order {

@@ -86,6 +86,22 @@ impl Compiled {
         id: ComponentId,
         relievers: &[ComponentId],
     ) -> bool {
+        self.jointly_as(model, id, relievers, &[], false)
+    }
+
+    /// Whether `stopped` passing nothing and `shedding` running at their
+    /// `min_healthy` instances, all at once, changes the need of `id`
+    /// (warm or cold), or any load offered to it when `any_load` (a
+    /// partial server, whose share moves with its load); past
+    /// [`MAX_RELIEF_MODEL`] components this is not worked out: they do.
+    pub(super) fn jointly_as(
+        &self,
+        model: &Model,
+        id: ComponentId,
+        stopped: &[ComponentId],
+        shedding: &[ComponentId],
+        any_load: bool,
+    ) -> bool {
         let Some(relief) = &self.relief else {
             return true;
         };
@@ -95,7 +111,18 @@ impl Compiled {
         } else {
             &self.tables
         };
-        changes_need(model, &[warm, cold_tables], id, &quieted(model, relievers))
+        let mut quiet = quieted(model, stopped);
+        for &r in shedding {
+            let c = model.component(r);
+            if let (Some(q), Some(cap)) = (&mut quiet.components[r.0].capacity, c.capacity) {
+                q.per_instance =
+                    cap.per_instance * f64::from(c.min_healthy) / f64::from(c.instances.max(1));
+            }
+        }
+        if !shedding.is_empty() {
+            quiet = with_loads_moved(model, quiet);
+        }
+        changes(model, &[warm, cold_tables], id, &quiet, any_load)
     }
 }
 
@@ -181,9 +208,17 @@ pub fn relief_in(
                 // while it passes less than its whole load (up to the
                 // count below which it stops, collapses or sheds), or up
                 // to the largest count at which it changes a need alone.
+                // A lone reliever relieves alone: its own largest count is
+                // the bound (what it needs lies in the series part).
+                let lone = relievers.len() == 1;
                 for &r in &relievers {
-                    let mut n = collapse_count(model, compiled, r);
-                    if let Some(alone) = compiled.critical(model, original, r) {
+                    let alone = compiled.critical(model, original, r);
+                    let mut n = if lone {
+                        alone.unwrap_or(0)
+                    } else {
+                        collapse_count(model, compiled, r)
+                    };
+                    if let Some(alone) = alone {
                         n = n.max(alone);
                     }
                     let at = counts.entry(r).or_insert(n);
@@ -303,11 +338,19 @@ pub(super) fn critical_count(
 
 /// Whether the need of `id` in `quiet` differs from its need in
 /// `baseline` (warm and cold) in some combination of the movers.
-fn changes_need(
+fn changes_need(model: &Model, baseline: &[&[Table]; 2], id: ComponentId, quiet: &Model) -> bool {
+    changes(model, baseline, id, quiet, false)
+}
+
+/// Whether `id` in `quiet` differs from `baseline` (warm and cold) in
+/// some combination of the movers: in what it needs, or in the load
+/// offered to it at all when `any_load`.
+fn changes(
     model: &Model,
     baseline: &[&[Table]; 2],
     id: ComponentId,
     quiet: &Model,
+    any_load: bool,
 ) -> bool {
     let c = model.component(id);
     [false, true].into_iter().enumerate().any(|(i, cold)| {
@@ -316,8 +359,10 @@ fn changes_need(
         let (b, a) = (&before[id.0], &after[id.0]);
         b.vars != a.vars
             || b.offered.iter().zip(&a.offered).any(|(x, y)| match (x, y) {
+                (Some(x), Some(y)) if any_load => (x - y).abs() > 1e-9 * x.abs().max(1.0),
                 (Some(x), Some(y)) => needed(c, *x) != needed(c, *y),
-                _ => false,
+                (None, Some(_)) | (Some(_), None) => any_load,
+                (None, None) => false,
             })
     })
 }
@@ -386,7 +431,9 @@ pub(super) fn at_most_up(model: &Model, id: ComponentId, n: u32) -> f64 {
 /// `entrypoint` can fall: something upstream can fail without taking the
 /// entrypoint down, or a shedding component upstream passes less with
 /// fewer instances. The served figure counts neither, so it is then a
-/// lower bound.
+/// lower bound. The relievers are tried together (several may relieve it
+/// only jointly), and a partial server's share moves with any change of
+/// its load, not only a change of how many instances it needs.
 #[must_use]
 pub fn share_relief(
     model: &Model,
@@ -403,20 +450,22 @@ pub fn share_relief(
         if original.0 >= model.components.len() || served_need(served, model, original) {
             return false;
         }
-        callers_upstream(model, original).into_iter().any(|r| {
-            // Outside the series part any relief counts; inside it, only a
-            // shedding one's partial relief (its loss takes the entrypoint
-            // down anyway).
-            let outside = !series.contains(&r);
-            let shedding = {
-                let c = model.component(r);
-                c.load_shedding && c.capacity.is_some()
-            };
-            (outside || shedding)
-                && compiled
-                    .critical(model, original, r)
-                    .is_some_and(|n| outside || n >= model.component(r).min_healthy)
-        })
+        // Outside the series part any relief counts (it stops); inside
+        // it, only a shedding one's partial relief (down to `min_healthy`
+        // instances' worth: its loss takes the entrypoint down anyway).
+        let outside = relievers(model, original, &series);
+        let shedding: Vec<ComponentId> = callers_upstream(model, original)
+            .into_iter()
+            .filter(|r| {
+                let c = model.component(*r);
+                series.contains(r) && c.load_shedding && c.capacity.is_some()
+            })
+            .collect();
+        if outside.is_empty() && shedding.is_empty() {
+            return false;
+        }
+        let partial = served.partial.binary_search(&original).is_ok();
+        compiled.jointly_as(model, original, &outside, &shedding, partial)
     })
 }
 
