@@ -494,3 +494,56 @@ components:
     // engine's bracket.
     agrees(&random_capacity_model(5915)).unwrap();
 }
+
+/// Relievers that relieve only together (seed 3662 of the generator). c0
+/// needs c6 (one instance of 60). By hand, what reaches c6: c0 60; c4 (a
+/// shedding cache, load 151 on 2 × 110) 151 × 2 = 302; c5, which passes
+/// on what reaches it: c4's 151 × 2 = 302 and c3's misses, 210 × 10% = 21,
+/// so 323. In all 60 + 302 + 323 = 685 > 60: with everything up c0 is
+/// down. c4 lost alone: c3's whole 210 goes to c5, 60 + 210 = 270 > 60;
+/// c3 lost alone: 60 + 302 + 302 = 664 > 60. Both lost: 60 ≤ 60, c0 is
+/// up. Neither loss takes c0 down (c0 does not need them), so the figure
+/// (0: it counts no relief) is only the lower end of a bracket whose
+/// upper end the oracle stays under. Tried one at a time, neither
+/// relieved c6, and the figure claimed to be exact.
+#[test]
+fn relievers_that_relieve_only_together_bound_the_figure() {
+    let text = random_capacity_model(3662);
+    let model = nines::model::parse(&text).expect("valid model");
+    let c6 = model
+        .component_ids()
+        .find(|&c| model.component(c).name == "c6")
+        .expect("c6");
+    let flow = nines::engine::state::Flow::new(&model);
+    let load = flow.intact_loads()[c6.0].expect("c6 is loaded");
+    assert!((load - 685.0).abs() < 1e-9, "{load}");
+    let figures = engine::availability(&model);
+    let f = &figures[0].1;
+    assert_eq!(f.method, Method::Bounded, "{f:?}");
+    assert!(f.lower.abs() < 1e-12, "{f:?}");
+    let truth = oracle(&model)[0].1.availability;
+    assert!(truth > 0.0 && truth <= f.upper + 1e-12, "{truth} {f:?}");
+    agrees(&text).unwrap();
+}
+
+/// Generated models past the thousand of the ignored test on which the
+/// engine once parted from the oracle, one cause each: relievers that
+/// relieve only together (3662, 9173); a failover target relieved by
+/// the callers of what fails over to it (15928); a written load that
+/// falls when its callers stop (3374); a cache in front of a required
+/// call that moves load when lost (4761, 13528); a rate-limited or
+/// shedding server whose share moves with any change of its load, not
+/// only a change of its need (2237, 3319, 3964, 9806); a shedding series
+/// caller relieving jointly with one outside (16287, 18244); an oracle
+/// above the bracket (2007).
+#[test]
+fn the_engine_agrees_with_the_oracle_where_it_once_parted() {
+    for seed in [
+        2007, 2140, 2237, 3319, 3374, 3662, 3964, 3992, 4625, 4761, 9173, 9806, 13528, 15928,
+        16054, 16287, 18244, 18326,
+    ] {
+        if let Err(why) = agrees(&random_capacity_model(seed)) {
+            panic!("seed {seed}: {why}");
+        }
+    }
+}
