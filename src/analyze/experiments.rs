@@ -125,7 +125,7 @@ pub struct Overload {
     /// The component.
     pub component: String,
     /// Load offered after the loss over what its instances up carry
-    /// (4.53: 453%).
+    /// (4.53: 453%; infinite, `null` in JSON, when they carry nothing).
     pub utilization: f64,
     /// Load offered, requests a second.
     pub load: f64,
@@ -737,11 +737,18 @@ fn why(
         return format!("check says it breaks: {first}{more}");
     }
     if let Some(o) = overloaded.first() {
-        return format!(
-            "tests the capacity figures: {} at {:.0}%",
-            o.component,
-            o.utilization * 100.0
-        );
+        return if o.utilization.is_finite() {
+            format!(
+                "tests the capacity figures: {} at {:.0}%",
+                o.component,
+                o.utilization * 100.0
+            )
+        } else {
+            format!(
+                "tests the capacity figures: {} offered {} with nothing left to carry it",
+                o.component, o.load
+            )
+        };
     }
     let worst = predictions
         .iter()

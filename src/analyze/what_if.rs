@@ -32,7 +32,9 @@ pub struct StateRow {
     /// is not running; absent when nothing says.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub load: Option<f64>,
-    /// What its instances up can carry; absent without `capacity`.
+    /// What its instances up can carry: their `capacity`, or less where a
+    /// concurrency ceiling holds it (its request pool, or a slow
+    /// scenario's), as the state serves it; absent without either.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub capacity: Option<f64>,
     /// Load reaching it over that capacity, while it runs.
@@ -45,17 +47,30 @@ pub struct StateRow {
 pub fn state_rows(model: &Model, state: &State) -> Vec<StateRow> {
     model
         .component_ids()
-        .map(|id| StateRow {
-            component: model.component(id).name.clone(),
-            up: state.of(id).up,
-            instances_up: state.of(id).instances_up,
-            load: if state.of(id).running {
-                state.of(id).offered
-            } else {
-                state.load(id)
-            },
-            capacity: state.capacity(model, id),
-            utilization: state.utilization(model, id),
+        .map(|id| {
+            let capacity = match (state.capacity(model, id), state.ceiling(id)) {
+                (Some(cap), Some(ceiling)) => Some(cap.min(ceiling.serves)),
+                (cap, ceiling) => cap.or(ceiling.map(|c| c.serves)),
+            };
+            let now = state.of(id);
+            StateRow {
+                component: model.component(id).name.clone(),
+                up: now.up,
+                instances_up: now.instances_up,
+                load: if now.running {
+                    now.offered
+                } else {
+                    state.load(id)
+                },
+                capacity,
+                utilization: match (now.running, now.offered, capacity) {
+                    (true, Some(offered), Some(cap)) if cap > 0.0 => Some(offered / cap),
+                    (true, Some(offered), Some(_)) => {
+                        Some(if offered > 0.0 { f64::INFINITY } else { 0.0 })
+                    }
+                    _ => None,
+                },
+            }
         })
         .collect()
 }

@@ -387,3 +387,56 @@ fn a_fleet_between_the_last_doubling_and_the_cap_is_found() {
     assert_eq!(cost["fleet"], 60_079, "{cost}");
     close(&cost["fleet_gain"], 0.991_977, 1e-6);
 }
+
+/// A request pool that serves less than the written capacity: 10 workers
+/// per instance at 50 ms serve 10 / 0.05 = 200/s, not 1000.
+const POOLED_FLEET: &str = r"system: pooled
+domains:
+  az-a: {kind: zone}
+  az-b: {kind: zone}
+  az-c: {kind: zone}
+components:
+  api: {instances: 3, placement: [az-a, az-b, az-c], availability: 99.9%, capacity: 1000, load: 500, workers: 10, latency: {p99: 50ms}}
+";
+
+#[test]
+fn a_loss_that_saturates_a_pool_is_judged_where_the_figure_counts_it() {
+    // check: api needs ceil(500 / 200) = 3 of its 3 instances, so its
+    // figure is 0.999³ = 0.997002999; losing a zone leaves 2 × 200 = 400
+    // for 500 (125%), and its headroom row says so, a warning (the pool
+    // admits 80%). Against the capacity it read 25% and passed.
+    let out = check_json("pooled.yaml", POOLED_FLEET);
+    close(
+        &out["availability"]["api"]["availability"],
+        0.997_002_999,
+        1e-12,
+    );
+    let row = out["headroom"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["lost"] == "az-a")
+        .expect("an az-a row");
+    close(&row["utilization"], 1.25, 1e-12);
+    assert_eq!(row["ok"], false);
+    let f = finding(&out, "headroom/api/az-a");
+    assert_eq!(f["severity"], "warning");
+    // what-if --lose az-a: the same state. The whole peak is never served
+    // (figure 0), and the served share is 400 / 500 with both left up,
+    // 200 / 500 with one: 0.999² × 0.8 + 2 × 0.999 × 0.001 × 0.4 = 0.7992.
+    let lost = what_if(POOLED_FLEET, &["az-a"], false, None);
+    close(
+        &lost["after"]["availability"]["api"]["availability"],
+        0.0,
+        1e-12,
+    );
+    close(
+        &lost["after"]["availability"]["api"]["served"],
+        0.7992,
+        1e-12,
+    );
+    // The state row reads the same ceiling: 2 × 200 = 400 carried, 125%
+    // (it read the capacity, 2 × 1000 = 2000 and 25%).
+    close(&lost["after"]["state"]["api"]["capacity"], 400.0, 1e-9);
+    close(&lost["after"]["state"]["api"]["utilization"], 1.25, 1e-12);
+}

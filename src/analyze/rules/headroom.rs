@@ -40,11 +40,25 @@ struct Overloaded {
     consumer: bool,
     /// Its `rate_limit`, where that is below what the survivors carry.
     limit: Option<f64>,
+    /// Its request pool, where that serves less than its capacity
+    /// (`workers` per instance, each request held `held` seconds): the
+    /// per-instance figure is then `workers / held`.
+    pool: Option<Pool>,
     /// Why it is a primary rather than a fleet, when it is one.
     role: Option<Arc<str>>,
     sizing: Sizing,
     /// `policy.survive`, when the loss is beyond it.
     beyond_survive: Option<u32>,
+}
+
+/// A request pool that serves less than the written capacity: what the
+/// state and the figures count instead (docs/slow.md "A pool is a
+/// capacity").
+#[derive(Debug, Clone, Copy)]
+struct Pool {
+    workers: u32,
+    /// Seconds a request holds a worker at normal latency.
+    held: f64,
 }
 
 /// What a loss is, in words.
@@ -64,6 +78,7 @@ enum LossWords {
 struct Judged<'a> {
     c: &'a Component,
     cap: f64,
+    pool: Option<Pool>,
     before: (u32, f64),
     load: f64,
     loss: LossWords,
@@ -76,12 +91,18 @@ fn overloaded(model: &Model, judged: Judged<'_>, row: &HeadroomRow) -> Finding {
     let c = judged.c;
     let consumer = c.depends_on.iter().any(|e| e.pull);
     let limit = limit_of(c, row.survivors, judged.cap);
-    // A consumer behind lags and a rate limit refuses the excess: neither
-    // collapses the way a request path without shedding does.
+    // A consumer behind lags, a rate limit refuses the excess and a pool
+    // admits what it serves: none collapses the way a request path
+    // without shedding does.
     Finding::new(
         DOC.rule,
         Subject::pair(Arc::clone(&row.component), Arc::clone(&row.lost)),
-        if c.load_shedding || consumer || limit.is_some() || judged.beyond_survive {
+        if c.load_shedding
+            || consumer
+            || limit.is_some()
+            || judged.pool.is_some()
+            || judged.beyond_survive
+        {
             Severity::Warning
         } else {
             Severity::Error
@@ -98,6 +119,7 @@ fn overloaded(model: &Model, judged: Judged<'_>, row: &HeadroomRow) -> Finding {
             managed: c.managed,
             consumer,
             limit,
+            pool: judged.pool,
             role: judged.role,
             sizing: judged.sizing,
             beyond_survive: judged.beyond_survive.then_some(model.policy.survive),
@@ -176,6 +198,18 @@ impl Wording for Overloaded {
                 percent_against(row.utilization, self.max),
                 whole_percent(self.max),
             )?;
+        } else if let Some(pool) = self.pool {
+            write!(
+                out,
+                ": {} / ({} × {}) = {} of what its request pool serves ({} workers / {} held per request), above the {} ceiling; ",
+                amount(self.load),
+                row.survivors,
+                amount(self.per_instance),
+                percent_against(row.utilization, self.max),
+                pool.workers,
+                crate::analyze::slow::seconds(pool.held),
+                whole_percent(self.max),
+            )?;
         } else {
             write!(
                 out,
@@ -209,7 +243,33 @@ impl Wording for Overloaded {
                 (self.load, self.per_instance, self.row.survivors, self.max),
             )
         } else {
-            self.sizing(out)
+            self.sizing(out)?;
+            if let Some(pool) = self.pool {
+                // Little's law on the survivors: load × held in flight.
+                let in_flight = self.load * pool.held / (f64::from(self.row.survivors) * self.max);
+                #[allow(
+                    clippy::cast_possible_truncation,
+                    clippy::cast_sign_loss,
+                    reason = "a positive count of workers, far below 2^32"
+                )]
+                let workers = (in_flight - 1e-9).ceil().max(1.0) as u64;
+                write!(
+                    out,
+                    "; or give each instance `workers: {workers}` ({} × {} / {} survivors",
+                    amount(self.load),
+                    crate::analyze::slow::seconds(pool.held),
+                    self.row.survivors,
+                )?;
+                if (self.max - 1.0).abs() > 1e-12 {
+                    write!(out, " / {}", whole_percent(self.max))?;
+                }
+                write!(
+                    out,
+                    " = {} in flight each), or cut the time a request holds a worker",
+                    amount(in_flight)
+                )?;
+            }
+            Ok(())
         }
     }
 }
@@ -240,6 +300,14 @@ impl Overloaded {
                 amount(limit),
                 amount(self.load),
                 whole_percent((limit / self.load).min(1.0))
+            )
+        } else if self.pool.is_some() {
+            write!(
+                out,
+                "the pool admits what it serves and refuses or queues the rest: {} / {} = {} of peak served",
+                amount(capacity),
+                amount(self.load),
+                whole_percent((capacity / self.load).min(1.0))
             )
         } else if self.load_shedding {
             let served = capacity;
@@ -308,7 +376,7 @@ static DOC: RuleDoc = RuleDoc {
     id: "headroom/<component>/<lost>",
     severity: "error",
     summary: "After a credible loss (a domain, a shared-fate group, a component whole, an instance), a component runs above `policy.max_utilization`.",
-    checks: "Every credible next loss from the state being checked (intact for `check`, the changed one for `what-if`): each domain (when `policy.survive` is at least 1; under a `what-if` scenario that lost something, every remaining domain, beyond `survive` a warning), each pair of same-kind domains when `policy.survive` is 2 or more, each shared-fate group, each component lost whole (unless its loss takes an entrypoint down, which is the SPOF rules' question, or it has `failover_to` and `capacity`, which is `cascade`'s), and one instance of each component with at least two up. Each loss is a state of its own, judged on every running component with `capacity` whose instances fall or whose load rises in it, not only on those the lost thing holds: survivors = instances up after it, and the load is the load flow of that state (a lost cache's share moves onto the store behind it through `cached_by`, a lost alternative's onto the others, a standby takes the active one's); utilization = load / (survivors × capacity). Above `policy.max_utilization` is an error, or a warning for a component with `load_shedding` (the message then gives the share of peak still served). Each contingency, passing or not, is a row of the `headroom` section with the sizing that would pass, counted from what is deployed: at_peak = ceil(load / (capacity × max_utilization)); over the d domains of the lost kind that the component uses, g of them lost (by the scenario and this loss), per_domain = ceil((at_peak + instances failed on their own) / (d − g)), required = per_domain × d; otherwise required = at_peak + the instances the losses took (one more for one instance: N+1).",
+    checks: "Every credible next loss from the state being checked (intact for `check`, the changed one for `what-if`): each domain (when `policy.survive` is at least 1; under a `what-if` scenario that lost something, every remaining domain, beyond `survive` a warning), each pair of same-kind domains when `policy.survive` is 2 or more, each shared-fate group, each component lost whole (unless its loss takes an entrypoint down, which is the SPOF rules' question, or it has `failover_to` and `capacity`, which is `cascade`'s), and one instance of each component with at least two up. Each loss is a state of its own, judged on every running component with `capacity` (or a request pool that serves less, see below) whose instances fall or whose load rises in it, not only on those the lost thing holds: survivors = instances up after it, and the load is the load flow of that state (a lost cache's share moves onto the store behind it through `cached_by`, a lost alternative's onto the others, a standby takes the active one's); utilization = load / (survivors × capacity). Where a component's request pool serves less than its capacity at normal latency (`workers / time held` per instance, docs/slow.md \"A pool is a capacity\"), that throughput is the capacity here, as every state and the availability figure count it, and the help also gives the `workers` that would carry the load (load × time held / survivors). Above `policy.max_utilization` is an error, or a warning for a component with `load_shedding` or such a pool (the message then gives the share of peak still served). Each contingency, passing or not, is a row of the `headroom` section with the sizing that would pass, counted from what is deployed: at_peak = ceil(load / (capacity × max_utilization)); over the d domains of the lost kind that the component uses, g of them lost (by the scenario and this loss), per_domain = ceil((at_peak + instances failed on their own) / (d − g)), required = per_domain × d; otherwise required = at_peak + the instances the losses took (one more for one instance: N+1).",
     why: "Capacity planned for a normal day is not capacity for the day a zone goes away, or a cache, or one of two providers. When the survivors of a loss run above what they can carry and nothing sheds load, they slow down, time out, fail health checks and drop out one by one, each dropping its share onto fewer instances: the capacity redistribution cascade that turns one loss into a full outage. The component that fails is often not the one lost: a database behind a cache whose nodes share a zone, a provider taking its peer's traffic. Power grids are planned the same way (N-1 and N-2 contingencies): every credible loss is checked, and the worst comes first.",
     example: "domains:\n  az-a: {kind: zone}\n  az-b: {kind: zone}\n  az-c: {kind: zone}\ncomponents:\n  checkout:\n    instances: 4\n    placement: {az-a: 2, az-b: 1, az-c: 1}\n    capacity: 40\n    load: 100   # headroom/checkout/az-a: 100 / (2 × 40) = 125%",
     fix: "Add instances as the row's sizing says (`required_instances`, spread `per_domain`), or spread the existing ones so no domain holds more than its share; for a store behind a cache, place the cache nodes apart or size the store for the misses. A primary (the active side of a standby `any_of`, or a `recovery` that fails over) gets a read replica or a larger instance, not more instances. Where overload is acceptable for a while, `load_shedding: true` (admission control, 503s past capacity) turns the collapse into a partial service, and the finding into a warning.",
@@ -329,21 +397,44 @@ impl Analyzer for Headroom {
     }
 }
 
+/// What one instance of each component carries: its capacity, or what
+/// its request pool serves where that is less (as every state and the
+/// figures count it), with the pool; `None` without either, or at 0.
+fn carried_per_instance(cx: &Context) -> Vec<Option<(f64, Option<Pool>)>> {
+    let model = cx.model;
+    let pools = cx.flow().pools();
+    model
+        .component_ids()
+        .map(|id| {
+            let c = model.component(id);
+            match (pools.get(id.0).copied().flatten(), c.workers) {
+                (Some(limit), Some(workers)) if limit.per_instance > 0.0 => Some((
+                    limit.per_instance,
+                    Some(Pool {
+                        workers,
+                        held: f64::from(workers) / limit.per_instance,
+                    }),
+                )),
+                _ => c
+                    .capacity
+                    .map(|cap| (cap.per_instance, None))
+                    .filter(|(per, _)| *per > 0.0),
+            }
+        })
+        .collect()
+}
+
 /// The check, with the work bound of whole-component losses given.
 fn check_within(cx: &Context, audit: &mut Audit, bound: u64) {
     let model = cx.model;
     let state = cx.state();
+    let per_instance_of = carried_per_instance(cx);
     // A capacity of 0 carries nothing in any contingency; a component not
     // running in the checked state has no survivors to judge.
     let judged: Vec<bool> = model
         .component_ids()
         .map(|id| {
-            model
-                .component(id)
-                .capacity
-                .is_some_and(|cap| cap.per_instance > 0.0)
-                && state.of(id).running
-                && state.of(id).offered.is_some()
+            per_instance_of[id.0].is_some() && state.of(id).running && state.of(id).offered.is_some()
         })
         .collect();
     if !judged.iter().any(|j| *j) {
@@ -354,7 +445,9 @@ fn check_within(cx: &Context, audit: &mut Audit, bound: u64) {
     let instance: Arc<str> = Arc::from("instance");
     for id in model.component_ids().filter(|id| judged[id.0]) {
         let c = model.component(id);
-        let Some(cap) = c.capacity else { continue };
+        let Some((per_instance, pool)) = per_instance_of[id.0] else {
+            continue;
+        };
         let now = state.of(id);
         let Some(load_now) = now.offered else { continue };
         let component: Arc<str> = Arc::from(c.name.as_str());
@@ -373,14 +466,14 @@ fn check_within(cx: &Context, audit: &mut Audit, bound: u64) {
             };
             let need = Need {
                 load,
-                per_instance: cap.per_instance,
+                per_instance,
                 survivors,
                 spare: loss.is_none(),
                 domains,
             };
             let counts = Counts::new(model, &cx.scenario, id, need);
-            let carried = limit_of(c, survivors, cap.per_instance)
-                .unwrap_or(f64::from(survivors) * cap.per_instance);
+            let carried = limit_of(c, survivors, per_instance)
+                .unwrap_or(f64::from(survivors) * per_instance);
             let utilization = load / carried;
             let row = HeadroomRow {
                 component: Arc::clone(&component),
@@ -392,13 +485,14 @@ fn check_within(cx: &Context, audit: &mut Audit, bound: u64) {
                 required_instances: counts.required,
                 per_domain: counts.per_domain,
                 required_steady_utilization: load_now
-                    / (f64::from(counts.required) * cap.per_instance),
+                    / (f64::from(counts.required) * per_instance),
             };
             if !row.ok {
                 let roles = roles.get_or_insert_with(|| sizing::roles(model));
                 let judged = Judged {
                     c,
-                    cap: cap.per_instance,
+                    cap: per_instance,
+                    pool,
                     before: (now.instances_up, load_now),
                     load,
                     loss: words(model, state, loss),
@@ -484,6 +578,45 @@ mod tests {
             help.starts_with("rds is a managed service: the provider runs its nodes, so buy or configure the equivalent of what this takes (run 3 instances of rds (N+1"),
             "{help}"
         );
+    }
+
+    #[test]
+    fn a_request_pool_that_serves_less_than_capacity_is_what_a_loss_is_judged_against() {
+        // 10 workers per instance at 50 ms: 10 / 0.05 = 200/s per instance,
+        // below the written 1000. Intact 500 / (3 × 200) = 83%; losing a zone
+        // leaves 2 × 200 = 400 for 500: 125%, and the pool serves 80% (the
+        // figures count the same: api needs all 3 instances, 0.999³). Against
+        // the capacity it would read 500 / 2000 = 25% and pass.
+        let audit = run(
+            "system: s\ndomains:\n  az-a: {kind: zone}\n  az-b: {kind: zone}\n  az-c: {kind: zone}\ncomponents:\n  api: {instances: 3, placement: [az-a, az-b, az-c], capacity: 1000, load: 500, workers: 10, latency: {p99: 50ms}}\n",
+        );
+        let a = &audit.headroom[0];
+        assert_eq!((a.lost.as_ref(), a.survivors, a.ok), ("az-a", 2, false));
+        assert!((a.utilization - 1.25).abs() < 1e-12, "{}", a.utilization);
+        // at_peak = ceil(500 / 200) = 3; per_domain = ceil(3 / 2) = 2;
+        // required = 6, steady 500 / (6 × 200) = 42%.
+        assert_eq!((a.required_instances, a.per_domain), (6, Some(2)));
+        let f = &audit.findings[0];
+        assert_eq!(f.id().to_string(), "headroom/api/az-a");
+        // The pool admits what it serves: a partial service, as shedding.
+        assert_eq!(f.severity, Severity::Warning);
+        assert_eq!(
+            f.message().to_string(),
+            "losing az-a (zone) leaves api 2 of 3 instances: 500 / (2 × 200) = 125% of what its request pool serves (10 workers / 50ms held per request), above the 100% ceiling; the pool admits what it serves and refuses or queues the rest: 400 / 500 = 80% of peak served"
+        );
+        // Little's law on the 2 survivors: 500 × 0.05 / 2 = 12.5 → 13.
+        let help = f.help().map(|h| h.to_string()).unwrap_or_default();
+        assert!(
+            help.ends_with("; or give each instance `workers: 13` (500 × 50ms / 2 survivors = 12.5 in flight each), or cut the time a request holds a worker"),
+            "{help}"
+        );
+        // Twice the workers: 400/s per instance, 500 / 800 = 63% after a
+        // zone; no finding.
+        let roomy = run(
+            "system: s\ndomains:\n  az-a: {kind: zone}\n  az-b: {kind: zone}\n  az-c: {kind: zone}\ncomponents:\n  api: {instances: 3, placement: [az-a, az-b, az-c], capacity: 1000, load: 500, workers: 20, latency: {p99: 50ms}}\n",
+        );
+        assert!(roomy.findings.is_empty(), "{:?}", roomy.findings);
+        assert!((roomy.headroom[0].utilization - 0.625).abs() < 1e-12);
     }
 
     #[test]
