@@ -618,3 +618,73 @@ fn losing_the_active_side_ends_its_switchovers() {
     assert!((after - 1e-4).abs() < 1e-12, "{after}");
     assert_eq!(out["after"]["availability"]["gw"]["switchover"], 0.0);
 }
+
+/// Each of `check`'s headroom rows for a domain lost is the state
+/// `what-if --lose` that domain shows: the same survivors, and the same
+/// utilization where nothing but the instances and a request pool bound
+/// what they carry (a `rate_limit` row reads the limit, a state row the
+/// capacity). Returns how many rows were compared.
+fn headroom_is_the_what_if_state(name: &str, text: &str) -> Result<usize, String> {
+    let Ok(model) = nines::model::parse(text) else {
+        return Ok(0);
+    };
+    let report = check_json(name, text);
+    let domains: std::collections::BTreeSet<&str> =
+        model.domains.iter().map(|d| d.name.as_str()).collect();
+    let mut by_loss: std::collections::BTreeMap<String, Vec<&serde_json::Value>> =
+        std::collections::BTreeMap::new();
+    for row in report["headroom"].as_array().into_iter().flatten() {
+        let lost = row["lost"].as_str().unwrap_or_default();
+        if domains.contains(lost) {
+            by_loss.entry(lost.to_owned()).or_default().push(row);
+        }
+    }
+    let mut compared = 0;
+    for (lost, rows) in by_loss {
+        let (_, after) = what_if(name, text, &[lost.as_str()]);
+        for row in rows {
+            let component = row["component"].as_str().unwrap_or_default();
+            let state = &after["after"]["state"][component];
+            if state["instances_up"] != row["survivors"] {
+                return Err(format!(
+                    "{component} after losing {lost}: {} survivors in check's row, {} up in what-if's state\n{text}",
+                    row["survivors"], state["instances_up"]
+                ));
+            }
+            let limited = model
+                .components
+                .iter()
+                .find(|c| c.name == component)
+                .is_some_and(|c| c.rate_limit.is_some());
+            if limited {
+                continue;
+            }
+            let (Some(a), Some(b)) = (row["utilization"].as_f64(), state["utilization"].as_f64())
+            else {
+                continue;
+            };
+            if (a - b).abs() > 1e-9 * a.abs().max(1.0) {
+                return Err(format!(
+                    "{component} after losing {lost}: {a} in check's row, {b} in what-if's state\n{text}"
+                ));
+            }
+            compared += 1;
+        }
+    }
+    Ok(compared)
+}
+
+#[test]
+fn a_headroom_row_is_the_state_what_if_shows_for_that_loss() {
+    let mut compared = 0;
+    for seed in 0..60 {
+        for (name, text) in [
+            ("capacity", random_capacity_model(seed)),
+            ("pooled", random_pooled_model(seed)),
+        ] {
+            compared += headroom_is_the_what_if_state(name, &text)
+                .unwrap_or_else(|why| panic!("{name} seed {seed}: {why}"));
+        }
+    }
+    assert!(compared > 100, "{compared}");
+}
