@@ -76,15 +76,18 @@ pub fn state_rows(model: &Model, state: &State) -> Vec<StateRow> {
 }
 
 /// Whether a component's state differs between two rows: up or down,
-/// instances up, or load.
+/// instances up, load, or what its instances carry (a pool a slowness
+/// holds carries less at the same load).
 #[must_use]
 pub fn row_changed(before: &StateRow, after: &StateRow) -> bool {
+    let differ = |a: Option<f64>, b: Option<f64>| match (a, b) {
+        (Some(x), Some(y)) => (x - y).abs() > 1e-9,
+        (x, y) => x.is_some() != y.is_some(),
+    };
     before.up != after.up
         || before.instances_up != after.instances_up
-        || match (before.load, after.load) {
-            (Some(x), Some(y)) => (x - y).abs() > 1e-9,
-            (x, y) => x.is_some() != y.is_some(),
-        }
+        || differ(before.load, after.load)
+        || differ(before.capacity, after.capacity)
 }
 
 /// The state a change leads to, without the audit of it: what

@@ -293,7 +293,9 @@ fn util(utilization: Option<f64>) -> String {
             if u.is_finite() {
                 whole_percent(u)
             } else {
-                "all".to_owned()
+                // A load against nothing left to carry it (a pool a
+                // slowness holds whole).
+                "none left".to_owned()
             }
         },
     )
