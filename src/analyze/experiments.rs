@@ -746,7 +746,8 @@ fn why(
         } else {
             format!(
                 "tests the capacity figures: {} offered {} with nothing left to carry it",
-                o.component, o.load
+                o.component,
+                super::wording::amount(o.load)
             )
         };
     }

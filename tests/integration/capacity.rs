@@ -550,3 +550,32 @@ fn the_engine_agrees_with_the_oracle_where_it_once_parted() {
         }
     }
 }
+
+/// A lone shedding reliever with more counts than are tried (from a
+/// review). id carries e's 100 and r's: r (capacity 50 an instance, load
+/// 100 from e, shedding) passes 100 with 2 or more up, 50 with 1 and 0
+/// with none, so id (2 × 75 = 150) carries 100 + 50 only when at most 1
+/// of r's 18 instances is up: P(Bin(18, ½) ≤ 1) = 19 / 2¹⁸ = 7.25e-5.
+/// The bound counted only r's top 16 counts, so P(none up) = 2⁻¹⁸: the
+/// truth lay above the bracket.
+#[test]
+fn a_lone_reliever_with_more_counts_than_are_tried_still_bounds_the_figure() {
+    let text = r"system: s
+entrypoints: [e]
+components:
+  e: {instances: 1, capacity: 10000, load: 100, depends_on: [id, {target: r, degradable: true}]}
+  r: {instances: 18, availability: 50%, capacity: 50, load_shedding: true, depends_on: [id]}
+  id: {instances: 2, capacity: 75}
+";
+    let model = nines::model::parse(text).expect("valid model");
+    let truth = oracle(&model)[0].1.availability;
+    assert!((truth - 19.0 / 262_144.0).abs() < 1e-15, "{truth}");
+    let f = &engine::availability(&model)[0].1;
+    assert_eq!(f.method, Method::Bounded, "{f:?}");
+    assert!(f.upper >= truth - 1e-15, "{f:?}");
+    agrees(text).unwrap();
+    for seed in [38981, 42648] {
+        agrees(&random_capacity_model(seed)).unwrap_or_else(|why| panic!("seed {seed}: {why}"));
+    }
+    agrees(&random_pooled_model(7186)).unwrap_or_else(|why| panic!("pooled 7186: {why}"));
+}

@@ -208,9 +208,17 @@ pub fn relief_in(
                 // while it passes less than its whole load (up to the
                 // count below which it stops, collapses or sheds), or up
                 // to the largest count at which it changes a need alone.
-                // A lone reliever relieves alone: its own largest count is
-                // the bound (what it needs lies in the series part).
-                let lone = relievers.len() == 1;
+                // A lone shedding reliever relieves alone, and its own
+                // largest count is the bound when every count was tried
+                // (what it needs lies in the series part). One that does
+                // not shed also stops passing anything when overloaded,
+                // below its need: its collapse count bounds it.
+                let lone = relievers.len() == 1 && {
+                    let r = model.component(relievers[0]);
+                    r.load_shedding
+                        && r.capacity.is_some()
+                        && r.instances.saturating_sub(r.min_healthy) <= TRIED_COUNTS
+                };
                 for &r in &relievers {
                     let alone = compiled.critical(model, original, r);
                     let mut n = if lone {
@@ -302,6 +310,9 @@ fn collapse_count(model: &Model, compiled: &Compiled, id: ComponentId) -> u32 {
     need.max(c.min_healthy).saturating_sub(1)
 }
 
+/// How many of a shedding reliever's counts are tried, from the top.
+const TRIED_COUNTS: u32 = 16;
+
 /// The largest count of `reliever`'s instances at which what it passes on
 /// (nothing below `min_healthy`, its running capacity if it sheds) changes
 /// the need of `id` in some combination of the movers, warm or cold;
@@ -323,7 +334,10 @@ pub(super) fn critical_count(
     if r.load_shedding
         && let Some(cap) = r.capacity
     {
-        for n in (r.min_healthy..r.instances).rev().take(16) {
+        for n in (r.min_healthy..r.instances)
+            .rev()
+            .take(TRIED_COUNTS as usize)
+        {
             let mut quiet = model.clone();
             if let Some(q) = &mut quiet.components[reliever.0].capacity {
                 q.per_instance = cap.per_instance * f64::from(n) / f64::from(r.instances);
