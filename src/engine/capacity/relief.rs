@@ -397,8 +397,9 @@ fn quieted(model: &Model, relievers: &[ComponentId]) -> Model {
 /// moves it in a scenario ([`intact::loads_changed`]): otherwise a written
 /// load stays as written whatever its callers stop sending.
 fn with_loads_moved(model: &Model, mut changed: Model) -> Model {
-    let flow = Flow::new(model);
-    let loads = intact::loads_changed(model, &changed, flow.order());
+    // Only the order of the calls is needed, not a whole flow.
+    let order = intact::DependencyOrder::new(&crate::model::graph::ComponentGraph::new(model));
+    let loads = intact::loads_changed(model, &changed, &order);
     for (c, load) in changed.components.iter_mut().zip(loads) {
         if let (Some(cap), Some(load)) = (&mut c.capacity, load)
             && !cap.derived
