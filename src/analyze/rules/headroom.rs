@@ -44,6 +44,9 @@ struct Overloaded {
     /// (`workers` per instance, each request held `held` seconds): the
     /// per-instance figure is then `workers / held`.
     pool: Option<Pool>,
+    /// Its written `capacity` per instance, which binds once a pool no
+    /// longer does.
+    written_capacity: Option<f64>,
     /// Why it is a primary rather than a fleet, when it is one.
     role: Option<Arc<str>>,
     sizing: Sizing,
@@ -120,6 +123,7 @@ fn overloaded(model: &Model, judged: Judged<'_>, row: &HeadroomRow) -> Finding {
             consumer,
             limit,
             pool: judged.pool,
+            written_capacity: c.capacity.map(|k| k.per_instance),
             role: judged.role,
             sizing: judged.sizing,
             beyond_survive: judged.beyond_survive.then_some(model.policy.survive),
@@ -244,7 +248,12 @@ impl Wording for Overloaded {
             )
         } else {
             self.sizing(out)?;
-            if let Some(pool) = self.pool {
+            // More workers help only while the capacity and a rate limit
+            // behind the pool still carry the load.
+            let beyond = self.written_capacity.is_some_and(|cap| {
+                self.load > f64::from(self.row.survivors) * cap * self.max + 1e-9
+            }) || self.limit.is_some();
+            if let Some(pool) = self.pool.filter(|_| !beyond) {
                 // Little's law on the survivors: load × held in flight.
                 let in_flight = self.load * pool.held / (f64::from(self.row.survivors) * self.max);
                 #[allow(
@@ -617,6 +626,15 @@ mod tests {
         );
         assert!(roomy.findings.is_empty(), "{:?}", roomy.findings);
         assert!((roomy.headroom[0].utilization - 0.625).abs() < 1e-12);
+        // Capacity 220 under the same pool (from a review): 13 workers
+        // would serve 260/s, but 2 × 220 = 440 < 500 then binds, so no
+        // `workers:` is offered; the instances are.
+        let tight = run(
+            "system: s\ndomains:\n  az-a: {kind: zone}\n  az-b: {kind: zone}\n  az-c: {kind: zone}\ncomponents:\n  api: {instances: 3, placement: [az-a, az-b, az-c], capacity: 220, load: 500, workers: 10, latency: {p99: 50ms}}\n",
+        );
+        let help = tight.findings[0].help().map(|h| h.to_string()).unwrap_or_default();
+        assert!(!help.contains("workers:"), "{help}");
+        assert!(help.starts_with("run 6 instances"), "{help}");
     }
 
     #[test]

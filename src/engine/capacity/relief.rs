@@ -111,17 +111,12 @@ impl Compiled {
         } else {
             &self.tables
         };
-        let mut quiet = quieted(model, stopped);
-        for &r in shedding {
-            let c = model.component(r);
-            if let (Some(q), Some(cap)) = (&mut quiet.components[r.0].capacity, c.capacity) {
-                q.per_instance =
-                    cap.per_instance * f64::from(c.min_healthy) / f64::from(c.instances.max(1));
-            }
-        }
-        if !shedding.is_empty() {
-            quiet = with_loads_moved(model, quiet);
-        }
+        // Moving the written loads twice would take the drop off twice.
+        let at_least: Vec<(ComponentId, u32)> = shedding
+            .iter()
+            .map(|&r| (r, model.component(r).min_healthy))
+            .collect();
+        let quiet = passing_less(model, stopped, &at_least);
         changes(model, &[warm, cold_tables], id, &quiet, any_load)
     }
 }
@@ -220,15 +215,12 @@ pub fn relief_in(
                         && r.instances.saturating_sub(r.min_healthy) <= TRIED_COUNTS
                 };
                 for &r in &relievers {
-                    let alone = compiled.critical(model, original, r);
-                    let mut n = if lone {
-                        alone.unwrap_or(0)
+                    let alone = compiled.critical(model, original, r).unwrap_or(0);
+                    let n = if lone {
+                        alone
                     } else {
-                        collapse_count(model, compiled, r)
+                        collapse_count(model, compiled, r).max(alone)
                     };
-                    if let Some(alone) = alone {
-                        n = n.max(alone);
-                    }
                     let at = counts.entry(r).or_insert(n);
                     *at = (*at).max(n);
                 }
@@ -273,8 +265,19 @@ pub fn relief_in(
 /// failover hands its load on) and what those need, outside the series
 /// part.
 fn relievers(model: &Model, id: ComponentId, series: &BTreeSet<ComponentId>) -> Vec<ComponentId> {
-    let mut found: BTreeSet<ComponentId> = callers_upstream(model, id)
-        .into_iter()
+    relievers_of(model, id, series, &callers_upstream(model, id))
+}
+
+/// [`relievers`], with the components upstream of `id` already walked.
+fn relievers_of(
+    model: &Model,
+    id: ComponentId,
+    series: &BTreeSet<ComponentId>,
+    upstream: &[ComponentId],
+) -> Vec<ComponentId> {
+    let mut found: BTreeSet<ComponentId> = upstream
+        .iter()
+        .copied()
         .filter(|r| *r != id && !series.contains(r))
         .collect();
     // A reliever stops when what it needs does.
@@ -331,18 +334,17 @@ pub(super) fn critical_count(
     }
     // A shedding one passes less with each instance lost: the largest
     // count that changes a need, from the top.
-    if r.load_shedding
-        && let Some(cap) = r.capacity
-    {
+    if r.load_shedding && r.capacity.is_some() {
         for n in (r.min_healthy..r.instances)
             .rev()
             .take(TRIED_COUNTS as usize)
         {
-            let mut quiet = model.clone();
-            if let Some(q) = &mut quiet.components[reliever.0].capacity {
-                q.per_instance = cap.per_instance * f64::from(n) / f64::from(r.instances);
-            }
-            if changes_need(model, baseline, id, &with_loads_moved(model, quiet)) {
+            if changes_need(
+                model,
+                baseline,
+                id,
+                &passing_less(model, &[], &[(reliever, n)]),
+            ) {
                 return Some(n);
             }
         }
@@ -383,10 +385,23 @@ fn changes(
 
 /// `model` with `relievers` passing nothing on.
 fn quieted(model: &Model, relievers: &[ComponentId]) -> Model {
+    passing_less(model, relievers, &[])
+}
+
+/// `model` with `stopped` passing nothing on and each `(shedding, n)`
+/// running at `n` of its instances' capacity, its written loads moved
+/// once by what then stops reaching them ([`with_loads_moved`]).
+fn passing_less(model: &Model, stopped: &[ComponentId], shedding: &[(ComponentId, u32)]) -> Model {
     let mut quiet = model.clone();
-    for r in relievers {
+    for r in stopped {
         for edge in &mut quiet.components[r.0].depends_on {
             edge.calls = 0.0;
+        }
+    }
+    for &(r, n) in shedding {
+        let c = model.component(r);
+        if let (Some(q), Some(cap)) = (&mut quiet.components[r.0].capacity, c.capacity) {
+            q.per_instance = cap.per_instance * f64::from(n) / f64::from(c.instances.max(1));
         }
     }
     with_loads_moved(model, quiet)
@@ -468,8 +483,9 @@ pub fn share_relief(
         // Outside the series part any relief counts (it stops); inside
         // it, only a shedding one's partial relief (down to `min_healthy`
         // instances' worth: its loss takes the entrypoint down anyway).
-        let outside = relievers(model, original, &series);
-        let shedding: Vec<ComponentId> = callers_upstream(model, original)
+        let upstream = callers_upstream(model, original);
+        let outside = relievers_of(model, original, &series, &upstream);
+        let shedding: Vec<ComponentId> = upstream
             .into_iter()
             .filter(|r| {
                 let c = model.component(*r);
