@@ -28,6 +28,10 @@ const _: () = assert!(MAX_SHOWN <= crate::model::validate::SUGGESTED_REFERENCES)
 /// Longest underline drawn in a clipped line, in bytes.
 const MAX_UNDERLINE: usize = 120;
 
+/// Most lines one underline spans before it is cut to its first line: a
+/// label on a whole object of a trace file would print every line of it.
+const MAX_UNDERLINED_LINES: usize = 6;
+
 /// A [`Problem`] with the source it points into, as miette wants it.
 struct Located<'a> {
     problem: &'a Problem,
@@ -109,6 +113,14 @@ pub fn render_problems(
     let source = Indexed::new(file, text);
     let mut out = String::new();
     for (index, problem) in problems.iter().enumerate() {
+        let short;
+        let problem = match shortened(text, problem) {
+            Some(cut) => {
+                short = cut;
+                &short
+            }
+            None => problem,
+        };
         if index == MAX_SHOWN {
             let _ = writeln!(
                 out,
@@ -186,6 +198,36 @@ fn line_around(text: &str, offset: usize) -> (usize, usize) {
         .find('\n')
         .map_or(text.len(), |at| offset + at);
     (start, end)
+}
+
+/// A span over more than [`MAX_UNDERLINED_LINES`] lines cut to the end of
+/// its first line; any other span unchanged.
+fn first_line_of_tall(text: &str, span: Span) -> Span {
+    let start = span.offset.min(text.len());
+    let end = span.end().min(text.len());
+    let Some(underlined) = text.get(start..end) else {
+        return span;
+    };
+    if underlined.matches('\n').count() < MAX_UNDERLINED_LINES {
+        return span;
+    }
+    let (_, line_end) = line_around(text, start);
+    Span::new(start, line_end - start)
+}
+
+/// The problem with its tall underlines cut to their first line; `None`
+/// when none is tall.
+fn shortened(text: &str, problem: &Problem) -> Option<Problem> {
+    let tall = |span: Span| first_line_of_tall(text, span) != span;
+    if !tall(problem.span) && !problem.related.iter().any(|(span, _)| tall(*span)) {
+        return None;
+    }
+    let mut cut = problem.clone();
+    cut.span = first_line_of_tall(text, cut.span);
+    for (span, _) in &mut cut.related {
+        *span = first_line_of_tall(text, *span);
+    }
+    Some(cut)
 }
 
 /// Moves `at` back to the nearest character boundary of `text`.

@@ -170,14 +170,20 @@ fn run_bounded(args: &[&str]) -> Result<i32, String> {
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot run the binary: {e}"))?;
+    // Read while it runs: a child whose errors fill the pipe would wait
+    // for a reader forever (a mutated trace file once printed 85 kB).
+    let reader = child.stderr.take().map(|mut err| {
+        std::thread::spawn(move || {
+            use std::io::Read as _;
+            let mut stderr = Vec::new();
+            let _ = err.read_to_end(&mut stderr);
+            String::from_utf8_lossy(&stderr).into_owned()
+        })
+    });
     let start = Instant::now();
     loop {
         if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
-            let mut stderr = String::new();
-            if let Some(mut err) = child.stderr.take() {
-                use std::io::Read as _;
-                let _ = err.read_to_string(&mut stderr);
-            }
+            let stderr = reader.and_then(|r| r.join().ok()).unwrap_or_default();
             return status
                 .code()
                 .ok_or_else(|| format!("killed by a signal: {status}\n{stderr}"));

@@ -483,6 +483,32 @@ fn bad_inputs_are_located_and_exit_2() {
     });
 }
 
+#[test]
+fn an_entry_of_many_lines_is_underlined_on_its_first() {
+    // A Jaeger entry of 40 lines with no `parent`: the label points at its
+    // opening brace (line 2, column 3) and draws a few lines, not all 40.
+    // A fuzzed trace once printed 85 kB of such underlines, more than a
+    // pipe holds.
+    let mut text = String::from("[\n  {\n");
+    for i in 0..38 {
+        let _ = writeln!(text, "    \"pad{i}\": {i},");
+    }
+    text.push_str("    \"child\": \"b\"\n  }\n]\n");
+    let dir = crate::Scratch::new("tall");
+    let file = dir.join("tall.json");
+    std::fs::write(&file, &text).unwrap();
+    let run = nines(&["import", "traces", file.to_str().unwrap()]);
+    assert_eq!(run.outcome, Outcome::Invalid, "{}", run.stderr);
+    assert!(
+        run.stderr.contains("`[0]` has no `parent`"),
+        "{}",
+        run.stderr
+    );
+    assert!(run.stderr.contains("tall.json:2:3]"), "{}", run.stderr);
+    assert!(!run.stderr.contains("pad5"), "{}", run.stderr);
+    assert!(run.stderr.len() < 2_000, "{} bytes", run.stderr.len());
+}
+
 // ---- properties ----
 
 const NAMES: [&str; 10] = [
