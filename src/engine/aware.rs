@@ -85,6 +85,11 @@ fn figures_of(model: &Model, cold: bool, costs: bool) -> Vec<(ComponentId, Figur
         },
     );
     let mut shares = shares.map(Vec::into_iter);
+    // What can refuse part of its load, or needs something that can: as a
+    // mover it is then not ok, and the load it moves lands elsewhere.
+    let refusing = served
+        .as_ref()
+        .map(|s| structure::reaching(model, |c| s.partial.binary_search(&c).is_ok()));
     // The compiled model's figures, which the capacity costs start from.
     let base: Vec<f64> = aware.iter().map(|(_, f)| f.unavailability).collect();
     // Worked out once for every entrypoint.
@@ -109,8 +114,9 @@ fn figures_of(model: &Model, cold: bool, costs: bool) -> Vec<(ComponentId, Figur
                 dynamic,
             };
             let mut figure = capacity_figure(model, &compiled, entrypoint, &once, &s, a);
-            if let (Some(served), Some(share)) = (&served, share) {
-                served_share(model, &compiled, served, entrypoint, &share, &mut figure);
+            if let (Some(served), Some(share), Some(refusing)) = (&served, share, &refusing) {
+                let context = (&compiled, served, refusing.as_slice());
+                served_share(model, context, entrypoint, &share, &mut figure);
             } else if let Some(part) = &mut figure.capacity
                 && fails_over[entrypoint.0]
             {
@@ -500,8 +506,7 @@ fn bound_by_structure(
 /// its load to a failover (whose requests another component serves).
 fn served_share(
     model: &Model,
-    compiled: &capacity::Compiled,
-    served: &capacity::Served,
+    (compiled, served, refusing): (&capacity::Compiled, &capacity::Served, &[bool]),
     entrypoint: ComponentId,
     share: &Figure,
     figure: &mut Figure,
@@ -559,7 +564,21 @@ fn served_share(
             })
         })
     });
-    if partial_behind_cache {
+    // More generally, the load of a component this entrypoint needs moves
+    // with its movers (caches, alternatives, failover sources), wherever
+    // their callers stand: a mover that refuses part of its load is not
+    // ok, its misses or its share of an `any_of` land on the component,
+    // which the served model counts at the mover's share. Where a load is
+    // not tabled (too many movers) nothing says it does not.
+    let moved_by_refusal = reached.iter().any(|&c| {
+        let original = compiled.origin[c.0];
+        compiled.approximate.binary_search(&original).is_ok()
+            || compiled.tables[original.0]
+                .vars
+                .iter()
+                .any(|v| refusing[v.0])
+    });
+    if partial_behind_cache || moved_by_refusal {
         sound = false;
     }
     // Whole service is a share of 1: never below the availability.

@@ -105,8 +105,21 @@ fn inflow(
 /// reaches it, never below 0; a derived one is what reaches it.
 #[must_use]
 pub fn loads_changed(model: &Model, changed: &Model, order: &DependencyOrder) -> Vec<Option<f64>> {
+    loads_changed_past_zero(model, changed, order).0
+}
+
+/// [`loads_changed`], and whether some written load would have moved
+/// below 0 (held at 0, it no longer tells what a later change does: the
+/// load flow moves the written load of a scenario from what was written).
+#[must_use]
+pub fn loads_changed_past_zero(
+    model: &Model,
+    changed: &Model,
+    order: &DependencyOrder,
+) -> (Vec<Option<f64>>, bool) {
     let before = loads(model, order);
     let mut load: Vec<Option<f64>> = vec![None; changed.components.len()];
+    let mut past_zero = false;
     for &id in &order.order {
         load[id.0] = match changed.component(id).capacity {
             Some(cap) if !cap.derived => Some(
@@ -114,14 +127,18 @@ pub fn loads_changed(model: &Model, changed: &Model, order: &DependencyOrder) ->
                     inflow(model, order, id, &before),
                     inflow(changed, order, id, &load),
                 ) {
-                    (Some(was), Some(now)) => (cap.load + now - was).max(0.0),
+                    (Some(was), Some(now)) => {
+                        let moved = cap.load + now - was;
+                        past_zero |= moved < -1e-9 * cap.load.abs().max(1.0);
+                        moved.max(0.0)
+                    }
                     _ => cap.load,
                 },
             ),
             _ => inflow(changed, order, id, &load),
         };
     }
-    load
+    (load, past_zero)
 }
 
 /// The share of an edge's flow that reaches `target` in the intact state:

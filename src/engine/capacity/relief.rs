@@ -354,7 +354,7 @@ pub(super) fn critical_count(
 
 /// Whether the need of `id` in `quiet` differs from its need in
 /// `baseline` (warm and cold) in some combination of the movers.
-fn changes_need(model: &Model, baseline: &[&[Table]; 2], id: ComponentId, quiet: &Model) -> bool {
+fn changes_need(model: &Model, baseline: &[&[Table]; 2], id: ComponentId, quiet: &Quiet) -> bool {
     changes(model, baseline, id, quiet, false)
 }
 
@@ -365,9 +365,15 @@ fn changes(
     model: &Model,
     baseline: &[&[Table]; 2],
     id: ComponentId,
-    quiet: &Model,
+    quiet: &Quiet,
     any_load: bool,
 ) -> bool {
+    // A written load held at 0 no longer moves as the load flow moves it
+    // (from what was written): the tables cannot tell, so it may change.
+    if quiet.past_zero {
+        return true;
+    }
+    let quiet = &quiet.model;
     let c = model.component(id);
     [false, true].into_iter().enumerate().any(|(i, cold)| {
         let before = baseline[i];
@@ -377,21 +383,24 @@ fn changes(
             || b.offered.iter().zip(&a.offered).any(|(x, y)| match (x, y) {
                 (Some(x), Some(y)) if any_load => (x - y).abs() > 1e-9 * x.abs().max(1.0),
                 (Some(x), Some(y)) => needed(c, *x) != needed(c, *y),
-                (None, Some(_)) | (Some(_), None) => any_load,
+                // Nothing said to reach it needs what no load needs: a
+                // failover that stops handing its load on relieves.
+                (None, Some(y)) => any_load || needed(c, 0.0) != needed(c, *y),
+                (Some(x), None) => any_load || needed(c, *x) != needed(c, 0.0),
                 (None, None) => false,
             })
     })
 }
 
 /// `model` with `relievers` passing nothing on.
-fn quieted(model: &Model, relievers: &[ComponentId]) -> Model {
+fn quieted(model: &Model, relievers: &[ComponentId]) -> Quiet {
     passing_less(model, relievers, &[])
 }
 
 /// `model` with `stopped` passing nothing on and each `(shedding, n)`
 /// running at `n` of its instances' capacity, its written loads moved
 /// once by what then stops reaching them ([`with_loads_moved`]).
-fn passing_less(model: &Model, stopped: &[ComponentId], shedding: &[(ComponentId, u32)]) -> Model {
+fn passing_less(model: &Model, stopped: &[ComponentId], shedding: &[(ComponentId, u32)]) -> Quiet {
     let mut quiet = model.clone();
     for r in stopped {
         for edge in &mut quiet.components[r.0].depends_on {
@@ -411,10 +420,10 @@ fn passing_less(model: &Model, stopped: &[ComponentId], shedding: &[(ComponentId
 /// written load moved by the change of what reaches it, as the load flow
 /// moves it in a scenario ([`intact::loads_changed`]): otherwise a written
 /// load stays as written whatever its callers stop sending.
-fn with_loads_moved(model: &Model, mut changed: Model) -> Model {
+fn with_loads_moved(model: &Model, mut changed: Model) -> Quiet {
     // Only the order of the calls is needed, not a whole flow.
     let order = intact::DependencyOrder::new(&crate::model::graph::ComponentGraph::new(model));
-    let loads = intact::loads_changed(model, &changed, &order);
+    let (loads, past_zero) = intact::loads_changed_past_zero(model, &changed, &order);
     for (c, load) in changed.components.iter_mut().zip(loads) {
         if let (Some(cap), Some(load)) = (&mut c.capacity, load)
             && !cap.derived
@@ -422,7 +431,18 @@ fn with_loads_moved(model: &Model, mut changed: Model) -> Model {
             cap.load = load;
         }
     }
-    changed
+    Quiet {
+        model: changed,
+        past_zero,
+    }
+}
+
+/// A copy of the model that passes less somewhere, its written loads
+/// moved ([`with_loads_moved`]).
+struct Quiet {
+    model: Model,
+    /// Whether a written load would have moved below 0 and was held there.
+    past_zero: bool,
 }
 
 /// `P(at most n of the component's instances are up)`, conditioning on
