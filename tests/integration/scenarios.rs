@@ -623,7 +623,8 @@ fn losing_the_active_side_ends_its_switchovers() {
 /// `what-if --lose` that domain shows: the same survivors, and the same
 /// utilization where nothing but the instances and a request pool bound
 /// what they carry (a `rate_limit` row reads the limit, a state row the
-/// capacity). Returns how many rows were compared.
+/// capacity); and what-if's state overloads a component only where the
+/// row is an error. Returns how many rows were compared.
 fn headroom_is_the_what_if_state(name: &str, text: &str) -> Result<usize, String> {
     let Ok(model) = nines::model::parse(text) else {
         return Ok(0);
@@ -658,6 +659,30 @@ fn headroom_is_the_what_if_state(name: &str, text: &str) -> Result<usize, String
                 .is_some_and(|c| c.rate_limit.is_some());
             if limited {
                 continue;
+            }
+            // The verdicts agree too: what-if's state overloads a
+            // component (an error: it collapses) only where check's row for
+            // that loss is an error. A full request pool refuses what it
+            // cannot take in, which both call a warning.
+            let plain = model
+                .components
+                .iter()
+                .find(|c| c.name == component)
+                .is_some_and(|c| !c.load_shedding && c.depends_on.iter().all(|e| !e.pull));
+            let error = |report: &serde_json::Value, id: &str| {
+                report["findings"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|f| f["id"] == id && f["severity"] == "error")
+            };
+            if plain
+                && error(&after["after"], &format!("overload/{component}"))
+                && !error(&report, &format!("headroom/{component}/{lost}"))
+            {
+                return Err(format!(
+                    "{component} after losing {lost}: what-if's state overloads it, check's row is not an error\n{text}"
+                ));
             }
             let (Some(a), Some(b)) = (row["utilization"].as_f64(), state["utilization"].as_f64())
             else {

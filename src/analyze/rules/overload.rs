@@ -31,6 +31,9 @@ struct Over {
     consumer: bool,
     /// Its `rate_limit`, when it caps it below its instances' capacity.
     limit: Option<f64>,
+    /// What was offered, when its request pool admits less (`load` is
+    /// then what the pool lets through to its instances).
+    offered: Option<f64>,
     /// What follows, step by step, for an overload without load shedding
     /// (one text per run, shared by its findings).
     follows: Option<Arc<str>>,
@@ -43,7 +46,7 @@ struct Over {
 fn over(
     cx: &Context,
     id: ComponentId,
-    (up, load, per_instance): (u32, f64, f64),
+    (up, (load, offered), per_instance): (u32, (f64, f64), f64),
     (follows, role): (Option<Arc<str>>, Option<Arc<str>>),
 ) -> Finding {
     let model = cx.model;
@@ -68,6 +71,7 @@ fn over(
         limit: c
             .rate_limit
             .filter(|&l| l < f64::from(up) * per_instance),
+        offered: (offered > load * (1.0 + 1e-12)).then_some(offered),
         follows,
         role,
         sizing: Sizing::new(model, &cx.scenario, id, need),
@@ -119,9 +123,15 @@ impl Wording for Over {
                 amount(per_instance)
             )
         };
+        let admitted = self.offered.map_or_else(String::new, |offered| {
+            format!(
+                " (what its request pool admits of the {} offered)",
+                amount(offered)
+            )
+        });
         write!(
             out,
-            "{} gets {} against {fleet} = {}: {} of capacity",
+            "{} gets {}{admitted} against {fleet} = {}: {} of capacity",
             self.component,
             amount(load),
             amount(capacity),
@@ -232,7 +242,7 @@ static DOC: RuleDoc = RuleDoc {
     id: "overload/<component>",
     severity: "error",
     summary: "The load reaching a component is above what its instances up can carry.",
-    checks: "For every running component with `capacity`, in the state being checked: the load that reaches it (its `load`, or the sum of what its callers send it, and in a `what-if` scenario that load plus the change of its in-flows and any failover load) against `instances up × capacity`. Above 100% is an error (with `load_shedding: true` the message gives the share still served); above `policy.max_utilization` a warning. `nines check` judges the intact state at peak; `nines what-if` the changed one, and `headroom` the state after each further loss.",
+    checks: "For every running component with `capacity`, in the state being checked: the load that reaches it (its `load`, or the sum of what its callers send it, and in a `what-if` scenario that load plus the change of its in-flows and any failover load) against `instances up × capacity`; with a request pool (`workers`) that is full, what the pool admits (the rest it refuses, as `pool` and `headroom` say). Above 100% is an error (with `load_shedding: true` the message gives the share still served); above `policy.max_utilization` a warning. `nines check` judges the intact state at peak; `nines what-if` the changed one, and `headroom` the state after each further loss.",
     why: "A component asked for more than it can serve at peak, with nothing lost, is already failing: it falls behind every second, its queues grow, callers time out and retry, and the overload spreads. This is the first sentence of a collapse, and every loss-of-capacity analysis assumes it is not already happening.",
     example: "components:\n  api: {instances: 4, capacity: 100, load: 500}   # overload/api: 500 / (4 × 100) = 125%",
     fix: "Add instances (`ceil(load / (capacity × max_utilization))`), cut the load that reaches the component (a cache in front, fewer calls per request), or, where an overload must be survived, `load_shedding: true` so that it serves what fits and refuses the rest. A managed service (`managed: true`, or `kind: saas`/`external`) cannot be given instances: raise the provider's quota or rate limit, or cut the load.",
@@ -257,13 +267,17 @@ impl Analyzer for Overload {
             let Some(cap) = cx.model.component(id).capacity else {
                 continue;
             };
-            let (Some(limit), Some(load)) = (state.limit(cx.model, id), state.of(id).offered)
+            let (Some(limit), Some(offered)) = (state.limit(cx.model, id), state.of(id).offered)
             else {
                 continue;
             };
             if !state.of(id).running {
                 continue;
             }
+            // A request pool that is full refuses what it cannot take in:
+            // its instances work on what it admits (as the state serves
+            // it); the full pool is `pool`'s and `headroom`'s finding.
+            let load = state.ceiling(id).map_or(offered, |c| offered.min(c.admits));
             // Against its instances' capacity, or its rate limit below it.
             let utilization = if limit > 0.0 {
                 load / limit
@@ -281,7 +295,7 @@ impl Analyzer for Overload {
                 } else {
                     None
                 };
-                let figures = (state.of(id).instances_up, load, cap.per_instance);
+                let figures = (state.of(id).instances_up, (load, offered), cap.per_instance);
                 let role = roles.get_or_insert_with(|| sizing::roles(cx.model))[id.0].clone();
                 audit.findings.push(over(cx, id, figures, (follows, role)));
             }
@@ -393,6 +407,25 @@ components:
                 "s3 is a managed service: its capacity is the provider's limit on your account"
             ) && help.contains("Raise the quota or rate limit to at least 1875 (1500 / 0.8, policy.max_utilization)"),
             "{help}"
+        );
+    }
+
+    #[test]
+    fn a_full_request_pool_admits_what_the_instances_work_on() {
+        // 10 workers / 50ms = 200/s an instance: the pool admits 2 × 200
+        // = 400 of the 500 offered and refuses 100 (pool/api's error).
+        // The instances work on 400 of 2 × 220 = 440: 91%, within 100%
+        // (no overload), above a 0.8 ceiling (a warning).
+        let model = "components:\n  api: {instances: 2, capacity: 220, load: 500, workers: 10, latency: {p99: 50ms}}\n";
+        assert!(findings(&format!("system: s\n{model}")).is_empty());
+        let found = findings(&format!(
+            "system: s\npolicy: {{max_utilization: 0.8}}\n{model}"
+        ));
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].severity, Severity::Warning);
+        assert_eq!(
+            found[0].message().to_string(),
+            "api gets 400 (what its request pool admits of the 500 offered) against 2 × 220 = 440: 91% of capacity, above the 80% ceiling of policy.max_utilization"
         );
     }
 
