@@ -101,7 +101,10 @@ pub struct Changed {
     pub scenario: Scenario,
     /// The state.
     pub state: State,
-    /// Each entrypoint's served share, before and after.
+    /// The state once it settles ([`State::settle`]): what the served
+    /// shares and the unserved load are read from, as the figures are.
+    pub settled: State,
+    /// Each entrypoint's served share, before and after (settled).
     pub served: Vec<Served>,
 }
 
@@ -150,13 +153,16 @@ pub fn changed_state(
     };
     let (slow, scenario) = slowness(changed, flow, change);
     let state = State::new(changed, flow, &scenario);
+    // What is served once the state settles (what collapses goes, load is
+    // routed around what refuses it): the state the figures count.
+    let settled = state.clone().settle(changed, flow);
     // A `--set` can change which components are entrypoints.
     let before = if changed.entrypoints == model.entrypoints {
         intact.served.clone()
     } else {
-        intact.state.served_shares(model, &changed.entrypoints)
+        intact.settled.served_shares(model, &changed.entrypoints)
     };
-    let after = state.served_shares(changed, &changed.entrypoints);
+    let after = settled.served_shares(changed, &changed.entrypoints);
     let served = changed
         .entrypoints
         .iter()
@@ -172,6 +178,7 @@ pub fn changed_state(
         slow,
         scenario,
         state,
+        settled,
         served,
     }
 }
@@ -394,10 +401,12 @@ pub struct Intact {
     pub audit: Audit,
     /// Its state: nothing lost.
     pub state: State,
+    /// Its state once settled ([`State::settle`]).
+    pub settled: State,
     /// Its load flow.
     pub flow: Flow,
     /// The share of its peak each entrypoint serves, in
-    /// `model.entrypoints` order ([`State::served_shares`] of `state`),
+    /// `model.entrypoints` order ([`State::served_shares`] of `settled`),
     /// worked out once for every change compared with it.
     pub served: Vec<f64>,
 }
@@ -408,10 +417,12 @@ impl Intact {
     pub fn new(model: &Model, text: &str, today: Date) -> Self {
         let flow = Flow::new(model);
         let state = State::intact(model, &flow);
+        let settled = state.clone().settle(model, &flow);
         Intact {
             audit: super::audit(model, text, Scenario::default(), super::Options::new(today)),
-            served: state.served_shares(model, &model.entrypoints),
+            served: settled.served_shares(model, &model.entrypoints),
             state,
+            settled,
             flow,
         }
     }
@@ -426,6 +437,7 @@ pub fn compare_with(model: &Model, intact: &Intact, change: &Change, today: Date
         slow,
         scenario,
         state: after_state,
+        settled: after_settled,
         served,
     } = changed_state(model, intact, change.event(), Some(&flow));
     let scenario = &scenario;
@@ -503,8 +515,8 @@ pub fn compare_with(model: &Model, intact: &Intact, change: &Change, today: Date
             state_rows(changed, &after_state),
         ),
         unserved: (
-            before_state.unserved_entering(model),
-            after_state.unserved_entering(changed),
+            intact.settled.unserved_entering(model),
+            after_settled.unserved_entering(changed),
         ),
         served,
         slow,

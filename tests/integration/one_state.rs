@@ -440,3 +440,40 @@ fn a_loss_that_saturates_a_pool_is_judged_where_the_figure_counts_it() {
     close(&lost["after"]["state"]["api"]["capacity"], 400.0, 1e-9);
     close(&lost["after"]["state"]["api"]["utilization"], 1.25, 1e-12);
 }
+
+/// What-if's served shares and unserved load are the settled state's, as
+/// the figure counts it. c4 (4 × 70 = 280 carries its 196) has a rate
+/// limit of 100: it refuses 96 of 196, so it is not ok and fails over to
+/// c6, which then gets 94 + 196 = 290 > 120 and collapses, taking c0 (it
+/// requires c6) down. check's figure is 0; what-if's "before" served c0
+/// 100%, from the state before anything collapsed.
+#[test]
+fn what_if_serves_what_the_figure_counts() {
+    let text = r"system: s
+entrypoints: [c0]
+components:
+  c0: {instances: 1, availability: 99%, depends_on: [c6, {target: c1, degradable: true}]}
+  c1: {instances: 1, depends_on: [{target: c6, hit_rate: 70%, cached_by: c4}]}
+  c4: {instances: 4, capacity: 70, load: 196, rate_limit: 100, failover_to: c6}
+  c6: {instances: 1, capacity: 120, load: 94}
+";
+    close(
+        &check_json("s.yaml", text)["availability"]["c0"]["availability"],
+        0.0,
+        0.0,
+    );
+    let out = what_if(text, &[], false, Some(1.0));
+    close(&out["before"]["served"]["c0"], 0.0, 0.0);
+    close(&out["after"]["served"]["c0"], 0.0, 0.0);
+    // models/cells.yaml: losing cell-a fails its 620 over to cell-b, which
+    // then carries 560 + 620 = 1180 on 5 × 200 = 1000 and collapses; the
+    // ring walks on, and the router's 1660 goes unserved.
+    let out = what_if(&example("cells.yaml"), &["cell-a"], false, None);
+    close(&out["after"]["served"]["router"], 0.0, 0.0);
+    close(&out["after"]["unserved"], 1660.0, 1e-9);
+    close(
+        &out["after"]["availability"]["router"]["availability"],
+        0.0,
+        0.0,
+    );
+}
