@@ -506,7 +506,7 @@ fn the_intact_served_share_is_the_state_the_figure_counts() {
             nothing_fails *= g.availability.unwrap_or(1.0);
         }
         for c in &model.components {
-            nothing_fails *= c.availability.unwrap_or(1.0).powi(c.instances as i32);
+            nothing_fails *= c.availability.unwrap_or(1.0).powf(f64::from(c.instances));
         }
         let out = what_if(&text, &[], false, Some(1.0));
         for &e in &model.entrypoints {
