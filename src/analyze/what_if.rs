@@ -635,15 +635,21 @@ struct Gone<'a> {
 
 impl Gone<'_> {
     /// A finding about a component a slowness relieves (offered less
-    /// because the calls to it are refused or held back upstream) is not
-    /// resolved: the refusals are the outage, not a fix.
+    /// because the calls to it are refused or held back upstream) or holds
+    /// (its pool serves less than it is offered, checkout's none left
+    /// while payments hangs: its next-loss rows are gone) is not resolved:
+    /// the refusals are the outage, not a fix.
     fn relieved(&self, id: &str) -> bool {
         let Some(before) = self.held_back else {
             return false;
         };
         self.named.get(subject_component(id)).is_some_and(|&c| {
             let load = |s: &State| s.of(c).offered.unwrap_or(0.0);
-            load(self.after) < load(before) * (1.0 - 1e-9)
+            let held = self
+                .after
+                .ceiling(c)
+                .is_some_and(|ceiling| ceiling.serves < load(self.after) * (1.0 - 1e-9));
+            held || load(self.after) < load(before) * (1.0 - 1e-9)
         })
     }
 

@@ -60,7 +60,8 @@ struct Overloaded {
 #[derive(Debug, Clone, Copy)]
 struct Pool {
     workers: u32,
-    /// Seconds a request holds a worker at normal latency.
+    /// Seconds a request holds a worker: at normal latency, or as a slow
+    /// scenario holds it.
     held: f64,
 }
 
@@ -412,10 +413,36 @@ impl Analyzer for Headroom {
 fn carried_per_instance(cx: &Context) -> Vec<Option<(f64, Option<Pool>)>> {
     let model = cx.model;
     let pools = cx.flow().pools();
+    let state = cx.state();
+    // In a slow scenario a pool serves what the slowness lets it: the
+    // next loss takes instances from that, not from the pool at normal
+    // latency (redirect held at 495% would read 113% after losing a zone).
+    let slow = !cx.scenario.ceilings.is_empty();
     model
         .component_ids()
         .map(|id| {
             let c = model.component(id);
+            let up = state.of(id).instances_up;
+            if slow
+                && let (Some(ceiling), Some(workers)) = (state.ceiling(id), c.workers)
+                && up > 0
+            {
+                let per = ceiling.serves / f64::from(up);
+                let written = c.capacity.map(|cap| cap.per_instance);
+                if per <= 0.0 {
+                    // Held: it serves nothing, whatever is lost next.
+                    return None;
+                }
+                if written.is_none_or(|cap| per < cap) {
+                    return Some((
+                        per,
+                        Some(Pool {
+                            workers,
+                            held: f64::from(workers) / per,
+                        }),
+                    ));
+                }
+            }
             match (pools.get(id.0).copied().flatten(), c.workers) {
                 (Some(limit), Some(workers)) if limit.per_instance > 0.0 => Some((
                     limit.per_instance,
