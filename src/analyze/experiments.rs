@@ -131,6 +131,10 @@ pub struct Overload {
     pub load: f64,
     /// What its instances up carry, requests a second.
     pub capacity: f64,
+    /// Whether what they carry is what its request pool lets through in
+    /// this state (a slowness holds it, or its pool serves less than its
+    /// capacity): the experiment tests the pool, not the capacity.
+    pub pool: bool,
 }
 
 /// One experiment: a loss to inject and what the model says will happen.
@@ -659,13 +663,22 @@ impl Judging<'_> {
         let after_rows = what_if::state_rows(model, &changed.state);
         let overloaded = after_rows
             .iter()
-            .filter_map(|row| {
+            .zip(model.component_ids())
+            .filter_map(|(row, id)| {
                 let (u, load, capacity) = (row.utilization?, row.load?, row.capacity?);
+                // Its pool binds where the state's ceiling is below what
+                // the instances up would carry by their capacity.
+                let up = f64::from(changed.state.of(id).instances_up);
+                let written = model.component(id).capacity.map(|c| c.per_instance * up);
+                let pool = changed.state.ceiling(id).is_some_and(|ceiling| {
+                    written.is_none_or(|w| ceiling.serves < w * (1.0 - 1e-9))
+                });
                 (row.up && u > 1.0 + 1e-12).then(|| Overload {
                     component: row.component.clone(),
                     utilization: u,
                     load,
                     capacity,
+                    pool,
                 })
             })
             .collect::<Vec<_>>();
@@ -737,18 +750,26 @@ fn why(
         return format!("check says it breaks: {first}{more}");
     }
     if let Some(o) = overloaded.first() {
-        return if o.utilization.is_finite() {
-            format!(
+        let load = super::wording::amount(o.load);
+        return match (o.pool, o.utilization.is_finite()) {
+            (false, true) => format!(
                 "tests the capacity figures: {} at {:.0}%",
                 o.component,
                 o.utilization * 100.0
-            )
-        } else {
-            format!(
-                "tests the capacity figures: {} offered {} with nothing left to carry it",
+            ),
+            (false, false) => format!(
+                "tests the capacity figures: {} offered {load} with nothing left to carry it",
                 o.component,
-                super::wording::amount(o.load)
-            )
+            ),
+            (true, true) => format!(
+                "tests the pools: {} at {:.0}% of what its request pool serves",
+                o.component,
+                o.utilization * 100.0
+            ),
+            (true, false) => format!(
+                "tests the pools: {}'s request pool serves none of the {load} offered",
+                o.component,
+            ),
         };
     }
     let worst = predictions

@@ -1728,8 +1728,9 @@ fn least_reaching(
 }
 
 /// The keys the prediction depends on: each overloaded component's
-/// `capacity` and `instances`, and the `hit_rate` of every edge with one
-/// into an overloaded component, the most overloaded first.
+/// `capacity` (its `workers` where its request pool binds) and
+/// `instances`, and the `hit_rate` of every edge with one into an
+/// overloaded component, the most overloaded first.
 fn keys(model: &Model, experiment: &Experiment) -> Vec<(String, Scale)> {
     let mut overloaded: Vec<&experiments::Overload> = experiment.overloaded.iter().collect();
     overloaded.sort_by(|a, b| b.utilization.total_cmp(&a.utilization));
@@ -1740,7 +1741,14 @@ fn keys(model: &Model, experiment: &Experiment) -> Vec<(String, Scale)> {
         };
         let id = ComponentId(at);
         let c = model.component(id);
-        if let Some(capacity) = &c.capacity
+        // A pool that binds is what carries less: its size, not the
+        // capacity, is the key to try.
+        if o.pool
+            && let Some(workers) = c.workers
+            && workers > 0
+        {
+            out.push((format!("{}.workers", c.name), Scale::Whole(workers)));
+        } else if let Some(capacity) = &c.capacity
             && capacity.per_instance > 0.0
         {
             out.push((

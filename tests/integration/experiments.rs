@@ -406,3 +406,33 @@ components:
     }
     assert_eq!(plan["system"], "s\u{1b}[2J\u{202e}");
 }
+
+/// A pool a slowness holds is the pool under test, not the capacity:
+/// web-shop with payments at 4 s waits out checkout's 2 s timeout on
+/// every one of its 3 attempts (6 s held, every call failing), so
+/// checkout's request pool serves none of the 100 a second offered and lb,
+/// whose orders need it, serves nothing. The prediction says so in words,
+/// never "∞%", and the key verify would try is checkout's `workers`.
+#[test]
+fn a_held_pool_is_the_pool_under_test() {
+    let plan = plan("models/web-shop.yaml", &["--only", "slow:payments"]);
+    let e = experiment(&plan, "slow:payments");
+    assert!(served(e, "lb") < 1e-12, "{e}");
+    let o = &e["overloaded"][0];
+    assert_eq!(o["component"], "checkout");
+    assert_eq!(o["pool"], true);
+    assert_eq!(o["capacity"], 0.0);
+    assert_eq!(o["utilization"], Value::Null);
+    assert_eq!(
+        e["why"],
+        "tests the pools: checkout's request pool serves none of the 100 offered"
+    );
+    let run = nines(&[
+        "experiments",
+        "models/web-shop.yaml",
+        "--only",
+        "slow:payments",
+    ]);
+    assert!(run.stdout.contains("tests the pools"), "{}", run.stdout);
+    assert!(!run.stdout.contains('∞'), "{}", run.stdout);
+}

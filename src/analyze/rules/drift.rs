@@ -259,7 +259,13 @@ impl Wording for Drift {
                 if !overloaded.is_empty() {
                     let shown: Vec<String> = overloaded
                         .iter()
-                        .map(|(c, u)| format!("{c} at {}", crate::analyze::wording::percent(*u)))
+                        .map(|(c, u)| {
+                            if u.is_finite() {
+                                format!("{c} at {}", crate::analyze::wording::percent(*u))
+                            } else {
+                                format!("{c} with nothing left to carry its load")
+                            }
+                        })
                         .collect();
                     write!(out, " (the model puts {} in this loss)", shown.join(", "))?;
                 }

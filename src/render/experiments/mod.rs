@@ -106,13 +106,32 @@ fn prediction_text(e: &Experiment) -> String {
         parts.push("every entrypoint fully served".to_owned());
     }
     for o in &e.overloaded {
-        parts.push(format!(
-            "{} at {} ({} / {})",
-            o.component,
-            percent(o.utilization),
-            number(o.load),
-            number(o.capacity)
-        ));
+        parts.push(match (o.pool, o.utilization.is_finite()) {
+            (false, true) => format!(
+                "{} at {} ({} / {})",
+                o.component,
+                percent(o.utilization),
+                number(o.load),
+                number(o.capacity)
+            ),
+            (false, false) => format!(
+                "{} offered {} with nothing left to carry it",
+                o.component,
+                number(o.load)
+            ),
+            (true, true) => format!(
+                "{} at {} of what its request pool serves ({} / {})",
+                o.component,
+                percent(o.utilization),
+                number(o.load),
+                number(o.capacity)
+            ),
+            (true, false) => format!(
+                "{}'s request pool serves none of the {} offered",
+                o.component,
+                number(o.load)
+            ),
+        });
     }
     parts.join("; ")
 }
