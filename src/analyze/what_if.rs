@@ -5,9 +5,9 @@
 //! scenario's own consequences (docs/what-if.md). `render/what_if.rs`
 //! writes the outcome.
 
-use crate::analyze::Finding;
 use crate::analyze::results::{Audit, HeadroomRow, SlowEvent};
 use crate::analyze::slow::{self, Before};
+use crate::analyze::{Finding, Severity};
 use crate::engine::concurrency::{Plan, Slowed, Slowness};
 use crate::engine::scenario::{Scenario, failed_per_component, is_lost, surviving_instances};
 use crate::engine::state::{Flow, State};
@@ -196,6 +196,9 @@ pub struct WhatIf {
     pub introduced: Vec<String>,
     /// Ids found before and not after, sorted.
     pub resolved: Vec<String>,
+    /// Ids found before and after that are more severe after (a full pool
+    /// a warning before a loss, an error after it), sorted.
+    pub worsened: Vec<String>,
     /// Ids found after and not before about a component the change takes
     /// down (it was up before): the scenario itself, not introduced; sorted.
     pub taken_down: Vec<String>,
@@ -258,6 +261,22 @@ impl WhatIf {
             self.introduced
                 .binary_search_by(|id| f.cmp_with(id).reverse())
                 .is_ok()
+        })
+    }
+
+    /// The worsened findings (as they are after), in id order, each with
+    /// its severity before.
+    pub fn worsened_findings(&self) -> impl Iterator<Item = (&Finding, Severity)> {
+        self.after.findings.iter().filter_map(|f| {
+            self.worsened
+                .binary_search_by(|id| f.cmp_with(id).reverse())
+                .ok()?;
+            let before = self
+                .before
+                .findings
+                .iter()
+                .find(|b| b.has_id(&f.id().to_string()))?;
+            Some((f, before.severity))
         })
     }
 
@@ -503,12 +522,14 @@ pub fn compare_with(model: &Model, intact: &Intact, change: &Change, today: Date
         })
         .cloned()
         .collect();
+    let worsened = worsened(&before, &after, &change.lost);
     WhatIf {
         scenario: change.phrases.clone(),
         before,
         after,
         introduced,
         resolved,
+        worsened,
         taken_down,
         states: (
             state_rows(model, before_state),
@@ -680,6 +701,28 @@ impl Gone<'_> {
                 Some(Rule::Headroom | Rule::Spof | Rule::SharedFate | Rule::Cascade)
             )
     }
+}
+
+/// The ids of findings present before and after whose severity rose,
+/// sorted; a finding about what the change lost is the scenario itself.
+fn worsened(before: &Audit, after: &Audit, lost: &Lost) -> Vec<String> {
+    let was: HashMap<String, Severity> = before
+        .findings
+        .iter()
+        .map(|f| (f.id().to_string(), f.severity))
+        .collect();
+    let mut out: Vec<String> = after
+        .findings
+        .iter()
+        .filter_map(|f| {
+            let id = f.id().to_string();
+            let before = *was.get(&id)?;
+            (f.severity > before && !lost.is_subject(&id)).then_some(id)
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// A copy of `model` for the availability figures of the scenario: the

@@ -106,8 +106,10 @@ fn what_if(
         ),
         WhatIfFormat::Json => what_if::render_json(&outcome, terminal.out),
     }?;
+    // An error the change introduces, or a finding it makes an error.
     let fails = outcome
         .introduced_findings()
+        .chain(outcome.worsened_findings().map(|(f, _)| f))
         .any(|f| f.severity == Severity::Error && f.status == Status::New);
     Ok(if fails { Outcome::Fail } else { Outcome::Pass })
 }

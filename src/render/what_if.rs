@@ -22,6 +22,7 @@ struct Wire<'a> {
     after: Side<'a>,
     introduced: &'a [String],
     resolved: &'a [String],
+    worsened: &'a [String],
     taken_down: &'a [String],
     /// With `--slow`: every pool before and after, and who loses service.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -81,6 +82,7 @@ pub fn render_json(what_if: &WhatIf, out: &mut dyn Write) -> io::Result<()> {
         ),
         introduced: &what_if.introduced,
         resolved: &what_if.resolved,
+        worsened: &what_if.worsened,
         taken_down: &what_if.taken_down,
         slow: what_if.slow.as_ref(),
     };
@@ -133,6 +135,20 @@ pub fn render_table(
             finding_block(finding, style, out)?;
         }
     }
+    let worsened: Vec<(&Finding, Severity)> = what_if.worsened_findings().collect();
+    if !worsened.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "Worsened ({})", worsened.len())?;
+        for (finding, before) in &worsened {
+            writeln!(
+                out,
+                "  {} before, {} now:",
+                severity_word(*before),
+                severity_word(finding.severity)
+            )?;
+            finding_block(finding, style, out)?;
+        }
+    }
     if !what_if.taken_down.is_empty() {
         for line in wrap(
             &format!(
@@ -160,12 +176,26 @@ pub fn render_table(
         .iter()
         .filter(|f| f.severity == Severity::Error)
         .count();
+    let worse = if worsened.is_empty() {
+        String::new()
+    } else {
+        format!(", {} worsened", worsened.len())
+    };
     writeln!(
         out,
-        "{} introduced ({errors} error(s)), {} resolved",
+        "{} introduced ({errors} error(s)){worse}, {} resolved",
         introduced.len(),
         resolved.len()
     )
+}
+
+/// A severity in words: `an error`, `a warning`, `a note`.
+fn severity_word(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "an error",
+        Severity::Warning => "a warning",
+        Severity::Note => "a note",
+    }
 }
 
 /// Each entrypoint's availability before → after, its downtime, and the

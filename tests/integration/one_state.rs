@@ -536,3 +536,54 @@ fn the_intact_served_share_is_the_state_the_figure_counts() {
     }
     assert!(compared > 100, "{compared}");
 }
+
+/// A finding on both sides that the change makes more severe is listed
+/// as worsened. Three instances of 10 workers at 50ms with 500/s: 25 in
+/// flight on 30 workers, short of 25 × 1.5 = 37.5 (`pool/api`, a warning);
+/// losing az-a leaves 20 < 25, full at peak (an error). The instances
+/// behind the pool work on the 2 × 200 = 400 it admits, within 2 × 220
+/// = 440: no overload.
+#[test]
+fn a_finding_the_change_makes_an_error_is_worsened() {
+    let text = "system: p
+domains:
+  az-a: {kind: zone}
+  az-b: {kind: zone}
+  az-c: {kind: zone}
+components:
+  api: {instances: 3, placement: [az-a, az-b, az-c], capacity: 220, load: 500, workers: 10, latency: {p99: 50ms}}
+";
+    let out = what_if(text, &["az-a"], false, None);
+    assert_eq!(out["worsened"], serde_json::json!(["pool/api"]));
+    assert_eq!(out["introduced"], serde_json::json!([]));
+    let severity = |side: &str| {
+        out[side]["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["id"] == "pool/api")
+            .map(|f| f["severity"].clone())
+    };
+    assert_eq!(severity("before"), Some("warning".into()));
+    assert_eq!(severity("after"), Some("error".into()));
+    close(&out["after"]["served"]["api"], 0.8, 1e-12);
+    // A worsened error fails the run, as an introduced one does.
+    let args = WhatIfArgs {
+        model: "model.yaml".to_owned(),
+        lose: vec!["az-a".to_owned()],
+        cold: false,
+        scale_load: None,
+        set: Vec::new(),
+        slow: Vec::new(),
+        format: WhatIfFormat::Table,
+        today: Some("2026-11-30".to_owned()),
+    };
+    let run = crate::capture(|terminal| what_if_source("model.yaml", text, &args, terminal));
+    assert_eq!(run.outcome, nines::cli::Outcome::Fail, "{}", run.stdout);
+    assert!(run.stdout.contains("Worsened (1)"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("a warning before, an error now:"),
+        "{}",
+        run.stdout
+    );
+}
