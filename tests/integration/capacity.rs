@@ -267,19 +267,25 @@ pub fn random_capacity_model(seed: u64) -> String {
     text
 }
 
+/// A xorshift stream for a generator's variant: each call draws a number
+/// below `n` (`mix` keeps the variants' streams apart for one seed).
+fn draws(seed: u64, mix: u64) -> impl FnMut(u64) -> u64 {
+    let mut state = seed.wrapping_mul(mix) | 1;
+    move |n: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % n.max(1)
+    }
+}
+
 /// [`random_capacity_model`] with a request pool on about half the
 /// components (1 to 10 workers per instance, a p99 of 20, 50 or 100 ms):
 /// each serves at most `workers / held` a second per instance, which the
 /// state counts as a concurrency ceiling in every state and the figure as
 /// the capacity it stands for (docs/slow.md "A pool is a capacity").
 pub fn random_pooled_model(seed: u64) -> String {
-    let mut state = seed.wrapping_mul(0xD1B5_4A32_D192_ED03) | 1;
-    let mut next = |n: u64| -> u64 {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state % n.max(1)
-    };
+    let mut next = draws(seed, 0xD1B5_4A32_D192_ED03);
     let mut text = String::new();
     for line in random_capacity_model(seed).lines() {
         if line.starts_with("  c") && next(2) == 0 {
@@ -303,13 +309,7 @@ pub fn random_pooled_model(seed: u64) -> String {
 /// written load is moved by what reaches it in each state), and now and
 /// then a second entrypoint.
 pub fn random_loaded_model(seed: u64) -> String {
-    let mut state = seed.wrapping_mul(0xA076_1D64_78BD_642F) | 1;
-    let mut next = |n: u64| -> u64 {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state % n.max(1)
-    };
+    let mut next = draws(seed, 0xA076_1D64_78BD_642F);
     let base = random_capacity_model(seed);
     let components = base.lines().filter(|l| l.starts_with("  c")).count() as u64;
     let mut text = String::new();

@@ -12,6 +12,17 @@ use nines::cli::{WhatIfArgs, WhatIfFormat, what_if_source};
 use crate::scenarios::{check_json, finding};
 
 fn what_if(text: &str, lose: &[&str], cold: bool, scale: Option<f64>) -> serde_json::Value {
+    let run = what_if_as(text, lose, (cold, scale), WhatIfFormat::Json);
+    serde_json::from_str(&run.stdout).unwrap_or_else(|_| panic!("{}", run.stderr))
+}
+
+/// `nines what-if` of `text` in `format`, the whole run.
+fn what_if_as(
+    text: &str,
+    lose: &[&str],
+    (cold, scale): (bool, Option<f64>),
+    format: WhatIfFormat,
+) -> crate::Run {
     let args = WhatIfArgs {
         model: "model.yaml".to_owned(),
         lose: lose.iter().map(|s| (*s).to_owned()).collect(),
@@ -19,11 +30,10 @@ fn what_if(text: &str, lose: &[&str], cold: bool, scale: Option<f64>) -> serde_j
         scale_load: scale,
         set: Vec::new(),
         slow: Vec::new(),
-        format: WhatIfFormat::Json,
+        format,
         today: Some("2026-11-30".to_owned()),
     };
-    let run = crate::capture(|terminal| what_if_source("model.yaml", text, &args, terminal));
-    serde_json::from_str(&run.stdout).unwrap_or_else(|_| panic!("{}", run.stderr))
+    crate::capture(|terminal| what_if_source("model.yaml", text, &args, terminal))
 }
 
 fn example(name: &str) -> String {
@@ -568,17 +578,7 @@ components:
     assert_eq!(severity("after"), Some("error".into()));
     close(&out["after"]["served"]["api"], 0.8, 1e-12);
     // A worsened error fails the run, as an introduced one does.
-    let args = WhatIfArgs {
-        model: "model.yaml".to_owned(),
-        lose: vec!["az-a".to_owned()],
-        cold: false,
-        scale_load: None,
-        set: Vec::new(),
-        slow: Vec::new(),
-        format: WhatIfFormat::Table,
-        today: Some("2026-11-30".to_owned()),
-    };
-    let run = crate::capture(|terminal| what_if_source("model.yaml", text, &args, terminal));
+    let run = what_if_as(text, &["az-a"], (false, None), WhatIfFormat::Table);
     assert_eq!(run.outcome, nines::cli::Outcome::Fail, "{}", run.stdout);
     assert!(run.stdout.contains("Worsened (1)"), "{}", run.stdout);
     assert!(
