@@ -94,6 +94,32 @@ pub struct Flow {
     /// ([`super::throughput`]), with its intact offered load; empty without
     /// pools.
     pools: Arc<Vec<Option<super::throughput::PoolLimit>>>,
+    /// Per component, whether its being ok moves load: a cache, an
+    /// alternative of an `any_of`/`at_least` edge, a `failover_to` source
+    /// or target (what the routing of [`State::pass`] reads `ok` of).
+    movers: Arc<Vec<bool>>,
+}
+
+/// [`Flow::movers`] of `model`.
+fn movers(model: &Model) -> Vec<bool> {
+    let mut mover = vec![false; model.components.len()];
+    for (i, c) in model.components.iter().enumerate() {
+        if let Some(to) = c.failover_to {
+            mover[i] = true;
+            mover[to.0] = true;
+        }
+        for edge in &c.depends_on {
+            if let Some(cache) = edge.cached_by {
+                mover[cache.0] = true;
+            }
+            if edge.kind != EdgeKind::Target {
+                for t in &edge.targets {
+                    mover[t.0] = true;
+                }
+            }
+        }
+    }
+    mover
 }
 
 impl Flow {
@@ -112,6 +138,7 @@ impl Flow {
             intact,
             intact_passed,
             pools: Arc::new(Vec::new()),
+            movers: Arc::new(movers(model)),
         };
         if super::concurrency::has_pools(model) {
             // Read off the intact state without them (the time each
@@ -293,6 +320,23 @@ impl State {
     /// until nothing more changes. At most one round per component.
     #[must_use]
     pub fn settle(mut self, model: &Model, flow: &Flow) -> Self {
+        // A state fresh from `new` routed its one pass on `ok` = running
+        // and up. When nothing collapses and every component whose `ok`
+        // routing reads is still ok exactly where it was then, a pass
+        // again gives the same loads, verdicts and `ok`: it is settled.
+        if !self.settled
+            && self
+                .components
+                .iter()
+                .zip(flow.movers.iter())
+                .all(|(c, &mover)| {
+                    !(c.running && c.verdict == Verdict::Collapsing)
+                        && (!mover || c.ok == (c.running && c.up))
+                })
+        {
+            self.settled = true;
+            return self;
+        }
         for _round in 0..=model.components.len() {
             let mut changed = false;
             for c in &mut self.components {

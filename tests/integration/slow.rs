@@ -1183,3 +1183,66 @@ mod pool_figures {
         }
     }
 }
+
+/// From a review: a slowness that holds a pool back does not lift the
+/// capacity of a component whose pool is larger than its capacity. api's
+/// 20 workers at 50 ms serve 400/s an instance, more than its capacity of
+/// 100: the state judges the 300 it is offered at twice the load against
+/// 2 × 100 = 200, and it collapses (150%), with db slowed to 200 ms
+/// (40 workers / 250 ms = 160 admitted) or not. overload says so.
+#[test]
+fn a_slowness_does_not_hide_an_overload_the_state_counts() {
+    let text = "system: s\nentrypoints: [api]\ncomponents:\n  api: {instances: 2, capacity: 100, load: 150, workers: 20, latency: {p99: 50ms}, timeout: 1s, depends_on: [db]}\n  db: {instances: 2, capacity: 1000}\n";
+    let dir = Scratch::new("slow-overload");
+    let path = dir.join("m.yaml");
+    std::fs::write(&path, text).unwrap();
+    let path = path.to_string_lossy().into_owned();
+    let run = nines(&[
+        "what-if",
+        &path,
+        "--slow",
+        "db=200ms",
+        "--scale-load",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(run.outcome, Outcome::Fail, "{}", run.stderr);
+    let out: Value = serde_json::from_str(&run.stdout).unwrap();
+    let overload = out["after"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "overload/api")
+        .expect("overload/api");
+    assert_eq!(overload["severity"], "error");
+    assert!(
+        overload["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("api gets 300 against 2 × 100 = 200: 150% of capacity"),
+        "{overload}"
+    );
+}
+
+/// From a review: a bulkhead that refuses calls cuts what api serves, but
+/// api's own pool is not full (12 of 200 busy): no next-loss row reads a
+/// "time held" made of the refusals. The bulkhead of 2 an instance
+/// admits 8 / 100 ms = 80/s of the 400 to the slowed db; those hold a
+/// worker 110 ms and the refused ones fail at once after api's own 10 ms:
+/// 80 × 0.11 + 320 × 0.01 = 12 in flight of 4 × 50 = 200.
+#[test]
+fn a_bulkheads_refusals_are_not_a_pool_held_longer() {
+    let text = "system: s\nentrypoints: [api]\ncomponents:\n  api: {instances: 4, capacity: 1000, load: 400, workers: 50, latency: {p99: 10ms}, depends_on: [{target: db, pool: 2, timeout: 2s}]}\n  db: {instances: 2, capacity: 5000, latency: {p99: 5ms}}\n";
+    let out = what_if("slow-bulkhead-rows", text, &["db=100ms"]);
+    let introduced: Vec<&str> = out["introduced"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    assert!(
+        !introduced.iter().any(|id| id.starts_with("headroom/api")),
+        "{introduced:?}"
+    );
+}

@@ -52,7 +52,7 @@ fn over(
     let model = cx.model;
     let c = model.component(id);
     let need = Need {
-        load,
+        load: offered,
         per_instance,
         survivors: up,
         spare: false,
@@ -157,12 +157,19 @@ impl Wording for Over {
             );
         }
         if self.load_shedding || self.limit.is_some() {
+            // Of what was offered, not of what a full pool admitted.
+            let offered = self.offered.unwrap_or(load);
             write!(
                 out,
-                "; with load_shedding it serves {} / {} = {} and refuses the rest",
+                "; with {} it serves {} / {} = {} and refuses the rest",
+                if self.load_shedding {
+                    "load_shedding"
+                } else {
+                    "its rate_limit"
+                },
                 amount(capacity),
-                amount(load),
-                whole_percent(capacity / load)
+                amount(offered),
+                whole_percent(capacity / offered)
             )?;
         } else {
             write!(
@@ -274,10 +281,17 @@ impl Analyzer for Overload {
             if !state.of(id).running {
                 continue;
             }
-            // A request pool that is full refuses what it cannot take in:
-            // its instances work on what it admits (as the state serves
-            // it); the full pool is `pool`'s and `headroom`'s finding.
-            let load = state.ceiling(id).map_or(offered, |c| offered.min(c.admits));
+            // A request pool that serves less than the capacity at normal
+            // latency refuses what it cannot take in: its instances work on
+            // what it admits, and the state never judges their capacity
+            // (the full pool is `pool`'s and `headroom`'s finding). Any
+            // other component's capacity is judged on all it is offered,
+            // as the state judges it, whatever a slowness holds back.
+            let pooled = cx.flow().pools().get(id.0).is_some_and(Option::is_some);
+            let load = match state.ceiling(id) {
+                Some(c) if pooled => offered.min(c.admits),
+                _ => offered,
+            };
             // Against its instances' capacity, or its rate limit below it.
             let utilization = if limit > 0.0 {
                 load / limit
@@ -426,6 +440,24 @@ components:
         assert_eq!(
             found[0].message().to_string(),
             "api gets 400 (what its request pool admits of the 500 offered) against 2 × 220 = 440: 91% of capacity, above the 80% ceiling of policy.max_utilization"
+        );
+    }
+
+    #[test]
+    fn a_rate_limit_behind_a_full_pool_serves_its_share_of_what_was_offered() {
+        // The pool admits 2 × 200 = 400 of 500; the rate limit serves 350
+        // of them: 350 / 500 = 70% of the requests, as the state serves.
+        let found = findings(
+            "system: s\ncomponents:\n  api: {instances: 2, capacity: 300, load: 500, rate_limit: 350, workers: 10, latency: {p99: 50ms}}\n",
+        );
+        assert_eq!(found.len(), 1);
+        assert!(
+            found[0]
+                .message()
+                .to_string()
+                .ends_with("with its rate_limit it serves 350 / 500 = 70% and refuses the rest"),
+            "{}",
+            found[0].message()
         );
     }
 
