@@ -100,6 +100,13 @@ pub struct Flow {
     movers: Arc<Vec<bool>>,
 }
 
+/// Whether what runs changed since `up` was last worked out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ran {
+    Changed,
+    Same,
+}
+
 /// [`Flow::movers`] of `model`.
 fn movers(model: &Model) -> Vec<bool> {
     let mut mover = vec![false; model.components.len()];
@@ -302,7 +309,7 @@ impl State {
             admitted: admitted(model, scenario),
         };
         state.ceilings = ceilings(model, scenario, flow.pools(), &state.components);
-        state.pass(model, flow);
+        state.pass(model, flow, Ran::Changed);
         state.judge(model);
         state.ok_fixed_point(model, flow);
         state
@@ -347,7 +354,7 @@ impl State {
             }
             // `ok` already carries every verdict: re-route on it.
             let before: Vec<bool> = self.components.iter().map(|c| c.ok).collect();
-            self.pass(model, flow);
+            self.pass(model, flow, if changed { Ran::Changed } else { Ran::Same });
             self.judge(model);
             self.ok_fixed_point(model, flow);
             for (c, was) in self.components.iter_mut().zip(&before) {
@@ -519,8 +526,9 @@ impl State {
     /// Who is up (running, required dependencies up) and who is ok (up,
     /// within capacity, required dependencies ok).
     fn ok_fixed_point(&mut self, model: &Model, flow: &Flow) {
-        let running: Vec<bool> = self.components.iter().map(|c| c.running).collect();
-        let up = scenario::up_given_with(model, &flow.callers, running);
+        // What is up follows from what runs, which nothing changed since
+        // the pass before it worked `up` out.
+        let up: Vec<bool> = self.components.iter().map(|c| c.up).collect();
         let within: Vec<bool> = self
             .components
             .iter()
@@ -537,14 +545,18 @@ impl State {
     /// The offered loads, in dependency order, with failover moves applied
     /// in rounds until they stop changing (at most one round per
     /// component); routing reads who is up and ok from before the pass.
-    fn pass(&mut self, model: &Model, flow: &Flow) {
+    fn pass(&mut self, model: &Model, flow: &Flow, ran: Ran) {
         // Routing reads `ok` as it stands: before the first pass that is
-        // "running" (`new`) and what is up follows from it.
-        let running: Vec<bool> = self.components.iter().map(|c| c.running).collect();
-        let up = scenario::up_given_with(model, &flow.callers, running);
-        for (c, up) in self.components.iter_mut().zip(up) {
-            c.up = up;
-            c.ok &= up;
+        // "running" (`new`) and what is up follows from it. Where nothing
+        // stopped running since `up` was worked out, it stands (and `ok`
+        // is within it).
+        if ran == Ran::Changed {
+            let running: Vec<bool> = self.components.iter().map(|c| c.running).collect();
+            let up = scenario::up_given_with(model, &flow.callers, running);
+            for (c, up) in self.components.iter_mut().zip(up) {
+                c.up = up;
+                c.ok &= up;
+            }
         }
         let handed: Vec<bool> = model
             .component_ids()
