@@ -197,8 +197,9 @@ pub struct WhatIf {
     /// Ids found before and not after, sorted.
     pub resolved: Vec<String>,
     /// Ids found before and after that are more severe after (a full pool
-    /// a warning before a loss, an error after it), sorted.
-    pub worsened: Vec<String>,
+    /// a warning before a loss, an error after it), sorted, each with its
+    /// severity before.
+    pub worsened: Vec<(String, Severity)>,
     /// Ids found after and not before about a component the change takes
     /// down (it was up before): the scenario itself, not introduced; sorted.
     pub taken_down: Vec<String>,
@@ -268,15 +269,11 @@ impl WhatIf {
     /// its severity before.
     pub fn worsened_findings(&self) -> impl Iterator<Item = (&Finding, Severity)> {
         self.after.findings.iter().filter_map(|f| {
-            self.worsened
-                .binary_search_by(|id| f.cmp_with(id).reverse())
+            let at = self
+                .worsened
+                .binary_search_by(|(id, _)| f.cmp_with(id).reverse())
                 .ok()?;
-            let before = self
-                .before
-                .findings
-                .iter()
-                .find(|b| b.has_id(&f.id().to_string()))?;
-            Some((f, before.severity))
+            Some((f, self.worsened[at].1))
         })
     }
 
@@ -705,19 +702,19 @@ impl Gone<'_> {
 
 /// The ids of findings present before and after whose severity rose,
 /// sorted; a finding about what the change lost is the scenario itself.
-fn worsened(before: &Audit, after: &Audit, lost: &Lost) -> Vec<String> {
+fn worsened(before: &Audit, after: &Audit, lost: &Lost) -> Vec<(String, Severity)> {
     let was: HashMap<String, Severity> = before
         .findings
         .iter()
         .map(|f| (f.id().to_string(), f.severity))
         .collect();
-    let mut out: Vec<String> = after
+    let mut out: Vec<(String, Severity)> = after
         .findings
         .iter()
         .filter_map(|f| {
             let id = f.id().to_string();
             let before = *was.get(&id)?;
-            (f.severity > before && !lost.is_subject(&id)).then_some(id)
+            (f.severity > before && !lost.is_subject(&id)).then_some((id, before))
         })
         .collect();
     out.sort();

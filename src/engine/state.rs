@@ -107,28 +107,6 @@ enum Ran {
     Same,
 }
 
-/// [`Flow::movers`] of `model`.
-fn movers(model: &Model) -> Vec<bool> {
-    let mut mover = vec![false; model.components.len()];
-    for (i, c) in model.components.iter().enumerate() {
-        if let Some(to) = c.failover_to {
-            mover[i] = true;
-            mover[to.0] = true;
-        }
-        for edge in &c.depends_on {
-            if let Some(cache) = edge.cached_by {
-                mover[cache.0] = true;
-            }
-            if edge.kind != EdgeKind::Target {
-                for t in &edge.targets {
-                    mover[t.0] = true;
-                }
-            }
-        }
-    }
-    mover
-}
-
 impl Flow {
     /// The graph, the order, the edges into each component and the intact
     /// loads.
@@ -145,7 +123,7 @@ impl Flow {
             intact,
             intact_passed,
             pools: Arc::new(Vec::new()),
-            movers: Arc::new(movers(model)),
+            movers: Arc::new(intact::movers(model)),
         };
         if super::concurrency::has_pools(model) {
             // Read off the intact state without them (the time each

@@ -194,3 +194,29 @@ pub fn carried(caller_load: f64, edge: &Edge, hit_rate: Option<f64>) -> f64 {
     }
     caller_load * edge.calls * (1.0 - hit_rate.unwrap_or(0.0))
 }
+
+/// Per component, whether it is a mover: whether it is ok moves load (a
+/// cache, an alternative of an edge with more than one target, or on a
+/// `failover_to` chain). The capacity tables are kept over the movers,
+/// and the load flow's routing reads `ok` of nothing else.
+#[must_use]
+pub fn movers(model: &Model) -> Vec<bool> {
+    let mut mover = vec![false; model.components.len()];
+    for (id, c) in model.components.iter().enumerate() {
+        if let Some(to) = c.failover_to {
+            mover[id] = true;
+            mover[to.0] = true;
+        }
+        for edge in &c.depends_on {
+            if let Some(cache) = edge.cached_by {
+                mover[cache.0] = true;
+            }
+            if edge.kind != EdgeKind::Target && edge.targets.len() > 1 {
+                for t in &edge.targets {
+                    mover[t.0] = true;
+                }
+            }
+        }
+    }
+    mover
+}

@@ -22,7 +22,7 @@ struct Wire<'a> {
     after: Side<'a>,
     introduced: &'a [String],
     resolved: &'a [String],
-    worsened: &'a [String],
+    worsened: Vec<&'a str>,
     taken_down: &'a [String],
     /// With `--slow`: every pool before and after, and who loses service.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -82,7 +82,7 @@ pub fn render_json(what_if: &WhatIf, out: &mut dyn Write) -> io::Result<()> {
         ),
         introduced: &what_if.introduced,
         resolved: &what_if.resolved,
-        worsened: &what_if.worsened,
+        worsened: what_if.worsened.iter().map(|(id, _)| id.as_str()).collect(),
         taken_down: &what_if.taken_down,
         slow: what_if.slow.as_ref(),
     };

@@ -519,6 +519,9 @@ fn the_intact_served_share_is_the_state_the_figure_counts() {
             nothing_fails *= c.availability.unwrap_or(1.0).powf(f64::from(c.instances));
         }
         let out = what_if(&text, &[], false, Some(1.0));
+        // Losing nothing changes nothing, severity included.
+        assert_eq!(out["worsened"], serde_json::json!([]), "seed {seed}");
+        assert_eq!(out["introduced"], serde_json::json!([]), "seed {seed}");
         for &e in &model.entrypoints {
             let name = &model.component(e).name;
             let served = out["before"]["served"][name].as_f64().unwrap();

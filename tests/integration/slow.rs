@@ -1226,23 +1226,33 @@ fn a_slowness_does_not_hide_an_overload_the_state_counts() {
 }
 
 /// From a review: a bulkhead that refuses calls cuts what api serves, but
-/// api's own pool is not full (12 of 200 busy): no next-loss row reads a
-/// "time held" made of the refusals. The bulkhead of 2 an instance
-/// admits 8 / 100 ms = 80/s of the 400 to the slowed db; those hold a
-/// worker 110 ms and the refused ones fail at once after api's own 10 ms:
-/// 80 × 0.11 + 320 × 0.01 = 12 in flight of 4 × 50 = 200.
+/// api's own pool is not full: the next-loss row reads what the state
+/// serves, with no "time held" made of the refusals and no `workers:`
+/// advice. The bulkhead of 2 an instance admits 4 × 2 / 100 ms = 80/s of
+/// the 400 to the slowed db (the state: 400 / 80 = 500%); those hold a
+/// worker 110 ms and the refused ones fail after api's own 10 ms:
+/// 80 × 0.11 + 320 × 0.01 = 12 in flight of 4 × 50 = 200. One instance
+/// fewer leaves 3 × 20 = 60: 400 / 60 = 667% = 500% × 4 / 3.
 #[test]
 fn a_bulkheads_refusals_are_not_a_pool_held_longer() {
     let text = "system: s\nentrypoints: [api]\ncomponents:\n  api: {instances: 4, capacity: 1000, load: 400, workers: 50, latency: {p99: 10ms}, depends_on: [{target: db, pool: 2, timeout: 2s}]}\n  db: {instances: 2, capacity: 5000, latency: {p99: 5ms}}\n";
     let out = what_if("slow-bulkhead-rows", text, &["db=100ms"]);
-    let introduced: Vec<&str> = out["introduced"]
+    let state = &out["after"]["state"]["api"];
+    assert!(near(&state["capacity"], 80.0), "{state}");
+    let row = out["after"]["headroom"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|v| v.as_str().unwrap())
-        .collect();
-    assert!(
-        !introduced.iter().any(|id| id.starts_with("headroom/api")),
-        "{introduced:?}"
-    );
+        .find(|r| r["component"] == "api" && r["lost"] == "instance")
+        .expect("api's instance row");
+    assert!(near(&row["utilization"], 400.0 / 60.0), "{row}");
+    let finding = out["after"]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["id"] == "headroom/api/instance")
+        .expect("headroom/api/instance");
+    let text = format!("{} {}", finding["message"], finding["help"]);
+    assert!(!text.contains("held per request"), "{text}");
+    assert!(!text.contains("workers:"), "{text}");
 }

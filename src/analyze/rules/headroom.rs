@@ -423,18 +423,9 @@ fn carried_per_instance(cx: &Context) -> Vec<Option<(f64, Option<Pool>)>> {
         .map(|id| {
             let c = model.component(id);
             let up = state.of(id).instances_up;
-            // Only where its own pool is full: a bulkhead's refusals cut
-            // what it serves without holding its workers any longer.
-            let full = |ceiling: crate::engine::scenario::Ceiling| {
-                state
-                    .of(id)
-                    .offered
-                    .is_some_and(|offered| ceiling.admits < offered * (1.0 - 1e-9))
-            };
             if slow
                 && let (Some(ceiling), Some(workers)) = (state.ceiling(id), c.workers)
                 && up > 0
-                && (full(ceiling) || ceiling.serves <= 0.0)
             {
                 let per = ceiling.serves / f64::from(up);
                 let written = c.capacity.map(|cap| cap.per_instance);
@@ -443,13 +434,18 @@ fn carried_per_instance(cx: &Context) -> Vec<Option<(f64, Option<Pool>)>> {
                     return None;
                 }
                 if written.is_none_or(|cap| per < cap) {
-                    return Some((
-                        per,
-                        Some(Pool {
-                            workers,
-                            held: f64::from(workers) / per,
-                        }),
-                    ));
+                    // A time held only where its own pool is full: a
+                    // bulkhead's refusals cut what it serves (each
+                    // instance's slots) without holding its workers longer.
+                    let full = state
+                        .of(id)
+                        .offered
+                        .is_some_and(|offered| ceiling.admits < offered * (1.0 - 1e-9));
+                    let pool = full.then(|| Pool {
+                        workers,
+                        held: f64::from(workers) / per,
+                    });
+                    return Some((per, pool));
                 }
             }
             match (pools.get(id.0).copied().flatten(), c.workers) {

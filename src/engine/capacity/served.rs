@@ -2,8 +2,8 @@
 //! component standing for its expected share.
 
 use super::relief::callers_upstream;
-use super::tables::movers;
 use super::{Compiled, Need};
+use crate::model::intact::movers;
 use crate::model::{Component, ComponentId, Model, Pseudo};
 
 /// The model whose figures are the served shares: the compiled model with

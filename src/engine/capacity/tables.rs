@@ -5,35 +5,8 @@
 
 use super::{MAX_MOVERS, MAX_VARS, Table};
 use crate::engine::state::Flow;
-use crate::model::intact::{carried, intact_share, passed};
+use crate::model::intact::{carried, intact_share, movers, passed};
 use crate::model::{ComponentId, Edge, EdgeKind, Model};
-
-/// Whether `id` is a mover: a cache, an alternative of an edge with more
-/// than one target, or on a `failover_to` chain.
-pub(super) fn movers(model: &Model) -> Vec<bool> {
-    let mut mover = vec![false; model.components.len()];
-    for c in &model.components {
-        if let Some(to) = c.failover_to {
-            mover[to.0] = true;
-        }
-        for edge in &c.depends_on {
-            if let Some(cache) = edge.cached_by {
-                mover[cache.0] = true;
-            }
-            if edge.kind != EdgeKind::Target && edge.targets.len() > 1 {
-                for t in &edge.targets {
-                    mover[t.0] = true;
-                }
-            }
-        }
-    }
-    for (id, c) in model.components.iter().enumerate() {
-        if c.failover_to.is_some() {
-            mover[id] = true;
-        }
-    }
-    mover
-}
 
 /// The components whose `failover_to` chain passes `target` before
 /// reaching an end, with the chain members between them and it.
