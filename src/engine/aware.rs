@@ -475,6 +475,11 @@ fn bound_by_structure(
                 "a failure that does not take this entrypoint down can take enough load off {} to change how many of its instances it needs, and an `any_of` or `at_least` edge routes around an alternative whose need capacity sets, neither of which the figure counts on: the capacity-blind figure above",
                 model.component(relief.component).name,
             )
+        } else if let Some(&c) = compiled.unrouted.first() {
+            format!(
+                "where fewer of an `at_least` edge's alternatives are ok than it needs, its load goes to those still running, and the load of {} then depends on which of the others run, which nines does not table: its need is taken at its worst, the capacity-blind figure above",
+                model.component(c).name,
+            )
         } else {
             format!(
                 "the load of {} depends on more movers than nines tables ({}), or falls when one is lost: its need is taken at its worst, the capacity-blind figure above",

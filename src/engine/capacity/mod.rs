@@ -124,6 +124,10 @@ pub struct Compiled {
     /// table, or a table that was not monotone): figures that reach them
     /// are lower bounds.
     pub approximate: Vec<ComponentId>,
+    /// Those of `approximate` whose need is a bound because an
+    /// `at_least` edge with fewer alternatives ok than it needs routes by
+    /// who still runs, which the tables do not say ([`tables::Routing`]).
+    pub unrouted: Vec<ComponentId>,
     /// The load tables, per original component.
     pub tables: Vec<Table>,
     /// What can relieve each need, worked out when first asked
@@ -150,25 +154,37 @@ pub fn compile(model: &Model, cold: bool) -> Compiled {
 #[must_use]
 pub fn compile_with(model: &Model, cold: bool, relief: bool) -> Compiled {
     let flow = Flow::new(model);
-    let (tables, truncated, all_movers) = tables(model, &flow, cold);
+    let (tables, truncated, all_movers, least) = tables(model, &flow, cold);
     // Each need reads only its own table: worked out on every core, kept
-    // in component order.
-    let worked: Vec<(Need, bool)> = (0..model.components.len())
+    // in component order. Where routing the tables cannot settle gave
+    // them a least and a most load, the need is the most's, and it is a
+    // bound unless the least needs as much.
+    let worked: Vec<(Need, bool, bool)> = (0..model.components.len())
         .into_par_iter()
         .map(|i| {
             let id = ComponentId(i);
             if truncated[i] {
-                truncated_need(model, &flow, id, &tables[i], all_movers[i].as_deref())
+                let (need, bound) =
+                    truncated_need(model, &flow, id, &tables[i], all_movers[i].as_deref());
+                (need, bound, false)
             } else {
-                need_of(model, id, &tables[i])
+                let (need, relief) = need_of(model, id, &tables[i]);
+                let open = least
+                    .as_ref()
+                    .is_some_and(|least| need_of(model, id, &least[i]).0 != need);
+                (need, relief, open)
             }
         })
         .collect();
     let mut needs = Vec::with_capacity(model.components.len());
     let mut approximate = Vec::new();
-    for (i, (need, relief)) in worked.into_iter().enumerate() {
-        if need != Need::Structural && (relief || truncated[i]) {
+    let mut unrouted = Vec::new();
+    for (i, (need, relief, open)) in worked.into_iter().enumerate() {
+        if need != Need::Structural && (relief || open || truncated[i]) {
             approximate.push(ComponentId(i));
+        }
+        if open && need != Need::Structural {
+            unrouted.push(ComponentId(i));
         }
         needs.push(need);
     }
@@ -213,6 +229,7 @@ pub fn compile_with(model: &Model, cold: bool, relief: bool) -> Compiled {
             origin,
             needs,
             approximate,
+            unrouted,
             tables,
             relief: None,
         };
@@ -235,6 +252,7 @@ pub fn compile_with(model: &Model, cold: bool, relief: bool) -> Compiled {
         origin,
         needs,
         approximate,
+        unrouted,
         tables,
         relief,
     }

@@ -154,8 +154,12 @@ pub(super) fn tables(
     model: &Model,
     flow: &Flow,
     cold: bool,
-) -> (Vec<Table>, Vec<bool>, Vec<Option<Vec<ComponentId>>>) {
-    let n = model.components.len();
+) -> (
+    Vec<Table>,
+    Vec<bool>,
+    Vec<Option<Vec<ComponentId>>>,
+    Option<Vec<Table>>,
+) {
     let mover = movers(model);
     let sources = failover_sources(model);
     let vars = var_sets(model, flow, &mover, &sources);
@@ -164,6 +168,67 @@ pub(super) fn tables(
         .iter()
         .map(|v| v.as_ref().is_none_or(|v| v.len() > MAX_VARS))
         .collect();
+    let mut ambiguous = false;
+    let least = settle_tables(
+        model,
+        flow,
+        cold,
+        &vars,
+        &worst,
+        &truncated,
+        &sources,
+        Routing::Least,
+        &mut ambiguous,
+    );
+    if !ambiguous {
+        return (least, truncated, vars, None);
+    }
+    let most = settle_tables(
+        model,
+        flow,
+        cold,
+        &vars,
+        &worst,
+        &truncated,
+        &sources,
+        Routing::Most,
+        &mut ambiguous,
+    );
+    (most, truncated, vars, Some(least))
+}
+
+/// How an `at_least` edge with fewer alternatives ok than it needs is
+/// routed in a table. The load flow then sends it to the alternatives
+/// that are up, or failing that running ([`crate::engine::state::State::routed`]),
+/// and a table knows only which are ok: `Least` takes every alternative
+/// that is not ok as running (the smallest share on each), `Most` each
+/// as not running unless it is the one the share goes to (the largest).
+/// The load flow's share lies between the two.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Routing {
+    Least,
+    Most,
+}
+
+/// The tables in rounds until they settle, with `routing` where who is
+/// ok leaves the routing open; `ambiguous` is set when that happened
+/// with load to route.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the per-model lists worked out once for both routings"
+)]
+fn settle_tables(
+    model: &Model,
+    flow: &Flow,
+    cold: bool,
+    vars: &[Option<Vec<ComponentId>>],
+    worst: &[Option<f64>],
+    truncated: &[bool],
+    sources: &[Vec<(ComponentId, Vec<ComponentId>)>],
+    routing: Routing,
+    ambiguous: &mut bool,
+) -> Vec<Table> {
+    let n = model.components.len();
     let mut tables: Vec<Table> = (0..n)
         .map(|i| match &vars[i] {
             Some(v) if v.len() <= MAX_VARS => Table {
@@ -207,9 +272,9 @@ pub(super) fn tables(
             let mut offered = Vec::with_capacity(size);
             let mut edges = Vec::with_capacity(size);
             let inbound = inbound(model, flow, &tables, id);
-            let loads = inbound
-                .as_ref()
-                .map(|(base, edges)| edge_loads(model, &tables, id, *base, edges, cold));
+            let loads = inbound.as_ref().map(|(base, edges)| {
+                edge_loads(model, &tables, id, *base, edges, cold, routing, ambiguous)
+            });
             for bits in 0..size {
                 let a = Assignment {
                     vars: &tables[id.0].vars,
@@ -246,7 +311,7 @@ pub(super) fn tables(
             break;
         }
     }
-    (tables, truncated, vars)
+    tables
 }
 
 /// One in-edge of a tabled component, with what its table's combinations
@@ -329,6 +394,10 @@ pub(super) fn inbound<'m>(
 /// (its failover moves not counted): its intact load `base` plus the
 /// change of each in-flow, summed in the in-edges' order as
 /// [`crate::engine::state::State`] sums them (not yet clamped at 0).
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the routing and its flag travel with the tables"
+)]
 pub(super) fn edge_loads(
     model: &Model,
     tables: &[Table],
@@ -336,6 +405,8 @@ pub(super) fn edge_loads(
     base: f64,
     inbound: &[Inbound],
     cold: bool,
+    routing: Routing,
+    ambiguous: &mut bool,
 ) -> Vec<f64> {
     let vars = &tables[id.0].vars;
     let size = tables[id.0].offered.len();
@@ -363,7 +434,14 @@ pub(super) fn edge_loads(
                 match offered[index] {
                     None => 0.0,
                     Some(load) => {
-                        let share = edge.share(id, bits);
+                        let (least, most) = edge.share(id, bits);
+                        if (least - most).abs() > f64::EPSILON && load > 0.0 {
+                            *ambiguous = true;
+                        }
+                        let share = match routing {
+                            Routing::Least => least,
+                            Routing::Most => most,
+                        };
                         if share == 0.0 {
                             0.0
                         } else {
@@ -386,16 +464,21 @@ pub(super) fn edge_loads(
 impl Inbound<'_> {
     /// The share of this edge that reaches `target` under the combination
     /// `bits`: the routing of [`crate::engine::state::State::routed`], with
-    /// "not ok" taken as "not up" and everything running.
-    fn share(&self, target: ComponentId, bits: usize) -> f64 {
+    /// "not ok" taken as "not up". Where fewer alternatives are ok than
+    /// the edge needs, the load flow routes by who is up or running, which
+    /// the combination does not say: the smallest share (every other
+    /// alternative running) and the largest (none running but the ok ones
+    /// and `target`). Otherwise both are the same.
+    fn share(&self, target: ComponentId, bits: usize) -> (f64, f64) {
         if self.alternatives.is_empty() {
-            return 1.0;
+            return (1.0, 1.0);
         }
         let routed = |&(_, bit, fails_over): &(ComponentId, Option<u32>, bool)| {
             fails_over || bit.is_none_or(|j| bits & (1 << j) != 0)
         };
         let k = (self.edge.at_least as usize).max(1);
-        let all = self.alternatives.iter().filter(|t| routed(t)).count() < k;
+        let ok = self.alternatives.iter().filter(|t| routed(t)).count();
+        let all = ok < k;
         let most = if self.switchover { k } else { usize::MAX };
         let (mut len, mut reached) = (0usize, false);
         for t in &self.alternatives {
@@ -407,12 +490,18 @@ impl Inbound<'_> {
                 len += 1;
             }
         }
-        if !reached {
-            return 0.0;
-        }
         #[allow(clippy::cast_precision_loss, reason = "a handful of targets")]
-        let share = 1.0 / len as f64;
-        share
+        let least = if reached { 1.0 / len as f64 } else { 0.0 };
+        if !all {
+            return (least, least);
+        }
+        // Only the ok alternatives and `target` running: fewer than `k`,
+        // so a switchover keeps them all.
+        let target_ok = self.alternatives.iter().any(|t| t.0 == target && routed(t));
+        let running = if target_ok { ok } else { ok + 1 };
+        #[allow(clippy::cast_precision_loss, reason = "a handful of targets")]
+        let largest = 1.0 / running.max(1) as f64;
+        (least, largest)
     }
 }
 
@@ -482,7 +571,7 @@ pub(super) fn moved_in(
 }
 
 /// An upper bound on every component's load in any state: every edge at
-/// its largest share (`1 / at_least` of an `any_of`/`at_least`), every
+/// its largest share (all of it, an alternative that alone runs), every
 /// cache lost, every failover source's load moved in. Used where a load
 /// depends on too many movers to table.
 #[must_use]
@@ -524,12 +613,9 @@ pub(super) fn worst_loads(
                 } else {
                     edge.hit_rate
                 };
-                #[allow(clippy::cast_precision_loss, reason = "a handful of targets")]
-                let share = match edge.kind {
-                    EdgeKind::Target => 1.0,
-                    _ => 1.0 / f64::from(edge.at_least.max(1)),
-                };
-                let after = carried(passed(from, from.instances, w), edge, hit) * share;
+                // An alternative may be the only one running: the whole
+                // edge (`State::routed` falls back to who is running).
+                let after = carried(passed(from, from.instances, w), edge, hit);
                 delta += (after - before).max(0.0);
             }
             let edges = base + delta;
