@@ -463,7 +463,7 @@ pub fn compare_with(model: &Model, intact: &Intact, change: &Change, today: Date
     // scenario lost is taken out of it: as every state of it reads them.
     let counted = crate::engine::throughput::limited_with(changed, &flow);
     let after_figures = crate::engine::availability_as_given(
-        &down_for_figures(counted.as_ref().unwrap_or(changed), scenario),
+        &figures_model(counted.as_ref().unwrap_or(changed), scenario),
         scenario.cold,
     );
     let after_options = super::Options {
@@ -720,6 +720,16 @@ fn worsened(before: &Audit, after: &Audit, lost: &Lost) -> Vec<(String, Severity
     out.sort();
     out.dedup();
     out
+}
+
+/// The model whose figures are the scenario's: [`down_for_figures`], with
+/// each written load moved by what the scenario stops reaching it (a
+/// shedding caller that lost instances passes less), as the scenario's
+/// load flow moves it. Without it the copy's own intact flow would take
+/// the degraded pass as normal and keep the written load behind it.
+#[must_use]
+pub fn figures_model(model: &Model, scenario: &Scenario) -> Model {
+    crate::model::intact::with_loads_moved(model, down_for_figures(model, scenario)).0
 }
 
 /// A copy of `model` for the availability figures of the scenario: the

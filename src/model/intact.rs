@@ -141,6 +141,26 @@ pub fn loads_changed_past_zero(
     (load, past_zero)
 }
 
+/// `changed` (a copy of `model` whose edges, instances or capacities
+/// changed) with each written load moved by the change of what reaches
+/// it, as the load flow moves it in a scenario ([`loads_changed`]):
+/// otherwise a written load stays as written whatever its callers stop
+/// sending. Also whether one would have moved below 0 (held at 0).
+#[must_use]
+pub fn with_loads_moved(model: &Model, mut changed: Model) -> (Model, bool) {
+    // Only the order of the calls is needed, not a whole flow.
+    let order = DependencyOrder::new(&crate::model::graph::ComponentGraph::new(model));
+    let (loads, past_zero) = loads_changed_past_zero(model, &changed, &order);
+    for (c, load) in changed.components.iter_mut().zip(loads) {
+        if let (Some(cap), Some(load)) = (&mut c.capacity, load)
+            && !cap.derived
+        {
+            cap.load = load;
+        }
+    }
+    (changed, past_zero)
+}
+
 /// The share of an edge's flow that reaches `target` in the intact state:
 /// all of it for a `target` edge; for `any_of`/`at_least`, an even split
 /// over every target, or over the first `at_least` when the edge has

@@ -417,24 +417,10 @@ fn passing_less(model: &Model, stopped: &[ComponentId], shedding: &[(ComponentId
 }
 
 /// `changed` (a copy of `model` that passes less somewhere) with each
-/// written load moved by the change of what reaches it, as the load flow
-/// moves it in a scenario ([`intact::loads_changed`]): otherwise a written
-/// load stays as written whatever its callers stop sending.
-fn with_loads_moved(model: &Model, mut changed: Model) -> Quiet {
-    // Only the order of the calls is needed, not a whole flow.
-    let order = intact::DependencyOrder::new(&crate::model::graph::ComponentGraph::new(model));
-    let (loads, past_zero) = intact::loads_changed_past_zero(model, &changed, &order);
-    for (c, load) in changed.components.iter_mut().zip(loads) {
-        if let (Some(cap), Some(load)) = (&mut c.capacity, load)
-            && !cap.derived
-        {
-            cap.load = load;
-        }
-    }
-    Quiet {
-        model: changed,
-        past_zero,
-    }
+/// written load moved ([`intact::with_loads_moved`]).
+fn with_loads_moved(model: &Model, changed: Model) -> Quiet {
+    let (model, past_zero) = intact::with_loads_moved(model, changed);
+    Quiet { model, past_zero }
 }
 
 /// A copy of the model that passes less somewhere, its written loads
