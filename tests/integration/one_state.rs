@@ -251,9 +251,57 @@ components:
         over["message"]
             .as_str()
             .unwrap()
-            .starts_with("api gets 100 against its rate_limit of 60 = 60: 167% of capacity"),
+            .starts_with("api gets 100 against its rate_limit of 60: 167% of its limit"),
         "{}",
         over["message"]
+    );
+    // The help raises the limit: the 3 instances carry 3 × 50 = 150 of
+    // the 100, and instances do not raise a limit (it once said "run 2
+    // instances" beside a fleet of 3).
+    let help = over["help"].as_str().unwrap();
+    assert!(
+        help.starts_with("raise its rate_limit to at least 100, or cut the load reaching it: the 3 instances up carry 150"),
+        "{help}"
+    );
+}
+
+/// A rate limit above what the instances carry, and below the load:
+/// 4 × 100 = 400 carry less than the 500 offered and the limit of 300 lets
+/// through less still. Losing one instance leaves 3 × 100 = 300, exactly
+/// the limit: the survivors carry all it admits, so the state sheds and
+/// does not collapse, and the headroom row judges the limit (500 / 300 =
+/// 167%, a warning; it once read "a capacity redistribution cascade").
+/// The help needs both: 5 instances for the 500 and a limit of 500.
+#[test]
+fn a_rate_limit_the_survivors_carry_is_what_refuses() {
+    let text = r"system: limit
+components:
+  api: {instances: 4, capacity: 100, load: 500, rate_limit: 300}
+";
+    let lost = what_if(text, &["api:1"], false, None);
+    assert_eq!(
+        lost["after"]["state"]["api"]["up"], true,
+        "{}",
+        lost["after"]["state"]
+    );
+    let report = check_json("limit.yaml", text);
+    let row = finding(&report, "headroom/api/instance");
+    assert_eq!(row["severity"], "warning");
+    let message = row["message"].as_str().unwrap();
+    assert!(
+        message.contains("500 against its rate_limit of 300: 167% of its limit"),
+        "{message}"
+    );
+    assert!(
+        message.contains("the limit serves 300 / 500 = 60%"),
+        "{message}"
+    );
+    let over = finding(&report, "overload/api");
+    let help = over["help"].as_str().unwrap();
+    assert!(
+        help.starts_with("run 5 instances (ceil(500 / (100 × 1)))")
+            && help.ends_with("and raise its rate_limit to at least 500: the limit is the whole component's and does not grow with instances"),
+        "{help}"
     );
 }
 

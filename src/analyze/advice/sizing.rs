@@ -494,6 +494,44 @@ pub(crate) fn write_role(
     )
 }
 
+/// Help for a load over a `rate_limit` that binds (below what the
+/// instances up carry): a limit is the whole component's and does not
+/// grow with instances, so the help raises it (to the load within
+/// `policy.max_utilization`) and says what the instances carry, or, where
+/// they do not carry it either, adds the limit to the fleet's help.
+pub(crate) fn write_rate_limit(
+    out: &mut fmt::Formatter<'_>,
+    (load, max): (f64, f64),
+    (up, carried): (u32, f64),
+    fleet: Option<&dyn Fn(&mut fmt::Formatter<'_>) -> fmt::Result>,
+) -> fmt::Result {
+    let need = if (max - 1.0).abs() < 1e-12 {
+        amount(load)
+    } else {
+        format!(
+            "{} ({} / {}, policy.max_utilization)",
+            amount(load / max),
+            amount(load),
+            whole_percent(max)
+        )
+    };
+    match fleet {
+        Some(fleet) if load > carried * max + 1e-9 => {
+            fleet(out)?;
+            write!(
+                out,
+                "; and raise its rate_limit to at least {need}: the limit is the whole component's and does not grow with instances"
+            )
+        }
+        _ => write!(
+            out,
+            "raise its rate_limit to at least {need}, or cut the load reaching it: the {up} {} up carry {}, so the limit is what refuses (it is the whole component's: more instances do not raise it)",
+            if up == 1 { "instance" } else { "instances" },
+            amount(carried)
+        ),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

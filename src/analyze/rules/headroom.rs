@@ -197,7 +197,7 @@ impl Wording for Overloaded {
         if let Some(limit) = self.limit {
             write!(
                 out,
-                ": {} against its rate_limit of {} = {} of capacity, above the {} ceiling; ",
+                ": {} against its rate_limit of {}: {} of its limit, above the {} ceiling; ",
                 amount(self.load),
                 amount(limit),
                 percent_against(row.utilization, self.max),
@@ -247,6 +247,11 @@ impl Wording for Overloaded {
                 why,
                 (self.load, self.per_instance, self.row.survivors, self.max),
             )
+        } else if self.limit.is_some() {
+            let survivors = self.row.survivors;
+            let carried = f64::from(survivors) * self.per_instance;
+            let fleet = |out: &mut fmt::Formatter<'_>| self.sizing(out);
+            sizing::write_rate_limit(out, (self.load, self.max), (survivors, carried), Some(&fleet))
         } else {
             self.sizing(out)?;
             // More workers help only while the capacity and a rate limit
@@ -563,11 +568,12 @@ fn check_within(cx: &Context, audit: &mut Audit, bound: u64) {
     }
 }
 
-/// `c`'s `rate_limit` where it is below what `survivors` instances of
-/// `per_instance` carry: the rate it accepts then.
+/// `c`'s `rate_limit` where it is at most what `survivors` instances of
+/// `per_instance` carry: the rate it accepts then, which they carry (the
+/// state sheds the rest; it does not collapse).
 fn limit_of(c: &Component, survivors: u32, per_instance: f64) -> Option<f64> {
     c.rate_limit
-        .filter(|&l| l < f64::from(survivors) * per_instance)
+        .filter(|&l| l <= f64::from(survivors) * per_instance * (1.0 + 1e-12))
 }
 
 /// What a contingency is, in words (`None`: one instance).

@@ -70,7 +70,7 @@ fn over(
         consumer: c.depends_on.iter().any(|e| e.pull),
         limit: c
             .rate_limit
-            .filter(|&l| l < f64::from(up) * per_instance),
+            .filter(|&l| l <= f64::from(up) * per_instance * (1.0 + 1e-12)),
         offered: (offered > load * (1.0 + 1e-12)).then_some(offered),
         follows,
         role,
@@ -129,18 +129,27 @@ impl Wording for Over {
                 amount(offered)
             )
         });
-        write!(
-            out,
-            "{} gets {}{admitted} against {fleet} = {}: {} of capacity",
-            self.component,
-            amount(load),
-            amount(capacity),
-            if utilization.is_finite() {
-                whole_percent(utilization)
-            } else {
-                "all".to_owned()
-            },
-        )?;
+        let percent = if utilization.is_finite() {
+            whole_percent(utilization)
+        } else {
+            "all".to_owned()
+        };
+        if self.limit.is_some() {
+            write!(
+                out,
+                "{} gets {}{admitted} against {fleet}: {percent} of its limit",
+                self.component,
+                amount(load),
+            )?;
+        } else {
+            write!(
+                out,
+                "{} gets {}{admitted} against {fleet} = {}: {percent} of capacity",
+                self.component,
+                amount(load),
+                amount(capacity),
+            )?;
+        }
         if utilization <= 1.0 + 1e-12 {
             return write!(
                 out,
@@ -207,11 +216,15 @@ impl Wording for Over {
                 why,
                 (load, self.per_instance, self.up, max),
             )
+        } else if self.limit.is_some() {
+            let carried = f64::from(self.up) * self.per_instance;
+            let fleet = |out: &mut fmt::Formatter<'_>| self.sizing.write_overload(out);
+            sizing::write_rate_limit(out, (load, max), (self.up, carried), Some(&fleet))
         } else {
             self.sizing.write_overload(out)?;
             if self.consumer {
                 out.write_str("; a consumer can also be left to lag while the backlog fits the queue's retention and drains once the input falls")
-            } else if self.load_shedding || self.limit.is_some() {
+            } else if self.load_shedding {
                 Ok(())
             } else {
                 out.write_str("; where overload must be survived for a while, `load_shedding: true` (admission control) serves what fits and refuses the rest")
@@ -252,7 +265,7 @@ static DOC: RuleDoc = RuleDoc {
     checks: "For every running component with `capacity`, in the state being checked: the load that reaches it (its `load`, or the sum of what its callers send it, and in a `what-if` scenario that load plus the change of its in-flows and any failover load) against `instances up × capacity`; with a request pool (`workers`) that is full, what the pool admits (the rest it refuses, as `pool` and `headroom` say). Above 100% is an error (with `load_shedding: true` the message gives the share still served); above `policy.max_utilization` a warning. `nines check` judges the intact state at peak; `nines what-if` the changed one, and `headroom` the state after each further loss.",
     why: "A component asked for more than it can serve at peak, with nothing lost, is already failing: it falls behind every second, its queues grow, callers time out and retry, and the overload spreads. This is the first sentence of a collapse, and every loss-of-capacity analysis assumes it is not already happening.",
     example: "components:\n  api: {instances: 4, capacity: 100, load: 500}   # overload/api: 500 / (4 × 100) = 125%",
-    fix: "Add instances (`ceil(load / (capacity × max_utilization))`), cut the load that reaches the component (a cache in front, fewer calls per request), or, where an overload must be survived, `load_shedding: true` so that it serves what fits and refuses the rest. A managed service (`managed: true`, or `kind: saas`/`external`) cannot be given instances: raise the provider's quota or rate limit, or cut the load.",
+    fix: "Add instances (`ceil(load / (capacity × max_utilization))`), cut the load that reaches the component (a cache in front, fewer calls per request), or, where an overload must be survived, `load_shedding: true` so that it serves what fits and refuses the rest. A `rate_limit` that refuses is the whole component's: raise it (more instances do not). A managed service (`managed: true`, or `kind: saas`/`external`) cannot be given instances: raise the provider's quota or rate limit, or cut the load.",
 };
 
 // ---- the check ----
