@@ -129,6 +129,9 @@ pub struct Network {
     pub warmup_s: Vec<Option<f64>>,
     /// Whether each component sheds load.
     pub shedding: Vec<bool>,
+    /// Each component's `rate_limit` over its steady load (`None`: no
+    /// limit): past it the excess is refused at once, as shedding does.
+    pub limit: Vec<Option<f64>>,
     /// Whether each component refuses connections while down (`down:
     /// refuse`) rather than holding them to the callers' timeout.
     pub refuses: Vec<bool>,
@@ -426,6 +429,12 @@ impl Network {
                 })
                 .collect(),
             shedding: model.components.iter().map(|c| c.load_shedding).collect(),
+            limit: model
+                .components
+                .iter()
+                .zip(&load)
+                .map(|(c, &l)| Some(c.rate_limit? / l.filter(|&l| l > 0.0)?))
+                .collect(),
             refuses: model
                 .components
                 .iter()

@@ -1243,10 +1243,33 @@ fn capacity(
 }
 
 /// One step of one component with `offered` arriving and capacity `cap`.
-/// Without load shedding the excess queues; once the queue holds more than
-/// the callers' timeout of work, every answer is late (failure 1) and the
-/// instance does not warm. With shedding the excess is refused at once.
+/// A `rate_limit` first refuses what is above it, at once; of what it
+/// admits, without load shedding the excess queues; once the queue holds
+/// more than the callers' timeout of work, every answer is late (failure
+/// 1) and the instance does not warm. With shedding the excess is refused
+/// at once.
 fn update(
+    net: &Network,
+    c: usize,
+    s: &mut State,
+    offered: f64,
+    cap: Option<f64>,
+    held_attempts: bool,
+) {
+    match net.limit[c] {
+        Some(limit) if offered > limit => {
+            admit(net, c, s, limit, cap, held_attempts);
+            s.offered = offered;
+            // The refused share fails; of the admitted, what `admit` says.
+            let refused = 1.0 - limit / offered;
+            s.failure = refused + (1.0 - refused) * s.failure;
+        }
+        _ => admit(net, c, s, offered, cap, held_attempts),
+    }
+}
+
+/// [`update`] on what the rate limit admits.
+fn admit(
     net: &Network,
     c: usize,
     s: &mut State,

@@ -155,7 +155,7 @@ static DOC: RuleDoc = RuleDoc {
     id: "metastable/<component>",
     severity: "warning",
     summary: "After an outage a component without load shedding gets more retries than its cold capacity and cannot recover on its own.",
-    checks: "For every component with `capacity` and `load` and without `load_shedding`, two restarts. Alone, while its callers stay up (a lost host or zone): they have been failing and retrying, so it is offered λ × k, λ its steady load (the caches in front of it did not restart) and k the attempts per request when every call fails (the product of `1 + retries`, or `1 + min(retries, retry_budget)`, along the required calls, weighted by the share of the load each path carries, times `1 + policy.client_retries`; a degradable call is switched off while its target is collapsed, so it does not count), and C its cold capacity: `instances × capacity`, times `policy.cold_capacity` (default 50%) when it has a `warmup`. After a full outage: its callers restart a wave after it with nothing in flight, so no herd forms unless λ_cold alone (its load with the caches in front of it empty) is above C. λ × k > C or λ_cold > C is reported, with the share to admit at the edge, C / (kλ) (or C / λ_cold). `nines recover --lose` and `nines recover --outage` simulate the same two states: a model just below each threshold converges, one above it does not.",
+    checks: "For every component with `capacity` and `load` and without `load_shedding`, two restarts. Alone, while its callers stay up (a lost host or zone): they have been failing and retrying, so it is offered λ × k, λ its steady load (the caches in front of it did not restart) and k the attempts per request when every call fails (the product of `1 + retries`, or `1 + min(retries, retry_budget)`, along the required calls, weighted by the share of the load each path carries, times `1 + policy.client_retries`; a degradable call is switched off while its target is collapsed, so it does not count), and C its cold capacity: `instances × capacity`, times `policy.cold_capacity` (default 50%) when it has a `warmup`. After a full outage: its callers restart a wave after it with nothing in flight, so no herd forms unless λ_cold alone (its load with the caches in front of it empty) is above C. With a `rate_limit`, only what it admits can queue (the rest is refused at once): min(λ × k, rate_limit) and min(λ_cold, rate_limit) are compared. λ × k > C or λ_cold > C is reported, with the share to admit at the edge, C / (kλ) (or C / λ_cold). `nines recover --lose` and `nines recover --outage` simulate the same two states: a model just below each threshold converges, one above it does not.",
     why: "A server without load shedding queues what it cannot serve. After an outage every caller has been failing and is retrying, so the restarted server is offered λ × k at its lowest capacity; its queue grows past the callers' timeout, every answer comes too late, every call fails and is retried, and the load stays at λ × k: the failure sustains itself after its trigger is gone (a metastable failure). To leave it the offered load must fall below C / k, not below C: with k = 4 shedding 20% at the edge changes nothing, shedding 75% works.",
     example: "components:\n  edge: {depends_on: [{target: app, retries: 3}]}\n  app: {capacity: 1000, load: 1000}   # metastable/app: 1000 × 4 = 4000 > 1000",
     fix: "Give the component `load_shedding: true` (it then serves its capacity and refuses the rest cheaply), cap the callers' retries with `retry_budget`, or plan the restart: admit at most C / (kλ) at the edge and ramp up as capacity warms (`nines recover` gives the schedule).",
@@ -196,8 +196,11 @@ fn traps(
             cold: figures.per_instance * f64::from(component.instances) * share,
             share,
         };
-        if trap.lambda * trap.k > trap.cold * (1.0 + 1e-12)
-            || trap.lambda_full > trap.cold * (1.0 + 1e-12)
+        // A rate limit refuses what is above it at once: what it admits
+        // is all that can queue.
+        let admitted = |offered: f64| component.rate_limit.map_or(offered, |l| offered.min(l));
+        if admitted(trap.lambda * trap.k) > trap.cold * (1.0 + 1e-12)
+            || admitted(trap.lambda_full) > trap.cold * (1.0 + 1e-12)
         {
             out.push((id, trap));
         }
@@ -313,5 +316,20 @@ mod tests {
         // A 10% budget: k = 1.1, 130 × 1.1 = 143 <= 500.
         let budget = model(130).replace("timeout: 1s", "timeout: 1s, retry_budget: 10%");
         assert!(run(&budget).findings.is_empty());
+    }
+
+    #[test]
+    fn a_rate_limit_within_the_cold_capacity_admits_no_herd() {
+        // λ × k = 130 × 4 = 520 arrive; a limit of 450 admits 450 ≤ C = 500
+        // and refuses the other 70 at once: nothing queues, no trap, and the
+        // simulation converges (the state of `check` sheds there too).
+        let limited = model(130).replace("warmup: 5m}", "warmup: 5m, rate_limit: 450}");
+        assert!(run(&limited).findings.is_empty());
+        assert!(converges(&limited, true));
+        // A limit of 510 admits 510 > 500: the admitted excess queues,
+        // the trap stands and the simulation stays stuck.
+        let loose = model(130).replace("warmup: 5m}", "warmup: 5m, rate_limit: 510}");
+        assert_eq!(run(&loose).findings.len(), 1);
+        assert!(!converges(&loose, true));
     }
 }
