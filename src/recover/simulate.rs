@@ -1246,8 +1246,8 @@ fn capacity(
 /// A `rate_limit` first refuses what is above it, at once; of what it
 /// admits, without load shedding the excess queues; once the queue holds
 /// more than the callers' timeout of work, every answer is late (failure
-/// 1) and the instance does not warm. With shedding the excess is refused
-/// at once.
+/// of one) and the instance does not warm. With shedding the excess is
+/// refused at once.
 fn update(
     net: &Network,
     c: usize,
