@@ -100,6 +100,58 @@ pub struct Flow {
     movers: Arc<Vec<bool>>,
 }
 
+/// What the last [`State::offer`] of a settling state read: what each
+/// component passed on, who was ok, up and running, and what failed over
+/// into each (empty before the first).
+#[derive(Debug, Default)]
+struct Track {
+    passing: Vec<f64>,
+    flags: Vec<u8>,
+    failover_in: Vec<f64>,
+    /// [`flag_readers`], built on the first offer that needs it.
+    readers: Vec<Vec<ComponentId>>,
+}
+
+impl Track {
+    /// Ok, up and running, the flags routing reads, as bits.
+    fn flags(c: &ComponentState) -> u8 {
+        u8::from(c.ok) | (u8::from(c.up) << 1) | (u8::from(c.running) << 2)
+    }
+}
+
+/// Per component, who reads its flags (ok, up, running) when their load
+/// is worked out: every target of an `any_of`/`at_least` edge it is an
+/// alternative of, and of an edge it is the cache of.
+fn flag_readers(model: &Model) -> Vec<Vec<ComponentId>> {
+    let mut readers: Vec<Vec<ComponentId>> = vec![Vec::new(); model.components.len()];
+    for c in &model.components {
+        for edge in &c.depends_on {
+            if edge.kind != EdgeKind::Target {
+                for &alternative in &edge.targets {
+                    readers[alternative.0].extend_from_slice(&edge.targets);
+                }
+            }
+            if let Some(cache) = edge.cached_by {
+                readers[cache.0].extend_from_slice(&edge.targets);
+            }
+        }
+    }
+    for r in &mut readers {
+        r.sort_unstable();
+        r.dedup();
+    }
+    readers
+}
+
+/// Marks what `id` calls to be worked out again (its passing moved).
+fn mark_targets(model: &Model, id: ComponentId, dirty: &mut [bool]) {
+    for edge in &model.component(id).depends_on {
+        for t in &edge.targets {
+            dirty[t.0] = true;
+        }
+    }
+}
+
 /// Whether what runs changed since `up` was last worked out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Ran {
@@ -287,7 +339,7 @@ impl State {
             admitted: admitted(model, scenario),
         };
         state.ceilings = ceilings(model, scenario, flow.pools(), &state.components);
-        state.pass(model, flow, Ran::Changed);
+        state.pass(model, flow, Ran::Changed, None);
         state.judge(model);
         state.ok_fixed_point(model, flow);
         state
@@ -322,6 +374,7 @@ impl State {
             self.settled = true;
             return self;
         }
+        let mut track = Track::default();
         for _round in 0..=model.components.len() {
             let mut changed = false;
             for c in &mut self.components {
@@ -332,7 +385,8 @@ impl State {
             }
             // `ok` already carries every verdict: re-route on it.
             let before: Vec<bool> = self.components.iter().map(|c| c.ok).collect();
-            self.pass(model, flow, if changed { Ran::Changed } else { Ran::Same });
+            let ran = if changed { Ran::Changed } else { Ran::Same };
+            self.pass(model, flow, ran, Some(&mut track));
             self.judge(model);
             self.ok_fixed_point(model, flow);
             for (c, was) in self.components.iter_mut().zip(&before) {
@@ -523,7 +577,7 @@ impl State {
     /// The offered loads, in dependency order, with failover moves applied
     /// in rounds until they stop changing (at most one round per
     /// component); routing reads who is up and ok from before the pass.
-    fn pass(&mut self, model: &Model, flow: &Flow, ran: Ran) {
+    fn pass(&mut self, model: &Model, flow: &Flow, ran: Ran, mut track: Option<&mut Track>) {
         // Routing reads `ok` as it stands: before the first pass that is
         // "running" (`new`) and what is up follows from it. Where nothing
         // stopped running since `up` was worked out, it stands (and `ok`
@@ -544,7 +598,7 @@ impl State {
         let mut failover_in = vec![0.0_f64; model.components.len()];
         self.moves.clear();
         for _round in 0..=model.components.len() {
-            self.offer(model, flow, &failover_in);
+            self.offer(model, flow, &failover_in, track.as_deref_mut());
             let (next, moves, unserved) = self.failovers(model, flow);
             self.moves = moves;
             self.unserved = unserved;
@@ -555,10 +609,53 @@ impl State {
         }
     }
 
-    /// One pass over the dependency order.
-    fn offer(&mut self, model: &Model, flow: &Flow, failover_in: &[f64]) {
+    /// One pass over the dependency order. With a `track` of the offer
+    /// before it, a component is worked out again only where what its load
+    /// reads changed since: what a caller passes on, who is ok, up or
+    /// running among an edge's alternatives and its cache, or what fails
+    /// over into it (everything else the sum reads is the state's own and
+    /// does not change while it settles); the others keep their load, the
+    /// same sum of the same terms.
+    fn offer(
+        &mut self,
+        model: &Model,
+        flow: &Flow,
+        failover_in: &[f64],
+        mut track: Option<&mut Track>,
+    ) {
         let factor = self.factor;
+        let n = model.components.len();
+        let flags: Vec<u8> = self.components.iter().map(Track::flags).collect();
+        let fresh = track.as_ref().is_none_or(|t| t.passing.len() != n);
+        // Who must be worked out again: the readers of every component
+        // whose flags changed, and (as the order reaches them) the targets
+        // of every component whose passing moved.
+        let mut dirty = Vec::new();
+        if let (Some(t), false) = (track.as_deref_mut(), fresh) {
+            dirty = vec![false; n];
+            if t.readers.is_empty() {
+                t.readers = flag_readers(model);
+            }
+            for (c, (a, b)) in flags.iter().zip(&t.flags).enumerate() {
+                if a != b {
+                    for r in &t.readers[c] {
+                        dirty[r.0] = true;
+                    }
+                }
+            }
+        }
         for &id in &flow.order.order {
+            if !fresh {
+                let t = track.as_deref().expect("a track when not fresh");
+                let moved_in = failover_in[id.0].to_bits() != t.failover_in[id.0].to_bits();
+                if !moved_in && !dirty[id.0] {
+                    let p = self.passing(model, id);
+                    if p.to_bits() != t.passing[id.0].to_bits() {
+                        mark_targets(model, id, &mut dirty);
+                    }
+                    continue;
+                }
+            }
             let base = flow.intact[id.0].map(|l| l * factor);
             let mut delta = 0.0;
             for &(caller, e) in &flow.order.inbound[id.0] {
@@ -591,6 +688,21 @@ impl State {
             });
             self.components[id.0].offered =
                 offered.or_else(|| (failover_in[id.0] > 0.0).then_some(failover_in[id.0]));
+            if !fresh {
+                let p = self.passing(model, id);
+                let t = track.as_deref().expect("a track when not fresh");
+                if p.to_bits() != t.passing[id.0].to_bits() {
+                    mark_targets(model, id, &mut dirty);
+                }
+            }
+        }
+        if let Some(t) = track {
+            t.passing = model
+                .component_ids()
+                .map(|id| self.passing(model, id))
+                .collect();
+            t.flags = flags;
+            t.failover_in = failover_in.to_vec();
         }
     }
 
