@@ -79,7 +79,9 @@ pub fn event(event: &SlowEvent, title: &str, style: Style, out: &mut dyn Write) 
         }
     }
     if event.lose_service.is_empty() {
-        writeln!(out, "No entrypoint loses service.")?;
+        // Against the same state at normal latency: what a loss or a load
+        // factor in the same scenario costs is the served column's.
+        writeln!(out, "No entrypoint loses service to the slowness.")?;
     }
     for loss in &event.lose_service {
         let how = match loss.calls {
