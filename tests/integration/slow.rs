@@ -1232,7 +1232,8 @@ fn a_slowness_does_not_hide_an_overload_the_state_counts() {
 /// the 400 to the slowed db (the state: 400 / 80 = 500%); those hold a
 /// worker 110 ms and the refused ones fail after api's own 10 ms:
 /// 80 × 0.11 + 320 × 0.01 = 12 in flight of 4 × 50 = 200. One instance
-/// fewer leaves 3 × 20 = 60: 400 / 60 = 667% = 500% × 4 / 3.
+/// fewer leaves 3 × 20 = 60: 400 / 60 = 667% = 500% × 4 / 3, which the
+/// bulkheads refuse (it once read as a capacity redistribution cascade).
 #[test]
 fn a_bulkheads_refusals_are_not_a_pool_held_longer() {
     let text = "system: s\nentrypoints: [api]\ncomponents:\n  api: {instances: 4, capacity: 1000, load: 400, workers: 50, latency: {p99: 10ms}, depends_on: [{target: db, pool: 2, timeout: 2s}]}\n  db: {instances: 2, capacity: 5000, latency: {p99: 5ms}}\n";
@@ -1255,4 +1256,15 @@ fn a_bulkheads_refusals_are_not_a_pool_held_longer() {
     let text = format!("{} {}", finding["message"], finding["help"]);
     assert!(!text.contains("held per request"), "{text}");
     assert!(!text.contains("workers:"), "{text}");
+    // The bulkheads refuse, as the state says (it serves 80 of 400): not a
+    // redistribution cascade, and a warning, as a full pool is. The next
+    // loss leaves 3 × 20 = 60 of 400 served: 15%.
+    assert!(
+        text.contains("= 667% of what its bulkheads admit of its slowed calls")
+            && text.contains("60 / 400 = 15% of peak served")
+            && text.contains("raise the bulkheads")
+            && !text.contains("cascade"),
+        "{text}"
+    );
+    assert_eq!(finding["severity"], "warning");
 }

@@ -40,10 +40,11 @@ struct Overloaded {
     consumer: bool,
     /// Its `rate_limit`, where that is below what the survivors carry.
     limit: Option<f64>,
-    /// Its request pool, where that serves less than its capacity
-    /// (`workers` per instance, each request held `held` seconds): the
-    /// per-instance figure is then `workers / held`.
-    pool: Option<Pool>,
+    /// What serves less than its capacity per instance, where something
+    /// does: its request pool (`workers` per instance, each request held
+    /// `held` seconds: the per-instance figure is then `workers / held`),
+    /// or in a slow scenario the bulkheads that refuse its slowed calls.
+    pool: Option<Bound>,
     /// Its written `capacity` per instance, which binds once a pool no
     /// longer does.
     written_capacity: Option<f64>,
@@ -65,6 +66,26 @@ struct Pool {
     held: f64,
 }
 
+/// What holds a component below its capacity per instance.
+#[derive(Debug, Clone, Copy)]
+enum Bound {
+    /// Its own request pool, full.
+    Pool(Pool),
+    /// Its edge limits (`pool`, `connections`) in a slow scenario: they
+    /// refuse the calls past them, and its requests that need them fail
+    /// at once; its own pool is not full.
+    Bulkheads,
+}
+
+impl Bound {
+    fn pool(self) -> Option<Pool> {
+        match self {
+            Bound::Pool(pool) => Some(pool),
+            Bound::Bulkheads => None,
+        }
+    }
+}
+
 /// What a loss is, in words.
 #[derive(Debug)]
 enum LossWords {
@@ -82,7 +103,7 @@ enum LossWords {
 struct Judged<'a> {
     c: &'a Component,
     cap: f64,
-    pool: Option<Pool>,
+    pool: Option<Bound>,
     before: (u32, f64),
     load: f64,
     loss: LossWords,
@@ -203,7 +224,17 @@ impl Wording for Overloaded {
                 percent_against(row.utilization, self.max),
                 whole_percent(self.max),
             )?;
-        } else if let Some(pool) = self.pool {
+        } else if matches!(self.pool, Some(Bound::Bulkheads)) {
+            write!(
+                out,
+                ": {} / ({} × {}) = {} of what its bulkheads admit of its slowed calls, above the {} ceiling; ",
+                amount(self.load),
+                row.survivors,
+                amount(self.per_instance),
+                percent_against(row.utilization, self.max),
+                whole_percent(self.max),
+            )?;
+        } else if let Some(pool) = self.pool.and_then(Bound::pool) {
             write!(
                 out,
                 ": {} / ({} × {}) = {} of what its request pool serves ({} workers / {} held per request), above the {} ceiling; ",
@@ -259,7 +290,10 @@ impl Wording for Overloaded {
             let beyond = self.written_capacity.is_some_and(|cap| {
                 self.load > f64::from(self.row.survivors) * cap * self.max + 1e-9
             }) || self.limit.is_some();
-            if let Some(pool) = self.pool.filter(|_| !beyond) {
+            if matches!(self.pool, Some(Bound::Bulkheads)) {
+                out.write_str("; or raise the bulkheads (`pool:` or `connections:` per instance) on its slowed calls, or cut the time they hold a slot (a shorter timeout, a breaker)")?;
+            }
+            if let Some(pool) = self.pool.and_then(Bound::pool).filter(|_| !beyond) {
                 // Little's law on the survivors: load × held in flight.
                 let in_flight = self.load * pool.held / (f64::from(self.row.survivors) * self.max);
                 #[allow(
@@ -315,6 +349,14 @@ impl Overloaded {
                 amount(limit),
                 amount(self.load),
                 whole_percent((limit / self.load).min(1.0))
+            )
+        } else if matches!(self.pool, Some(Bound::Bulkheads)) {
+            write!(
+                out,
+                "its bulkheads refuse the calls past them, and the requests that need those fail at once: {} / {} = {} of peak served",
+                amount(capacity),
+                amount(self.load),
+                whole_percent((capacity / self.load).min(1.0))
             )
         } else if self.pool.is_some() {
             write!(
@@ -391,7 +433,7 @@ static DOC: RuleDoc = RuleDoc {
     id: "headroom/<component>/<lost>",
     severity: "error",
     summary: "After a credible loss (a domain, a shared-fate group, a component whole, an instance), a component runs above `policy.max_utilization`.",
-    checks: "Every credible next loss from the state being checked (intact for `check`, the changed one for `what-if`): each domain (when `policy.survive` is at least 1; under a `what-if` scenario that lost something, every remaining domain, beyond `survive` a warning), each pair of same-kind domains when `policy.survive` is 2 or more, each shared-fate group, each component lost whole (unless its loss takes an entrypoint down, which is the SPOF rules' question, or it has `failover_to` and `capacity`, which is `cascade`'s), and one instance of each component with at least two up. Each loss is a state of its own, judged on every running component with `capacity` (or a request pool that serves less, see below) whose instances fall or whose load rises in it, not only on those the lost thing holds: survivors = instances up after it, and the load is the load flow of that state (a lost cache's share moves onto the store behind it through `cached_by`, a lost alternative's onto the others, a standby takes the active one's); utilization = load / (survivors × capacity). Where a component's request pool serves less than its capacity at normal latency (`workers / time held` per instance, docs/slow.md \"A pool is a capacity\"), that throughput is the capacity here, as every state and the availability figure count it, and the help also gives the `workers` that would carry the load (load × time held / survivors). Above `policy.max_utilization` is an error, or a warning for a component with `load_shedding` or such a pool (the message then gives the share of peak still served). Each contingency, passing or not, is a row of the `headroom` section with the sizing that would pass, counted from what is deployed: at_peak = ceil(load / (capacity × max_utilization)); over the d domains of the lost kind that the component uses, g of them lost (by the scenario and this loss), per_domain = ceil((at_peak + instances failed on their own) / (d − g)), required = per_domain × d; otherwise required = at_peak + the instances the losses took (one more for one instance: N+1).",
+    checks: "Every credible next loss from the state being checked (intact for `check`, the changed one for `what-if`): each domain (when `policy.survive` is at least 1; under a `what-if` scenario that lost something, every remaining domain, beyond `survive` a warning), each pair of same-kind domains when `policy.survive` is 2 or more, each shared-fate group, each component lost whole (unless its loss takes an entrypoint down, which is the SPOF rules' question, or it has `failover_to` and `capacity`, which is `cascade`'s), and one instance of each component with at least two up. Each loss is a state of its own, judged on every running component with `capacity` (or a request pool that serves less, see below) whose instances fall or whose load rises in it, not only on those the lost thing holds: survivors = instances up after it, and the load is the load flow of that state (a lost cache's share moves onto the store behind it through `cached_by`, a lost alternative's onto the others, a standby takes the active one's); utilization = load / (survivors × capacity). Where a component's request pool serves less than its capacity at normal latency (`workers / time held` per instance, docs/slow.md \"A pool is a capacity\"), that throughput is the capacity here, as every state and the availability figure count it, and the help also gives the `workers` that would carry the load (load × time held / survivors). In a slow scenario a held pool is judged on what it serves there, and where its bulkheads (`pool`, `connections` on its slowed calls) cut what it serves while its own pool is not full, on what they admit: they refuse the rest. Above `policy.max_utilization` is an error, or a warning for a component with `load_shedding`, such a pool or such bulkheads (the message then gives the share of peak still served). Each contingency, passing or not, is a row of the `headroom` section with the sizing that would pass, counted from what is deployed: at_peak = ceil(load / (capacity × max_utilization)); over the d domains of the lost kind that the component uses, g of them lost (by the scenario and this loss), per_domain = ceil((at_peak + instances failed on their own) / (d − g)), required = per_domain × d; otherwise required = at_peak + the instances the losses took (one more for one instance: N+1).",
     why: "Capacity planned for a normal day is not capacity for the day a zone goes away, or a cache, or one of two providers. When the survivors of a loss run above what they can carry and nothing sheds load, they slow down, time out, fail health checks and drop out one by one, each dropping its share onto fewer instances: the capacity redistribution cascade that turns one loss into a full outage. The component that fails is often not the one lost: a database behind a cache whose nodes share a zone, a provider taking its peer's traffic. Power grids are planned the same way (N-1 and N-2 contingencies): every credible loss is checked, and the worst comes first.",
     example: "domains:\n  az-a: {kind: zone}\n  az-b: {kind: zone}\n  az-c: {kind: zone}\ncomponents:\n  checkout:\n    instances: 4\n    placement: {az-a: 2, az-b: 1, az-c: 1}\n    capacity: 40\n    load: 100   # headroom/checkout/az-a: 100 / (2 × 40) = 125%",
     fix: "Add instances as the row's sizing says (`required_instances`, spread `per_domain`), or spread the existing ones so no domain holds more than its share; for a store behind a cache, place the cache nodes apart or size the store for the misses. A primary (the active side of a standby `any_of`, or a `recovery` that fails over) gets a read replica or a larger instance, not more instances. Where overload is acceptable for a while, `load_shedding: true` (admission control, 503s past capacity) turns the collapse into a partial service, and the finding into a warning.",
@@ -415,7 +457,7 @@ impl Analyzer for Headroom {
 /// What one instance of each component carries: its capacity, or what
 /// its request pool serves where that is less (as every state and the
 /// figures count it), with the pool; `None` without either, or at 0.
-fn carried_per_instance(cx: &Context) -> Vec<Option<(f64, Option<Pool>)>> {
+fn carried_per_instance(cx: &Context) -> Vec<Option<(f64, Option<Bound>)>> {
     let model = cx.model;
     let pools = cx.flow().pools();
     let state = cx.state();
@@ -446,20 +488,24 @@ fn carried_per_instance(cx: &Context) -> Vec<Option<(f64, Option<Pool>)>> {
                         .of(id)
                         .offered
                         .is_some_and(|offered| ceiling.admits < offered * (1.0 - 1e-9));
-                    let pool = full.then(|| Pool {
-                        workers,
-                        held: f64::from(workers) / per,
-                    });
-                    return Some((per, pool));
+                    let bound = if full {
+                        Bound::Pool(Pool {
+                            workers,
+                            held: f64::from(workers) / per,
+                        })
+                    } else {
+                        Bound::Bulkheads
+                    };
+                    return Some((per, Some(bound)));
                 }
             }
             match (pools.get(id.0).copied().flatten(), c.workers) {
                 (Some(limit), Some(workers)) if limit.per_instance > 0.0 => Some((
                     limit.per_instance,
-                    Some(Pool {
+                    Some(Bound::Pool(Pool {
                         workers,
                         held: f64::from(workers) / limit.per_instance,
-                    }),
+                    })),
                 )),
                 _ => c
                     .capacity
