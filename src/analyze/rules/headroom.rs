@@ -224,32 +224,19 @@ impl Wording for Overloaded {
                 percent_against(row.utilization, self.max),
                 whole_percent(self.max),
             )?;
-        } else if matches!(self.pool, Some(Bound::Bulkheads)) {
-            write!(
-                out,
-                ": {} / ({} × {}) = {} of what its bulkheads admit of its slowed calls, above the {} ceiling; ",
-                amount(self.load),
-                row.survivors,
-                amount(self.per_instance),
-                percent_against(row.utilization, self.max),
-                whole_percent(self.max),
-            )?;
-        } else if let Some(pool) = self.pool.and_then(Bound::pool) {
-            write!(
-                out,
-                ": {} / ({} × {}) = {} of what its request pool serves ({} workers / {} held per request), above the {} ceiling; ",
-                amount(self.load),
-                row.survivors,
-                amount(self.per_instance),
-                percent_against(row.utilization, self.max),
-                pool.workers,
-                crate::analyze::slow::seconds(pool.held),
-                whole_percent(self.max),
-            )?;
         } else {
+            let of = match self.pool {
+                Some(Bound::Bulkheads) => "what its bulkheads admit of its slowed calls".to_owned(),
+                Some(Bound::Pool(pool)) => format!(
+                    "what its request pool serves ({} workers / {} held per request)",
+                    pool.workers,
+                    crate::analyze::slow::seconds(pool.held),
+                ),
+                None => "capacity".to_owned(),
+            };
             write!(
                 out,
-                ": {} / ({} × {}) = {} of capacity, above the {} ceiling; ",
+                ": {} / ({} × {}) = {} of {of}, above the {} ceiling; ",
                 amount(self.load),
                 row.survivors,
                 amount(self.per_instance),

@@ -29,6 +29,25 @@ struct Trap {
     cold: f64,
     /// Share of its capacity a cold instance starts at (1 without warmup).
     share: f64,
+    /// Its `rate_limit`: what is above it is refused at once, and only
+    /// what it admits can queue.
+    limit: Option<f64>,
+}
+
+impl Trap {
+    /// What its rate limit admits of `offered`.
+    fn admitted(&self, offered: f64) -> f64 {
+        self.limit.map_or(offered, |l| offered.min(l))
+    }
+
+    /// What follows an offered load where the limit binds: "of which its
+    /// `rate_limit` admits L".
+    fn admits(&self, offered: f64) -> String {
+        match self.limit {
+            Some(l) if l < offered => format!(", of which its rate_limit admits {}", number(l)),
+            _ => String::new(),
+        }
+    }
 }
 
 /// `metastable/<component>`: the trap's figures and how its cold capacity
@@ -73,15 +92,17 @@ fn trapped(model: &Model, id: ComponentId, trap: Trap, settings: &Settings) -> F
 impl Wording for Trapped {
     fn message(&self, out: &mut fmt::Formatter<'_>) -> fmt::Result {
         let trap = &self.trap;
-        let full = if trap.lambda_full > trap.cold * (1.0 + 1e-12) {
+        let full = if trap.admitted(trap.lambda_full) > trap.cold * (1.0 + 1e-12) {
             format!(
-                "; after a full outage its callers restart after it with nothing in flight, and it is offered λ = {} with cold caches, above C as well: it collapses and their retries keep it there",
-                number(trap.lambda_full)
+                "; after a full outage its callers restart after it with nothing in flight, and it is offered λ = {}{} with cold caches, above C as well: it collapses and their retries keep it there",
+                number(trap.lambda_full),
+                trap.admits(trap.lambda_full)
             )
         } else {
             format!(
-                "; after a full outage its callers restart after it with nothing in flight, and it is offered λ = {} with cold caches, within C: no herd forms",
-                number(trap.lambda_full)
+                "; after a full outage its callers restart after it with nothing in flight, and it is offered λ = {}{} with cold caches, within C: no herd forms",
+                number(trap.lambda_full),
+                trap.admits(trap.lambda_full)
             )
         };
         let cold_text = if trap.share < 1.0 {
@@ -100,20 +121,21 @@ impl Wording for Trapped {
         } else {
             format!("{} × {}", self.instances, number(self.per_instance))
         };
-        let relation = if trap.lambda * trap.k > trap.cold * (1.0 + 1e-12) {
+        let relation = if trap.admitted(trap.lambda * trap.k) > trap.cold * (1.0 + 1e-12) {
             ">"
         } else {
             "≤"
         };
         write!(
             out,
-            "when {} restarts while its callers stay up (a lost host or zone) they have been failing and retrying: it is offered λ = {} and its callers make up to k = {} attempts per request while it fails: λ × k = {} {relation} C = {} = {}, and without load shedding a queue past the callers' timeout fails every request, so once collapsed it stays there until λ falls below C / k = {}{full}",
+            "when {} restarts while its callers stay up (a lost host or zone) they have been failing and retrying: it is offered λ = {} and its callers make up to k = {} attempts per request while it fails: λ × k = {}{} {relation} C = {} = {}, and without load shedding a queue past the callers' timeout fails every request, so once collapsed it stays there until λ falls below C / k = {}{full}",
             self.component,
             number(trap.lambda),
             // An attempt multiplier near 1 keeps four significant figures,
             // so that λ × k checks by hand (9050 × 1.101 = 9960).
             crate::human::significant(trap.k, 4),
             number(trap.lambda * trap.k),
+            trap.admits(trap.lambda * trap.k),
             cold_text,
             number(trap.cold),
             number(trap.cold / trap.k),
@@ -124,7 +146,7 @@ impl Wording for Trapped {
         // The share that keeps it below C: of λk when its callers stay up
         // (the trap that fires), else of λ after a full outage.
         let trap = &self.trap;
-        let (admit, formula) = if trap.lambda * trap.k > trap.cold * (1.0 + 1e-12) {
+        let (admit, formula) = if trap.admitted(trap.lambda * trap.k) > trap.cold * (1.0 + 1e-12) {
             (trap.cold / (trap.k * trap.lambda), "C / (kλ)")
         } else {
             (trap.cold / trap.lambda_full, "C / λ_cold")
@@ -195,12 +217,12 @@ fn traps(
             k: worst_rel / cold_rel,
             cold: figures.per_instance * f64::from(component.instances) * share,
             share,
+            limit: component.rate_limit,
         };
         // A rate limit refuses what is above it at once: what it admits
         // is all that can queue.
-        let admitted = |offered: f64| component.rate_limit.map_or(offered, |l| offered.min(l));
-        if admitted(trap.lambda * trap.k) > trap.cold * (1.0 + 1e-12)
-            || admitted(trap.lambda_full) > trap.cold * (1.0 + 1e-12)
+        if trap.admitted(trap.lambda * trap.k) > trap.cold * (1.0 + 1e-12)
+            || trap.admitted(trap.lambda_full) > trap.cold * (1.0 + 1e-12)
         {
             out.push((id, trap));
         }
@@ -329,7 +351,13 @@ mod tests {
         // A limit of 510 admits 510 > 500: the admitted excess queues,
         // the trap stands and the simulation stays stuck.
         let loose = model(130).replace("warmup: 5m}", "warmup: 5m, rate_limit: 510}");
-        assert_eq!(run(&loose).findings.len(), 1);
+        let audit = run(&loose);
+        assert_eq!(audit.findings.len(), 1);
+        let message = audit.findings[0].message().to_string();
+        assert!(
+            message.contains("λ × k = 520, of which its rate_limit admits 510 > C = 1 × 1000 × 50%"),
+            "{message}"
+        );
         assert!(!converges(&loose, true));
     }
 }

@@ -169,31 +169,16 @@ pub(super) fn tables(
         .map(|v| v.as_ref().is_none_or(|v| v.len() > MAX_VARS))
         .collect();
     let mut ambiguous = false;
-    let least = settle_tables(
-        model,
-        flow,
-        cold,
-        &vars,
-        &worst,
-        &truncated,
-        &sources,
-        Routing::Least,
-        &mut ambiguous,
-    );
+    let run = |routing, ambiguous: &mut bool| {
+        settle_tables(
+            model, flow, cold, &vars, &worst, &truncated, &sources, routing, ambiguous,
+        )
+    };
+    let least = run(Routing::Least, &mut ambiguous);
     if !ambiguous {
         return (least, truncated, vars, None);
     }
-    let most = settle_tables(
-        model,
-        flow,
-        cold,
-        &vars,
-        &worst,
-        &truncated,
-        &sources,
-        Routing::Most,
-        &mut ambiguous,
-    );
+    let most = run(Routing::Most, &mut ambiguous);
     (most, truncated, vars, Some(least))
 }
 
