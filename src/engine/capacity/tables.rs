@@ -185,10 +185,11 @@ pub(super) fn tables(
 /// How an `at_least` edge with fewer alternatives ok than it needs is
 /// routed in a table. The load flow then sends it to the alternatives
 /// that are up, or failing that running ([`crate::engine::state::State::routed`]),
-/// and a table knows only which are ok: `Least` takes every alternative
-/// that is not ok as running (the smallest share on each), `Most` each
-/// as not running unless it is the one the share goes to (the largest).
-/// The load flow's share lies between the two.
+/// and a table knows only which are ok: `Least` gives an ok alternative
+/// its share with every other alternative running and one that is not ok
+/// nothing (it may not run), `Most` takes each as not running unless it is
+/// the one the share goes to. The load flow's share lies between the two,
+/// so where both need as many instances so does the load flow.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub(super) enum Routing {
     Least,
@@ -486,7 +487,9 @@ impl Inbound<'_> {
         let running = if target_ok { ok } else { ok + 1 };
         #[allow(clippy::cast_precision_loss, reason = "a handful of targets")]
         let largest = 1.0 / running.max(1) as f64;
-        (least, largest)
+        // An alternative that is not ok may not run, or not be up while
+        // enough others are: it may get nothing.
+        (if target_ok { least } else { 0.0 }, largest)
     }
 }
 
