@@ -705,7 +705,8 @@ components:
 ";
     let out = what_if(text, &["z0"], false, None);
     let b = &out["after"]["availability"]["b"];
-    close(&b["lower"], 0.99_f64.mul_add(0.999, 0.0).powi(2), 1e-9);
+    // (0.99 × 0.999)² = 0.98901² = 0.9781407801.
+    close(&b["lower"], 0.978_140_780_1, 1e-9);
     let mut down = nines::model::parse(text).unwrap();
     down.domains[0].availability = Some(0.0);
     let truth = crate::capacity::oracle(&down);

@@ -4,10 +4,18 @@
 use nines::cli::Outcome;
 use serde_json::Value;
 
+use crate::scenarios::finding;
 use crate::{Scratch, nines};
 
 /// `nines what-if MODEL --slow SLOW… --format json` on `text`.
 fn what_if(scratch: &str, text: &str, slow: &[&str]) -> Value {
+    let args: Vec<&str> = slow.iter().flat_map(|s| ["--slow", s]).collect();
+    what_if_with(scratch, text, &args).1
+}
+
+/// `nines what-if MODEL --format json` on `text` with `extra` arguments:
+/// its outcome and its report.
+fn what_if_with(scratch: &str, text: &str, extra: &[&str]) -> (Outcome, Value) {
     let dir = Scratch::new(scratch);
     let path = dir.join("m.yaml");
     std::fs::write(&path, text).unwrap();
@@ -20,12 +28,10 @@ fn what_if(scratch: &str, text: &str, slow: &[&str]) -> Value {
         "--today",
         "2026-11-30",
     ];
-    for s in slow {
-        args.extend(["--slow", s]);
-    }
+    args.extend_from_slice(extra);
     let run = nines(&args);
     assert_ne!(run.outcome, Outcome::Invalid, "{}", run.stderr);
-    serde_json::from_str(&run.stdout).unwrap()
+    (run.outcome, serde_json::from_str(&run.stdout).unwrap())
 }
 
 /// `nines check MODEL --format json` on `text`.
@@ -1022,21 +1028,7 @@ fn a_pool_counts_as_the_capacity_it_stands_for() {
     // the state serves 80% (100 a second unserved), and the figure of the
     // two left serves 0.99² × 0.8 + 2 × 0.99 × 0.01 × 0.4 = 0.78408 +
     // 0.00792 = 0.792.
-    let dir = Scratch::new("pool-capacity-what-if");
-    let path = dir.join("m.yaml");
-    std::fs::write(&path, text).unwrap();
-    let path = path.to_string_lossy().into_owned();
-    let run = nines(&[
-        "what-if",
-        &path,
-        "--lose",
-        "api:2",
-        "--format",
-        "json",
-        "--today",
-        "2026-11-30",
-    ]);
-    let out: Value = serde_json::from_str(&run.stdout).unwrap();
+    let (_, out) = what_if_with("pool-capacity-what-if", text, &["--lose", "api:2"]);
     assert!(
         near(&out["after"]["served"]["api"], 0.8),
         "{}",
@@ -1193,28 +1185,13 @@ mod pool_figures {
 #[test]
 fn a_slowness_does_not_hide_an_overload_the_state_counts() {
     let text = "system: s\nentrypoints: [api]\ncomponents:\n  api: {instances: 2, capacity: 100, load: 150, workers: 20, latency: {p99: 50ms}, timeout: 1s, depends_on: [db]}\n  db: {instances: 2, capacity: 1000}\n";
-    let dir = Scratch::new("slow-overload");
-    let path = dir.join("m.yaml");
-    std::fs::write(&path, text).unwrap();
-    let path = path.to_string_lossy().into_owned();
-    let run = nines(&[
-        "what-if",
-        &path,
-        "--slow",
-        "db=200ms",
-        "--scale-load",
-        "2",
-        "--format",
-        "json",
-    ]);
-    assert_eq!(run.outcome, Outcome::Fail, "{}", run.stderr);
-    let out: Value = serde_json::from_str(&run.stdout).unwrap();
-    let overload = out["after"]["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["id"] == "overload/api")
-        .expect("overload/api");
+    let (outcome, out) = what_if_with(
+        "slow-overload",
+        text,
+        &["--slow", "db=200ms", "--scale-load", "2"],
+    );
+    assert_eq!(outcome, Outcome::Fail);
+    let overload = finding(&out["after"], "overload/api");
     assert_eq!(overload["severity"], "error");
     assert!(
         overload["message"]
@@ -1247,12 +1224,7 @@ fn a_bulkheads_refusals_are_not_a_pool_held_longer() {
         .find(|r| r["component"] == "api" && r["lost"] == "instance")
         .expect("api's instance row");
     assert!(near(&row["utilization"], 400.0 / 60.0), "{row}");
-    let finding = out["after"]["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["id"] == "headroom/api/instance")
-        .expect("headroom/api/instance");
+    let finding = finding(&out["after"], "headroom/api/instance");
     let text = format!("{} {}", finding["message"], finding["help"]);
     assert!(!text.contains("held per request"), "{text}");
     assert!(!text.contains("workers:"), "{text}");
