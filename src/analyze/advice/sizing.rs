@@ -503,9 +503,30 @@ pub(crate) fn write_rate_limit(
     out: &mut fmt::Formatter<'_>,
     (load, max): (f64, f64),
     (up, carried): (u32, f64),
-    fleet: Option<&dyn Fn(&mut fmt::Formatter<'_>) -> fmt::Result>,
+    fleet: &dyn Fn(&mut fmt::Formatter<'_>) -> fmt::Result,
 ) -> fmt::Result {
-    let need = if (max - 1.0).abs() < 1e-12 {
+    let need = within_ceiling(load, max);
+    if load > carried * max + 1e-9 {
+        fleet(out)?;
+        write!(
+            out,
+            "; and raise its rate_limit to at least {need}: the limit is the whole component's and does not grow with instances"
+        )
+    } else {
+        write!(
+            out,
+            "raise its rate_limit to at least {need}, or cut the load reaching it: the {up} {} up carry {}, so the limit is what refuses (it is the whole component's: more instances do not raise it)",
+            if up == 1 { "instance" } else { "instances" },
+            amount(carried)
+        )
+    }
+}
+
+/// The rate that carries `load` within `policy.max_utilization` (`max`),
+/// with its arithmetic where the ceiling is below 100%: `625 (500 / 80%,
+/// policy.max_utilization)`.
+pub(crate) fn within_ceiling(load: f64, max: f64) -> String {
+    if (max - 1.0).abs() < 1e-12 {
         amount(load)
     } else {
         format!(
@@ -514,21 +535,6 @@ pub(crate) fn write_rate_limit(
             amount(load),
             whole_percent(max)
         )
-    };
-    match fleet {
-        Some(fleet) if load > carried * max + 1e-9 => {
-            fleet(out)?;
-            write!(
-                out,
-                "; and raise its rate_limit to at least {need}: the limit is the whole component's and does not grow with instances"
-            )
-        }
-        _ => write!(
-            out,
-            "raise its rate_limit to at least {need}, or cut the load reaching it: the {up} {} up carry {}, so the limit is what refuses (it is the whole component's: more instances do not raise it)",
-            if up == 1 { "instance" } else { "instances" },
-            amount(carried)
-        ),
     }
 }
 

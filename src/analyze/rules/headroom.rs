@@ -269,7 +269,7 @@ impl Wording for Overloaded {
             let survivors = self.row.survivors;
             let carried = f64::from(survivors) * self.per_instance;
             let fleet = |out: &mut fmt::Formatter<'_>| self.sizing(out);
-            sizing::write_rate_limit(out, (self.load, self.max), (survivors, carried), Some(&fleet))
+            sizing::write_rate_limit(out, (self.load, self.max), (survivors, carried), &fleet)
         } else {
             self.sizing(out)?;
             // More workers help only while the capacity and a rate limit

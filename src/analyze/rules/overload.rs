@@ -195,15 +195,7 @@ impl Wording for Over {
         if self.managed {
             // The team cannot add instances to a service it does not run: the
             // capacity is the provider's quota or rate limit on the account.
-            let quota = if (max - 1.0).abs() < 1e-12 {
-                amount(load)
-            } else {
-                format!(
-                    "{} ({} / {max}, policy.max_utilization)",
-                    amount(load / max),
-                    amount(load)
-                )
-            };
+            let quota = sizing::within_ceiling(load, max);
             write!(
                 out,
                 "{} is a managed service: its capacity is the provider's limit on your account, not instances you run. Raise the quota or rate limit to at least {quota}, or cut the load reaching it (a cache in front, fewer calls per request, batching); where overload must be survived for a while, shed or queue the excess on the calling side",
@@ -219,7 +211,7 @@ impl Wording for Over {
         } else if self.limit.is_some() {
             let carried = f64::from(self.up) * self.per_instance;
             let fleet = |out: &mut fmt::Formatter<'_>| self.sizing.write_overload(out);
-            sizing::write_rate_limit(out, (load, max), (self.up, carried), Some(&fleet))
+            sizing::write_rate_limit(out, (load, max), (self.up, carried), &fleet)
         } else {
             self.sizing.write_overload(out)?;
             if self.consumer {
@@ -421,7 +413,7 @@ components:
     fn a_managed_service_is_told_to_raise_its_quota_not_to_run_instances() {
         // A SaaS with a rate limit of 1000/s asked for 1500/s: 150%, an error.
         // It cannot be given instances: the help asks for a quota of
-        // 1500 / 0.8 = 1875 (policy.max_utilization 0.8), never "run 2 instances".
+        // 1500 / 0.8 = 1875 (policy.max_utilization 80%), never "run 2 instances".
         let found = findings(
             "system: s\npolicy: {max_utilization: 0.8}\ncomponents:\n  s3: {kind: saas, capacity: 1000, load: 1500}\n",
         );
@@ -432,7 +424,7 @@ components:
         assert!(
             help.starts_with(
                 "s3 is a managed service: its capacity is the provider's limit on your account"
-            ) && help.contains("Raise the quota or rate limit to at least 1875 (1500 / 0.8, policy.max_utilization)"),
+            ) && help.contains("Raise the quota or rate limit to at least 1875 (1500 / 80%, policy.max_utilization)"),
             "{help}"
         );
     }
