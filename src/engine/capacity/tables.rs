@@ -452,9 +452,10 @@ impl Inbound<'_> {
     /// `bits`: the routing of [`crate::engine::state::State::routed`], with
     /// "not ok" taken as "not up". Where fewer alternatives are ok than
     /// the edge needs, the load flow routes by who is up or running, which
-    /// the combination does not say: the smallest share (every other
-    /// alternative running) and the largest (none running but the ok ones
-    /// and `target`). Otherwise both are the same.
+    /// the combination does not say: the smallest share (an ok `target`'s
+    /// with every other alternative running, nothing for one that is not
+    /// ok) and the largest (none running but the ok ones and `target`).
+    /// Otherwise both are the same.
     fn share(&self, target: ComponentId, bits: usize) -> (f64, f64) {
         if self.alternatives.is_empty() {
             return (1.0, 1.0);
