@@ -155,9 +155,15 @@ impl<'a> Context<'a> {
             .get_or_init(|| State::new(self.model, self.flow(), &self.scenario))
     }
 
-    /// The state of the checked scenario with `event` happening too.
+    /// The state of the checked scenario with `event` happening too, worked
+    /// out from the checked one ([`State::after`]).
     pub fn state_with(&self, event: &Scenario) -> State {
-        State::new(self.model, self.flow(), &self.scenario.and(event))
+        State::after(
+            self.model,
+            self.flow(),
+            self.state(),
+            &self.scenario.and(event),
+        )
     }
 
     /// The state of the checked scenario with `domains` lost too: built

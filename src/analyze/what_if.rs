@@ -152,7 +152,13 @@ pub fn changed_state(
         &own
     };
     let (slow, scenario) = slowness(changed, flow, change);
-    let state = State::new(changed, flow, &scenario);
+    // The model unchanged and read with the intact flow: its state is
+    // worked out from the intact one.
+    let state = if std::ptr::eq(changed, model) && std::ptr::eq(flow, &raw const intact.flow) {
+        State::after(changed, flow, &intact.state, &scenario)
+    } else {
+        State::new(changed, flow, &scenario)
+    };
     // What is served once the state settles (what collapses goes, load is
     // routed around what refuses it): the state the figures count.
     let settled = state.clone().settle(changed, flow);

@@ -382,7 +382,12 @@ impl<'a> Losses<'a> {
                 .collect(),
             ..Scenario::default()
         };
-        let after = State::new(self.model, self.flow, &self.scenario.and(&event));
+        let after = State::after(
+            self.model,
+            self.flow,
+            self.state,
+            &self.scenario.and(&event),
+        );
         let rises = self
             .model
             .component_ids()

@@ -224,6 +224,43 @@ pub fn up_given_with(model: &Model, callers: &[Vec<ComponentId>], mut up: Vec<bo
     up
 }
 
+/// [`up_given_with`] worked out from a set already closed, at the cost of
+/// what it loses rather than the model's size.
+///
+/// `before` must be closed (every member's required dependencies hold
+/// within it, as in any result of [`up_given_with`]) and must hold what
+/// `base` keeps up (`up_given_with(base) ⊆ before`: `base` a subset of
+/// what `before` was worked out from, or itself a subset of `before`).
+/// The greatest fixed point under `base` then lies inside `base ∩ before`,
+/// whose members all had their dependencies in `before`: only the callers
+/// of what `before` loses can lack one, and the worklist walks up from
+/// there alone.
+#[must_use]
+pub fn up_given_from(
+    model: &Model,
+    callers: &[Vec<ComponentId>],
+    before: &[bool],
+    mut base: Vec<bool>,
+) -> Vec<bool> {
+    let mut work: Vec<ComponentId> = Vec::new();
+    for (i, (up, &was)) in base.iter_mut().zip(before).enumerate() {
+        if !was {
+            *up = false;
+        } else if !*up {
+            work.push(ComponentId(i));
+        }
+    }
+    while let Some(id) = work.pop() {
+        for &caller in &callers[id.0] {
+            if base[caller.0] && !dependencies_hold(model, caller, &base) {
+                base[caller.0] = false;
+                work.push(caller);
+            }
+        }
+    }
+    base
+}
+
 /// For each component, who calls it through a required edge.
 #[must_use]
 pub fn callers(model: &Model) -> Callers {

@@ -102,21 +102,61 @@ pub struct Flow {
     readers: Arc<std::sync::OnceLock<Vec<Vec<ComponentId>>>>,
 }
 
-/// What the last [`State::offer`] of a settling state read: what each
-/// component passed on, who was ok, up and running, and what failed over
-/// into each (empty before the first).
+/// What the last [`State::offer`] of a state read: what each component
+/// passed on, who was ok, up and running, and what failed over into each,
+/// and the scenario-wide terms every load reads (`key`).
 #[derive(Debug, Default)]
 struct Track {
     passing: Vec<f64>,
     flags: Vec<u8>,
     failover_in: Vec<f64>,
+    key: Key,
+}
+
+/// What every load of a state reads beside its callers and routing: the
+/// load factor, cold caches, and whether an edge limit admits less than
+/// all (a record taken under other terms says nothing of this state).
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Key {
+    factor: u64,
+    cold: bool,
+    admitted: bool,
+}
+
+/// The record of a state's last offer ([`Track`]), kept so that the next
+/// offer (a settle round, or a state built from this one by
+/// [`State::after`]) works out only what changed. A memo, not part of the
+/// state's value: states that differ only in it are equal, and it prints
+/// as `_`.
+#[derive(Clone, Default)]
+struct Tracked(Option<Arc<Track>>);
+
+impl std::fmt::Debug for Tracked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("_")
+    }
+}
+
+impl PartialEq for Tracked {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
 }
 
 impl Track {
-    /// Ok, up and running, the flags routing reads, as bits.
-    fn flags(c: &ComponentState) -> u8 {
-        u8::from(c.ok) | (u8::from(c.up) << 1) | (u8::from(c.running) << 2)
+    /// Ok, up and running, the flags routing reads, and whether its load
+    /// moved to a failover (which what it passes on reads), as bits.
+    fn flags(c: &ComponentState, handed: bool) -> u8 {
+        u8::from(c.ok)
+            | (u8::from(c.up) << 1)
+            | (u8::from(c.running) << 2)
+            | (u8::from(handed) << 3)
     }
+
+    /// A bit no state's flags have: set in a record where a component
+    /// changed in a way the record does not hold (its instances up, its
+    /// ceiling), so that it is worked out again.
+    const STALE: u8 = 1 << 7;
 }
 
 /// Per component, who reads its flags (ok, up, running) when their load
@@ -155,7 +195,11 @@ fn mark_targets(model: &Model, id: ComponentId, dirty: &mut [bool]) {
 /// Whether what runs changed since `up` was last worked out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Ran {
+    /// `up` was never worked out (a state fresh from [`State::new`]).
+    First,
+    /// Some components stopped running since.
     Changed,
+    /// Nothing stopped running since.
     Same,
 }
 
@@ -303,6 +347,8 @@ pub struct State {
     /// Per caller, per edge, the share of its calls the edge's limit
     /// admits (the scenario's `admitted`); empty when the scenario has none.
     admitted: Vec<Vec<f64>>,
+    /// The record of the last offer.
+    track: Tracked,
 }
 
 impl State {
@@ -310,6 +356,87 @@ impl State {
     /// the verdict of each component on the loads as first offered.
     #[must_use]
     pub fn new(model: &Model, flow: &Flow, scenario: &Scenario) -> Self {
+        let mut state = Self::unworked(model, flow, scenario);
+        let touched = state.pass(model, flow, Ran::First, true);
+        state.judge(model, touched.as_deref());
+        let up: Vec<bool> = state.components.iter().map(|c| c.up).collect();
+        state.ok_fixed_point(model, flow, Some(&up));
+        state
+    }
+
+    /// [`State::new`] with every load, and who is up and ok, worked out
+    /// over the whole model: the reference the tests hold [`State::new`]
+    /// and [`State::after`] to.
+    #[doc(hidden)]
+    #[must_use]
+    pub fn new_recomputing_everything(model: &Model, flow: &Flow, scenario: &Scenario) -> Self {
+        let mut state = Self::unworked(model, flow, scenario);
+        state.pass(model, flow, Ran::First, false);
+        state.judge(model, None);
+        state.ok_fixed_point(model, flow, None);
+        state
+    }
+
+    /// The state of `scenario` that [`State::new`] gives, worked out from
+    /// `base`, a state of the same model and flow (the intact one, say):
+    /// where `base` ran everything the scenario runs and read its loads
+    /// under the same load factor, cold caches and edge limits, only the
+    /// loads the scenario's changes reach are worked out again (what runs,
+    /// who is up and ok, what each component passes on; see
+    /// [`State::offer`]), and what is up is worked out upward from what
+    /// stopped running. Otherwise it is [`State::new`].
+    #[must_use]
+    pub fn after(model: &Model, flow: &Flow, base: &State, scenario: &Scenario) -> Self {
+        let mut state = Self::unworked(model, flow, scenario);
+        let usable = base.track.0.is_some()
+            && base.components.len() == state.components.len()
+            && state
+                .components
+                .iter()
+                .zip(&base.components)
+                .all(|(c, b)| b.running || !c.running);
+        if !usable {
+            return Self::new(model, flow, scenario);
+        }
+        let before: Vec<bool> = base.components.iter().map(|c| c.up).collect();
+        let running: Vec<bool> = state.components.iter().map(|c| c.running).collect();
+        let up = scenario::up_given_from(model, &flow.callers, &before, running);
+        for ((c, b), up) in state.components.iter_mut().zip(&base.components).zip(up) {
+            c.up = up;
+            c.ok = c.running && up;
+            c.offered = b.offered;
+            c.verdict = b.verdict;
+        }
+        // The record holds what each component passed on with the base's
+        // instances up and ceiling: where those differ it is stale.
+        state.track = match base.track.0.as_deref() {
+            Some(t) => {
+                let mut flags = t.flags.clone();
+                for (i, (c, b)) in state.components.iter().zip(&base.components).enumerate() {
+                    let id = ComponentId(i);
+                    if c.instances_up != b.instances_up || state.ceiling(id) != base.ceiling(id) {
+                        flags[i] |= Track::STALE;
+                    }
+                }
+                Tracked(Some(Arc::new(Track {
+                    passing: t.passing.clone(),
+                    flags,
+                    failover_in: t.failover_in.clone(),
+                    key: t.key,
+                })))
+            }
+            None => Tracked::default(),
+        };
+        let touched = state.pass(model, flow, Ran::Same, true);
+        state.judge(model, touched.as_deref());
+        let up: Vec<bool> = state.components.iter().map(|c| c.up).collect();
+        state.ok_fixed_point(model, flow, Some(&up));
+        state
+    }
+
+    /// The components of `scenario` (instances up, running) with nothing
+    /// worked out yet, and the scenario's ceilings and admitted shares.
+    fn unworked(model: &Model, flow: &Flow, scenario: &Scenario) -> Self {
         let failed = scenario::failed_per_component(model, scenario);
         let components: Vec<ComponentState> = model
             .component_ids()
@@ -338,11 +465,9 @@ impl State {
             ceilings: Vec::new(),
             pooled: flow.pools().iter().map(Option::is_some).collect(),
             admitted: admitted(model, scenario),
+            track: Tracked::default(),
         };
         state.ceilings = ceilings(model, scenario, flow.pools(), &state.components);
-        state.pass(model, flow, Ran::Changed, None);
-        state.judge(model);
-        state.ok_fixed_point(model, flow);
         state
     }
 
@@ -387,7 +512,6 @@ impl State {
             self.settled = true;
             return self;
         }
-        let mut track = Track::default();
         for _round in 0..=model.components.len() {
             let mut changed = false;
             for c in &mut self.components {
@@ -399,9 +523,10 @@ impl State {
             // `ok` already carries every verdict: re-route on it.
             let before: Vec<bool> = self.components.iter().map(|c| c.ok).collect();
             let ran = if changed { Ran::Changed } else { Ran::Same };
-            self.pass(model, flow, ran, tracked.then_some(&mut track));
-            self.judge(model);
-            self.ok_fixed_point(model, flow);
+            let touched = self.pass(model, flow, ran, tracked);
+            self.judge(model, touched.as_deref());
+            // What was ok is closed and holds all that can be ok now.
+            self.ok_fixed_point(model, flow, tracked.then_some(before.as_slice()));
             for (c, was) in self.components.iter_mut().zip(&before) {
                 // A verdict never turns back: what was not ok stays so.
                 if !was && c.ok {
@@ -521,9 +646,14 @@ impl State {
             .map_or(0.0, |l| passed(model.component(id), c.instances_up, l))
     }
 
-    /// The capacity verdict of every running component on its offered load.
-    fn judge(&mut self, model: &Model) {
+    /// The capacity verdict of every running component on its offered
+    /// load: of those `touched` (whose load, running, instances or
+    /// ceiling may have changed since their verdict), or of all.
+    fn judge(&mut self, model: &Model, touched: Option<&[bool]>) {
         for id in model.component_ids() {
+            if touched.is_some_and(|t| !t[id.0]) {
+                continue;
+            }
             let verdict = self.verdict_of(model, id);
             self.components[id.0].verdict = verdict;
         }
@@ -569,8 +699,12 @@ impl State {
     }
 
     /// Who is up (running, required dependencies up) and who is ok (up,
-    /// within capacity, required dependencies ok).
-    fn ok_fixed_point(&mut self, model: &Model, flow: &Flow) {
+    /// within capacity, required dependencies ok). With `closed`, a set
+    /// closed under the required edges that holds every component that can
+    /// be ok now (what is up, or what was ok before a settle round), worked
+    /// out upward from what it loses ([`scenario::up_given_from`]); else
+    /// over the whole model.
+    fn ok_fixed_point(&mut self, model: &Model, flow: &Flow, closed: Option<&[bool]>) {
         // What is up follows from what runs, which nothing changed since
         // the pass before it worked `up` out.
         let up: Vec<bool> = self.components.iter().map(|c| c.up).collect();
@@ -580,7 +714,10 @@ impl State {
             .zip(&up)
             .map(|(c, &up)| up && c.ok && matches!(c.verdict, Verdict::Within | Verdict::Lagging))
             .collect();
-        let ok = scenario::up_given_with(model, &flow.callers, within);
+        let ok = match closed {
+            Some(closed) => scenario::up_given_from(model, &flow.callers, closed, within),
+            None => scenario::up_given_with(model, &flow.callers, within),
+        };
         for ((c, up), ok) in self.components.iter_mut().zip(up).zip(ok) {
             c.up = up;
             c.ok = ok;
@@ -590,14 +727,23 @@ impl State {
     /// The offered loads, in dependency order, with failover moves applied
     /// in rounds until they stop changing (at most one round per
     /// component); routing reads who is up and ok from before the pass.
-    fn pass(&mut self, model: &Model, flow: &Flow, ran: Ran, mut track: Option<&mut Track>) {
+    ///
+    /// Returns which components it may have changed (load, passing on,
+    /// running; `None`: any of them), for [`State::judge`].
+    fn pass(&mut self, model: &Model, flow: &Flow, ran: Ran, tracked: bool) -> Option<Vec<bool>> {
         // Routing reads `ok` as it stands: before the first pass that is
         // "running" (`new`) and what is up follows from it. Where nothing
         // stopped running since `up` was worked out, it stands (and `ok`
-        // is within it).
-        if ran == Ran::Changed {
+        // is within it); where some did, it is worked out upward from them
+        // (`tracked`) or again over the whole model.
+        if ran != Ran::Same {
             let running: Vec<bool> = self.components.iter().map(|c| c.running).collect();
-            let up = scenario::up_given_with(model, &flow.callers, running);
+            let up = if ran == Ran::Changed && tracked {
+                let before: Vec<bool> = self.components.iter().map(|c| c.up).collect();
+                scenario::up_given_from(model, &flow.callers, &before, running)
+            } else {
+                scenario::up_given_with(model, &flow.callers, running)
+            };
             for (c, up) in self.components.iter_mut().zip(up) {
                 c.up = up;
                 c.ok &= up;
@@ -610,8 +756,12 @@ impl State {
         self.handed = handed;
         let mut failover_in = vec![0.0_f64; model.components.len()];
         self.moves.clear();
+        let mut touched = Some(vec![false; model.components.len()]);
         for _round in 0..=model.components.len() {
-            self.offer(model, flow, &failover_in, track.as_deref_mut());
+            let whole = !self.offer(model, flow, &failover_in, tracked, touched.as_deref_mut());
+            if whole {
+                touched = None;
+            }
             let (next, moves, unserved) = self.failovers(model, flow);
             self.moves = moves;
             self.unserved = unserved;
@@ -620,26 +770,47 @@ impl State {
             }
             failover_in = next;
         }
+        touched
     }
 
-    /// One pass over the dependency order. With a `track` of the offer
-    /// before it, a component is worked out again only where what its load
-    /// reads changed since: what a caller passes on, who is ok, up or
+    /// One pass over the dependency order. `tracked`: the pass is recorded
+    /// ([`Track`]), and with the record of the offer before it (this
+    /// state's, or the one [`State::after`] started from) taken under the
+    /// same [`Key`], a component is worked out again only where what its
+    /// load reads changed since: what a caller passes on, who is ok, up or
     /// running among an edge's alternatives and its cache, or what fails
-    /// over into it (everything else the sum reads is the state's own and
-    /// does not change while it settles); the others keep their load, the
-    /// same sum of the same terms.
+    /// over into it (everything else the sum reads is in the key or the
+    /// flow); the others keep their load, the same sum of the same terms,
+    /// and what they pass on where their own flags are as they were.
+    ///
+    /// Marks in `touched` each component whose load or passing on was
+    /// worked out again; returns false when there was no record to compare
+    /// with (every one was).
     fn offer(
         &mut self,
         model: &Model,
         flow: &Flow,
         failover_in: &[f64],
-        track: Option<&mut Track>,
-    ) {
+        tracked: bool,
+        mut touched: Option<&mut [bool]>,
+    ) -> bool {
         let n = model.components.len();
-        let flags: Vec<u8> = self.components.iter().map(Track::flags).collect();
+        let flags: Vec<u8> = self
+            .components
+            .iter()
+            .zip(&self.handed)
+            .map(|(c, &handed)| Track::flags(c, handed))
+            .collect();
+        let key = Key {
+            factor: self.factor.to_bits(),
+            cold: self.cold,
+            admitted: !self.admitted.is_empty(),
+        };
         // The last offer's record, where there is one to compare with.
-        let last = track.as_deref().filter(|t| t.passing.len() == n);
+        let record = if tracked { self.track.0.take() } else { None };
+        let last = record
+            .as_deref()
+            .filter(|t| t.passing.len() == n && t.key == key);
         // Who must be worked out again: the readers of every component
         // whose flags changed, and (as the order reaches them) the targets
         // of every component whose passing moved.
@@ -654,7 +825,7 @@ impl State {
                 }
             }
         }
-        let mut passing = vec![0.0; if track.is_some() { n } else { 0 }];
+        let mut passing = vec![0.0; if tracked { n } else { 0 }];
         for &id in &flow.order.order {
             let unchanged = last.is_some_and(|t| {
                 !dirty[id.0] && failover_in[id.0].to_bits() == t.failover_in[id.0].to_bits()
@@ -662,19 +833,32 @@ impl State {
             if !unchanged {
                 self.components[id.0].offered = self.offered_now(model, flow, id, failover_in);
             }
-            if track.is_some() {
-                let p = self.passing(model, id);
+            let kept = last.filter(|t| unchanged && flags[id.0] == t.flags[id.0]);
+            if kept.is_none()
+                && let Some(touched) = touched.as_deref_mut()
+            {
+                touched[id.0] = true;
+            }
+            if tracked {
+                // Its load, running, handing over, instances and ceiling
+                // as they were: it passes on what it did.
+                let p = kept.map_or_else(|| self.passing(model, id), |t| t.passing[id.0]);
                 if last.is_some_and(|t| p.to_bits() != t.passing[id.0].to_bits()) {
                     mark_targets(model, id, &mut dirty);
                 }
                 passing[id.0] = p;
             }
         }
-        if let Some(t) = track {
-            t.passing = passing;
-            t.flags = flags;
-            t.failover_in = failover_in.to_vec();
+        let compared = last.is_some();
+        if tracked {
+            self.track = Tracked(Some(Arc::new(Track {
+                passing,
+                flags,
+                failover_in: failover_in.to_vec(),
+                key,
+            })));
         }
+        compared
     }
 
     /// The load offered to `id` from its in-edges' change since the intact

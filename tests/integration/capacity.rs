@@ -803,12 +803,15 @@ components:
     agrees(&random_pooled_model(7186)).unwrap_or_else(|why| panic!("pooled 7186: {why}"));
 }
 
-/// `State::settle` works out again only what a change reaches (the
-/// targets of a component whose passing moved, the readers of an
-/// alternative or cache whose flags changed, what a failover moves into).
-/// It must settle exactly as working out every load in every offer does:
-/// on 4 × 150 random models, every domain lost, every component lost
-/// whole, one instance of each, and the caches cold at twice the load.
+/// `State::settle`, `State::new` and `State::after` work out again only
+/// what a change reaches (the targets of a component whose passing moved,
+/// the readers of an alternative or cache whose flags changed, what a
+/// failover moves into, and who is up and ok upward of what stopped
+/// running or is not within). Each must give exactly what working out
+/// every load, and who is up and ok, over the whole model gives: on 4 ×
+/// 150 random models, every domain lost, every component lost whole, one
+/// instance of each, and the caches cold at twice the load; `after` from
+/// the intact state, the settled one, and a lost zone's.
 #[test]
 fn a_settle_that_works_out_only_what_changed_is_the_full_settle() {
     let generators: [fn(u64) -> String; 4] = [
@@ -844,12 +847,42 @@ fn a_settle_that_works_out_only_what_changed_is_the_full_settle() {
                 cold: true,
                 ..Scenario::default()
             });
+            let intact = State::new(&model, &flow, &Scenario::default());
+            let settled = intact.clone().settle(&model, &flow);
+            let first_zone = scenarios.first().cloned().unwrap_or_default();
+            let zone = State::new(&model, &flow, &first_zone);
             for scenario in &scenarios {
+                let full_new = State::new_recomputing_everything(&model, &flow, scenario);
                 let state = State::new(&model, &flow, scenario);
+                let reference = format!("{full_new:?}");
+                assert_eq!(format!("{state:?}"), reference, "seed {seed}, {scenario:?}");
+                // Built from the intact state, from the settled one (which
+                // may have stopped what the scenario runs), and from a
+                // lost zone's state with more lost on top of it.
+                for base in [&intact, &settled] {
+                    let after = State::after(&model, &flow, base, scenario);
+                    assert_eq!(format!("{after:?}"), reference, "seed {seed}, {scenario:?}");
+                }
+                let deeper = first_zone.and(scenario);
+                let after = State::after(&model, &flow, &zone, &deeper);
+                assert_eq!(
+                    format!("{after:?}"),
+                    format!(
+                        "{:?}",
+                        State::new_recomputing_everything(&model, &flow, &deeper)
+                    ),
+                    "seed {seed}, {deeper:?} from {first_zone:?}"
+                );
                 let tracked = state.clone().settle(&model, &flow);
-                let full = state.settle_recomputing_everything(&model, &flow);
+                let full = full_new.settle_recomputing_everything(&model, &flow);
                 assert_eq!(
                     format!("{tracked:?}"),
+                    format!("{full:?}"),
+                    "seed {seed}, {scenario:?}"
+                );
+                let after = State::after(&model, &flow, &intact, scenario).settle(&model, &flow);
+                assert_eq!(
+                    format!("{after:?}"),
                     format!("{full:?}"),
                     "seed {seed}, {scenario:?}"
                 );
