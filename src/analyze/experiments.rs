@@ -633,6 +633,7 @@ impl Judging<'_> {
             scenario: candidate.lost.scenario.clone(),
             slow: candidate.slow.clone(),
             phrases: vec![candidate.phrase.clone()],
+            as_written: true,
         }
     }
 

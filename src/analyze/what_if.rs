@@ -152,9 +152,9 @@ pub fn changed_state(
         &own
     };
     let (slow, scenario) = slowness(changed, flow, change);
-    // The model unchanged and read with the intact flow: its state is
-    // worked out from the intact one.
-    let state = if std::ptr::eq(changed, model) && std::ptr::eq(flow, &raw const intact.flow) {
+    // Read with the intact flow, the model is the one as written: its
+    // state is worked out from the intact one.
+    let state = if std::ptr::eq(flow, &raw const intact.flow) {
         State::after(changed, flow, &intact.state, &scenario)
     } else {
         State::new(changed, flow, &scenario)
@@ -307,6 +307,10 @@ pub struct Change {
     pub slow: Slowed,
     /// The change in words, one phrase per argument.
     pub phrases: Vec<String>,
+    /// Whether `model` is the model as written (no `--set`, no
+    /// `--scale-load`): the intact side's load flow and state then serve
+    /// the changed side too.
+    pub as_written: bool,
 }
 
 /// What the `--lose` arguments take down.
@@ -454,20 +458,26 @@ impl Intact {
 #[must_use]
 pub fn compare_with(model: &Model, intact: &Intact, change: &Change, today: Date) -> WhatIf {
     let changed = &change.model;
-    let flow = Flow::new(changed);
+    let own;
+    let flow = if change.as_written {
+        &intact.flow
+    } else {
+        own = Flow::new(changed);
+        &own
+    };
     let Changed {
         slow,
         scenario,
         state: after_state,
         settled: after_settled,
         served,
-    } = changed_state(model, intact, change.event(), Some(&flow));
+    } = changed_state(model, intact, change.event(), Some(flow));
     let scenario = &scenario;
     let before = intact.audit.clone();
     let before_state = &intact.state;
     // Request pools are read off the changed model before what the
     // scenario lost is taken out of it: as every state of it reads them.
-    let counted = crate::engine::throughput::limited_with(changed, &flow);
+    let counted = crate::engine::throughput::limited_with(changed, flow);
     let after_figures = crate::engine::availability_as_given(
         &figures_model(counted.as_ref().unwrap_or(changed), scenario),
         scenario.cold,

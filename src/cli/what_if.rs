@@ -155,6 +155,7 @@ fn change(
         scenario,
         slow,
         phrases,
+        as_written: args.set.is_empty() && args.scale_load.is_none(),
     })
 }
 
