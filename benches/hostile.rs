@@ -3,9 +3,12 @@
 //! interleaved `any_of` gates in the bad and the good written order,
 //! `at_least: 2500` of 5,000, two components over 256 shared zones (any
 //! one instance, or 250 of 256, needed), a 10 x 10 grid of `any_of` rows
-//! and columns over 20 zones (bounded, within 1%), and the
+//! and columns over 20 zones (bounded, within 1%), `at_least` over
+//! members sharing their `any_of` providers (issue 29 item 2: 16 of 32 in
+//! a ring over 14 zones, 8 of 16 scattered over 7, both exact), and the
 //! `spof` rule on a 20,000-component chain. Targets: every one in seconds
-//! (see docs/performance.md, "Hostile shapes").
+//! (see docs/performance.md, "Hostile shapes"), the item-2 shapes under
+//! 10 s.
 //!
 //! Run briefly: `cargo bench --bench hostile -- --warm-up-time 1
 //! --measurement-time 5`.
@@ -14,7 +17,9 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use nines::generate::{Grid, grid, interleaved, shared_zones, zone_pairs};
+use nines::generate::{
+    Grid, Pairing, grid, interleaved, shared_providers, shared_zones, zone_pairs,
+};
 
 fn at_least(k: usize, n: usize) -> String {
     let names: Vec<String> = (0..n).map(|i| format!("t{i}")).collect();
@@ -64,6 +69,14 @@ fn bench_hostile(c: &mut Criterion) {
         (
             "grid-10x10-rows-and-columns-20-zones",
             grid(10, 20, Grid::RowsAndColumns),
+        ),
+        (
+            "at_least-16-of-32-sharing-providers-in-a-ring-14-zones",
+            shared_providers(16, 32, 32, 14, Pairing::Ring),
+        ),
+        (
+            "at_least-8-of-16-sharing-providers-scattered-7-zones",
+            shared_providers(8, 16, 16, 7, Pairing::Scattered),
         ),
     ] {
         let model = parse(&text);

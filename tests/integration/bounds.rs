@@ -533,36 +533,6 @@ fn a_bounded_grid_is_the_same_on_one_thread_and_two() {
 }
 
 #[test]
-#[ignore = "slow: every shape of the hostile corpus (two minutes in a debug build); .ci/run runs it with --include-ignored"]
-fn every_corpus_shape_is_exact_narrow_or_says_why() {
-    // Every shape, even those whose unavailability is far below the weight
-    // of the states conditioning cannot visit (a row of 14 cells at 1.1%
-    // each fails with 0.011^14 ≈ 4e-28, against 1e-10 of unvisited
-    // states): the 14 x 14 grids by the union of their gates in failure
-    // space, the nested gates (18 events) by every state.
-    for (name, text) in nines::generate::hostile_corpus() {
-        let model = parse(&text);
-        assert!(model.components.len() < 200, "{name}");
-        let f = engine::availability(&model).remove(0).1;
-        assert!(f.lower <= f.upper, "{name}: {f:?}");
-        assert_eq!(f.why.is_some(), f.method == Method::Bounded, "{name}");
-        if f.method == Method::Bounded {
-            assert!(f.lower < 1.0, "{name}: a bounded figure at 1");
-        }
-        assert!(
-            f.unavailability_lower <= f.unavailability_upper,
-            "{name}: {f:?}"
-        );
-        assert!(
-            narrow(&f),
-            "{name}: unavailability [{:e}, {:e}]",
-            f.unavailability_lower,
-            f.unavailability_upper
-        );
-    }
-}
-
-#[test]
 fn a_long_best_first_sum_stays_below_the_truth() {
     // Two components over 40 shared zones needing 36 of 40 each, by
     // best-first search alone: 279,329 states summed. The exact figure is

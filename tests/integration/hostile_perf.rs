@@ -404,3 +404,263 @@ fn combining_diagrams_a_hundred_thousand_levels_deep_does_not_overflow() {
     // (10^5 roundings of about 1e-16 each: agreement to 1e-10.)
     assert!((got - 0.952_418_686_397_030).abs() < 1e-10, "{got}");
 }
+
+/// Corpus shapes known to come back wider than 1% of their unavailability
+/// (issue 29 item 2, open): members whose two `any_of` providers are
+/// scattered across the list, so that every order the structure tries
+/// keeps about half the providers open at once (17 of 32, 33 of 64) and
+/// the gates' diagram passes its node budget; the figure is then bracketed
+/// by counting every alternative as required or as always up, from 0. The
+/// same shapes with the providers in a ring are exact. When one of these
+/// becomes narrow, the test below fails: take it off this list.
+const KNOWN_GAPS: &[&str] = &[
+    "16 of 32 sharing 32 providers scattered, 14 zones",
+    "32 of 64 sharing 64 providers scattered, 14 zones",
+    "16 of 32 sharing 32 providers scattered, no zones",
+];
+
+/// Whether `f` is exact, or its bracket of the unavailability at most 1%
+/// of it wide.
+fn within_one_percent(f: &engine::Figure) -> bool {
+    let width = f.unavailability_upper - f.unavailability_lower;
+    f.method == Method::Exact || width <= 0.01 * f.unavailability_upper
+}
+
+#[test]
+fn every_corpus_shape_is_exact_or_within_one_percent() {
+    // Issue 29 item 2: every model of the corpus (all under 200
+    // components) exact, or its bracket of the unavailability within 1% of
+    // it, for every entrypoint, the bracket ordered, and a bounded figure
+    // saying why. Time and memory are measured by
+    // `examples/hostile_corpus.rs` and `benches/hostile.rs`, not here (the
+    // whole corpus is about 14 s of this test in a debug build).
+    let corpus = nines::generate::hostile_corpus();
+    for gap in KNOWN_GAPS {
+        assert!(
+            corpus.iter().any(|(name, _)| name == gap),
+            "{gap}: not in the corpus"
+        );
+    }
+    for (name, text) in corpus {
+        let model = parse(&text);
+        assert!(model.components.len() < 200, "{name}");
+        let figures = engine::availability(&model);
+        assert!(!figures.is_empty(), "{name}: no entrypoint");
+        let gap = KNOWN_GAPS.contains(&name);
+        for (entrypoint, f) in figures {
+            let at = format!("{name}, {}", model.component(entrypoint).name);
+            assert!(f.lower <= f.upper, "{at}: {f:?}");
+            assert!(
+                f.unavailability_lower <= f.unavailability_upper,
+                "{at}: {f:?}"
+            );
+            assert_eq!(f.why.is_some(), f.method == Method::Bounded, "{at}");
+            if f.method == Method::Bounded {
+                assert!(f.lower < 1.0, "{at}: a bounded figure at 1");
+            }
+            let bracket = format!(
+                "{:?}, unavailability [{:e}, {:e}]",
+                f.method, f.unavailability_lower, f.unavailability_upper
+            );
+            if gap {
+                assert!(
+                    !within_one_percent(&f),
+                    "{at}: now {bracket}, within 1%: take it off KNOWN_GAPS"
+                );
+            } else {
+                assert!(within_one_percent(&f), "{at}: {bracket}");
+            }
+        }
+    }
+}
+
+/// The unavailability of `e` in the corpus shape of `name`, as a bracket.
+fn corpus_bracket(name: &str) -> (f64, f64, Method) {
+    let (_, text) = nines::generate::hostile_corpus()
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .unwrap_or_else(|| panic!("{name}: not in the corpus"));
+    let f = engine::availability(&parse(&text)).remove(0).1;
+    (f.unavailability_lower, f.unavailability_upper, f.method)
+}
+
+/// Asserts that `truth` lies in `[lower, upper]`, give or take rounding
+/// (1e-9 of it).
+fn holds(name: &str, truth: f64) {
+    let (lower, upper, method) = corpus_bracket(name);
+    let slack = 1e-9 * truth;
+    assert!(
+        lower - slack <= truth && truth <= upper + slack,
+        "{name}: {method:?} [{lower:e}, {upper:e}] against {truth:e}"
+    );
+}
+
+#[test]
+fn the_every_row_grid_holds_its_hand_figure() {
+    // 14 rows of 14 cells, cell k in zone k mod 20: a row's 14 cells sit in
+    // 14 distinct zones, so a row fails with the product of its cells'
+    // failures, each 1 − 0.99 × 0.999 = 0.01099: 0.01099^14 = 3.7494e-28.
+    // The entrypoint fails when any row does; two rows failing together
+    // weigh about 1e-55, so U = 14 × 0.01099^14 = 5.24923e-27 to far
+    // better than the bracket's 0.09%.
+    holds(
+        "grid 14x14 every row, 20 zones",
+        14.0 * 0.010_99_f64.powi(14),
+    );
+}
+
+/// The layout of `generate::shared_providers`, read from its doc: member
+/// `i` in zone `i mod zones`, provider `j` in zone `(j + zones/2) mod
+/// zones`, members and providers 99%, zones 99.9%. Per state of the zones
+/// (`up`, one bit per zone, with its probability), each member's and
+/// provider's chance to be up.
+fn provider_states(
+    n: usize,
+    providers: usize,
+    zones: usize,
+) -> impl Iterator<Item = (f64, Vec<f64>, Vec<f64>)> {
+    (0..1_u32 << zones).map(move |up| {
+        let alive = |zone: usize| zones == 0 || up >> (zone % zones) & 1 == 1;
+        let weight: f64 = (0..zones)
+            .map(|z| if up >> z & 1 == 1 { 0.999 } else { 0.001 })
+            .product();
+        let own = |zone| if alive(zone) { 0.99 } else { 0.0 };
+        let members = (0..n).map(own).collect();
+        let provided = (0..providers).map(|j| own(j + zones / 2)).collect();
+        (weight, members, provided)
+    })
+}
+
+/// The unavailability of `at_least: k` of `n` members sharing `n`
+/// providers in a ring (member `i` needs `p_i` or `p_{i+1 mod n}`), by a
+/// transfer matrix along the ring in every state of the zones: condition
+/// on `p_0`, carry (`p_i` up, members up so far capped at `k`), close the
+/// ring on `p_0`, and sum the states with fewer than `k` up.
+fn ring_truth(k: usize, n: usize, zones: usize) -> f64 {
+    let mut failed = 0.0;
+    for (weight, member, provider) in provider_states(n, n, zones) {
+        for first in [true, false] {
+            let mut dist = vec![[0.0_f64; 2]; k + 1];
+            dist[0][usize::from(first)] = if first {
+                provider[0]
+            } else {
+                1.0 - provider[0]
+            };
+            for (i, &own) in member.iter().enumerate() {
+                let j = (i + 1) % n;
+                let choices: Vec<(bool, f64)> = if j == 0 {
+                    vec![(first, 1.0)]
+                } else {
+                    vec![(true, provider[j]), (false, 1.0 - provider[j])]
+                };
+                let mut next = vec![[0.0_f64; 2]; k + 1];
+                for (count, row) in dist.iter().enumerate() {
+                    for (here, &p) in row.iter().enumerate() {
+                        for &(there, q) in &choices {
+                            let held = if here == 1 || there { own } else { 0.0 };
+                            let to = usize::from(there);
+                            next[(count + 1).min(k)][to] += p * q * held;
+                            next[count][to] += p * q * (1.0 - held);
+                        }
+                    }
+                }
+                dist = next;
+            }
+            failed += weight * dist[..k].iter().flatten().sum::<f64>();
+        }
+    }
+    failed
+}
+
+/// The unavailability of `at_least: k` of `n` members, member `i` needing
+/// either of `pairs[i]` among `providers` providers, by enumeration: every
+/// state of the zones, every state of the providers, and given both the
+/// members' own 99% instances in the zones still up, by a binomial tail.
+fn enumerated_truth(k: usize, pairs: &[(usize, usize)], providers: usize, zones: usize) -> f64 {
+    let n = pairs.len();
+    // reach[m]: the members with a provider up when the providers of mask
+    // m are.
+    let reach: Vec<u64> = (0..1_u64 << providers)
+        .map(|m| {
+            (0..n)
+                .filter(|&i| m >> pairs[i].0 & 1 == 1 || m >> pairs[i].1 & 1 == 1)
+                .fold(0, |r, i| r | 1 << i)
+        })
+        .collect();
+    // fewer[c]: P(fewer than k of c members at 99% are up).
+    let fewer: Vec<f64> = (0..=n)
+        .map(|c| {
+            let mut ways = 1.0;
+            let mut sum = 0.0;
+            for j in 0..=c.min(k.saturating_sub(1)) {
+                if j > 0 {
+                    ways *= (c + 1 - j) as f64 / j as f64;
+                }
+                sum += ways * 0.99_f64.powf(j as f64) * 0.01_f64.powf((c - j) as f64);
+            }
+            sum
+        })
+        .collect();
+    let mut failed = 0.0;
+    for (weight, member, provider) in provider_states(n, providers, zones) {
+        let alive = (0..n)
+            .filter(|&i| member[i] > 0.0)
+            .fold(0_u64, |r, i| r | 1 << i);
+        for (m, &reached) in reach.iter().enumerate() {
+            let p: f64 = (0..providers)
+                .map(|j| {
+                    if m >> j & 1 == 1 {
+                        provider[j]
+                    } else {
+                        1.0 - provider[j]
+                    }
+                })
+                .product();
+            if p > 0.0 {
+                failed += weight * p * fewer[(reached & alive).count_ones() as usize];
+            }
+        }
+    }
+    failed
+}
+
+/// The pairs of [`nines::generate::Pairing::Scattered`], from its doc.
+fn scattered(n: usize, providers: usize) -> Vec<(usize, usize)> {
+    (0..n)
+        .map(|i| {
+            let first = i % providers;
+            (first, (first + 1 + 7 * i % (providers - 1)) % providers)
+        })
+        .collect()
+}
+
+#[test]
+fn members_sharing_providers_hold_their_independent_figures() {
+    // The two independent methods agree where both apply: 8 of 16 in a
+    // ring over 7 zones (2^7 × 2^16 states enumerated).
+    let ring: Vec<(usize, usize)> = (0..16).map(|i| (i, (i + 1) % 16)).collect();
+    let (by_ring, by_states) = (ring_truth(8, 16, 7), enumerated_truth(8, &ring, 16, 7));
+    assert!(
+        (by_ring - by_states).abs() <= 1e-12 * by_states,
+        "{by_ring:e} against {by_states:e}"
+    );
+    // By hand, no zones: exactly 17 of the 32 members' own instances down
+    // (1% each) is C(32, 17) × 0.01^17 × 0.99^15 = 565,722,720 × 1e-34 ×
+    // 0.8601 = 4.8655e-26, a lower bound; a member also fails when both
+    // its providers do (1e-4 for a pair of neighbours), which lifts the
+    // figure by about 40% (6.7258e-26 by the transfer matrix).
+    let no_zones = ring_truth(16, 32, 0);
+    assert!(4.865e-26 < no_zones && no_zones < 1e-25, "{no_zones:e}");
+    holds(
+        "16 of 32 sharing 32 providers in a ring, no zones",
+        no_zones,
+    );
+    holds(
+        "16 of 32 sharing 32 providers in a ring, 14 zones",
+        ring_truth(16, 32, 14),
+    );
+    holds(
+        "8 of 16 sharing 16 providers scattered, 7 zones",
+        enumerated_truth(8, &scattered(16, 16), 16, 7),
+    );
+}
