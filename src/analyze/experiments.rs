@@ -21,6 +21,7 @@ use super::Severity;
 use super::what_if::{self, Change, Intact, Lost};
 use crate::engine::concurrency::{Slowed, Slowness};
 use crate::engine::scenario::{Scenario, is_lost};
+use crate::engine::state::Bound;
 use crate::model::units::Duration;
 use crate::model::{ComponentId, Date, DomainId, GroupId, Model, Rule};
 
@@ -135,6 +136,49 @@ pub struct Overload {
     /// this state (a slowness holds it, or its pool serves less than its
     /// capacity): the experiment tests the pool, not the capacity.
     pub pool: bool,
+    /// What holds it below its capacity ([`crate::engine::state::State::bound`], as `headroom`
+    /// reads it).
+    pub held_by: HeldBy,
+}
+
+/// What holds an overloaded component below its capacity in the state of
+/// an experiment ([`Bound`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HeldBy {
+    /// Nothing but its capacity.
+    Capacity,
+    /// Its own request pool, full.
+    RequestPool,
+    /// Its bulkheads (the limits of its slowed calls).
+    Bulkheads,
+    /// Calls it needs fail or never return: it serves nothing.
+    FailingCalls,
+}
+
+impl Overload {
+    /// What it is held to, in words, as `headroom` words it: "what its
+    /// request pool serves", "what its bulkheads admit of its slowed
+    /// calls".
+    #[must_use]
+    pub fn held_to(&self) -> &'static str {
+        match self.held_by {
+            HeldBy::Bulkheads => "what its bulkheads admit of its slowed calls",
+            HeldBy::FailingCalls => "what its failing calls let it serve",
+            HeldBy::Capacity | HeldBy::RequestPool => "what its request pool serves",
+        }
+    }
+
+    /// Why it serves nothing, after its name: "'s request pool serves
+    /// none", "'s bulkheads admit none", "'s calls fail: it serves none".
+    #[must_use]
+    pub fn serves_none(&self) -> &'static str {
+        match self.held_by {
+            HeldBy::Bulkheads => "'s bulkheads admit none",
+            HeldBy::FailingCalls => "'s calls fail or never return: it serves none",
+            HeldBy::Capacity | HeldBy::RequestPool => "'s request pool serves none",
+        }
+    }
 }
 
 /// One experiment: a loss to inject and what the model says will happen.
@@ -667,19 +711,20 @@ impl Judging<'_> {
             .zip(model.component_ids())
             .filter_map(|(row, id)| {
                 let (u, load, capacity) = (row.utilization?, row.load?, row.capacity?);
-                // Its pool binds where the state's ceiling is below what
-                // the instances up would carry by their capacity.
-                let up = f64::from(changed.state.of(id).instances_up);
-                let written = model.component(id).capacity.map(|c| c.per_instance * up);
-                let pool = changed.state.ceiling(id).is_some_and(|ceiling| {
-                    written.is_none_or(|w| ceiling.serves < w * (1.0 - 1e-9))
-                });
+                // What holds it below its capacity, as `headroom` reads it.
+                let bound = changed.state.bound(model, &self.intact.flow, id);
                 (row.up && u > 1.0 + 1e-12).then(|| Overload {
                     component: row.component.clone(),
                     utilization: u,
                     load,
                     capacity,
-                    pool,
+                    pool: bound.is_some(),
+                    held_by: match bound {
+                        None => HeldBy::Capacity,
+                        Some((_, Bound::Pool { .. })) => HeldBy::RequestPool,
+                        Some((_, Bound::Bulkheads)) => HeldBy::Bulkheads,
+                        Some((_, Bound::Failing)) => HeldBy::FailingCalls,
+                    },
                 })
             })
             .collect::<Vec<_>>();
@@ -763,13 +808,15 @@ fn why(
                 o.component,
             ),
             (true, true) => format!(
-                "tests the pools: {} at {:.0}% of what its request pool serves",
+                "tests the pools: {} at {:.0}% of {}",
                 o.component,
-                o.utilization * 100.0
+                o.utilization * 100.0,
+                o.held_to(),
             ),
             (true, false) => format!(
-                "tests the pools: {}'s request pool serves none of the {load} offered",
+                "tests the pools: {}{} of the {load} offered",
                 o.component,
+                o.serves_none(),
             ),
         };
     }

@@ -281,6 +281,29 @@ impl Flow {
     }
 }
 
+/// What holds a component below what its instances carry by their
+/// capacity in a state ([`State::bound`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Bound {
+    /// Its own request pool, full: `workers` per instance, each request
+    /// holding one `held` seconds (an instance serves `workers / held` a
+    /// second), at normal latency or as a slowness holds it.
+    Pool {
+        /// Workers per instance.
+        workers: u32,
+        /// Seconds a request holds a worker.
+        held: f64,
+    },
+    /// In a slow scenario, the limits of its edges (`pool`, `connections`):
+    /// they refuse the calls past them and its requests that need those
+    /// calls fail at once, while its own pool is not full.
+    Bulkheads,
+    /// In a slow scenario, calls it needs fail (every attempt outlasts its
+    /// timeout) or never return, while its own pool is not full: it serves
+    /// nothing, whatever its pool and bulkheads.
+    Failing,
+}
+
 /// How a component stands against its capacity in a state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
@@ -344,6 +367,8 @@ pub struct State {
     /// capacity, so past its pool it sheds and never collapses; empty
     /// without pools.
     pooled: Vec<bool>,
+    /// Whether the scenario holds pools back (a slow scenario's ceilings).
+    slowed: bool,
     /// Per caller, per edge, the share of its calls the edge's limit
     /// admits (the scenario's `admitted`); empty when the scenario has none.
     admitted: Vec<Vec<f64>>,
@@ -464,6 +489,7 @@ impl State {
             handed: vec![false; model.components.len()],
             ceilings: Vec::new(),
             pooled: flow.pools().iter().map(Option::is_some).collect(),
+            slowed: !scenario.ceilings.is_empty(),
             admitted: admitted(model, scenario),
             track: Tracked::default(),
         };
@@ -594,6 +620,58 @@ impl State {
         match (self.limit(model, id), ceiling) {
             (Some(limit), Some(ceiling)) => Some(limit.min(ceiling)),
             (limit, ceiling) => limit.or(ceiling),
+        }
+    }
+
+    /// What holds `id` below what its instances carry by their capacity in
+    /// this state, with what one instance of it then serves a second;
+    /// `None` where its capacity is what binds (or nothing does), or none
+    /// of its instances is up. At normal latency that is its own pool where
+    /// it serves less than the capacity ([`Flow::pools`]); in a slow
+    /// scenario, its ceiling where that is below the capacity: its own
+    /// pool when the pool is full (it admits less than it is offered), else
+    /// its calls that fail where it serves nothing, else its bulkheads.
+    /// The one reading of it for every rule and command (`headroom`,
+    /// `experiments`).
+    #[must_use]
+    pub fn bound(&self, model: &Model, flow: &Flow, id: ComponentId) -> Option<(f64, Bound)> {
+        let c = model.component(id);
+        let up = self.of(id).instances_up;
+        if up == 0 {
+            return None;
+        }
+        if self.slowed
+            && let Some(ceiling) = self.ceiling(id)
+        {
+            let per = ceiling.serves / f64::from(up);
+            if c.capacity.is_none_or(|cap| per < cap.per_instance) {
+                // A time held only where its own pool is full: a
+                // bulkhead's refusals cut what it serves (each instance's
+                // slots) without holding its workers longer.
+                let full = self
+                    .of(id)
+                    .offered
+                    .is_some_and(|offered| ceiling.admits < offered * (1.0 - 1e-9));
+                let bound = match c.workers {
+                    Some(workers) if full => Bound::Pool {
+                        workers,
+                        held: f64::from(workers) / per,
+                    },
+                    _ if per <= 0.0 => Bound::Failing,
+                    _ => Bound::Bulkheads,
+                };
+                return Some((per, bound));
+            }
+        }
+        match (flow.pools().get(id.0).copied().flatten(), c.workers) {
+            (Some(limit), Some(workers)) => Some((
+                limit.per_instance,
+                Bound::Pool {
+                    workers,
+                    held: f64::from(workers) / limit.per_instance,
+                },
+            )),
+            _ => None,
         }
     }
 

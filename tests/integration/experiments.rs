@@ -410,9 +410,12 @@ components:
 /// A pool a slowness holds is the pool under test, not the capacity:
 /// web-shop with payments at 4 s waits out checkout's 2 s timeout on
 /// every one of its 3 attempts (6 s held, every call failing), so
-/// checkout's request pool serves none of the 100 a second offered and lb,
-/// whose orders need it, serves nothing. The prediction says so in words,
-/// never "∞%", and the key verify would try is checkout's `workers`.
+/// checkout serves none of the 100 a second offered and lb, whose orders
+/// need it, serves nothing. Its own pool is not what is full: the
+/// bulkhead on payments (32 per instance, 4 × 32 = 128) caps the calls in
+/// flight below its 4 × 40 = 160 workers (100 × 6 s = 600 wanted), and
+/// the calls it admits fail; so the words say its calls fail, as
+/// `headroom` reads the same state (`State::bound`), never "∞%".
 #[test]
 fn a_held_pool_is_the_pool_under_test() {
     let plan = plan("models/web-shop.yaml", &["--only", "slow:payments"]);
@@ -421,11 +424,12 @@ fn a_held_pool_is_the_pool_under_test() {
     let o = &e["overloaded"][0];
     assert_eq!(o["component"], "checkout");
     assert_eq!(o["pool"], true);
+    assert_eq!(o["held_by"], "failing_calls");
     assert_eq!(o["capacity"], 0.0);
     assert_eq!(o["utilization"], Value::Null);
     assert_eq!(
         e["why"],
-        "tests the pools: checkout's request pool serves none of the 100 offered"
+        "tests the pools: checkout's calls fail or never return: it serves none of the 100 offered"
     );
     let run = nines(&[
         "experiments",

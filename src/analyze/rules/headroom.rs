@@ -17,7 +17,7 @@ use std::sync::Arc;
 use crate::analyze::advice::sizing::{self, Counts, Need, Sizing};
 use crate::analyze::contingency::{self, Contingency, Lost};
 use crate::analyze::results::{Audit, HeadroomRow};
-use crate::engine::state::State;
+use crate::engine::state::{Bound, State};
 use crate::model::Rule;
 use crate::model::{Component, DomainId, Model};
 
@@ -55,34 +55,14 @@ struct Overloaded {
     beyond_survive: Option<u32>,
 }
 
-/// A request pool that serves less than the written capacity: what the
-/// state and the figures count instead (docs/slow.md "A pool is a
-/// capacity").
-#[derive(Debug, Clone, Copy)]
-struct Pool {
-    workers: u32,
-    /// Seconds a request holds a worker: at normal latency, or as a slow
-    /// scenario holds it.
-    held: f64,
-}
-
-/// What holds a component below its capacity per instance.
-#[derive(Debug, Clone, Copy)]
-enum Bound {
-    /// Its own request pool, full.
-    Pool(Pool),
-    /// Its edge limits (`pool`, `connections`) in a slow scenario: they
-    /// refuse the calls past them, and its requests that need them fail
-    /// at once; its own pool is not full.
-    Bulkheads,
-}
-
-impl Bound {
-    fn pool(self) -> Option<Pool> {
-        match self {
-            Bound::Pool(pool) => Some(pool),
-            Bound::Bulkheads => None,
-        }
+/// Seconds a request holds a worker, where its own request pool holds a
+/// component ([`Bound::Pool`]; a request pool that serves less than the
+/// written capacity is what the state and the figures count instead,
+/// docs/slow.md "A pool is a capacity").
+fn held_of(bound: Bound) -> Option<f64> {
+    match bound {
+        Bound::Pool { held, .. } => Some(held),
+        Bound::Bulkheads | Bound::Failing => None,
     }
 }
 
@@ -227,10 +207,11 @@ impl Wording for Overloaded {
         } else {
             let of = match self.pool {
                 Some(Bound::Bulkheads) => "what its bulkheads admit of its slowed calls".to_owned(),
-                Some(Bound::Pool(pool)) => format!(
-                    "what its request pool serves ({} workers / {} held per request)",
-                    pool.workers,
-                    crate::analyze::slow::seconds(pool.held),
+                // Not carried (it serves nothing): no row reaches here.
+                Some(Bound::Failing) => "what its failing calls let it serve".to_owned(),
+                Some(Bound::Pool { workers, held }) => format!(
+                    "what its request pool serves ({workers} workers / {} held per request)",
+                    crate::analyze::slow::seconds(held),
                 ),
                 None => "capacity".to_owned(),
             };
@@ -280,9 +261,9 @@ impl Wording for Overloaded {
             if matches!(self.pool, Some(Bound::Bulkheads)) {
                 out.write_str("; or raise the bulkheads (`pool:` or `connections:` per instance) on its slowed calls, or cut the time they hold a slot (a shorter timeout, a breaker)")?;
             }
-            if let Some(pool) = self.pool.and_then(Bound::pool).filter(|_| !beyond) {
+            if let Some(held) = self.pool.and_then(held_of).filter(|_| !beyond) {
                 // Little's law on the survivors: load × held in flight.
-                let in_flight = self.load * pool.held / (f64::from(self.row.survivors) * self.max);
+                let in_flight = self.load * held / (f64::from(self.row.survivors) * self.max);
                 #[allow(
                     clippy::cast_possible_truncation,
                     clippy::cast_sign_loss,
@@ -293,7 +274,7 @@ impl Wording for Overloaded {
                     out,
                     "; or give each instance `workers: {workers}` ({} × {} / {} survivors",
                     amount(self.load),
-                    crate::analyze::slow::seconds(pool.held),
+                    crate::analyze::slow::seconds(held),
                     self.row.survivors,
                 )?;
                 if (self.max - 1.0).abs() > 1e-12 {
@@ -442,63 +423,22 @@ impl Analyzer for Headroom {
 }
 
 /// What one instance of each component carries: its capacity, or what
-/// its request pool serves where that is less (as every state and the
-/// figures count it), with the pool; `None` without either, or at 0.
+/// holds it below that in the checked state ([`State::bound`]: its request
+/// pool, as every state and the figures count it, or a slowness's
+/// bulkheads), with what holds it; `None` without either, or at 0 (held:
+/// it serves nothing, whatever is lost next).
 fn carried_per_instance(cx: &Context) -> Vec<Option<(f64, Option<Bound>)>> {
     let model = cx.model;
-    let pools = cx.flow().pools();
     let state = cx.state();
-    // In a slow scenario a pool serves what the slowness lets it: the
-    // next loss takes instances from that, not from the pool at normal
-    // latency (redirect held at 495% would read 113% after losing a zone).
-    let slow = !cx.scenario.ceilings.is_empty();
     model
         .component_ids()
-        .map(|id| {
-            let c = model.component(id);
-            let up = state.of(id).instances_up;
-            if slow
-                && let (Some(ceiling), Some(workers)) = (state.ceiling(id), c.workers)
-                && up > 0
-            {
-                let per = ceiling.serves / f64::from(up);
-                let written = c.capacity.map(|cap| cap.per_instance);
-                if per <= 0.0 {
-                    // Held: it serves nothing, whatever is lost next.
-                    return None;
-                }
-                if written.is_none_or(|cap| per < cap) {
-                    // A time held only where its own pool is full: a
-                    // bulkhead's refusals cut what it serves (each
-                    // instance's slots) without holding its workers longer.
-                    let full = state
-                        .of(id)
-                        .offered
-                        .is_some_and(|offered| ceiling.admits < offered * (1.0 - 1e-9));
-                    let bound = if full {
-                        Bound::Pool(Pool {
-                            workers,
-                            held: f64::from(workers) / per,
-                        })
-                    } else {
-                        Bound::Bulkheads
-                    };
-                    return Some((per, Some(bound)));
-                }
-            }
-            match (pools.get(id.0).copied().flatten(), c.workers) {
-                (Some(limit), Some(workers)) if limit.per_instance > 0.0 => Some((
-                    limit.per_instance,
-                    Some(Bound::Pool(Pool {
-                        workers,
-                        held: f64::from(workers) / limit.per_instance,
-                    })),
-                )),
-                _ => c
-                    .capacity
-                    .map(|cap| (cap.per_instance, None))
-                    .filter(|(per, _)| *per > 0.0),
-            }
+        .map(|id| match state.bound(model, cx.flow(), id) {
+            Some((per, bound)) => (per > 0.0).then_some((per, Some(bound))),
+            None => model
+                .component(id)
+                .capacity
+                .map(|cap| (cap.per_instance, None))
+                .filter(|(per, _)| *per > 0.0),
         })
         .collect()
 }

@@ -120,15 +120,17 @@ fn prediction_text(e: &Experiment) -> String {
                 number(o.load)
             ),
             (true, true) => format!(
-                "{} at {} of what its request pool serves ({} / {})",
+                "{} at {} of {} ({} / {})",
                 o.component,
                 percent(o.utilization),
+                o.held_to(),
                 number(o.load),
                 number(o.capacity)
             ),
             (true, false) => format!(
-                "{}'s request pool serves none of the {} offered",
+                "{}{} of the {} offered",
                 o.component,
+                o.serves_none(),
                 number(o.load)
             ),
         });
