@@ -148,7 +148,7 @@ impl LossJudge {
                 if cx.scenario == Scenario::default() {
                     cx.state_losing(&[domain])
                 } else {
-                    Arc::new(State::new(cx.model, &self.flow, &loss))
+                    Arc::new(State::new(cx.model, &self.flow, &loss).without_record())
                 }
             })
         })
@@ -168,7 +168,7 @@ impl LossJudge {
                 ..Scenario::default()
             };
             self.judge(model, &loss, || {
-                Arc::new(State::new(model, &self.flow, &loss))
+                Arc::new(State::new(model, &self.flow, &loss).without_record())
             })
         })
     }

@@ -177,11 +177,16 @@ impl<'a> Context<'a> {
                 .unwrap_or_else(PoisonError::into_inner);
             Arc::clone(states.entry(domains.to_vec()).or_default())
         };
+        // Kept to be read by every rule, never built on: without the
+        // record of its last offer.
         Arc::clone(cell.get_or_init(|| {
-            Arc::new(self.state_with(&Scenario {
-                domains: domains.to_vec(),
-                ..Scenario::default()
-            }))
+            Arc::new(
+                self.state_with(&Scenario {
+                    domains: domains.to_vec(),
+                    ..Scenario::default()
+                })
+                .without_record(),
+            )
         }))
     }
 

@@ -459,6 +459,15 @@ impl State {
         state
     }
 
+    /// This state without the record of its last offer (17 bytes per
+    /// component), for a state kept to be read and never built on: a
+    /// settle or [`State::after`] from it then works out every load once.
+    #[must_use]
+    pub fn without_record(mut self) -> Self {
+        self.track = Tracked::default();
+        self
+    }
+
     /// The components of `scenario` (instances up, running) with nothing
     /// worked out yet, and the scenario's ceilings and admitted shares.
     fn unworked(model: &Model, flow: &Flow, scenario: &Scenario) -> Self {
