@@ -413,8 +413,12 @@ impl State {
     #[must_use]
     pub fn after(model: &Model, flow: &Flow, base: &State, scenario: &Scenario) -> Self {
         let mut state = Self::unworked(model, flow, scenario);
+        // The shares its edge limits admit change what a caller sends, not
+        // what it passes on, so no record shows them: a base read under
+        // other shares is of no use.
         let usable = base.track.0.is_some()
             && base.components.len() == state.components.len()
+            && base.admitted == state.admitted
             && state
                 .components
                 .iter()
@@ -649,8 +653,14 @@ impl State {
         if up == 0 {
             return None;
         }
+        let own = flow.pools().get(id.0).copied().flatten();
         if self.slowed
             && let Some(ceiling) = self.ceiling(id)
+            // Held below what its own pool serves at normal latency: a
+            // component the slowness does not reach keeps that reading.
+            && own.is_none_or(|pool| {
+                ceiling.serves < pool.per_instance * f64::from(up) * (1.0 - 1e-9)
+            })
         {
             let per = ceiling.serves / f64::from(up);
             if c.capacity.is_none_or(|cap| per < cap.per_instance) {
@@ -672,7 +682,7 @@ impl State {
                 return Some((per, bound));
             }
         }
-        match (flow.pools().get(id.0).copied().flatten(), c.workers) {
+        match (own, c.workers) {
             (Some(limit), Some(workers)) => Some((
                 limit.per_instance,
                 Bound::Pool {

@@ -803,6 +803,70 @@ components:
     agrees(&random_pooled_model(7186)).unwrap_or_else(|why| panic!("pooled 7186: {why}"));
 }
 
+/// Two slow scenarios on `model` (ceilings and the shares edge limits
+/// admit), each built by `State::after` from the intact state and from the
+/// other, and the first with each of `losses` on top of it, against the
+/// state that works out everything.
+fn slow_states_agree(model: &Model, flow: &Flow, intact: &State, losses: &[Scenario], seed: u64) {
+    let slow = [slow_scenario(model, seed, 1), slow_scenario(model, seed, 2)];
+    let slowed = State::new(model, flow, &slow[0]);
+    for (base, scenario) in [(intact, &slow[0]), (intact, &slow[1]), (&slowed, &slow[1])] {
+        let after = State::after(model, flow, base, scenario);
+        let full = State::new_recomputing_everything(model, flow, scenario);
+        assert_eq!(
+            format!("{after:?}"),
+            format!("{full:?}"),
+            "seed {seed}, {scenario:?}"
+        );
+        assert_eq!(
+            format!("{:?}", after.settle(model, flow)),
+            format!("{:?}", full.settle_recomputing_everything(model, flow)),
+            "seed {seed}, {scenario:?}"
+        );
+    }
+    for loss in losses {
+        let deeper = slow[0].and(loss);
+        let after = State::after(model, flow, &slowed, &deeper);
+        let full = State::new_recomputing_everything(model, flow, &deeper);
+        assert_eq!(
+            format!("{after:?}"),
+            format!("{full:?}"),
+            "seed {seed}, {deeper:?}"
+        );
+    }
+}
+
+/// One of `values`, drawn.
+fn pick<T: Copy>(draw: &mut impl FnMut(u64) -> u64, values: &[T]) -> T {
+    let len = u64::try_from(values.len()).unwrap_or(u64::MAX);
+    values[usize::try_from(draw(len)).unwrap_or(0)]
+}
+
+/// A slow scenario on `model` as `analyze::slow` writes one: a ceiling
+/// (what a component serves and takes in a second) on about a third of
+/// the components and an admitted share on about a third of the edges.
+fn slow_scenario(model: &Model, seed: u64, variant: u64) -> Scenario {
+    let mut draw = draws(seed.wrapping_add(variant), 0x2545_f491_4f6c_dd1d);
+    let mut scenario = Scenario::default();
+    for id in model.component_ids() {
+        if draw(3) == 0 {
+            let serves = pick(&mut draw, &[0.0, 5.0, 20.0, 40.0, 80.0, 200.0]);
+            let admits = serves + pick(&mut draw, &[0.0, 10.0, 50.0]);
+            scenario
+                .ceilings
+                .push((id, nines::engine::scenario::Ceiling { serves, admits }));
+        }
+        for e in 0..model.component(id).depends_on.len() {
+            if draw(3) == 0 {
+                scenario
+                    .admitted
+                    .push((id, e, pick(&mut draw, &[0.0, 0.25, 0.5, 0.9])));
+            }
+        }
+    }
+    scenario
+}
+
 /// `State::settle`, `State::new` and `State::after` work out again only
 /// what a change reaches (the targets of a component whose passing moved,
 /// the readers of an alternative or cache whose flags changed, what a
@@ -811,7 +875,10 @@ components:
 /// every load, and who is up and ok, over the whole model gives: on 4 ×
 /// 150 random models, every domain lost, every component lost whole, one
 /// instance of each, and the caches cold at twice the load; `after` from
-/// the intact state, the settled one, and a lost zone's.
+/// the intact state, the settled one, a lost zone's, and slow scenarios
+/// (ceilings and edge admissions) from the intact state and from another
+/// slow scenario (a base read under other admitted shares once kept its
+/// loads: b offered 40 where 80 × 0.25 = 20 reaches it).
 #[test]
 fn a_settle_that_works_out_only_what_changed_is_the_full_settle() {
     let generators: [fn(u64) -> String; 4] = [
@@ -851,6 +918,7 @@ fn a_settle_that_works_out_only_what_changed_is_the_full_settle() {
             let settled = intact.clone().settle(&model, &flow);
             let first_zone = scenarios.first().cloned().unwrap_or_default();
             let zone = State::new(&model, &flow, &first_zone);
+            slow_states_agree(&model, &flow, &intact, &scenarios, seed);
             for scenario in &scenarios {
                 let full_new = State::new_recomputing_everything(&model, &flow, scenario);
                 let state = State::new(&model, &flow, scenario);

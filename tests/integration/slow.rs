@@ -1240,3 +1240,25 @@ fn a_bulkheads_refusals_are_not_a_pool_held_longer() {
     );
     assert_eq!(finding["severity"], "warning");
 }
+
+/// From a review: in a slow scenario, a component the slowness does not
+/// reach keeps its own pool's reading. api's 10 workers at 50 ms serve 200
+/// a second an instance, below its capacity of 1,000, at normal latency
+/// as with db slowed (api does not call db): losing one of its 3
+/// instances leaves 500 / (2 × 200) = 125% of what its request pool
+/// serves, never "what its bulkheads admit of its slowed calls" (it has
+/// none), and the help offers workers: 500 × 50 ms / 2 survivors = 12.5
+/// in flight each, so `workers: 13`.
+#[test]
+fn a_pool_the_slowness_does_not_reach_keeps_its_reading() {
+    let text = "system: s\nentrypoints: [api, web]\ncomponents:\n  api: {instances: 3, capacity: 1000, load: 500, workers: 10, latency: {p99: 50ms}, load_shedding: true}\n  web: {instances: 2, capacity: 1000, load: 100, workers: 50, latency: {p99: 10ms}, depends_on: [{target: db, pool: 2, timeout: 1s}]}\n  db: {instances: 2, capacity: 5000, latency: {p99: 5ms}}\n";
+    let out = what_if("slow-unreached-pool", text, &["db=500ms"]);
+    let finding = finding(&out["after"], "headroom/api/instance");
+    let text = format!("{} {}", finding["message"], finding["help"]);
+    assert!(
+        text.contains("500 / (2 × 200) = 125% of what its request pool serves (10 workers / 50ms held per request)")
+            && text.contains("workers: 13")
+            && !text.contains("bulkheads"),
+        "{text}"
+    );
+}
