@@ -405,20 +405,6 @@ fn combining_diagrams_a_hundred_thousand_levels_deep_does_not_overflow() {
     assert!((got - 0.952_418_686_397_030).abs() < 1e-10, "{got}");
 }
 
-/// Corpus shapes known to come back wider than 1% of their unavailability
-/// (issue 29 item 2, open): members whose two `any_of` providers are
-/// scattered across the list, so that every order the structure tries
-/// keeps about half the providers open at once (17 of 32, 33 of 64) and
-/// the gates' diagram passes its node budget; the figure is then bracketed
-/// by counting every alternative as required or as always up, from 0. The
-/// same shapes with the providers in a ring are exact. When one of these
-/// becomes narrow, the test below fails: take it off this list.
-const KNOWN_GAPS: &[&str] = &[
-    "16 of 32 sharing 32 providers scattered, 14 zones",
-    "32 of 64 sharing 64 providers scattered, 14 zones",
-    "16 of 32 sharing 32 providers scattered, no zones",
-];
-
 /// Whether `f` is exact, or its bracket of the unavailability at most 1%
 /// of it wide.
 fn within_one_percent(f: &engine::Figure) -> bool {
@@ -434,19 +420,11 @@ fn every_corpus_shape_is_exact_or_within_one_percent() {
     // saying why. Time and memory are measured by
     // `examples/hostile_corpus.rs` and `benches/hostile.rs`, not here (the
     // whole corpus is about 14 s of this test in a debug build).
-    let corpus = nines::generate::hostile_corpus();
-    for gap in KNOWN_GAPS {
-        assert!(
-            corpus.iter().any(|(name, _)| name == gap),
-            "{gap}: not in the corpus"
-        );
-    }
-    for (name, text) in corpus {
+    for (name, text) in nines::generate::hostile_corpus() {
         let model = parse(&text);
         assert!(model.components.len() < 200, "{name}");
         let figures = engine::availability(&model);
         assert!(!figures.is_empty(), "{name}: no entrypoint");
-        let gap = KNOWN_GAPS.contains(&name);
         for (entrypoint, f) in figures {
             let at = format!("{name}, {}", model.component(entrypoint).name);
             assert!(f.lower <= f.upper, "{at}: {f:?}");
@@ -462,14 +440,7 @@ fn every_corpus_shape_is_exact_or_within_one_percent() {
                 "{:?}, unavailability [{:e}, {:e}]",
                 f.method, f.unavailability_lower, f.unavailability_upper
             );
-            if gap {
-                assert!(
-                    !within_one_percent(&f),
-                    "{at}: now {bracket}, within 1%: take it off KNOWN_GAPS"
-                );
-            } else {
-                assert!(within_one_percent(&f), "{at}: {bracket}");
-            }
+            assert!(within_one_percent(&f), "{at}: {bracket}");
         }
     }
 }
