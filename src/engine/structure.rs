@@ -911,6 +911,40 @@ components:
     }
 
     #[test]
+    fn sixty_four_scattered_members_keep_at_most_three_providers_open() {
+        // Issue 29 item 2's largest shape: in the written order 33 of the
+        // 64 providers are open at once, past any node budget.
+        use crate::generate::{Pairing, shared_providers};
+        let m = crate::model::parse(&shared_providers(32, 64, 64, 0, Pairing::Scattered)).unwrap();
+        let most_open = |members: &[ComponentId]| {
+            let mut left: FastMap<ComponentId, usize> = FastMap::default();
+            for &c in members {
+                for &p in &m.component(c).depends_on[0].targets {
+                    *left.entry(p).or_insert(0) += 1;
+                }
+            }
+            let mut open: FastSet<ComponentId> = FastSet::default();
+            let mut most = 0;
+            for &c in members {
+                for &p in &m.component(c).depends_on[0].targets {
+                    let n = left.get_mut(&p).unwrap();
+                    *n -= 1;
+                    if *n == 0 {
+                        open.remove(&p);
+                    } else {
+                        open.insert(p);
+                    }
+                }
+                most = most.max(open.len());
+            }
+            most
+        };
+        let written = &m.components[0].depends_on[0].targets;
+        assert_eq!(most_open(written), 33);
+        assert_eq!(most_open(&sharing_order(&m, written)), 3);
+    }
+
+    #[test]
     fn a_path_is_walked_from_its_end() {
         // m0 p1–p2, m1 p0–p1, m2 p2–p3: a path p0 p1 p2 p3 with m1 at its
         // end (p0 has no other member), which opens only p1: it comes
