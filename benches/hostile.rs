@@ -5,7 +5,8 @@
 //! one instance, or 250 of 256, needed), a 10 x 10 grid of `any_of` rows
 //! and columns over 20 zones (bounded, within 1%), `at_least` over
 //! members sharing their `any_of` providers (issue 29 item 2: 16 of 32 in
-//! a ring over 14 zones, 8 of 16 scattered over 7, both exact), and the
+//! a ring over 14 zones, 8 of 16 scattered over 7, 32 of 64 scattered over
+//! 14, all exact), and the
 //! `spof` rule on a 20,000-component chain. Targets: every one in seconds
 //! (see docs/performance.md, "Hostile shapes"), the item-2 shapes under
 //! 10 s.
@@ -77,6 +78,10 @@ fn bench_hostile(c: &mut Criterion) {
         (
             "at_least-8-of-16-sharing-providers-scattered-7-zones",
             shared_providers(8, 16, 16, 7, Pairing::Scattered),
+        ),
+        (
+            "at_least-32-of-64-sharing-providers-scattered-14-zones",
+            shared_providers(32, 64, 64, 14, Pairing::Scattered),
         ),
     ] {
         let model = parse(&text);

@@ -77,6 +77,10 @@ enum Order {
     WidestFirst,
     /// The narrowest first, ties by name.
     NarrowestFirst,
+    /// Each gate's targets ordered so that few of the dependencies they
+    /// share are open at once (see [`sharing_order`]): targets that share
+    /// a dependency sit next to each other.
+    Sharing,
 }
 
 /// A BDD this small is kept without trying the other orders.
@@ -121,7 +125,12 @@ pub fn build_with(
     // before the large limit is tried.
     for limit in [budget.min(FIRST_LIMIT), budget] {
         let mut best: Option<Structure> = None;
-        for order in [Order::Written, Order::WidestFirst, Order::NarrowestFirst] {
+        for order in [
+            Order::Written,
+            Order::WidestFirst,
+            Order::NarrowestFirst,
+            Order::Sharing,
+        ] {
             // A build that needs many times the nodes of the best result
             // so far will not beat it: stop it early.
             let limit = best
@@ -285,6 +294,119 @@ fn attempt_gates(
     }
 }
 
+/// `targets` in an order that keeps few of their shared direct
+/// dependencies "open" (a dependency is open once some of the targets
+/// using it are placed and others are still to come): a greedy walk that
+/// places next the target closing the most open dependencies (it is their
+/// last user), then opening the fewest (it is their first), ties by the
+/// written order.
+///
+/// Why this is the order that matters: the gate's diagram is built over
+/// the targets in this order, and each target's dependencies become
+/// variables right after it (the builder numbers variables as it first
+/// visits them, depth first), so a dependency's variable sits with its
+/// first user. Below the level of a target, the diagram must tell apart
+/// every combination of the count so far and the values of the
+/// dependencies still open: about `k × 2^open` nodes per level. `at_least`
+/// over members that each need `any_of` two shared providers is the case:
+/// members are edges between providers, the graph is close to a union of
+/// paths and cycles, and the written order of a scattered pairing leaves
+/// half the providers open (17 of 32, 33 of 64), past any budget. The
+/// greedy walk follows each path or cycle (the next member is the one
+/// that closes the provider the last one opened), starts a new one at a
+/// member that opens the fewest (the end of a path), and keeps 2 or 3
+/// open. With no shared dependency every target ties, and the order is
+/// the written one.
+///
+/// Linear in the targets and their dependencies, times the logarithm of a
+/// heap: a dependency changes a target's score only when its first user
+/// is placed (every other user opens one fewer) and when all but one are
+/// (the last one closes it), so each dependency costs two passes over its
+/// users, however many there are.
+fn sharing_order(model: &Model, targets: &[ComponentId]) -> Vec<ComponentId> {
+    use std::cmp::Reverse;
+    use std::collections::BinaryHeap;
+
+    if targets.len() < 3 {
+        return targets.to_vec();
+    }
+    // The direct required dependencies of each target, numbered, and the
+    // targets using each (deduplicated: a target's dependencies are
+    // pushed together, so a repeat is the last user pushed).
+    let mut number: FastMap<ComponentId, usize> = FastMap::default();
+    let mut users: Vec<Vec<usize>> = Vec::new();
+    let mut deps: Vec<Vec<usize>> = vec![Vec::new(); targets.len()];
+    for (i, &t) in targets.iter().enumerate() {
+        for edge in model
+            .component(t)
+            .depends_on
+            .iter()
+            .filter(|e| !e.degradable)
+        {
+            for &d in &edge.targets {
+                let next = users.len();
+                let d = *number.entry(d).or_insert(next);
+                if d == next {
+                    users.push(Vec::new());
+                }
+                if users[d].last() != Some(&i) {
+                    users[d].push(i);
+                    deps[i].push(d);
+                }
+            }
+        }
+    }
+    // Only a dependency with two users or more can be open.
+    let shared = |d: usize| users[d].len() > 1;
+    let mut opens: Vec<usize> = deps
+        .iter()
+        .map(|ds| ds.iter().filter(|&&d| shared(d)).count())
+        .collect();
+    let mut closes = vec![0_usize; targets.len()];
+    let key =
+        |i: usize, closes: &[usize], opens: &[usize]| (closes[i], Reverse(opens[i]), Reverse(i));
+    let mut heap: BinaryHeap<(usize, Reverse<usize>, Reverse<usize>)> = (0..targets.len())
+        .map(|i| key(i, &closes, &opens))
+        .collect();
+    let mut placed = vec![false; targets.len()];
+    let mut placed_users = vec![0_usize; users.len()];
+    let mut order = Vec::with_capacity(targets.len());
+    while let Some(top) = heap.pop() {
+        let (_, _, Reverse(i)) = top;
+        // A stale entry: the target is placed, or its score has changed
+        // since (its current entry is elsewhere in the heap).
+        if placed[i] || top != key(i, &closes, &opens) {
+            continue;
+        }
+        placed[i] = true;
+        order.push(targets[i]);
+        for &d in &deps[i] {
+            if !shared(d) {
+                continue;
+            }
+            placed_users[d] += 1;
+            let first = placed_users[d] == 1;
+            let last_left = placed_users[d] + 1 == users[d].len();
+            if !(first || last_left) {
+                continue;
+            }
+            for &j in &users[d] {
+                if placed[j] {
+                    continue;
+                }
+                if first {
+                    opens[j] -= 1;
+                }
+                if last_left {
+                    closes[j] += 1;
+                }
+                heap.push(key(j, &closes, &opens));
+            }
+        }
+    }
+    order
+}
+
 /// Module variables are numbered from here while building (so they never
 /// collide with component variables), then renumbered.
 const MODULE_BASE: u32 = 1 << 30;
@@ -444,6 +566,12 @@ impl<'a> Builder<'a> {
             })
             .collect();
         if self.order == Order::Written {
+            return edges;
+        }
+        if self.order == Order::Sharing {
+            for (_, targets) in &mut edges {
+                *targets = sharing_order(model, targets).into();
+            }
             return edges;
         }
         let widest = self.order == Order::WidestFirst;
@@ -732,5 +860,108 @@ components:
         assert_eq!(s.series, [ComponentId(0)]);
         // x, db (under x), y: db is shared and appears once.
         assert_eq!(s.vars, [ComponentId(1), ComponentId(3), ComponentId(2)]);
+    }
+
+    /// The names of `sharing_order` over the targets of the first edge
+    /// of the first component.
+    fn sharing(text: &str) -> Vec<String> {
+        let m = crate::model::parse(text).unwrap();
+        let order = sharing_order(&m, &m.components[0].depends_on[0].targets);
+        order.iter().map(|&c| m.component(c).name.clone()).collect()
+    }
+
+    #[test]
+    fn targets_sharing_nothing_keep_the_written_order() {
+        let order = sharing(
+            r"system: s
+components:
+  e: {depends_on: [{at_least: 2, of: [c, a, b]}]}
+  c: {depends_on: [z]}
+  a: {depends_on: [y]}
+  b: {}
+  y: {}
+  z: {}
+",
+        );
+        assert_eq!(order, ["c", "a", "b"]);
+    }
+
+    #[test]
+    fn targets_sharing_providers_are_walked_along_them() {
+        // Members are edges between providers: m0 p0–p1, m1 p2–p3,
+        // m2 p1–p2, m3 p3–p0, a cycle p0 p1 p2 p3 written out of order, so
+        // the written order keeps all four providers open after m1. m0
+        // opens two (ties: written first); m2 closes p1 and opens p2; m1
+        // closes p2; m3 closes p3 and p0: never more than two open.
+        let order = sharing(
+            r"system: s
+components:
+  e: {depends_on: [{at_least: 2, of: [m0, m1, m2, m3]}]}
+  m0: {depends_on: [{any_of: [p0, p1]}]}
+  m1: {depends_on: [{any_of: [p2, p3]}]}
+  m2: {depends_on: [{any_of: [p1, p2]}]}
+  m3: {depends_on: [{any_of: [p3, p0]}]}
+  p0: {}
+  p1: {}
+  p2: {}
+  p3: {}
+",
+        );
+        assert_eq!(order, ["m0", "m2", "m1", "m3"]);
+    }
+
+    #[test]
+    fn sixty_four_scattered_members_keep_at_most_three_providers_open() {
+        // Issue 29 item 2's largest shape: in the written order 33 of the
+        // 64 providers are open at once, past any node budget.
+        use crate::generate::{Pairing, shared_providers};
+        let m = crate::model::parse(&shared_providers(32, 64, 64, 0, Pairing::Scattered)).unwrap();
+        let most_open = |members: &[ComponentId]| {
+            let mut left: FastMap<ComponentId, usize> = FastMap::default();
+            for &c in members {
+                for &p in &m.component(c).depends_on[0].targets {
+                    *left.entry(p).or_insert(0) += 1;
+                }
+            }
+            let mut open: FastSet<ComponentId> = FastSet::default();
+            let mut most = 0;
+            for &c in members {
+                for &p in &m.component(c).depends_on[0].targets {
+                    let n = left.get_mut(&p).unwrap();
+                    *n -= 1;
+                    if *n == 0 {
+                        open.remove(&p);
+                    } else {
+                        open.insert(p);
+                    }
+                }
+                most = most.max(open.len());
+            }
+            most
+        };
+        let written = &m.components[0].depends_on[0].targets;
+        assert_eq!(most_open(written), 33);
+        assert_eq!(most_open(&sharing_order(&m, written)), 3);
+    }
+
+    #[test]
+    fn a_path_is_walked_from_its_end() {
+        // m0 p1–p2, m1 p0–p1, m2 p2–p3: a path p0 p1 p2 p3 with m1 at its
+        // end (p0 has no other member), which opens only p1: it comes
+        // first, then m0 and m2 along the path.
+        let order = sharing(
+            r"system: s
+components:
+  e: {depends_on: [{at_least: 2, of: [m0, m1, m2]}]}
+  m0: {depends_on: [{any_of: [p1, p2]}]}
+  m1: {depends_on: [{any_of: [p0, p1]}]}
+  m2: {depends_on: [{any_of: [p2, p3]}]}
+  p0: {}
+  p1: {}
+  p2: {}
+  p3: {}
+",
+        );
+        assert_eq!(order, ["m1", "m0", "m2"]);
     }
 }
