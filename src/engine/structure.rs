@@ -123,14 +123,21 @@ pub fn build_with(
     // whose smallest diagram exceeds the limit (at least k of n private
     // leaves needs k × (n − k + 1) nodes in any order) becomes a module
     // before the large limit is tried.
-    for limit in [budget.min(FIRST_LIMIT), budget] {
-        let mut best: Option<Structure> = None;
-        for order in [
+    // Where no gate's targets share a dependency the sharing order is the
+    // written one: building it again could only tie.
+    let orders: &[Order] = if shares_dependencies(model, &reach) {
+        &[
             Order::Written,
             Order::WidestFirst,
             Order::NarrowestFirst,
             Order::Sharing,
-        ] {
+        ]
+    } else {
+        &[Order::Written, Order::WidestFirst, Order::NarrowestFirst]
+    };
+    for limit in [budget.min(FIRST_LIMIT), budget] {
+        let mut best: Option<Structure> = None;
+        for &order in orders {
             // A build that needs many times the nodes of the best result
             // so far will not beat it: stop it early.
             let limit = best
@@ -405,6 +412,34 @@ fn sharing_order(model: &Model, targets: &[ComponentId]) -> Vec<ComponentId> {
         }
     }
     order
+}
+
+/// Whether two targets of one edge of a component of `reach` (three
+/// targets or more: [`sharing_order`] keeps two as written) share a
+/// direct required dependency; if none do, [`sharing_order`] keeps every
+/// edge as written.
+fn shares_dependencies(model: &Model, reach: &[ComponentId]) -> bool {
+    let required = |c: ComponentId| {
+        model
+            .component(c)
+            .depends_on
+            .iter()
+            .filter(|e| !e.degradable)
+    };
+    let mut user: FastMap<ComponentId, usize> = FastMap::default();
+    for &c in reach {
+        for edge in required(c).filter(|e| e.targets.len() > 2) {
+            user.clear();
+            for (i, &t) in edge.targets.iter().enumerate() {
+                for &d in required(t).flat_map(|e| &e.targets) {
+                    if *user.entry(d).or_insert(i) != i {
+                        return true;
+                    }
+                }
+            }
+        }
+    }
+    false
 }
 
 /// Module variables are numbered from here while building (so they never
@@ -863,11 +898,16 @@ components:
     }
 
     /// The names of `sharing_order` over the targets of the first edge
-    /// of the first component.
-    fn sharing(text: &str) -> Vec<String> {
+    /// of the first component, and whether the model's targets share a
+    /// dependency anywhere.
+    fn sharing(text: &str) -> (Vec<String>, bool) {
         let m = crate::model::parse(text).unwrap();
         let order = sharing_order(&m, &m.components[0].depends_on[0].targets);
-        order.iter().map(|&c| m.component(c).name.clone()).collect()
+        let all: Vec<ComponentId> = m.component_ids().collect();
+        (
+            order.iter().map(|&c| m.component(c).name.clone()).collect(),
+            shares_dependencies(&m, &all),
+        )
     }
 
     #[test]
@@ -883,7 +923,7 @@ components:
   z: {}
 ",
         );
-        assert_eq!(order, ["c", "a", "b"]);
+        assert_eq!(order, (vec!["c".into(), "a".into(), "b".into()], false));
     }
 
     #[test]
@@ -907,7 +947,8 @@ components:
   p3: {}
 ",
         );
-        assert_eq!(order, ["m0", "m2", "m1", "m3"]);
+        assert_eq!(order.0, ["m0", "m2", "m1", "m3"]);
+        assert!(order.1);
     }
 
     #[test]
@@ -962,6 +1003,7 @@ components:
   p3: {}
 ",
         );
-        assert_eq!(order, ["m1", "m0", "m2"]);
+        assert_eq!(order.0, ["m1", "m0", "m2"]);
+        assert!(order.1);
     }
 }
