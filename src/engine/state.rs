@@ -381,12 +381,7 @@ impl State {
     /// the verdict of each component on the loads as first offered.
     #[must_use]
     pub fn new(model: &Model, flow: &Flow, scenario: &Scenario) -> Self {
-        let mut state = Self::unworked(model, flow, scenario);
-        let touched = state.pass(model, flow, Ran::First, true);
-        state.judge(model, touched.as_deref());
-        let up: Vec<bool> = state.components.iter().map(|c| c.up).collect();
-        state.ok_fixed_point(model, flow, Some(&up));
-        state
+        Self::unworked(model, flow, scenario).worked_out(model, flow, Ran::First, true)
     }
 
     /// [`State::new`] with every load, and who is up and ok, worked out
@@ -395,11 +390,7 @@ impl State {
     #[doc(hidden)]
     #[must_use]
     pub fn new_recomputing_everything(model: &Model, flow: &Flow, scenario: &Scenario) -> Self {
-        let mut state = Self::unworked(model, flow, scenario);
-        state.pass(model, flow, Ran::First, false);
-        state.judge(model, None);
-        state.ok_fixed_point(model, flow, None);
-        state
+        Self::unworked(model, flow, scenario).worked_out(model, flow, Ran::First, false)
     }
 
     /// The state of `scenario` that [`State::new`] gives, worked out from
@@ -416,17 +407,18 @@ impl State {
         // The shares its edge limits admit change what a caller sends, not
         // what it passes on, so no record shows them: a base read under
         // other shares is of no use.
-        let usable = base.track.0.is_some()
-            && base.components.len() == state.components.len()
-            && base.admitted == state.admitted
-            && state
-                .components
-                .iter()
-                .zip(&base.components)
-                .all(|(c, b)| b.running || !c.running);
-        if !usable {
-            return Self::new(model, flow, scenario);
-        }
+        let record = base.track.0.as_deref().filter(|_| {
+            base.components.len() == state.components.len()
+                && base.admitted == state.admitted
+                && state
+                    .components
+                    .iter()
+                    .zip(&base.components)
+                    .all(|(c, b)| b.running || !c.running)
+        });
+        let Some(t) = record else {
+            return state.worked_out(model, flow, Ran::First, true);
+        };
         let before: Vec<bool> = base.components.iter().map(|c| c.up).collect();
         let running: Vec<bool> = state.components.iter().map(|c| c.running).collect();
         let up = scenario::up_given_from(model, &flow.callers, &before, running);
@@ -438,29 +430,35 @@ impl State {
         }
         // The record holds what each component passed on with the base's
         // instances up and ceiling: where those differ it is stale.
-        state.track = match base.track.0.as_deref() {
-            Some(t) => {
-                let mut flags = t.flags.clone();
-                for (i, (c, b)) in state.components.iter().zip(&base.components).enumerate() {
-                    let id = ComponentId(i);
-                    if c.instances_up != b.instances_up || state.ceiling(id) != base.ceiling(id) {
-                        flags[i] |= Track::STALE;
-                    }
-                }
-                Tracked(Some(Arc::new(Track {
-                    passing: t.passing.clone(),
-                    flags,
-                    failover_in: t.failover_in.clone(),
-                    key: t.key,
-                })))
+        let mut flags = t.flags.clone();
+        for (i, (c, b)) in state.components.iter().zip(&base.components).enumerate() {
+            let id = ComponentId(i);
+            if c.instances_up != b.instances_up || state.ceiling(id) != base.ceiling(id) {
+                flags[i] |= Track::STALE;
             }
-            None => Tracked::default(),
-        };
-        let touched = state.pass(model, flow, Ran::Same, true);
-        state.judge(model, touched.as_deref());
-        let up: Vec<bool> = state.components.iter().map(|c| c.up).collect();
-        state.ok_fixed_point(model, flow, Some(&up));
-        state
+        }
+        state.track = Tracked(Some(Arc::new(Track {
+            passing: t.passing.clone(),
+            flags,
+            failover_in: t.failover_in.clone(),
+            key: t.key,
+        })));
+        state.worked_out(model, flow, Ran::Same, true)
+    }
+
+    /// One pass of the load flow (`ran`: whether `up` is to be worked out
+    /// whole), the verdicts of what it touched, and who is ok, upward of
+    /// what is up but not within (`tracked`) or over the whole model.
+    fn worked_out(mut self, model: &Model, flow: &Flow, ran: Ran, tracked: bool) -> Self {
+        let touched = self.pass(model, flow, ran, tracked);
+        self.judge(model, touched.as_deref());
+        if tracked {
+            let up: Vec<bool> = self.components.iter().map(|c| c.up).collect();
+            self.ok_fixed_point(model, flow, Some(&up));
+        } else {
+            self.ok_fixed_point(model, flow, None);
+        }
+        self
     }
 
     /// This state without the record of its last offer (17 bytes per
