@@ -464,6 +464,12 @@ fn bound_by_structure(
                 model.component(relief.component).name,
                 crate::human::probability(relief.probability)
             )
+        } else if compiled.bracketed && model.components.len() <= capacity::MAX_CASED_MODEL {
+            format!(
+                "the capacity needs of {} components change with what is lost, more than the {} compiled exactly: each counts as up only in its likeliest case (one count of its instances, with the movers that count needs ok), so the truth is at least the figure, and at most the capacity-blind figure above",
+                shared.dynamic,
+                capacity::MAX_DYNAMIC
+            )
         } else if compiled.bracketed {
             format!(
                 "the capacity needs of {} components change with what is lost, more than the {} compiled exactly: each is taken at its largest need (every mover that shifts load onto it out), the capacity-blind figure above",

@@ -960,3 +960,53 @@ fn a_settle_that_works_out_only_what_changed_is_the_full_settle() {
     }
     assert!(compared > 5000, "{compared}");
 }
+
+/// Seventeen pairs, each an `any_of` of two single instances of 60 that
+/// share 100 of web's load: 50 each with both ok, 100 on one alone, which
+/// 60 cannot carry. So each alternative needs the other ok, a need that
+/// changes with what is lost in 34 components, past the 32 compiled
+/// exactly: the bracket. Taken at its largest need (the other out), each
+/// was never up and the lower end was 0. Each has one case only (1
+/// instance, the other ok), so its likeliest case is the truth, and the
+/// lower end is exact by hand: web (99.9%) needs every one of the 34,
+/// 0.999 × 0.999^34 = 0.999^35 = 0.965605.... The upper end is the
+/// capacity-blind figure: web and one of each pair, 0.999 × (1 − 0.001²)^17.
+#[test]
+fn a_bracket_past_the_needs_compiled_exactly_takes_each_at_its_likeliest_case() {
+    let mut text = String::from(
+        "system: pairs\nentrypoints: [web]\ncomponents:\n  web:\n    availability: 99.9%\n    capacity: 1000\n    load: 100\n    depends_on:\n",
+    );
+    for i in 0..17 {
+        let _ = writeln!(text, "      - {{any_of: [a{i}, b{i}]}}");
+    }
+    for i in 0..17 {
+        for side in ["a", "b"] {
+            let _ = writeln!(text, "  {side}{i}: {{availability: 99.9%, capacity: 60}}");
+        }
+    }
+    let model = nines::model::parse(&text).expect("valid model");
+    let compiled = engine::capacity::compile(&model, false);
+    assert!(compiled.bracketed, "34 needs that change, past 32");
+    let figures = engine::availability(&model);
+    let f = &figures[0].1;
+    assert_eq!(f.method, Method::Bounded, "{f:?}");
+    let by_hand = 0.999_f64.powi(35);
+    assert!(
+        (f.lower - by_hand).abs() < 1e-12,
+        "{} against {by_hand}",
+        f.lower
+    );
+    let blind = 0.999 * (1.0 - 0.001_f64 * 0.001).powi(17);
+    assert!(
+        (f.upper - blind).abs() < 1e-12,
+        "{} against {blind}",
+        f.upper
+    );
+    assert!(
+        f.why
+            .as_deref()
+            .is_some_and(|w| w.contains("likeliest case")),
+        "{:?}",
+        f.why
+    );
+}

@@ -116,3 +116,82 @@ pub(super) fn add_levels(
         ..neutralised
     };
 }
+
+/// The largest level of a need with no mover to be ok (every mover that
+/// can shift load onto the component out), or more instances than it has
+/// when even the largest level needs some mover ok.
+pub(super) fn largest_need<'a>(
+    model: &Model,
+    id: ComponentId,
+    levels: &'a [(u32, Vec<Vec<ComponentId>>)],
+) -> (u32, &'a [ComponentId]) {
+    levels
+        .last()
+        .filter(|(_, sets)| sets.iter().any(Vec::is_empty))
+        .map_or(
+            (model.component(id).instances.saturating_add(1), &[]),
+            |(k, _)| (*k, &[]),
+        )
+}
+
+/// Of a need's cases (a level `k` with one minimal set of the movers it
+/// needs ok), the likeliest, judged on the component alone: the chance
+/// that `k` of its instances are up times each mover's chance of having
+/// its `min_healthy` up, independent (a choice only: whichever case is
+/// taken, the compiled component is up in a part of the states where it
+/// carries its load). Ties go to fewer movers, then to fewer instances.
+pub(super) fn likeliest_case<'a>(
+    model: &Model,
+    id: ComponentId,
+    levels: &'a [(u32, Vec<Vec<ComponentId>>)],
+    row: &mut Vec<f64>,
+) -> (u32, &'a [ComponentId]) {
+    let mut up = |c: &Component, k: u32| {
+        let p = c.availability.unwrap_or(1.0);
+        crate::engine::events::tail(
+            k as usize,
+            std::iter::repeat_n(p, c.instances as usize),
+            row,
+        )
+    };
+    let own = model.component(id);
+    let mut best: Option<(f64, u32, &[ComponentId])> = None;
+    for (k, sets) in levels {
+        let instances = up(own, *k);
+        for set in sets {
+            let chance = set.iter().fold(instances, |acc, &m| {
+                let m = model.component(m);
+                acc * up(m, m.min_healthy)
+            });
+            let better = best.is_none_or(|(b, bk, bset)| {
+                chance
+                    .total_cmp(&b)
+                    .then_with(|| bset.len().cmp(&set.len()))
+                    .then_with(|| bk.cmp(k))
+                    .is_gt()
+            });
+            if better {
+                best = Some((chance, *k, set));
+            }
+        }
+    }
+    best.map_or((own.instances.saturating_add(1), &[]), |(_, k, set)| {
+        (k, set)
+    })
+}
+
+/// Writes one case of a need into the component itself: at least `k`
+/// instances up (never, past its instances), and a required edge to
+/// `movers`.
+pub(super) fn single_case(c: &mut Component, k: u32, movers: &[ComponentId]) {
+    if k > c.instances {
+        never(c);
+        return;
+    }
+    c.min_healthy = k;
+    if !movers.is_empty() {
+        let like = Edge::required(Vec::new(), c.span);
+        c.depends_on
+            .push(required(EdgeKind::Target, movers.to_vec(), &like));
+    }
+}
