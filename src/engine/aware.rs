@@ -464,7 +464,7 @@ fn bound_by_structure(
                 model.component(relief.component).name,
                 crate::human::probability(relief.probability)
             )
-        } else if compiled.bracketed && model.components.len() <= capacity::MAX_CASED_MODEL {
+        } else if compiled.bracketed && capacity::likeliest_cases(model) {
             format!(
                 "the capacity needs of {} components change with what is lost, more than the {} compiled exactly: each counts as up only in its likeliest case (one count of its instances, with the movers that count needs ok), so the truth is at least the figure, and at most the capacity-blind figure above",
                 shared.dynamic,

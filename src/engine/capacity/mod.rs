@@ -81,6 +81,14 @@ pub const MAX_DYNAMIC: usize = 32;
 /// and at 100k it did not finish.
 pub const MAX_CASED_MODEL: usize = 300;
 
+/// Whether a bracketed compilation of `model` takes each need at its
+/// likeliest case (up to [`MAX_CASED_MODEL`] components) rather than at
+/// its largest need.
+#[must_use]
+pub fn likeliest_cases(model: &Model) -> bool {
+    model.components.len() <= MAX_CASED_MODEL
+}
+
 /// A component's offered load as a function of which of a few movers are
 /// ok: entry `i` has `vars[j]` ok when bit `j` of `i` is set.
 #[derive(Debug, Clone, PartialEq)]
@@ -204,41 +212,41 @@ pub fn compile_with(model: &Model, cold: bool, relief: bool) -> Compiled {
         .iter()
         .filter(|n| matches!(n, Need::Levels(_)))
         .count();
-    if dynamic > MAX_DYNAMIC {
-        // Each component taken at one case of its need, a part of the
-        // states in which it carries its load, so the figure is a lower
-        // bound at the structural engine's usual cost (a static threshold,
-        // and required edges); the structural figure is the upper end. Up
-        // to [`MAX_CASED_MODEL`] components the case is the likeliest one
-        // (one count of its instances with the movers that count needs
-        // ok); past it, the largest need (every mover that can shift load
-        // onto it out: never up when that is more than it has), which adds
-        // no edge to any closure.
-        let cased = model.components.len() <= MAX_CASED_MODEL;
-        let mut listed = vec![false; model.components.len()];
-        for &id in &approximate {
-            listed[id.0] = true;
-        }
-        let mut row = Vec::new();
-        for id in model.component_ids() {
-            match &needs[id.0] {
-                Need::Structural => {}
-                Need::Static(k) => compiled.components[id.0].min_healthy = *k,
-                Need::Never => never(&mut compiled.components[id.0]),
-                Need::Levels(levels) => {
-                    let (k, movers) = if cased {
-                        likeliest_case(model, id, levels, &mut row)
-                    } else {
-                        largest_need(model, id, levels)
-                    };
-                    single_case(&mut compiled.components[id.0], k, movers);
-                    if !std::mem::replace(&mut listed[id.0], true) {
-                        approximate.push(id);
-                    }
-                }
+    // Past MAX_DYNAMIC, each component is taken at one case of its need,
+    // a part of the states in which it carries its load, so the figure is
+    // a lower bound at the structural engine's usual cost (a static
+    // threshold, and required edges); the structural figure is the upper
+    // end. Where [`likeliest_cases`], the case is the likeliest one (one
+    // count of its instances with the movers that count needs ok); past
+    // it, the largest need (every mover that can shift load onto it out:
+    // never up when that is more than it has), which adds no edge to any
+    // closure.
+    let bracketed = dynamic > MAX_DYNAMIC;
+    let cased = likeliest_cases(model);
+    let mut row = Vec::new();
+    for id in model.component_ids() {
+        match &needs[id.0] {
+            Need::Structural => {}
+            Need::Static(k) => compiled.components[id.0].min_healthy = *k,
+            Need::Never => never(&mut compiled.components[id.0]),
+            Need::Levels(levels) if !bracketed => {
+                add_levels(&mut compiled, &mut origin, id, levels);
+            }
+            Need::Levels(levels) => {
+                let (k, movers) = if cased {
+                    likeliest_case(model, id, levels, &mut row)
+                } else {
+                    largest_need(model, id, levels)
+                };
+                single_case(&mut compiled.components[id.0], k, movers);
+                approximate.push(id);
             }
         }
+    }
+    if bracketed {
+        // A need already listed as a bound was pushed again just above.
         approximate.sort_unstable();
+        approximate.dedup();
         return Compiled {
             model: compiled,
             bracketed: true,
@@ -249,16 +257,6 @@ pub fn compile_with(model: &Model, cold: bool, relief: bool) -> Compiled {
             tables,
             relief: None,
         };
-    }
-    for id in model.component_ids() {
-        match &needs[id.0] {
-            Need::Structural => {}
-            Need::Static(k) => compiled.components[id.0].min_healthy = *k,
-            Need::Never => never(&mut compiled.components[id.0]),
-            Need::Levels(levels) => {
-                add_levels(&mut compiled, &mut origin, id, levels);
-            }
-        }
     }
     let relief =
         (relief && model.components.len() <= MAX_RELIEF_MODEL).then(|| Relieving::new(cold));
