@@ -36,15 +36,35 @@ pub fn availability_with(model: &Model, cold: bool) -> Vec<(ComponentId, Figure)
 /// read off the model before what a scenario lost was taken out of it).
 #[must_use]
 pub fn availability_as_given(model: &Model, cold: bool) -> Vec<(ComponentId, Figure)> {
-    let mut figures = figures_of(model, cold, true);
-    partition_served(model, cold, &mut figures);
+    let mut figures = figures_of(model, cold, true, capacity::MAX_DYNAMIC);
+    partition_served(model, cold, capacity::MAX_DYNAMIC, &mut figures);
+    figures
+}
+
+/// [`availability`] of a model without request pools, bracketing past
+/// `max_dynamic` changing needs instead of [`capacity::MAX_DYNAMIC`]: the
+/// tests hold the bracket to the brute-force oracle on models small
+/// enough to enumerate.
+#[doc(hidden)]
+#[must_use]
+pub fn availability_bracketed_past(
+    model: &Model,
+    max_dynamic: usize,
+) -> Vec<(ComponentId, Figure)> {
+    let mut figures = figures_of(model, false, true, max_dynamic);
+    partition_served(model, false, max_dynamic, &mut figures);
     figures
 }
 
 /// The figures of [`availability_with`] before the served share of the
 /// entrypoints that reach shards is worked out; capacity costs when `costs`.
-fn figures_of(model: &Model, cold: bool, costs: bool) -> Vec<(ComponentId, Figure)> {
-    let compiled = capacity::compile(model, cold);
+fn figures_of(
+    model: &Model,
+    cold: bool,
+    costs: bool,
+    max_dynamic: usize,
+) -> Vec<(ComponentId, Figure)> {
+    let compiled = capacity::compile_past(model, cold, true, max_dynamic);
     if compiled.is_structural() {
         let mut figures = structural_availability(model);
         let fails_over = fails_over(model);
@@ -118,8 +138,11 @@ fn figures_of(model: &Model, cold: bool, costs: bool) -> Vec<(ComponentId, Figur
                 let context = (&compiled, served, refusing.as_slice());
                 served_share(model, context, entrypoint, &share, &mut figure);
             } else if let Some(part) = &mut figure.capacity
-                && fails_over[entrypoint.0]
+                && (fails_over[entrypoint.0] || compiled.bracketed)
             {
+                // A bracket's served share is not worked out: it stands
+                // at the availability, a lower bound of it, even where
+                // every need had one case and the figure is exact.
                 part.served_exact = false;
             }
             (entrypoint, figure)
@@ -148,7 +171,12 @@ const MAX_PARTITIONED_MODEL: usize = 2_000;
 /// shards are required (the others degradable, their load unchanged).
 /// Past the bounds the share stays the figure's with every shard required:
 /// a lower bound.
-fn partition_served(model: &Model, cold: bool, figures: &mut [(ComponentId, Figure)]) {
+fn partition_served(
+    model: &Model,
+    cold: bool,
+    max_dynamic: usize,
+    figures: &mut [(ComponentId, Figure)],
+) {
     for (entrypoint, figure) in figures.iter_mut() {
         let partitions = partitions(model, *entrypoint);
         if partitions.is_empty() {
@@ -210,7 +238,7 @@ fn partition_served(model: &Model, cold: bool, figures: &mut [(ComponentId, Figu
             if weight <= 0.0 {
                 continue;
             }
-            let (_, f) = &figures_of(&variant, cold, false)[0];
+            let (_, f) = &figures_of(&variant, cold, false, max_dynamic)[0];
             let cap = f.capacity.as_ref();
             served += weight * cap.map_or(f.availability, |c| c.served);
             exact &= cap.is_some_and(|c| c.served_exact);

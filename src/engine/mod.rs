@@ -41,7 +41,9 @@ pub mod structure;
 pub mod switchover;
 pub mod throughput;
 
-pub use aware::{availability, availability_as_given, availability_with};
+pub use aware::{
+    availability, availability_as_given, availability_bracketed_past, availability_with,
+};
 pub use events::Subject;
 pub use exact::{CapacityCost, CapacityPart, Figure, Method};
 

@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 
 use nines::engine::scenario::Scenario;
 use nines::engine::state::{Flow, State};
-use nines::engine::{self, Method};
+use nines::engine::{self, Figure, Method};
 use nines::model::{ComponentId, DomainId, GroupId, Model};
 
 /// What the oracle finds for one entrypoint.
@@ -391,11 +391,19 @@ pub fn random_gated_model(seed: u64) -> String {
 /// Checks the engine against the oracle on one model; `Err` says where
 /// they part.
 pub fn agrees(text: &str) -> Result<(), String> {
+    agrees_by(text, engine::availability)
+}
+
+/// [`agrees`], with the figures `figures` works out.
+fn agrees_by(
+    text: &str,
+    figures: impl Fn(&Model) -> Vec<(ComponentId, Figure)>,
+) -> Result<(), String> {
     let Ok(model) = nines::model::parse(text) else {
         return Ok(()); // a generated model the format refuses: not a case
     };
     let truth = oracle(&model);
-    let figures = engine::availability(&model);
+    let figures = figures(&model);
     for ((e, t), (_, f)) in truth.iter().zip(&figures) {
         let name = &model.component(*e).name;
         // The oracle knows nothing of switchover time: add it back.
@@ -772,6 +780,67 @@ components:
     assert!((f.lower - (1.0 - 4e-4)).abs() < 1e-12, "{f:?}");
     assert!(f.lower <= truth && truth <= f.upper, "{f:?}");
     agrees(text).unwrap();
+}
+
+/// Past the needs compiled exactly, each changing need is taken at its
+/// likeliest case: one count of its instances with the movers that count
+/// needs ok, a part of the states in which it carries its load. So the
+/// figure is a lower bound, and the capacity-blind figure an upper one.
+/// Bracketing past 0 needs instead of 32, so that every model the oracle
+/// can enumerate takes the bracket, the truth lies between the two on
+/// 1,000 models of each of two generators (plain, and with loads written
+/// on called components and a second entrypoint), and the lower end says
+/// something: where the truth is above 0, the lower end is within 10% of
+/// it on at least 80% (208 of 232 on 1,000 seeds, 20 of 24 on the first
+/// 150, when written; the median is the truth itself).
+/// This found a figure called exact at 0 whose truth was 14%: a need a
+/// failure elsewhere relieves (a caller lost sends it less) counted as
+/// never met, and the bracket, which works out no relief, called it exact.
+#[test]
+fn the_likeliest_cases_bracket_the_oracle() {
+    likeliest_cases_bracket(0..150);
+}
+
+#[test]
+#[ignore = "slow: 2,000 models enumerated state by state, twice"]
+fn the_likeliest_cases_bracket_the_oracle_on_a_thousand_models() {
+    likeliest_cases_bracket(0..1000);
+}
+
+/// [`the_likeliest_cases_bracket_the_oracle`] on the models of `seeds`.
+fn likeliest_cases_bracket(seeds: std::ops::Range<u64>) {
+    let models = seeds.end - seeds.start;
+    let (mut positive, mut close) = (0_u64, 0_u64);
+    for seed in seeds {
+        for text in [random_capacity_model(seed), random_loaded_model(seed)] {
+            agrees_by(&text, |m| engine::availability_bracketed_past(m, 0))
+                .unwrap_or_else(|why| panic!("seed {seed}: {why}"));
+            let Ok(model) = nines::model::parse(&text) else {
+                continue;
+            };
+            let truth = oracle(&model);
+            let figures = engine::availability_bracketed_past(&model, 0);
+            for ((_, f), (_, t)) in figures.iter().zip(&truth) {
+                let cased = f
+                    .why
+                    .as_deref()
+                    .is_some_and(|w| w.contains("likeliest case"));
+                if cased && t.availability > 0.0 {
+                    positive += 1;
+                    close += u64::from(f.lower >= 0.9 * t.availability);
+                }
+            }
+        }
+    }
+    // About one figure in nine is bracketed with a truth above 0.
+    assert!(
+        positive * 12 >= models,
+        "{positive} bracketed figures above 0"
+    );
+    assert!(
+        close * 100 >= positive * 80,
+        "{close} of {positive} within 10% of the truth"
+    );
 }
 
 /// `n` alternatives of 3 instances at 99% and 100 each, sharing 100 × n.
