@@ -296,7 +296,7 @@ const MAX_COSTED_MODEL: usize = 100;
 /// a model whose capacity costs are worked out. Each cost rebuilds the
 /// structure for every fleet it tries, and a cycle's structure is solved
 /// as a whole: on the generated layered 100-component model, whose
-/// compiled model holds a cycle of 110, the figures take 5 s and the costs
+/// compiled model holds a cycle of 120, the figures take 5 s and the costs
 /// did not finish in 15 minutes. The largest in `models/` is 9
 /// (cells.yaml).
 const MAX_COSTED_CYCLE: usize = 32;
