@@ -36,23 +36,21 @@ pub fn availability_with(model: &Model, cold: bool) -> Vec<(ComponentId, Figure)
 /// read off the model before what a scenario lost was taken out of it).
 #[must_use]
 pub fn availability_as_given(model: &Model, cold: bool) -> Vec<(ComponentId, Figure)> {
-    let mut figures = figures_of(model, cold, true, capacity::MAX_DYNAMIC);
-    partition_served(model, cold, capacity::MAX_DYNAMIC, &mut figures);
-    figures
+    availability_bracketed_past(model, cold, capacity::MAX_DYNAMIC)
 }
 
-/// [`availability`] of a model without request pools, bracketing past
-/// `max_dynamic` changing needs instead of [`capacity::MAX_DYNAMIC`]: the
-/// tests hold the bracket to the brute-force oracle on models small
-/// enough to enumerate.
+/// [`availability_as_given`], bracketing past `max_dynamic` changing
+/// needs instead of [`capacity::MAX_DYNAMIC`]: the tests hold the bracket
+/// to the brute-force oracle on models small enough to enumerate.
 #[doc(hidden)]
 #[must_use]
 pub fn availability_bracketed_past(
     model: &Model,
+    cold: bool,
     max_dynamic: usize,
 ) -> Vec<(ComponentId, Figure)> {
-    let mut figures = figures_of(model, false, true, max_dynamic);
-    partition_served(model, false, max_dynamic, &mut figures);
+    let mut figures = figures_of(model, cold, true, max_dynamic);
+    partition_served(model, cold, max_dynamic, &mut figures);
     figures
 }
 
@@ -83,7 +81,7 @@ fn figures_of(
         }
         return figures;
     }
-    // A bracketed compilation takes every need at its largest: its served
+    // A bracketed compilation takes every need at one case: its served
     // share would be a bound below a bound, so the availability stands for
     // it (a lower bound) and the served model is not evaluated.
     let served = if compiled.bracketed {

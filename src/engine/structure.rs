@@ -910,10 +910,7 @@ impl<'a> Builder<'a> {
             let mut next = Some(start);
             loop {
                 if let Some(c) = next.take() {
-                    let n = u32::try_from(self.vars.len()).unwrap_or(u32::MAX);
-                    if *self.var_of.entry(c).or_insert(n) == n {
-                        self.vars.push(c);
-                    }
+                    self.number(c);
                     let at = index.len();
                     index.insert(c, (at, at));
                     stack.push(c);
@@ -1065,6 +1062,16 @@ impl<'a> Builder<'a> {
         }
     }
 
+    /// The variable of `c`, numbered next when it has none yet.
+    fn number(&mut self, c: ComponentId) -> u32 {
+        let next = u32::try_from(self.vars.len()).unwrap_or(u32::MAX);
+        let var = *self.var_of.entry(c).or_insert(next);
+        if var == next {
+            self.vars.push(c);
+        }
+        var
+    }
+
     /// The start of "component `c` is up": known at once (in the series
     /// set, on the path, memoised) or a new frame with `c` on the path.
     fn enter(&mut self, c: ComponentId) -> Entered<'a> {
@@ -1077,11 +1084,7 @@ impl<'a> Builder<'a> {
         if let Some(&r) = self.memo.get(&c) {
             return Entered::Known(r, usize::MAX);
         }
-        let next = u32::try_from(self.vars.len()).unwrap_or(u32::MAX);
-        let var = *self.var_of.entry(c).or_insert(next);
-        if var == next {
-            self.vars.push(c);
-        }
+        let var = self.number(c);
         self.opened += 1;
         if !self.solving && self.opened > REWALKS * self.vars.len() + REWALK_SLACK {
             // Values on cycles walked again for every path that reaches

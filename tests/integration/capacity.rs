@@ -819,7 +819,7 @@ fn likeliest_cases_bracket(seeds: std::ops::Range<u64>) {
             random_loaded_model(seed),
             random_gated_model(seed),
         ] {
-            agrees_by(&text, |m| engine::availability_bracketed_past(m, 0))
+            agrees_by(&text, |m| engine::availability_bracketed_past(m, false, 0))
                 .unwrap_or_else(|why| panic!("seed {seed}: {why}"));
             let Ok(model) = nines::model::parse(&text) else {
                 continue;
@@ -827,7 +827,7 @@ fn likeliest_cases_bracket(seeds: std::ops::Range<u64>) {
             bracketed +=
                 u64::from(engine::capacity::compile_past(&model, false, true, 0).bracketed);
             let truth = oracle(&model);
-            let figures = engine::availability_bracketed_past(&model, 0);
+            let figures = engine::availability_bracketed_past(&model, false, 0);
             for ((_, f), (_, t)) in figures.iter().zip(&truth) {
                 let cased = f
                     .why

@@ -66,9 +66,9 @@ pub const MAX_VARS: usize = 10;
 pub const MAX_MOVERS: usize = 512;
 
 /// Most components whose need changes with the movers that are compiled
-/// exactly; past it the figure is bracketed by static thresholds (each
-/// component at its largest need, and at its intact one), which the
-/// structural engine evaluates at its usual cost.
+/// exactly; past it the figure is bracketed: below by each need taken at
+/// one case (see [`likeliest_cases`]), above by the capacity-blind
+/// figure, both at the structural engine's usual cost.
 pub const MAX_DYNAMIC: usize = 32;
 
 /// The largest model whose bracketed needs are each taken at their
@@ -130,8 +130,9 @@ pub struct Compiled {
     /// lower bound when `upper` is given).
     pub model: Model,
     /// Whether the needs that change were too many to compile exactly:
-    /// `model` then has every component at its largest need, and its
-    /// figures are lower bounds (the structural figures the upper ends).
+    /// `model` then has each such need at one case (see
+    /// [`likeliest_cases`]) and its figures are lower bounds (the
+    /// structural figures the upper ends).
     pub bracketed: bool,
     /// For every component of `model`, the component of the original it
     /// stands for.
@@ -248,21 +249,20 @@ pub fn compile_past(model: &Model, cold: bool, relief: bool, max_dynamic: usize)
                     largest_need(model, id, levels)
                 };
                 single_case(&mut compiled.components[id.0], k, movers);
-                approximate.push(id);
             }
         }
     }
     if bracketed {
-        // What relieves a need is not worked out in a bracket (a walk per
-        // entrypoint: 0.9 s -> 39 s on the generated 10k model), so a
-        // static need (a count, or never) that a failure elsewhere can
-        // relieve is a bound too: a caller lost sends it less. Where
+        // Every need is a bound in a bracket: one that changes is taken at
+        // one case, and what relieves a fixed one (a count, or never: a
+        // caller lost sends it less) is not worked out (a walk per
+        // entrypoint: 0.9 s -> 39 s on the generated 10k model). Where
         // nothing relieves it the bracket is closed all the same.
-        for id in model.component_ids() {
-            if matches!(needs[id.0], Need::Static(_) | Need::Never) {
-                approximate.push(id);
-            }
-        }
+        approximate.extend(
+            model
+                .component_ids()
+                .filter(|id| needs[id.0] != Need::Structural),
+        );
         // A need already listed as a bound was pushed again just above.
         approximate.sort_unstable();
         approximate.dedup();
